@@ -1,0 +1,31 @@
+/* cli.h - the command table of the `nub` executable. Each command parses its
+ * own flags, returns an exit status, and prints errors through cli_fail. */
+#ifndef NUB_CLI_H
+#define NUB_CLI_H
+
+#include "err.h"
+
+struct cli_cmd {
+  const char *name;
+  const char *alias;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+  const char *help;
+};
+
+extern const struct cli_cmd cli_cmds[];
+
+int cmd_install(int argc, char **argv);
+int cmd_ci(int argc, char **argv);
+int cmd_config(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+extern const char cli_install_help[];
+extern const char cli_config_help[];
+
+/* Print "nub: <msg>" (and ERR_NUB_<code>) on stderr; return the exit status. */
+int cli_fail(const struct nub_err *err);
+/* Usage error: print the message and a hint, return 2. */
+int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

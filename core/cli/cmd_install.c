@@ -1,0 +1,178 @@
+/* cmd_install.c - `nub install` (`i`) and `nub ci`: flags -> nub_install. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "install.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+
+const char cli_install_help[] =
+    "usage: nub install [flags]\n"
+    "       nub ci [flags]\n\n"
+    "Install the dependencies of the project in the current directory.\n"
+    "An npm lockfile (package-lock.json, npm-shrinkwrap.json) gives the hoisted\n"
+    "layout npm would build; nub.lock, pnpm-lock.yaml or no lockfile gives the\n"
+    "isolated layout. `nub ci` removes node_modules and installs exactly what the\n"
+    "lockfile says (frozen).\n\n"
+    "flags:\n"
+    "  --frozen-lockfile            fail if package.json and the lockfile disagree\n"
+    "                               (default when CI is set and a lockfile exists)\n"
+    "  --prefer-frozen-lockfile     use the lockfile when it satisfies package.json\n"
+    "  --no-frozen-lockfile         always re-resolve\n"
+    "  --lockfile-only              write the lockfile, do not touch node_modules\n"
+    "  --offline                    never use the network; fail on a store miss\n"
+    "  --prefer-offline             use cached metadata without revalidating\n"
+    "  -P, --prod, --production     skip devDependencies (also --omit=dev)\n"
+    "  -D, --dev                    install devDependencies only\n"
+    "  --omit=<dev|optional|peer>   skip a dependency type (repeatable)\n"
+    "  --no-optional                skip optionalDependencies\n"
+    "  --ignore-scripts             do not run lifecycle scripts\n"
+    "  --force                      relink every package\n"
+    "  --node-linker <isolated|hoisted>\n"
+    "                               override the layout chosen from the lockfile\n"
+    "  --package-import-method <auto|hardlink|clone|clone-or-copy|copy>\n"
+    "                               how files get from the store into node_modules\n"
+    "  --no-global-virtual-store    isolated layout: keep packages in the project\n"
+    "  --registry <url>             registry to use (overrides .npmrc)\n"
+    "  --store-dir <dir>            content-addressed store location\n"
+    "  --reporter <default|append-only|silent>, -s/--silent\n"
+    "  -C, --dir <dir>              run in <dir>\n";
+
+/* Flags that take a value and map to a config key. */
+static const struct { const char *flag, *key; } value_flags[] = {
+  {"--node-linker", "node-linker"},
+  {"--package-import-method", "package-import-method"},
+  {"--registry", "registry"},
+  {"--store-dir", "store-dir"},
+  {"--network-concurrency", "network-concurrency"},
+  {"--fetch-retries", "fetch-retries"},
+  {"--fetch-timeout", "fetch-timeout"},
+};
+
+static int parse(int argc, char **argv, struct nub_install_opts *o, char ***cfgv)
+{
+  size_t ncfg = 0;
+  char **cfg = nub_calloc((size_t)argc * 2 + 2, sizeof(char *));
+
+  *cfgv = cfg;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *val = NULL;
+    size_t flen;
+    bool matched = false;
+
+    if (!strcmp(a, "-C") || !strcmp(a, "--dir")) {
+      if (i + 1 >= argc)
+        return cli_usage("%s needs a directory", a);
+      o->dir = argv[++i];
+      continue;
+    }
+    if (!strncmp(a, "--dir=", 6)) {
+      o->dir = a + 6;
+      continue;
+    }
+    for (size_t f = 0; f < sizeof(value_flags) / sizeof(value_flags[0]); f++) {
+      flen = strlen(value_flags[f].flag);
+      if (!strncmp(a, value_flags[f].flag, flen) && (a[flen] == '\0' || a[flen] == '=')) {
+        if (a[flen] == '=')
+          val = a + flen + 1;
+        else if (i + 1 < argc)
+          val = argv[++i];
+        else
+          return cli_usage("%s needs a value", a);
+        cfg[ncfg++] = nub_asprintf("%s=%s", value_flags[f].key, val);
+        matched = true;
+        break;
+      }
+    }
+    if (matched)
+      continue;
+    if (!strcmp(a, "--frozen-lockfile"))
+      o->frozen = NUB_FROZEN_YES;
+    else if (!strcmp(a, "--no-frozen-lockfile"))
+      o->frozen = NUB_FROZEN_NO;
+    else if (!strcmp(a, "--prefer-frozen-lockfile"))
+      o->frozen = NUB_FROZEN_PREFER;
+    else if (!strcmp(a, "--offline"))
+      o->offline = true;
+    else if (!strcmp(a, "--prefer-offline"))
+      o->prefer_offline = true;
+    else if (!strcmp(a, "-P") || !strcmp(a, "--prod") || !strcmp(a, "--production"))
+      o->omit_dev = true;
+    else if (!strcmp(a, "-D") || !strcmp(a, "--dev"))
+      o->dev_only = true;
+    else if (!strcmp(a, "--no-optional"))
+      o->omit_optional = true;
+    else if (!strncmp(a, "--omit=", 7) || !strcmp(a, "--omit")) {
+      const char *w = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : "");
+      if (!strcmp(w, "dev"))
+        o->omit_dev = true;
+      else if (!strcmp(w, "optional"))
+        o->omit_optional = true;
+      else if (!strcmp(w, "peer"))
+        o->omit_peer = true;
+      else
+        return cli_usage("--omit takes dev, optional or peer, not '%s'", w);
+    } else if (!strcmp(a, "--ignore-scripts"))
+      o->ignore_scripts = true;
+    else if (!strcmp(a, "--lockfile-only"))
+      o->lockfile_only = true;
+    else if (!strcmp(a, "--force") || !strcmp(a, "-f"))
+      o->force = true;
+    else if (!strcmp(a, "--no-global-virtual-store"))
+      cfg[ncfg++] = nub_strdup("enable-global-virtual-store=false");
+    else if (!strcmp(a, "--global-virtual-store"))
+      cfg[ncfg++] = nub_strdup("enable-global-virtual-store=true");
+    else if (!strcmp(a, "-s") || !strcmp(a, "--silent"))
+      o->reporter = NUB_REPORTER_SILENT;
+    else if (!strncmp(a, "--reporter", 10)) {
+      const char *w = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : "");
+      if (!strcmp(w, "default"))
+        o->reporter = NUB_REPORTER_DEFAULT;
+      else if (!strcmp(w, "append-only"))
+        o->reporter = NUB_REPORTER_APPEND;
+      else if (!strcmp(w, "silent"))
+        o->reporter = NUB_REPORTER_SILENT;
+      else
+        return cli_usage("--reporter takes default, append-only or silent, not '%s'", w);
+    } else if (!strcmp(a, "--loglevel")) {
+      i++; /* accepted for compatibility; NUB_LOG steers debug output */
+    } else if (a[0] == '-')
+      return cli_usage("unknown flag '%s' for install", a);
+    else
+      return cli_usage("nub install takes no package names ('%s'); edit package.json", a);
+  }
+  o->cfg = (const char *const *)cfg;
+  o->ncfg = ncfg;
+  return 0;
+}
+
+static int run(int argc, char **argv, bool ci)
+{
+  struct nub_install_opts o;
+  struct nub_err err;
+  char **cfg = NULL;
+  int rc;
+
+  memset(&o, 0, sizeof(o));
+  nub_err_clear(&err);
+  rc = parse(argc, argv, &o, &cfg);
+  if (rc == 0) {
+    if (ci) {
+      o.ci = true;
+      o.frozen = NUB_FROZEN_YES;
+    }
+    rc = nub_install(&o, &err);
+    rc = rc < 0 ? cli_fail(&err) : 0;
+  }
+  if (cfg) {
+    for (size_t i = 0; cfg[i]; i++)
+      nub_free(cfg[i]);
+    nub_free(cfg);
+  }
+  return rc;
+}
+
+int cmd_install(int argc, char **argv) { return run(argc, argv, false); }
+int cmd_ci(int argc, char **argv) { return run(argc, argv, true); }

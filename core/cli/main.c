@@ -1,0 +1,175 @@
+/* main.c - argv -> command table; the only place that prints errors and picks
+ * the exit status. */
+#include <cJSON.h>
+#include <curl/curl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "diag.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "version.h"
+
+const struct cli_cmd cli_cmds[] = {
+  {"install", "i", cmd_install, "install the project's dependencies", cli_install_help},
+  {"ci", "clean-install", cmd_ci,
+   "remove node_modules and install exactly what the lockfile says", cli_install_help},
+  {"config", NULL, cmd_config, "print effective settings (get <key> | list)",
+   cli_config_help},
+  {"help", NULL, cmd_help, "show help for a command", NULL},
+  {NULL, NULL, NULL, NULL, NULL},
+};
+
+static void usage(FILE *out)
+{
+  fprintf(out,
+          "nub %s - a fast package manager for the npm ecosystem\n\n"
+          "usage: nub <command> [flags]\n\ncommands:\n",
+          NUB_VERSION);
+  for (const struct cli_cmd *c = cli_cmds; c->name; c++)
+    fprintf(out, "  %-10s %s%s%s%s\n", c->name, c->summary,
+            c->alias ? " (alias: " : "", c->alias ? c->alias : "",
+            c->alias ? ")" : "");
+  fprintf(out,
+          "\nglobal flags:\n"
+          "  -C, --dir <dir>   run as if started in <dir>\n"
+          "  -v, --version     print the version\n"
+          "  -h, --help        print this help\n\n"
+          "Run `nub help <command>` for a command's flags.\n");
+}
+
+int cli_usage(const char *fmt, ...)
+{
+  va_list ap;
+
+  fprintf(stderr, "nub: ");
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\nrun `nub --help` for usage\n");
+  return 2;
+}
+
+int cli_fail(const struct nub_err *err)
+{
+  const char *name = nub_err_name(err->code);
+
+  if (err->msg[0])
+    fprintf(stderr, "nub: error: %s", err->msg);
+  else
+    fprintf(stderr, "nub: error: %s", nub_strerror(err->code));
+  if (name)
+    fprintf(stderr, " (ERR_NUB_%s)", name);
+  fputc('\n', stderr);
+  return nub_err_exit(err->code);
+}
+
+static const struct cli_cmd *find_cmd(const char *name)
+{
+  for (const struct cli_cmd *c = cli_cmds; c->name; c++)
+    if (!strcmp(c->name, name) || (c->alias && !strcmp(c->alias, name)))
+      return c;
+  return NULL;
+}
+
+int cmd_help(int argc, char **argv)
+{
+  const struct cli_cmd *c;
+
+  if (argc < 2) {
+    usage(stdout);
+    return 0;
+  }
+  c = find_cmd(argv[1]);
+  if (!c)
+    return cli_usage("unknown command '%s'", argv[1]);
+  if (c->help)
+    fputs(c->help, stdout);
+  else
+    printf("nub %s: %s\n", c->name, c->summary);
+  return 0;
+}
+
+/* cJSON and libcurl allocate through nub's allocator too. */
+static void *curl_calloc_hook(size_t n, size_t s) { return nub_calloc(n, s); }
+static char *curl_strdup_hook(const char *s) { return nub_strdup(s); }
+
+static void setup_libraries(void)
+{
+  cJSON_Hooks hooks = {nub_malloc, nub_free};
+
+  cJSON_InitHooks(&hooks);
+  curl_global_init_mem(CURL_GLOBAL_DEFAULT, nub_malloc, nub_free, nub_realloc,
+                       curl_strdup_hook, curl_calloc_hook);
+}
+
+int main(int argc, char **argv)
+{
+  const struct cli_cmd *c;
+  int i = 1, rc;
+  char **cargv;
+
+  nub_plat_init();
+  nub_diag_init();
+
+  /* Global flags before the command. -C/--dir is kept for the command. */
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v")) {
+    printf("%s\n", NUB_VERSION);
+    return 0;
+  }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    usage(stdout);
+    return 0;
+  }
+  /* `nub -C dir install` == `nub install -C dir` */
+  cargv = nub_calloc((size_t)argc + 1, sizeof(*cargv));
+  {
+    int n = 0;
+    const char *dirflag = NULL, *dirval = NULL;
+    while (i < argc && argv[i][0] == '-') {
+      if ((!strcmp(argv[i], "-C") || !strcmp(argv[i], "--dir")) && i + 1 < argc) {
+        dirflag = "--dir";
+        dirval = argv[i + 1];
+        i += 2;
+      } else if (!strncmp(argv[i], "--dir=", 6)) {
+        dirflag = "--dir";
+        dirval = argv[i] + 6;
+        i++;
+      } else {
+        rc = cli_usage("unknown flag '%s' before the command", argv[i]);
+        nub_free(cargv);
+        return rc;
+      }
+    }
+    if (i >= argc) {
+      nub_free(cargv);
+      return cli_usage("missing command");
+    }
+    c = find_cmd(argv[i]);
+    if (!c) {
+      rc = cli_usage("unknown command '%s'", argv[i]);
+      nub_free(cargv);
+      return rc;
+    }
+    cargv[n++] = argv[i++];
+    if (dirflag) {
+      cargv[n++] = (char *)dirflag;
+      cargv[n++] = (char *)dirval;
+    }
+    while (i < argc)
+      cargv[n++] = argv[i++];
+    setup_libraries();
+    rc = c->run(n, cargv);
+  }
+  nub_free(cargv);
+  nub_diag_shutdown();
+  curl_global_cleanup();
+  return rc;
+}

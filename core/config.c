@@ -1,0 +1,576 @@
+/* config.c - .npmrc layers, env and flags -> struct nub_config. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nub_alloc.h"
+#include "nub_plat.h"
+
+#ifndef NUB_DEFAULT_REGISTRY
+#define NUB_DEFAULT_REGISTRY ""
+#endif
+#ifndef NUB_DEFAULT_GLOBALCONFIG
+#define NUB_DEFAULT_GLOBALCONFIG ""
+#endif
+
+const char nub_config_no_registry_hint[] =
+    "no registry is configured: set one with `registry=<url>` in .npmrc, "
+    "npm_config_registry=<url> in the environment, or --registry <url>";
+
+static const char *const layer_names[] = {"builtin", "global", "user",
+                                          "project", "env", "cli"};
+
+const char *nub_config_layer_name(enum nub_cfg_layer l)
+{
+  return (unsigned)l < NUB_CFG__LAYERS ? layer_names[l] : "unset";
+}
+
+/* npm compares keys case-insensitively and treats '_' like '-', except in
+ * credential keys ("//host/:_authToken") whose tail is case-sensitive. */
+static bool key_eq(const char *a, const char *b)
+{
+  if (a[0] == '/' || b[0] == '/')
+    return strcmp(a, b) == 0;
+  for (; *a && *b; a++, b++) {
+    char x = (char)tolower((unsigned char)*a), y = (char)tolower((unsigned char)*b);
+    if (x == '_')
+      x = '-';
+    if (y == '_')
+      y = '-';
+    if (x != y)
+      return false;
+  }
+  return *a == *b;
+}
+
+static void set_entry(struct nub_config *cfg, const char *key, const char *val,
+                      enum nub_cfg_layer layer)
+{
+  /* A later line in the same layer replaces an earlier one. */
+  for (size_t i = 0; i < cfg->nent; i++) {
+    if (cfg->ent[i].layer == layer && key_eq(cfg->ent[i].key, key)) {
+      nub_free(cfg->ent[i].val);
+      cfg->ent[i].val = nub_strdup(val);
+      return;
+    }
+  }
+  NUB_GROW(cfg->ent, cfg->capent, cfg->nent + 1);
+  cfg->ent[cfg->nent].key = nub_strdup(key);
+  cfg->ent[cfg->nent].val = nub_strdup(val);
+  cfg->ent[cfg->nent].layer = layer;
+  cfg->nent++;
+}
+
+static const struct nub_cfg_entry *find(const struct nub_config *cfg,
+                                        const char *key)
+{
+  const struct nub_cfg_entry *best = NULL;
+
+  for (size_t i = 0; i < cfg->nent; i++)
+    if (key_eq(cfg->ent[i].key, key) && (!best || cfg->ent[i].layer >= best->layer))
+      best = &cfg->ent[i];
+  return best;
+}
+
+const char *nub_config_get(const struct nub_config *cfg, const char *key)
+{
+  const struct nub_cfg_entry *e = find(cfg, key);
+  return e ? e->val : NULL;
+}
+
+enum nub_cfg_layer nub_config_layer(const struct nub_config *cfg, const char *key)
+{
+  const struct nub_cfg_entry *e = find(cfg, key);
+  return e ? e->layer : NUB_CFG__LAYERS;
+}
+
+bool nub_config_bool(const struct nub_config *cfg, const char *key, bool dflt)
+{
+  const char *v = nub_config_get(cfg, key);
+
+  if (!v)
+    return dflt;
+  if (!strcmp(v, "") || !strcasecmp(v, "true") || !strcmp(v, "1") ||
+      !strcasecmp(v, "yes"))
+    return true;
+  if (!strcasecmp(v, "false") || !strcmp(v, "0") || !strcasecmp(v, "no"))
+    return false;
+  return dflt;
+}
+
+/* ${VAR} -> value; ${VAR?} -> value or empty; an unset ${VAR} stays literal
+ * (npm's rules). */
+static char *expand_vars(const char *s)
+{
+  size_t cap = strlen(s) + 64, len = 0;
+  char *out = nub_malloc(cap);
+
+  while (*s) {
+    if (s[0] == '$' && s[1] == '{') {
+      const char *end = strchr(s + 2, '}');
+      if (end) {
+        char name[256];
+        size_t n = (size_t)(end - s - 2);
+        bool optional = n > 0 && s[2 + n - 1] == '?';
+        const char *v;
+        if (optional)
+          n--;
+        if (n < sizeof(name)) {
+          memcpy(name, s + 2, n);
+          name[n] = '\0';
+          v = getenv(name);
+          if (v || optional) {
+            size_t vl = v ? strlen(v) : 0;
+            NUB_GROW(out, cap, len + vl + 1);
+            memcpy(out + len, v ? v : "", vl);
+            len += vl;
+            s = end + 1;
+            continue;
+          }
+        }
+      }
+    }
+    NUB_GROW(out, cap, len + 2);
+    out[len++] = *s++;
+  }
+  out[len] = '\0';
+  return out;
+}
+
+static char *trim(char *s)
+{
+  char *e;
+
+  while (*s == ' ' || *s == '\t')
+    s++;
+  e = s + strlen(s);
+  while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+    *--e = '\0';
+  return s;
+}
+
+/* Unquote a "..." value (JSON-ish escapes) or '...' value in place. */
+static char *unquote(char *v)
+{
+  size_t n = strlen(v);
+
+  if (n >= 2 && ((v[0] == '"' && v[n - 1] == '"') ||
+                 (v[0] == '\'' && v[n - 1] == '\''))) {
+    char q = v[0], *o = v;
+    v[n - 1] = '\0';
+    for (char *p = v + 1; *p; p++) {
+      if (q == '"' && *p == '\\' && p[1]) {
+        p++;
+        *o++ = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
+      } else {
+        *o++ = *p;
+      }
+    }
+    *o = '\0';
+  }
+  return v;
+}
+
+int nub_config_parse_npmrc(struct nub_config *cfg, const char *text,
+                           const char *path, enum nub_cfg_layer layer,
+                           bool expand_env, struct nub_err *err)
+{
+  const char *p = text;
+  int lineno = 0;
+
+  if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
+      (unsigned char)p[2] == 0xBF)
+    p += 3;
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    char *line = nub_strndup(p, n), *l = trim(line), *eq, *k, *v;
+
+    lineno++;
+    p = nl ? nl + 1 : p + n;
+    if (!*l || *l == ';' || *l == '#' || *l == '[') { /* [sections] are ignored like npm */
+      nub_free(line);
+      continue;
+    }
+    eq = strchr(l, '=');
+    if (!eq) {
+      /* npm treats a bare key as "true". */
+      k = l;
+      v = (char *)"true";
+    } else {
+      *eq = '\0';
+      k = trim(l);
+      v = unquote(trim(eq + 1));
+    }
+    if (!*k) {
+      int rc = nub_err_set(err, -NUB_ECONFIG, "%s:%d: line has no key", path, lineno);
+      nub_free(line);
+      return rc;
+    }
+    {
+      size_t kl = strlen(k);
+      char *key = expand_env ? expand_vars(k) : nub_strdup(k);
+      char *val = expand_env ? expand_vars(v) : nub_strdup(v);
+      if (kl > 2 && !strcmp(key + strlen(key) - 2, "[]"))
+        key[strlen(key) - 2] = '\0'; /* arrays: the last value wins here */
+      set_entry(cfg, key, val, layer);
+      nub_free(key);
+      nub_free(val);
+    }
+    nub_free(line);
+  }
+  return 0;
+}
+
+static int load_file(struct nub_config *cfg, const char *path,
+                     enum nub_cfg_layer layer, bool expand, struct nub_err *err)
+{
+  char *text = NULL;
+  size_t len;
+  int rc = nub_plat_read_file_at(NUB_PLAT_CWD, path, 4u << 20, &text, &len);
+
+  if (rc == -ENOENT || rc == -ENOTDIR)
+    return 0;
+  if (rc < 0)
+    return nub_err_set(err, -NUB_ECONFIG, "cannot read %s: %s", path,
+                       nub_strerror(rc));
+  cfg->files[layer] = nub_strdup(path);
+  rc = nub_config_parse_npmrc(cfg, text, path, layer, expand, err);
+  nub_free(text);
+  return rc;
+}
+
+/* npm_config_foo_bar=x and NPM_CONFIG_FOO_BAR=x set "foo-bar". */
+static void load_env(struct nub_config *cfg)
+{
+  extern char **environ;
+
+  for (char **e = environ; e && *e; e++) {
+    const char *s = *e, *eq;
+    if (strncasecmp(s, "npm_config_", 11))
+      continue;
+    eq = strchr(s, '=');
+    if (!eq || eq == s + 11)
+      continue;
+    {
+      char *key = nub_strndup(s + 11, (size_t)(eq - s - 11));
+      for (char *c = key; *c; c++)
+        *c = *c == '_' ? '-' : (char)tolower((unsigned char)*c);
+      /* npm_config_userconfig and friends only steer file lookup. */
+      set_entry(cfg, key, eq + 1, NUB_CFG_ENV);
+      nub_free(key);
+    }
+  }
+}
+
+static char *with_slash(const char *url)
+{
+  size_t n = strlen(url);
+  return n && url[n - 1] == '/' ? nub_strdup(url) : nub_asprintf("%s/", url);
+}
+
+static long get_long(const struct nub_config *cfg, const char *key, long dflt)
+{
+  const char *v = nub_config_get(cfg, key);
+  char *end;
+  long x;
+
+  if (!v || !*v)
+    return dflt;
+  x = strtol(v, &end, 10);
+  return *end ? dflt : x;
+}
+
+static bool valid_url(const char *u)
+{
+  return !strncmp(u, "http://", 7) || !strncmp(u, "https://", 8);
+}
+
+int nub_config_load(struct nub_config *cfg, const char *project_dir,
+                    const char *const *cli, size_t ncli, struct nub_err *err)
+{
+  const char *home = nub_plat_home();
+  const char *userrc, *globalrc, *v;
+  char *path;
+  int rc;
+
+  memset(cfg, 0, sizeof(*cfg));
+  cfg->project_dir = nub_strdup(project_dir);
+  if (NUB_DEFAULT_REGISTRY[0])
+    set_entry(cfg, "registry", NUB_DEFAULT_REGISTRY, NUB_CFG_BUILTIN);
+
+  /* env first, so npm_config_userconfig / globalconfig can steer the files */
+  load_env(cfg);
+  for (size_t i = 0; i < ncli; i++) {
+    const char *eq = strchr(cli[i], '=');
+    if (eq) {
+      char *k = nub_strndup(cli[i], (size_t)(eq - cli[i]));
+      set_entry(cfg, k, eq + 1, NUB_CFG_CLI);
+      nub_free(k);
+    }
+  }
+
+  globalrc = nub_config_get(cfg, "globalconfig");
+  if (!globalrc && NUB_DEFAULT_GLOBALCONFIG[0])
+    globalrc = NUB_DEFAULT_GLOBALCONFIG;
+  if (globalrc) {
+    char *g = nub_strdup(globalrc);
+    rc = load_file(cfg, g, NUB_CFG_GLOBAL, true, err);
+    nub_free(g);
+    if (rc < 0)
+      return rc;
+  }
+  userrc = nub_config_get(cfg, "userconfig");
+  if (userrc) {
+    char *u = nub_strdup(userrc);
+    rc = load_file(cfg, u, NUB_CFG_USER, true, err);
+    nub_free(u);
+    if (rc < 0)
+      return rc;
+  } else if (home) {
+    path = nub_asprintf("%s/.npmrc", home);
+    rc = load_file(cfg, path, NUB_CFG_USER, true, err);
+    nub_free(path);
+    if (rc < 0)
+      return rc;
+  }
+  path = nub_asprintf("%s/.npmrc", project_dir);
+  rc = load_file(cfg, path, NUB_CFG_PROJECT, false, err);
+  nub_free(path);
+  if (rc < 0)
+    return rc;
+
+  /* Derived values. */
+  v = nub_config_get(cfg, "registry");
+  if (v && *v) {
+    if (!valid_url(v))
+      return nub_err_set(err, -NUB_ECONFIG,
+                         "registry '%s' (from %s config) is not an http(s) URL", v,
+                         nub_config_layer_name(nub_config_layer(cfg, "registry")));
+    cfg->registry = with_slash(v);
+  }
+  if (NUB_DEFAULT_REGISTRY[0])
+    cfg->default_registry = with_slash(NUB_DEFAULT_REGISTRY);
+
+  v = nub_plat_getenv("NUB_STORE_DIR");
+  if (!v || !*v)
+    v = nub_config_get(cfg, "store-dir");
+  if (v && *v) {
+    cfg->store_dir = nub_strdup(v);
+  } else {
+    char *c = nub_plat_cache_dir();
+    if (!c)
+      return nub_err_set(err, -NUB_ECONFIG,
+                         "cannot find a store directory: set HOME, NUB_STORE_DIR "
+                         "or store-dir in .npmrc");
+    cfg->store_dir = nub_asprintf("%s/nub", c);
+    nub_free(c);
+  }
+  v = nub_plat_getenv("NUB_CACHE_DIR");
+  cfg->cache_dir = v && *v ? nub_strdup(v) : nub_asprintf("%s/metadata", cfg->store_dir);
+
+  v = nub_config_get(cfg, "node-linker");
+  cfg->linker = NUB_LINKER_AUTO;
+  if (v && !strcmp(v, "hoisted"))
+    cfg->linker = NUB_LINKER_HOISTED;
+  else if (v && !strcmp(v, "isolated"))
+    cfg->linker = NUB_LINKER_ISOLATED;
+  else if (v && *v && strcmp(v, "auto"))
+    return nub_err_set(err, -NUB_ECONFIG,
+                       "node-linker '%s' is not one of isolated, hoisted", v);
+
+  v = nub_config_get(cfg, "package-import-method");
+  cfg->import_method = NUB_IMPORT_AUTO;
+  if (v && *v) {
+    if (!strcmp(v, "auto"))
+      cfg->import_method = NUB_IMPORT_AUTO;
+    else if (!strcmp(v, "hardlink"))
+      cfg->import_method = NUB_IMPORT_HARDLINK;
+    else if (!strcmp(v, "clone"))
+      cfg->import_method = NUB_IMPORT_CLONE;
+    else if (!strcmp(v, "clone-or-copy"))
+      cfg->import_method = NUB_IMPORT_CLONE_OR_COPY;
+    else if (!strcmp(v, "copy"))
+      cfg->import_method = NUB_IMPORT_COPY;
+    else
+      return nub_err_set(err, -NUB_ECONFIG,
+                         "package-import-method '%s' is not one of auto, "
+                         "hardlink, clone, clone-or-copy, copy", v);
+  }
+  cfg->fetch_retries = (int)get_long(cfg, "fetch-retries", 2);
+  cfg->fetch_retry_mintimeout_ms = get_long(cfg, "fetch-retry-mintimeout", 1000);
+  cfg->fetch_retry_maxtimeout_ms = get_long(cfg, "fetch-retry-maxtimeout", 30000);
+  cfg->fetch_timeout_ms = get_long(cfg, "fetch-timeout", 60000);
+  cfg->network_concurrency = (int)get_long(cfg, "network-concurrency", 64);
+  if (cfg->network_concurrency < 1)
+    cfg->network_concurrency = 1;
+  if (cfg->fetch_retries < 0)
+    cfg->fetch_retries = 0;
+  cfg->strict_ssl = nub_config_bool(cfg, "strict-ssl", true);
+  /* A user-level ignore-scripts=true is not undone by a project file. */
+  cfg->ignore_scripts = nub_config_bool(cfg, "ignore-scripts", false);
+  if (!cfg->ignore_scripts &&
+      nub_config_layer(cfg, "ignore-scripts") == NUB_CFG_PROJECT) {
+    for (size_t i = 0; i < cfg->nent; i++)
+      if (key_eq(cfg->ent[i].key, "ignore-scripts") &&
+          cfg->ent[i].layer <= NUB_CFG_USER &&
+          (!strcasecmp(cfg->ent[i].val, "true") || !strcmp(cfg->ent[i].val, "")))
+        cfg->ignore_scripts = true;
+  }
+  /* Scoped registries get the same trailing slash as the main one. */
+  for (size_t i = 0; i < cfg->nent; i++) {
+    const char *k = cfg->ent[i].key;
+    size_t kl = strlen(k);
+    if (k[0] == '@' && kl > 9 && !strcmp(k + kl - 9, ":registry")) {
+      char *fixed = with_slash(cfg->ent[i].val);
+      nub_free(cfg->ent[i].val);
+      cfg->ent[i].val = fixed;
+    }
+  }
+  cfg->gvs = nub_config_bool(cfg, "enable-global-virtual-store", true);
+  return 0;
+}
+
+void nub_config_release(struct nub_config *cfg)
+{
+  for (size_t i = 0; i < cfg->nent; i++) {
+    nub_free(cfg->ent[i].key);
+    nub_free(cfg->ent[i].val);
+  }
+  nub_free(cfg->ent);
+  for (int l = 0; l < NUB_CFG__LAYERS; l++)
+    nub_free(cfg->files[l]);
+  nub_free(cfg->project_dir);
+  nub_free(cfg->registry);
+  nub_free(cfg->default_registry);
+  nub_free(cfg->store_dir);
+  nub_free(cfg->cache_dir);
+  memset(cfg, 0, sizeof(*cfg));
+}
+
+const char *nub_config_registry_for(const struct nub_config *cfg,
+                                    const char *name)
+{
+  if (name && name[0] == '@') {
+    const char *slash = strchr(name, '/');
+    if (slash) {
+      char key[256];
+      int n = snprintf(key, sizeof(key), "%.*s:registry", (int)(slash - name), name);
+      if (n > 0 && (size_t)n < sizeof(key)) {
+        const struct nub_cfg_entry *e = find(cfg, key);
+        if (e && valid_url(e->val))
+          return e->val; /* given a trailing slash by nub_config_load */
+      }
+    }
+  }
+  return cfg->registry;
+}
+
+static const char b64tab[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static char *b64(const char *s)
+{
+  size_t n = strlen(s), o = 0;
+  char *out = nub_malloc(4 * ((n + 2) / 3) + 1);
+
+  for (size_t i = 0; i < n; i += 3) {
+    unsigned v = (unsigned char)s[i] << 16;
+    if (i + 1 < n)
+      v |= (unsigned char)s[i + 1] << 8;
+    if (i + 2 < n)
+      v |= (unsigned char)s[i + 2];
+    out[o++] = b64tab[(v >> 18) & 63];
+    out[o++] = b64tab[(v >> 12) & 63];
+    out[o++] = i + 1 < n ? b64tab[(v >> 6) & 63] : '=';
+    out[o++] = i + 2 < n ? b64tab[v & 63] : '=';
+  }
+  out[o] = '\0';
+  return out;
+}
+
+char *nub_config_auth_for(const struct nub_config *cfg, const char *url)
+{
+  const char *u = strstr(url, "://");
+  const struct nub_cfg_entry *best = NULL;
+  size_t bestlen = 0;
+  const char *kind = NULL;
+
+  if (!u)
+    return NULL;
+  u += 1; /* now points at "//host/..." */
+  for (size_t i = 0; i < cfg->nent; i++) {
+    const char *k = cfg->ent[i].key, *colon;
+    size_t plen;
+    if (k[0] != '/' || k[1] != '/')
+      continue;
+    colon = strrchr(k, ':');
+    if (!colon)
+      continue;
+    if (strcmp(colon + 1, "_authToken") && strcmp(colon + 1, "_auth"))
+      continue;
+    plen = (size_t)(colon - k);
+    /* "//host/path/" must prefix the URL; compare without a trailing slash
+     * on the credential so "//host" matches "//host/". */
+    if (plen && k[plen - 1] == '/' && strncmp(u, k, plen) != 0)
+      continue;
+    if (plen && k[plen - 1] != '/' &&
+        (strncmp(u, k, plen) != 0 || (u[plen] != '/' && u[plen] != '\0')))
+      continue;
+    if (plen > bestlen || (plen == bestlen && best && cfg->ent[i].layer > best->layer)) {
+      best = &cfg->ent[i];
+      bestlen = plen;
+      kind = colon + 1;
+    }
+  }
+  if (best) {
+    if (!strcmp(kind, "_authToken"))
+      return nub_asprintf("Bearer %s", best->val);
+    return nub_asprintf("Basic %s", best->val);
+  }
+  /* username + _password (base64) pairs */
+  for (size_t i = 0; i < cfg->nent; i++) {
+    const char *k = cfg->ent[i].key, *colon = strrchr(k, ':');
+    if (k[0] != '/' || !colon || strcmp(colon + 1, "username"))
+      continue;
+    if (strncmp(u, k, (size_t)(colon - k)))
+      continue;
+    {
+      char pk[1024];
+      const char *pw;
+      snprintf(pk, sizeof(pk), "%.*s:_password", (int)(colon - k), k);
+      pw = nub_config_get(cfg, pk);
+      if (pw) {
+        /* _password is stored base64-encoded in .npmrc */
+        char *dec = nub_strdup(pw), *pair, *enc;
+        size_t n = 0;
+        unsigned acc = 0;
+        int bits = 0;
+        for (const char *c = pw; *c && *c != '='; c++) {
+          const char *pos = strchr(b64tab, *c);
+          if (!pos)
+            break;
+          acc = (acc << 6) | (unsigned)(pos - b64tab);
+          bits += 6;
+          if (bits >= 8) {
+            bits -= 8;
+            dec[n++] = (char)((acc >> bits) & 0xff);
+          }
+        }
+        dec[n] = '\0';
+        pair = nub_asprintf("%s:%s", cfg->ent[i].val, dec);
+        enc = b64(pair);
+        nub_free(pair);
+        nub_free(dec);
+        pair = nub_asprintf("Basic %s", enc);
+        nub_free(enc);
+        return pair;
+      }
+    }
+  }
+  return NULL;
+}

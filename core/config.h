@@ -1,0 +1,95 @@
+/* config.h - settings from .npmrc files, npm_config_* env and CLI flags.
+ *
+ * Layers, lowest to highest: built-in defaults, global npmrc, user ~/.npmrc,
+ * project .npmrc, environment (npm_config_<key>), command-line flags.
+ * ${VAR} is expanded only in the user and global files: a repository's own
+ * .npmrc must not pull secrets out of the environment into a URL it chooses.
+ * Credentials are bound to a registry URL ("//host/path/:_authToken") and are
+ * sent only to URLs under that prefix. */
+#ifndef NUB_CONFIG_H
+#define NUB_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+
+enum nub_cfg_layer {
+  NUB_CFG_BUILTIN,
+  NUB_CFG_GLOBAL,
+  NUB_CFG_USER,
+  NUB_CFG_PROJECT,
+  NUB_CFG_ENV,
+  NUB_CFG_CLI,
+  NUB_CFG__LAYERS
+};
+
+struct nub_cfg_entry {
+  char *key, *val;
+  enum nub_cfg_layer layer;
+};
+
+enum nub_linker { NUB_LINKER_AUTO, NUB_LINKER_HOISTED, NUB_LINKER_ISOLATED };
+enum nub_import_method {
+  NUB_IMPORT_AUTO,
+  NUB_IMPORT_HARDLINK,
+  NUB_IMPORT_CLONE,
+  NUB_IMPORT_CLONE_OR_COPY,
+  NUB_IMPORT_COPY
+};
+
+struct nub_config {
+  struct nub_cfg_entry *ent; /* every key seen, all layers */
+  size_t nent, capent;
+  char *files[NUB_CFG__LAYERS]; /* path of the file read per layer, or NULL */
+
+  /* Derived, effective values (owned). */
+  char *project_dir;       /* absolute */
+  char *registry;          /* with a trailing slash, or NULL if none is known */
+  char *default_registry;  /* the build's default (npm's), or NULL */
+  char *store_dir;         /* content-addressed store root */
+  char *cache_dir;         /* metadata cache root */
+  enum nub_linker linker;
+  enum nub_import_method import_method;
+  int fetch_retries;
+  long fetch_retry_mintimeout_ms, fetch_retry_maxtimeout_ms;
+  long fetch_timeout_ms;
+  int network_concurrency;
+  bool strict_ssl;
+  bool ignore_scripts;
+  bool gvs; /* global virtual store for the isolated layout */
+};
+
+/* Load every layer for a project rooted at project_dir. cli holds "key=value"
+ * strings from flags (may be NULL). On failure err names the file and line. */
+int nub_config_load(struct nub_config *cfg, const char *project_dir,
+                    const char *const *cli, size_t ncli, struct nub_err *err);
+void nub_config_release(struct nub_config *cfg);
+
+/* Effective raw value of a key, or NULL. Keys are compared case-insensitively
+ * with '_' and '-' equal, like npm. */
+const char *nub_config_get(const struct nub_config *cfg, const char *key);
+/* Layer the effective value came from (NUB_CFG__LAYERS if unset). */
+enum nub_cfg_layer nub_config_layer(const struct nub_config *cfg, const char *key);
+bool nub_config_bool(const struct nub_config *cfg, const char *key, bool dflt);
+const char *nub_config_layer_name(enum nub_cfg_layer l);
+
+/* Registry for a package name ("@scope/x" uses @scope:registry if set).
+ * Always ends with '/'. NULL when no registry is configured. */
+const char *nub_config_registry_for(const struct nub_config *cfg,
+                                    const char *name);
+/* Authorization header value for a request URL ("Bearer t" or "Basic b64"),
+ * from the longest matching //host/path/ credential; NULL if none. The
+ * returned string is owned by the caller. */
+char *nub_config_auth_for(const struct nub_config *cfg, const char *url);
+
+/* Parse one npmrc text into entries of `layer` (exported for tests).
+ * expand_env: substitute ${VAR} (user/global files only). */
+int nub_config_parse_npmrc(struct nub_config *cfg, const char *text,
+                           const char *path, enum nub_cfg_layer layer,
+                           bool expand_env, struct nub_err *err);
+
+/* The message shown when no registry is configured at all. */
+extern const char nub_config_no_registry_hint[];
+
+#endif

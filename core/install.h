@@ -1,0 +1,34 @@
+/* install.h - `nub install` / `nub ci`: the pipeline of DESIGN.md
+ * (config -> project -> resolve -> fetch -> link -> link_bins -> scripts -> state). */
+#ifndef NUB_INSTALL_H
+#define NUB_INSTALL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+
+enum nub_frozen {
+  NUB_FROZEN_DEFAULT, /* frozen when CI is set and a lockfile exists, else prefer */
+  NUB_FROZEN_YES,
+  NUB_FROZEN_NO,
+  NUB_FROZEN_PREFER
+};
+
+enum nub_reporter { NUB_REPORTER_DEFAULT, NUB_REPORTER_APPEND, NUB_REPORTER_SILENT };
+
+struct nub_install_opts {
+  const char *dir;          /* project directory (default: cwd) */
+  enum nub_frozen frozen;
+  enum nub_reporter reporter;
+  bool ci;                  /* `nub ci`: remove node_modules, frozen */
+  bool offline, prefer_offline;
+  bool omit_dev, omit_optional, omit_peer, dev_only;
+  bool ignore_scripts, lockfile_only, force;
+  const char *const *cfg;   /* "key=value" settings from flags */
+  size_t ncfg;
+};
+
+int nub_install(const struct nub_install_opts *opts, struct nub_err *err);
+
+#endif

@@ -1,0 +1,218 @@
+/* plat_linux.c - the Linux backend: FICLONE, copy_file_range, renameat2,
+ * statfs magic numbers, getrusage (KiB -> bytes, RUSAGE_THREAD). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../nub_alloc.h"
+#include "../plat_int.h"
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+void nub_plat_caps(struct nub_plat_caps *out)
+{
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+  memset(out, 0, sizeof(*out));
+  out->os = "linux";
+  out->ncpu = n > 0 ? (int)n : 1;
+  out->has_reflink = true; /* FICLONE exists; the file system decides */
+  out->has_clonedir = false;
+  out->has_copy_range = true;
+}
+
+int nub_plat_rusage(enum nub_plat_who who, struct nub_plat_rusage *out)
+{
+  struct rusage ru;
+
+  if (getrusage(who == NUB_RUSAGE_THREAD ? RUSAGE_THREAD : RUSAGE_SELF, &ru) < 0)
+    return nub__plat_neg_errno();
+  out->user_us = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
+  out->sys_us = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
+  out->max_rss_bytes = (uint64_t)ru.ru_maxrss * 1024u; /* Linux: KiB */
+  out->minflt = (uint64_t)ru.ru_minflt;
+  out->majflt = (uint64_t)ru.ru_majflt;
+  out->nvcsw = (uint64_t)ru.ru_nvcsw;
+  out->nivcsw = (uint64_t)ru.ru_nivcsw;
+  out->inblock = (uint64_t)ru.ru_inblock;
+  out->oublock = (uint64_t)ru.ru_oublock;
+  return 0;
+}
+
+int nub_plat_reflink_fd_at(int sfd, int ddir, const char *dst, unsigned mode)
+{
+  int dfd, rc = 0;
+
+  NUB_PLAT_FAULT(NUB_PRIM_REFLINK);
+  dfd = openat(PD(ddir), dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+               (mode_t)mode);
+  if (dfd < 0)
+    return nub__plat_neg_errno();
+  if (ioctl(dfd, FICLONE, sfd) < 0)
+    rc = nub__plat_neg_errno();
+  if (close(dfd) < 0 && rc == 0)
+    rc = nub__plat_neg_errno();
+  if (rc < 0)
+    unlinkat(PD(ddir), dst, 0);
+  return rc;
+}
+
+int nub_plat_reflink_at(int sdir, const char *src, int ddir, const char *dst,
+                        unsigned mode)
+{
+  int sfd, rc;
+
+  NUB_PLAT_FAULT(NUB_PRIM_REFLINK);
+  sfd = openat(PD(sdir), src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (sfd < 0)
+    return nub__plat_neg_errno();
+  rc = nub_plat_reflink_fd_at(sfd, ddir, dst, mode);
+  close(sfd);
+  return rc;
+}
+
+/* ENOSYS from copy_file_range is a property of the kernel: remember it. */
+static int copy_range_enosys;
+
+int nub_plat_copy_range_fd(int sfd, int dfd, uint64_t len)
+{
+  uint64_t done = 0;
+
+  NUB_PLAT_FAULT(NUB_PRIM_COPY_RANGE);
+  if (__atomic_load_n(&copy_range_enosys, __ATOMIC_RELAXED))
+    return -ENOSYS;
+  while (done < len) {
+    size_t chunk = len - done > (1u << 30) ? (1u << 30) : (size_t)(len - done);
+    ssize_t n = copy_file_range(sfd, NULL, dfd, NULL, chunk, 0);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      if (errno == ENOSYS)
+        __atomic_store_n(&copy_range_enosys, 1, __ATOMIC_RELAXED);
+      return nub__plat_neg_errno();
+    }
+    /* 0 before the expected end: procfs-like sources and some overlayfs
+     * kernels copy nothing. Report it so the caller takes the next rung. */
+    if (n == 0)
+      return done == 0 ? -EINVAL : -EIO;
+    done += (uint64_t)n;
+  }
+  {
+    struct stat st;
+    if (fstat(dfd, &st) < 0)
+      return nub__plat_neg_errno();
+    if ((uint64_t)st.st_size != len)
+      return -EIO;
+  }
+  return 0;
+}
+
+int nub_plat_clonedir_at(int sdir, const char *src, int ddir, const char *dst)
+{
+  (void)sdir;
+  (void)src;
+  (void)ddir;
+  (void)dst;
+  NUB_PLAT_FAULT(NUB_PRIM_CLONEDIR);
+  return -ENOTSUP;
+}
+
+/* Cached when the file system answers EINVAL (no RENAME_NOREPLACE support). */
+static int noreplace_unsupported;
+
+int nub_plat_rename_noreplace_at(int sdir, const char *from, int ddir,
+                                 const char *to)
+{
+  struct stat st;
+
+  if (!__atomic_load_n(&noreplace_unsupported, __ATOMIC_RELAXED)) {
+    if (syscall(SYS_renameat2, PD(sdir), from, PD(ddir), to,
+                RENAME_NOREPLACE) == 0)
+      return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+      return nub__plat_neg_errno();
+    __atomic_store_n(&noreplace_unsupported, 1, __ATOMIC_RELAXED);
+  }
+  /* Fallback: link+unlink never replaces a file; rename(2) of a directory
+   * refuses a non-empty target, and an empty one is no loss. */
+  if (fstatat(PD(sdir), from, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    return nub__plat_neg_errno();
+  if (!S_ISDIR(st.st_mode)) {
+    if (linkat(PD(sdir), from, PD(ddir), to, 0) < 0)
+      return nub__plat_neg_errno();
+    unlinkat(PD(sdir), from, 0);
+    return 0;
+  }
+  if (fstatat(PD(ddir), to, &st, AT_SYMLINK_NOFOLLOW) == 0)
+    return -EEXIST;
+  if (renameat(PD(sdir), from, PD(ddir), to) < 0)
+    return nub__plat_neg_errno();
+  return 0;
+}
+
+static const char *fs_name(unsigned long magic)
+{
+  switch (magic) {
+  case 0xEF53: return "ext4";
+  case 0x58465342: return "xfs";
+  case 0x9123683E: return "btrfs";
+  case 0x01021994: return "tmpfs";
+  case 0x794c7630: return "overlayfs";
+  case 0x6969: return "nfs";
+  case 0x2fc12fc1: return "zfs";
+  case 0xF2F52010: return "f2fs";
+  case 0xca451a4e: return "bcachefs";
+  case 0x65735546: return "fuse";
+  case 0xFF534D42: return "cifs";
+  case 0x5346544e: return "ntfs";
+  case 0x4d44: return "vfat";
+  default: return "unknown";
+  }
+}
+
+int nub_plat_fs_info(const char *path, struct nub_plat_fsinfo *out)
+{
+  struct statfs sf;
+  struct stat st;
+
+  memset(out, 0, sizeof(*out));
+  if (statfs(path, &sf) < 0 || stat(path, &st) < 0)
+    return nub__plat_neg_errno();
+  out->dev = (uint64_t)st.st_dev;
+  snprintf(out->fstype, sizeof(out->fstype), "%s",
+           fs_name((unsigned long)sf.f_type));
+  out->case_sensitive = sf.f_type != 0x4d44 && sf.f_type != 0x5346544e;
+  return 0;
+}
+
+char *nub_plat_cache_dir(void)
+{
+  const char *x = getenv("XDG_CACHE_HOME");
+  const char *h = nub_plat_home();
+
+  if (x && x[0] == '/')
+    return nub_strdup(x);
+  return h ? nub_asprintf("%s/.cache", h) : NULL;
+}
+
+char *nub_plat_self_exe(void)
+{
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+  if (n <= 0)
+    return NULL;
+  buf[n] = '\0';
+  return nub_strdup(buf);
+}

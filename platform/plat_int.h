@@ -1,0 +1,24 @@
+/* plat_int.h - internal to platform/: shared by the POSIX code and the per-OS
+ * backends. Never included outside platform/. */
+#ifndef NUB_PLAT_INT_H
+#define NUB_PLAT_INT_H
+
+#include <fcntl.h>
+
+#include "nub_plat.h"
+
+/* Map nub's "current directory" marker to the OS's AT_FDCWD. */
+#define PD(d) ((d) == NUB_PLAT_CWD ? AT_FDCWD : (d))
+
+/* Injected failures, one slot per primitive (0 = none); see nub_plat_inject_fault. */
+extern int nub__plat_fault[NUB_PRIM__COUNT];
+#define NUB_PLAT_FAULT(p)                 \
+  do {                                    \
+    if (nub__plat_fault[(p)] != 0)        \
+      return nub__plat_fault[(p)];        \
+  } while (0)
+
+/* errno as a negative value (never 0, even if errno was clobbered). */
+int nub__plat_neg_errno(void);
+
+#endif

@@ -1,0 +1,738 @@
+/* plat_posix.c - the part of the OS contract that POSIX gives both Linux and
+ * macOS: hard links, portable copies, names, directories, files, locks,
+ * processes, the link probe and fault injection. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../nub_alloc.h"
+#include "../plat_int.h"
+
+extern char **environ;
+
+int nub__plat_fault[NUB_PRIM__COUNT];
+
+int nub__plat_neg_errno(void) { return errno ? -errno : -EIO; }
+
+/* ---- names, classification, faults ------------------------------------ */
+
+const char *nub_plat_prim_name(enum nub_prim p)
+{
+  static const char *const names[] = {
+#define X(e, s) s,
+    NUB_PRIM_MAP(X)
+#undef X
+  };
+  return (unsigned)p < NUB_PRIM__COUNT ? names[p] : "unknown";
+}
+
+bool nub_plat_is_fallback(enum nub_prim p, int rc)
+{
+  int e = -rc;
+
+  if (rc >= 0)
+    return false;
+  /* ENOTSUP and EOPNOTSUPP are the same value on Linux and differ on macOS,
+   * hence if-chains rather than a switch. */
+  if (e == EXDEV || e == EOPNOTSUPP || e == ENOTSUP || e == ENOSYS)
+    return true;
+  switch (p) {
+  case NUB_PRIM_HARDLINK:
+    /* EMLINK: the store inode hit the link cap; EPERM: the file system (FUSE,
+     * protected_hardlinks) refuses links. */
+    return e == EMLINK || e == EPERM;
+  case NUB_PRIM_REFLINK:
+  case NUB_PRIM_CLONEDIR:
+    /* FICLONE answers EINVAL on file systems without clones and ENOTTY where
+     * the ioctl is unknown; LXC-on-ZFS and Android answer EPERM. */
+    return e == EINVAL || e == ENOTTY || e == EPERM;
+  case NUB_PRIM_COPY_RANGE:
+    /* eCryptfs answers EINVAL, old CephFS EACCES. */
+    return e == EINVAL || e == EACCES || e == EPERM;
+  case NUB_PRIM_SMALL_COPY:
+  case NUB_PRIM_COPY:
+  case NUB_PRIM__COUNT:
+    break;
+  }
+  return false;
+}
+
+void nub_plat_inject_fault(enum nub_prim p, int rc)
+{
+  if ((unsigned)p < NUB_PRIM__COUNT)
+    nub__plat_fault[p] = rc;
+}
+
+static int errno_by_name(const char *s, size_t n)
+{
+  static const struct { const char *name; int e; } tab[] = {
+    {"EXDEV", EXDEV},   {"EOPNOTSUPP", EOPNOTSUPP}, {"ENOTSUP", ENOTSUP},
+    {"ENOSYS", ENOSYS}, {"EMLINK", EMLINK},         {"EPERM", EPERM},
+    {"EINVAL", EINVAL}, {"ENOSPC", ENOSPC},         {"EIO", EIO},
+    {"EACCES", EACCES}, {"ENOTTY", ENOTTY},
+  };
+  for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+    if (strlen(tab[i].name) == n && !strncmp(tab[i].name, s, n))
+      return tab[i].e;
+  return 0;
+}
+
+void nub_plat_init(void)
+{
+  const char *spec = getenv("NUB_PLAT_FAULT");
+
+  while (spec && *spec) {
+    const char *end = strchr(spec, ',');
+    const char *eq = strchr(spec, '=');
+    size_t len = end ? (size_t)(end - spec) : strlen(spec);
+
+    if (eq && eq < spec + len) {
+      for (int p = 0; p < NUB_PRIM__COUNT; p++) {
+        const char *name = nub_plat_prim_name((enum nub_prim)p);
+        if (strlen(name) == (size_t)(eq - spec) &&
+            !strncmp(name, spec, (size_t)(eq - spec))) {
+          int e = errno_by_name(eq + 1, (size_t)(spec + len - eq - 1));
+          if (e)
+            nub__plat_fault[p] = -e;
+        }
+      }
+    }
+    spec = end ? end + 1 : NULL;
+  }
+}
+
+/* ---- time ------------------------------------------------------------- */
+
+uint64_t nub_plat_now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- link primitives shared by both OSes ------------------------------ */
+
+int nub_plat_hardlink_at(int sdir, const char *src, int ddir, const char *dst)
+{
+  NUB_PLAT_FAULT(NUB_PRIM_HARDLINK);
+  if (linkat(PD(sdir), src, PD(ddir), dst, 0) < 0)
+    return nub__plat_neg_errno();
+  return 0;
+}
+
+int nub_plat_copy_stream_fd(int sfd, int dfd, uint64_t len)
+{
+  char buf[65536];
+  uint64_t done = 0;
+
+  NUB_PLAT_FAULT(NUB_PRIM_COPY);
+  while (done < len) {
+    size_t want = len - done < sizeof(buf) ? (size_t)(len - done) : sizeof(buf);
+    ssize_t n = pread(sfd, buf, want, (off_t)done);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return nub__plat_neg_errno();
+    }
+    if (n == 0)
+      return -EIO; /* the source shrank under us */
+    int rc = nub_plat_write_all(dfd, buf, (size_t)n);
+    if (rc < 0)
+      return rc;
+    done += (uint64_t)n;
+  }
+  return 0;
+}
+
+typedef int (*copy_fd_fn)(int, int, uint64_t);
+
+static int copy_at(copy_fd_fn fn, int sdir, const char *src, int ddir,
+                   const char *dst, unsigned mode, uint64_t size)
+{
+  int sfd, dfd, rc;
+
+  sfd = openat(PD(sdir), src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (sfd < 0)
+    return nub__plat_neg_errno();
+  dfd = openat(PD(ddir), dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+               (mode_t)mode);
+  if (dfd < 0) {
+    rc = nub__plat_neg_errno();
+    close(sfd);
+    return rc;
+  }
+  rc = fn(sfd, dfd, size);
+  close(sfd);
+  if (close(dfd) < 0 && rc == 0)
+    rc = nub__plat_neg_errno();
+  if (rc < 0)
+    unlinkat(PD(ddir), dst, 0);
+  return rc;
+}
+
+int nub_plat_copy_range_at(int sdir, const char *src, int ddir, const char *dst,
+                           unsigned mode, uint64_t size)
+{
+  NUB_PLAT_FAULT(NUB_PRIM_COPY_RANGE);
+  return copy_at(nub_plat_copy_range_fd, sdir, src, ddir, dst, mode, size);
+}
+
+int nub_plat_copy_stream_at(int sdir, const char *src, int ddir,
+                            const char *dst, unsigned mode, uint64_t size)
+{
+  NUB_PLAT_FAULT(NUB_PRIM_COPY);
+  return copy_at(nub_plat_copy_stream_fd, sdir, src, ddir, dst, mode, size);
+}
+
+/* ---- names and directories -------------------------------------------- */
+
+int nub_plat_symlink_at(const char *target, int ddir, const char *path)
+{
+  if (symlinkat(target, PD(ddir), path) < 0)
+    return nub__plat_neg_errno();
+  return 0;
+}
+
+int nub_plat_rename_at(int sdir, const char *from, int ddir, const char *to)
+{
+  if (renameat(PD(sdir), from, PD(ddir), to) < 0)
+    return nub__plat_neg_errno();
+  return 0;
+}
+
+int nub_plat_mkdir_at(int dir, const char *path, unsigned mode)
+{
+  if (mkdirat(PD(dir), path, (mode_t)mode) < 0)
+    return nub__plat_neg_errno();
+  return 0;
+}
+
+int nub_plat_mkdir_p(const char *path, unsigned mode)
+{
+  char buf[4096];
+  size_t len = strlen(path);
+  struct stat st;
+
+  if (len == 0 || len >= sizeof(buf))
+    return len ? -ENAMETOOLONG : -ENOENT;
+  if (mkdir(path, (mode_t)mode) == 0)
+    return 0;
+  if (errno == EEXIST)
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+  if (errno != ENOENT)
+    return nub__plat_neg_errno();
+  memcpy(buf, path, len + 1);
+  for (size_t i = 1; i < len; i++) {
+    if (buf[i] != '/')
+      continue;
+    buf[i] = '\0';
+    if (mkdir(buf, (mode_t)mode) < 0 && errno != EEXIST) {
+      buf[i] = '/';
+      return nub__plat_neg_errno();
+    }
+    buf[i] = '/';
+  }
+  if (mkdir(buf, (mode_t)mode) < 0 && errno != EEXIST)
+    return nub__plat_neg_errno();
+  return 0;
+}
+
+int nub_plat_open_dir_at(int dir, const char *path)
+{
+  int fd = openat(PD(dir), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  return fd < 0 ? nub__plat_neg_errno() : fd;
+}
+
+int nub_plat_close(int fd)
+{
+  if (fd >= 0 && close(fd) < 0)
+    return nub__plat_neg_errno();
+  return 0;
+}
+
+int nub_plat_unlink_at(int dir, const char *path, bool is_dir)
+{
+  if (unlinkat(PD(dir), path, is_dir ? AT_REMOVEDIR : 0) < 0)
+    return nub__plat_neg_errno();
+  return 0;
+}
+
+static int rm_tree_fd(int dfd)
+{
+  DIR *d = fdopendir(dfd);
+  struct dirent *de;
+  int rc = 0;
+
+  if (!d) {
+    rc = nub__plat_neg_errno();
+    close(dfd);
+    return rc;
+  }
+  while ((de = readdir(d)) != NULL) {
+    const char *n = de->d_name;
+    if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
+      continue;
+    if (unlinkat(dirfd(d), n, 0) == 0)
+      continue;
+    if (errno == EISDIR || errno == EPERM) {
+      int sub = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                                        O_CLOEXEC);
+      if (sub < 0) {
+        rc = nub__plat_neg_errno();
+        break;
+      }
+      rc = rm_tree_fd(sub);
+      if (rc < 0)
+        break;
+      if (unlinkat(dirfd(d), n, AT_REMOVEDIR) < 0 && errno != ENOENT) {
+        rc = nub__plat_neg_errno();
+        break;
+      }
+    } else if (errno != ENOENT) {
+      rc = nub__plat_neg_errno();
+      break;
+    }
+  }
+  closedir(d);
+  return rc;
+}
+
+int nub_plat_rm_rf_at(int dir, const char *path)
+{
+  int fd, rc;
+
+  if (unlinkat(PD(dir), path, 0) == 0 || errno == ENOENT)
+    return 0;
+  if (errno != EISDIR && errno != EPERM)
+    return nub__plat_neg_errno();
+  fd = openat(PD(dir), path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return errno == ENOENT ? 0 : nub__plat_neg_errno();
+  rc = rm_tree_fd(fd);
+  if (rc < 0)
+    return rc;
+  if (unlinkat(PD(dir), path, AT_REMOVEDIR) < 0 && errno != ENOENT)
+    return nub__plat_neg_errno();
+  return 0;
+}
+
+int nub_plat_rm_rf(const char *path) { return nub_plat_rm_rf_at(NUB_PLAT_CWD, path); }
+
+static enum nub_plat_ftype ftype_of(mode_t m)
+{
+  if (S_ISREG(m))
+    return NUB_FT_FILE;
+  if (S_ISDIR(m))
+    return NUB_FT_DIR;
+  if (S_ISLNK(m))
+    return NUB_FT_LINK;
+  return NUB_FT_OTHER;
+}
+
+static void fill_stat(struct nub_plat_stat *out, const struct stat *st)
+{
+  out->type = ftype_of(st->st_mode);
+  out->size = (uint64_t)st->st_size;
+  out->dev = (uint64_t)st->st_dev;
+  out->ino = (uint64_t)st->st_ino;
+  out->nlink = (uint64_t)st->st_nlink;
+  out->mode = (unsigned)(st->st_mode & 07777);
+#if defined(__APPLE__)
+  out->mtime_ns = (uint64_t)st->st_mtimespec.tv_sec * 1000000000ull +
+                  (uint64_t)st->st_mtimespec.tv_nsec;
+#else
+  out->mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000ull +
+                  (uint64_t)st->st_mtim.tv_nsec;
+#endif
+}
+
+int nub_plat_stat_at(int dir, const char *path, struct nub_plat_stat *out)
+{
+  struct stat st;
+
+  if (fstatat(PD(dir), path, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+    out->type = NUB_FT_NONE;
+    return nub__plat_neg_errno();
+  }
+  fill_stat(out, &st);
+  return 0;
+}
+
+int nub_plat_stat_follow_at(int dir, const char *path, struct nub_plat_stat *out)
+{
+  struct stat st;
+
+  if (fstatat(PD(dir), path, &st, 0) < 0) {
+    out->type = NUB_FT_NONE;
+    return nub__plat_neg_errno();
+  }
+  fill_stat(out, &st);
+  return 0;
+}
+
+int nub_plat_readlink_at(int dir, const char *path, char *buf, size_t cap)
+{
+  ssize_t n = readlinkat(PD(dir), path, buf, cap ? cap - 1 : 0);
+  if (n < 0)
+    return nub__plat_neg_errno();
+  if ((size_t)n >= cap - 1)
+    return -ENAMETOOLONG;
+  buf[n] = '\0';
+  return (int)n;
+}
+
+int nub_plat_chmod_at(int dir, const char *path, unsigned mode)
+{
+  if (fchmodat(PD(dir), path, (mode_t)mode, 0) < 0)
+    return nub__plat_neg_errno();
+  return 0;
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+int nub_plat_create_excl_at(int dir, const char *path, unsigned mode)
+{
+  int fd = openat(PD(dir), path,
+                  O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                  (mode_t)mode);
+  return fd < 0 ? nub__plat_neg_errno() : fd;
+}
+
+int nub_plat_open_read_at(int dir, const char *path)
+{
+  int fd = openat(PD(dir), path, O_RDONLY | O_CLOEXEC);
+  return fd < 0 ? nub__plat_neg_errno() : fd;
+}
+
+int nub_plat_write_all(int fd, const void *buf, size_t len)
+{
+  const char *p = buf;
+
+  while (len > 0) {
+    ssize_t n = write(fd, p, len);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return nub__plat_neg_errno();
+    }
+    p += n;
+    len -= (size_t)n;
+  }
+  return 0;
+}
+
+long nub_plat_read(int fd, void *buf, size_t len)
+{
+  for (;;) {
+    ssize_t n = read(fd, buf, len);
+    if (n >= 0)
+      return (long)n;
+    if (errno != EINTR)
+      return nub__plat_neg_errno();
+  }
+}
+
+int nub_plat_read_file_at(int dir, const char *path, size_t max, char **out,
+                          size_t *len)
+{
+  struct stat st;
+  int fd, rc = 0;
+  size_t cap, got = 0;
+  char *buf;
+
+  fd = openat(PD(dir), path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return nub__plat_neg_errno();
+  if (fstat(fd, &st) < 0) {
+    rc = nub__plat_neg_errno();
+    close(fd);
+    return rc;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    close(fd);
+    return -EISDIR;
+  }
+  if ((uint64_t)st.st_size > max) {
+    close(fd);
+    return -EFBIG;
+  }
+  cap = (size_t)st.st_size + 1;
+  buf = nub_malloc(cap);
+  for (;;) {
+    long n;
+    if (got + 1 >= cap) {
+      if (cap > max + 1) {
+        rc = -EFBIG;
+        break;
+      }
+      cap *= 2;
+      buf = nub_realloc(buf, cap);
+    }
+    n = nub_plat_read(fd, buf + got, cap - 1 - got);
+    if (n < 0) {
+      rc = (int)n;
+      break;
+    }
+    if (n == 0)
+      break;
+    got += (size_t)n;
+  }
+  close(fd);
+  if (rc < 0) {
+    nub_free(buf);
+    return rc;
+  }
+  buf[got] = '\0';
+  *out = buf;
+  if (len)
+    *len = got;
+  return 0;
+}
+
+int nub_plat_write_file_atomic(const char *path, const void *buf, size_t len,
+                               unsigned mode)
+{
+  char tmp[4096];
+  static unsigned counter;
+  int fd, rc;
+  int n = snprintf(tmp, sizeof(tmp), "%s.tmp-%d-%u", path, (int)getpid(),
+                   __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
+
+  if (n < 0 || (size_t)n >= sizeof(tmp))
+    return -ENAMETOOLONG;
+  fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
+  if (fd < 0)
+    return nub__plat_neg_errno();
+  rc = nub_plat_write_all(fd, buf, len);
+  if (close(fd) < 0 && rc == 0)
+    rc = nub__plat_neg_errno();
+  if (rc == 0 && rename(tmp, path) < 0)
+    rc = nub__plat_neg_errno();
+  if (rc < 0)
+    unlink(tmp);
+  return rc;
+}
+
+int nub_plat_list_dir_at(int dir, const char *path, nub_plat_dirent_cb cb,
+                         void *payload)
+{
+  int fd = openat(PD(dir), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d;
+  struct dirent *de;
+  int rc = 0;
+
+  if (fd < 0)
+    return nub__plat_neg_errno();
+  d = fdopendir(fd);
+  if (!d) {
+    rc = nub__plat_neg_errno();
+    close(fd);
+    return rc;
+  }
+  while ((de = readdir(d)) != NULL) {
+    const char *n = de->d_name;
+    enum nub_plat_ftype t = NUB_FT_OTHER;
+    if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
+      continue;
+    switch (de->d_type) {
+    case DT_REG: t = NUB_FT_FILE; break;
+    case DT_DIR: t = NUB_FT_DIR; break;
+    case DT_LNK: t = NUB_FT_LINK; break;
+    case DT_UNKNOWN: {
+      struct stat st;
+      t = fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) == 0
+              ? ftype_of(st.st_mode) : NUB_FT_OTHER;
+      break;
+    }
+    default: break;
+    }
+    rc = cb(payload, n, t);
+    if (rc != 0)
+      break;
+  }
+  closedir(d);
+  return rc;
+}
+
+/* ---- process ---------------------------------------------------------- */
+
+int nub_plat_lock(const char *path, bool wait, int *fd)
+{
+  int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (f < 0)
+    return nub__plat_neg_errno();
+  for (;;) {
+    if (flock(f, LOCK_EX | (wait ? 0 : LOCK_NB)) == 0)
+      break;
+    if (errno == EINTR)
+      continue;
+    int rc = errno == EWOULDBLOCK ? -EWOULDBLOCK : nub__plat_neg_errno();
+    close(f);
+    return rc;
+  }
+  *fd = f;
+  return 0;
+}
+
+void nub_plat_unlock(int fd)
+{
+  if (fd >= 0) {
+    flock(fd, LOCK_UN);
+    close(fd);
+  }
+}
+
+bool nub_plat_isatty(int fd) { return isatty(fd) == 1; }
+int nub_plat_pid(void) { return (int)getpid(); }
+const char *nub_plat_getenv(const char *name) { return getenv(name); }
+
+const char *nub_plat_home(void)
+{
+  const char *h = getenv("HOME");
+  return h && *h ? h : NULL;
+}
+
+void nub_plat_on_interrupt(void (*handler)(int))
+{
+  struct sigaction sa;
+
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = handler;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+void nub_plat_raise_nofile(void)
+{
+  struct rlimit rl;
+
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rlim_t want = rl.rlim_max;
+    if (want == RLIM_INFINITY || want > 65536)
+      want = 65536;
+    if (want > rl.rlim_cur) {
+      rl.rlim_cur = want;
+      setrlimit(RLIMIT_NOFILE, &rl);
+    }
+  }
+}
+
+int nub_plat_spawn_wait(const char *const argv[], const char *cwd,
+                        const char *const envp[])
+{
+  pid_t pid;
+  int status, rc;
+
+  /* posix_spawn has no portable chdir action; fork+exec keeps it simple. */
+  pid = fork();
+  if (pid < 0)
+    return nub__plat_neg_errno();
+  if (pid == 0) {
+    if (cwd && chdir(cwd) < 0)
+      _exit(127);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    if (envp)
+      execve(argv[0], (char *const *)argv, (char *const *)envp);
+    else
+      execv(argv[0], (char *const *)argv);
+    _exit(127);
+  }
+  for (;;) {
+    rc = (int)waitpid(pid, &status, 0);
+    if (rc >= 0)
+      break;
+    if (errno != EINTR)
+      return nub__plat_neg_errno();
+  }
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
+  if (WIFSIGNALED(status))
+    return 128 + WTERMSIG(status);
+  return 1;
+}
+
+/* ---- probe ------------------------------------------------------------ */
+
+int nub_plat_probe(int store_dir, int dst_dir, struct nub_plat_probe *out)
+{
+  static unsigned seq;
+  char src[64], dst[64];
+  static const char data[] = "nub link probe\n";
+  struct stat a, b;
+  int fd, rc;
+
+  memset(out, 0, sizeof(*out));
+  if (fstat(store_dir, &a) < 0 || fstat(dst_dir, &b) < 0)
+    return nub__plat_neg_errno();
+  out->src_dev = (uint64_t)a.st_dev;
+  out->dst_dev = (uint64_t)b.st_dev;
+  snprintf(src, sizeof(src), ".nub-probe-src-%d-%u", (int)getpid(),
+           __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+  fd = openat(store_dir, src, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return nub__plat_neg_errno();
+  rc = nub_plat_write_all(fd, data, sizeof(data) - 1);
+  close(fd);
+  if (rc < 0) {
+    unlinkat(store_dir, src, 0);
+    return rc;
+  }
+  for (int p = 0; p < NUB_PRIM__COUNT; p++) {
+    snprintf(dst, sizeof(dst), ".nub-probe-dst-%d-%u", (int)getpid(),
+             __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+    switch ((enum nub_prim)p) {
+    case NUB_PRIM_HARDLINK:
+      rc = nub_plat_hardlink_at(store_dir, src, dst_dir, dst);
+      break;
+    case NUB_PRIM_REFLINK:
+      rc = nub_plat_reflink_at(store_dir, src, dst_dir, dst, 0644);
+      break;
+    case NUB_PRIM_COPY_RANGE:
+      rc = nub_plat_copy_range_at(store_dir, src, dst_dir, dst, 0644,
+                                  sizeof(data) - 1);
+      break;
+    case NUB_PRIM_COPY:
+    case NUB_PRIM_SMALL_COPY:
+      rc = nub_plat_copy_stream_at(store_dir, src, dst_dir, dst, 0644,
+                                   sizeof(data) - 1);
+      break;
+    case NUB_PRIM_CLONEDIR: {
+      /* A one-file directory stands for a package tree. */
+      char sd[80];
+      snprintf(sd, sizeof(sd), "%s.d", src);
+      rc = mkdirat(store_dir, sd, 0755) < 0 ? nub__plat_neg_errno() : 0;
+      if (rc == 0) {
+        rc = nub_plat_clonedir_at(store_dir, sd, dst_dir, dst);
+        unlinkat(store_dir, sd, AT_REMOVEDIR);
+        if (rc == 0)
+          unlinkat(dst_dir, dst, AT_REMOVEDIR);
+      }
+      out->works[p] = rc == 0;
+      out->err[p] = rc < 0 ? rc : 0;
+      continue;
+    }
+    default:
+      rc = -ENOTSUP;
+      break;
+    }
+    out->works[p] = rc == 0;
+    out->err[p] = rc < 0 ? rc : 0;
+    if (rc == 0)
+      unlinkat(dst_dir, dst, 0);
+  }
+  unlinkat(store_dir, src, 0);
+  return 0;
+}
