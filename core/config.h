@@ -29,7 +29,7 @@ struct nub_cfg_entry {
   enum nub_cfg_layer layer;
 };
 
-enum nub_linker { NUB_LINKER_AUTO, NUB_LINKER_HOISTED, NUB_LINKER_ISOLATED };
+enum nub_node_linker { NUB_LINKER_AUTO, NUB_LINKER_HOISTED, NUB_LINKER_ISOLATED };
 enum nub_import_method {
   NUB_IMPORT_AUTO,
   NUB_IMPORT_HARDLINK,
@@ -49,7 +49,7 @@ struct nub_config {
   char *default_registry;  /* the build's default (npm's), or NULL */
   char *store_dir;         /* content-addressed store root */
   char *cache_dir;         /* metadata cache root */
-  enum nub_linker linker;
+  enum nub_node_linker linker;
   enum nub_import_method import_method;
   int fetch_retries;
   long fetch_retry_mintimeout_ms, fetch_retry_maxtimeout_ms;

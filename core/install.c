@@ -1,8 +1,658 @@
-/* install.c - placeholder until the pipeline lands. */
+/* install.c - `nub install`: config -> project -> resolve -> fetch -> link ->
+ * link_bins -> scripts -> state, with a phase line for each. */
 #include "install.h"
 
-int nub_install(const struct nub_install_opts *opts, struct nub_err *err)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bins.h"
+#include "buf.h"
+#include "config.h"
+#include "diag.h"
+#include "fetch.h"
+#include "hoisted.h"
+#include "integrity.h"
+#include "link.h"
+#include "lockfile_npm.h"
+#include "manifest.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "pool.h"
+#include "progress.h"
+#include "project.h"
+#include "scripts.h"
+#include "semver.h"
+#include "state.h"
+#include "store.h"
+#include "tree.h"
+#include "version.h"
+
+struct ctx {
+  const struct nub_install_opts *o;
+  struct nub_config cfg;
+  struct nub_manifest man;
+  struct nub_project proj;
+  struct nub_store store;
+  struct nub_tree tree;
+  struct nub_pool *pool;
+  struct nub_progress prog;
+  struct nub_linker linker;
+  int lock_fd;
+  bool have_cfg, have_man, have_proj, have_store, have_linker;
+  uint64_t t0;
+  char settings[65];
+  size_t installed; /* packages in the final tree */
+  size_t nblocked;
+  struct nub_buf blocked;
+};
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int absolute_dir(const char *dir, char **out, struct nub_err *err)
 {
-  (void)opts;
-  return nub_err_set(err, -NUB_EUSAGE, "install is not built yet");
+  char cwd[4096];
+
+  if (!getcwd(cwd, sizeof(cwd)))
+    return nub_err_set(err, -errno, "cannot read the current directory");
+  if (!dir)
+    *out = nub_strdup(cwd);
+  else if (dir[0] == '/')
+    *out = nub_strdup(dir);
+  else
+    *out = nub_asprintf("%s/%s", cwd, dir);
+  return 0;
+}
+
+/* The settings that shape node_modules; a change means relink. */
+static void settings_hash(struct ctx *c, char out[65])
+{
+  struct nub_buf b = NUB_BUF_INIT;
+  unsigned char h[32];
+
+  nub_buf_addf(&b, "nub %s\nlayout %d\nimport %d\nomit_dev %d\nomit_opt %d\ndev_only %d\n",
+               NUB_VERSION, (int)c->proj.layout, (int)c->cfg.import_method,
+               c->o->omit_dev, c->o->omit_optional, c->o->dev_only);
+  nub_buf_addf(&b, "registry %s\nstore %s\n", c->cfg.registry ? c->cfg.registry : "",
+               c->cfg.store_dir);
+  nub_sha256(b.data, b.len, h);
+  nub_hex(h, 32, out);
+  nub_buf_release(&b);
+}
+
+/* ---- the plan ------------------------------------------------------------ */
+
+static void count_installed(struct ctx *c)
+{
+  c->installed = 0;
+  for (size_t i = 0; i < c->tree.n; i++) {
+    const struct nub_node *n = &c->tree.nodes[i];
+    if (!n->skip && !(n->flags & (NUB_NF_BUNDLED | NUB_NF_LOCAL)) &&
+        (n->pkg || (n->flags & NUB_NF_LINK)))
+      c->installed++;
+  }
+}
+
+/* Mark skipped nodes (dev/optional omitted, other platforms) and which
+ * packages are needed. A skipped node takes its nested nodes with it. */
+static int filter_tree(struct ctx *c, struct nub_err *err)
+{
+  struct nub_tree *t = &c->tree;
+  struct nub_plat_caps caps;
+  const char *os, *cpu;
+
+  nub_plat_caps(&caps);
+  os = caps.npm_os;
+  cpu = caps.npm_cpu;
+
+  for (size_t i = 0; i < t->n; i++) {
+    struct nub_node *n = &t->nodes[i];
+    unsigned f = n->flags;
+    bool dev = f & NUB_NF_DEV, opt = f & NUB_NF_OPTIONAL, devopt = f & NUB_NF_DEV_OPTIONAL;
+
+    if (n->parent >= 0 && t->nodes[n->parent].skip) {
+      n->skip = true;
+      continue;
+    }
+    if ((dev && c->o->omit_dev) || (opt && c->o->omit_optional) ||
+        (devopt && c->o->omit_dev && c->o->omit_optional) ||
+        ((f & NUB_NF_PEER) && c->o->omit_peer) ||
+        (c->o->dev_only && !dev && !devopt && n->depth == 1)) {
+      n->skip = true;
+      continue;
+    }
+    if (!nub_platform_allows(n->os, n->nos, os) || !nub_platform_allows(n->cpu, n->ncpu, cpu) ||
+        (caps.libc && !nub_platform_allows(n->libc, n->nlibc, caps.libc))) {
+      if (opt || devopt) {
+        n->skip = true;
+        continue;
+      }
+      if (!c->o->force)
+        return nub_err_set(err, -NUB_EPLATFORM,
+                           "%s (%s@%s) does not support this platform (%s %s) and is "
+                           "not optional; use --force to install it anyway", n->path,
+                           n->pkg ? n->pkg->name : "?", n->pkg ? n->pkg->version : "?",
+                           os, cpu);
+    }
+  }
+  for (size_t i = 0; i < t->n; i++) {
+    struct nub_node *n = &t->nodes[i];
+    if (!n->skip && n->pkg && !(n->flags & (NUB_NF_BUNDLED | NUB_NF_LOCAL | NUB_NF_LINK)))
+      n->pkg->needed = true;
+  }
+  count_installed(c);
+  return 0;
+}
+
+/* Old lockfiles (v1) do not record os/cpu: an optional package built for
+ * another platform is found out from its own package.json, which the store
+ * index keeps, and skipped with everything nested in it. */
+static void skip_foreign_optionals(struct ctx *c)
+{
+  struct nub_tree *t = &c->tree;
+  struct nub_plat_caps caps;
+
+  nub_plat_caps(&caps);
+  for (size_t i = 0; i < t->n; i++) {
+    struct nub_node *n = &t->nodes[i];
+    const struct nub_index *x;
+    if (n->skip) {
+      continue;
+    }
+    if (n->parent >= 0 && t->nodes[n->parent].skip) {
+      n->skip = true;
+      continue;
+    }
+    if (!(n->flags & (NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL)) || !n->pkg || !n->pkg->index)
+      continue;
+    x = n->pkg->index;
+    if (!nub_platform_allows_csv(x->os, caps.npm_os) ||
+        !nub_platform_allows_csv(x->cpu, caps.npm_cpu) ||
+        (caps.libc && !nub_platform_allows_csv(x->libc, caps.libc))) {
+      n->skip = true;
+    }
+  }
+  count_installed(c);
+}
+
+/* Does a locked version satisfy a package.json spec? Specs that are not
+ * semver ranges (tags, URLs, git, file:) are the lockfile's business. */
+static bool spec_ok(const char *spec, const char *name, const struct nub_node *n)
+{
+  struct nub_range *r = NULL;
+  struct nub_version v;
+  bool ok = true;
+  const char *want_name = name;
+  char alias[512];
+
+  if (!n->pkg)
+    return true;
+  if (!strncmp(spec, "npm:", 4)) {
+    const char *at = strrchr(spec + 4, '@');
+    if (at && at != spec + 4) {
+      snprintf(alias, sizeof(alias), "%.*s", (int)(at - spec - 4), spec + 4);
+      want_name = alias;
+      spec = at + 1;
+    } else {
+      want_name = spec + 4;
+      spec = "*";
+    }
+  }
+  if (strcmp(want_name, n->pkg->name))
+    return false;
+  if (nub_range_parse(&r, spec) < 0)
+    return true;
+  if (nub_version_parse(&v, n->pkg->version) == 0) {
+    ok = nub_range_satisfies(r, &v, true);
+    nub_version_release(&v);
+  }
+  nub_range_free(r);
+  return ok;
+}
+
+/* npm ci's rule: package.json and the lockfile must agree. */
+static int check_in_sync(struct ctx *c, struct nub_err *err)
+{
+  const struct nub_depmap *maps[] = {&c->man.deps, &c->man.dev, &c->man.optional};
+  const struct nub_depmap *locked[] = {&c->tree.root_deps, &c->tree.root_dev,
+                                       &c->tree.root_optional};
+  const char *lf = c->proj.lockfile;
+
+  for (int m = 0; m < 3; m++) {
+    for (size_t i = 0; i < maps[m]->n; i++) {
+      const char *name = maps[m]->v[i].name, *spec = maps[m]->v[i].spec;
+      char *path = nub_asprintf("node_modules/%s", name);
+      long ni = nub_tree_find(&c->tree, path);
+      nub_free(path);
+      if (ni < 0)
+        return nub_err_set(err, -NUB_EOUTDATED,
+                           "package.json wants %s@%s but %s does not have it; "
+                           "run `npm install` (or delete %s) to update the lockfile",
+                           name, spec, lf, lf);
+      if (c->tree.has_root_deps) {
+        const char *lspec = nub_depmap_get(locked[m], name);
+        if (!lspec) {
+          for (int k = 0; k < 3 && !lspec; k++)
+            lspec = nub_depmap_get(locked[k], name);
+        }
+        if (lspec && strcmp(lspec, spec) &&
+            !spec_ok(spec, name, &c->tree.nodes[ni]))
+          return nub_err_set(err, -NUB_EOUTDATED,
+                             "package.json wants %s@%s but %s has %s@%s (from %s); "
+                             "the lockfile is out of date", name, spec, lf, name,
+                             c->tree.nodes[ni].pkg ? c->tree.nodes[ni].pkg->version : "?",
+                             lspec);
+      } else if (!spec_ok(spec, name, &c->tree.nodes[ni])) {
+        return nub_err_set(err, -NUB_EOUTDATED,
+                           "package.json wants %s@%s but %s has %s@%s; the lockfile "
+                           "is out of date", name, spec, lf, name,
+                           c->tree.nodes[ni].pkg ? c->tree.nodes[ni].pkg->version : "?");
+      }
+    }
+  }
+  if (c->tree.has_root_deps) {
+    for (int m = 0; m < 3; m++)
+      for (size_t i = 0; i < locked[m]->n; i++) {
+        const char *name = locked[m]->v[i].name;
+        if (!nub_depmap_get(&c->man.deps, name) && !nub_depmap_get(&c->man.dev, name) &&
+            !nub_depmap_get(&c->man.optional, name))
+          return nub_err_set(err, -NUB_EOUTDATED,
+                             "%s lists %s as a dependency of the project, but "
+                             "package.json no longer does; the lockfile is out of date",
+                             lf, name);
+      }
+  }
+  return 0;
+}
+
+static int read_npm_lock(struct ctx *c, struct nub_err *err)
+{
+  char *text = NULL;
+  size_t len = 0;
+  int rc = nub_plat_read_file_at(c->proj.dir_fd, c->proj.lockfile, 1u << 30, &text, &len);
+
+  if (rc < 0)
+    return nub_err_set(err, rc, "cannot read %s: %s", c->proj.lockfile, nub_strerror(rc));
+  rc = nub_lockfile_npm_parse(&c->tree, text, len, c->proj.lockfile, &c->cfg, err);
+  nub_free(text);
+  return rc;
+}
+
+/* ---- scripts -------------------------------------------------------------- */
+
+static bool trusted(const struct nub_manifest *m, const char *name)
+{
+  for (size_t i = 0; i < m->ntrusted; i++)
+    if (!strcmp(m->trusted[i], name))
+      return true;
+  return false;
+}
+
+static int run_dep_scripts(struct ctx *c, struct nub_err *err)
+{
+  struct nub_tree *t = &c->tree;
+  int maxd = 0, rc;
+
+  for (size_t i = 0; i < t->n; i++)
+    if (t->nodes[i].depth > maxd)
+      maxd = t->nodes[i].depth;
+  /* deepest first: a package's dependencies are built before it */
+  for (int d = maxd; d >= 1; d--) {
+    for (size_t i = 0; i < t->n; i++) {
+      struct nub_node *n = &t->nodes[i];
+      struct nub_manifest pm;
+      char *dir;
+      const char *events[3] = {"preinstall", "install", "postinstall"};
+      if (n->depth != d || n->skip || !n->pkg || !n->pkg->index ||
+          (n->flags & (NUB_NF_BUNDLED | NUB_NF_LINK | NUB_NF_LOCAL)))
+        continue;
+      if (!(n->pkg->index->flags & (NUB_IDX_INSTALL_SCRIPT | NUB_IDX_BINDING_GYP)))
+        continue;
+      if (c->o->ignore_scripts || c->cfg.ignore_scripts)
+        continue;
+      if (!trusted(&c->man, n->pkg->name)) {
+        if (c->nblocked++)
+          nub_buf_adds(&c->blocked, ", ");
+        nub_buf_addf(&c->blocked, "%s@%s", n->pkg->name, n->pkg->version);
+        continue;
+      }
+      dir = nub_asprintf("%s/%s", c->proj.dir, n->path);
+      rc = nub_manifest_load(&pm, dir, err);
+      if (rc < 0) {
+        nub_free(dir);
+        return rc;
+      }
+      {
+        const char *cmds[3] = {pm.preinstall, pm.install, pm.postinstall};
+        if (!pm.preinstall && !pm.install && !pm.postinstall &&
+            (n->pkg->index->flags & NUB_IDX_BINDING_GYP))
+          cmds[1] = "node-gyp rebuild";
+        for (int e = 0; e < 3 && rc == 0; e++)
+          if (cmds[e])
+            rc = nub_script_run(c->proj.dir, dir, n->pkg->name, n->pkg->version,
+                                events[e], cmds[e], err);
+      }
+      nub_manifest_release(&pm);
+      nub_free(dir);
+      if (rc < 0)
+        return rc;
+    }
+  }
+  return 0;
+}
+
+static int run_root_scripts(struct ctx *c, const char *const *events, int nevents,
+                            struct nub_err *err)
+{
+  if (c->o->ignore_scripts || c->cfg.ignore_scripts)
+    return 0;
+  for (int i = 0; i < nevents; i++) {
+    const char *cmd = !strcmp(events[i], "preinstall") ? c->man.preinstall
+                      : !strcmp(events[i], "install")  ? c->man.install
+                      : !strcmp(events[i], "postinstall") ? c->man.postinstall
+                                                          : c->man.prepare;
+    int rc;
+    if (!cmd)
+      continue;
+    rc = nub_script_run(c->proj.dir, c->proj.dir, c->man.name, c->man.version, events[i],
+                        cmd, err);
+    if (rc < 0)
+      return rc;
+  }
+  return 0;
+}
+
+/* ---- the pipeline --------------------------------------------------------- */
+
+static int lock_project(struct ctx *c, struct nub_err *err)
+{
+  unsigned char h[32];
+  char hex[65], *dir, *path;
+  int rc;
+
+  nub_sha256(c->proj.dir, strlen(c->proj.dir), h);
+  nub_hex(h, 16, hex);
+  dir = nub_asprintf("%s/locks", c->store.root);
+  nub_plat_mkdir_p(dir, 0755);
+  path = nub_asprintf("%s/%s", dir, hex);
+  rc = nub_plat_lock(path, false, &c->lock_fd);
+  if (rc == -EWOULDBLOCK) {
+    nub_progress_warn(&c->prog, "another nub install is running in %s; waiting for it",
+                      c->proj.dir);
+    rc = nub_plat_lock(path, true, &c->lock_fd);
+  }
+  nub_free(dir);
+  nub_free(path);
+  if (rc < 0)
+    return nub_err_set(err, -NUB_EBUSY, "cannot lock the project: %s", nub_strerror(rc));
+  return 0;
+}
+
+static void record_state(struct ctx *c)
+{
+  struct nub_state s;
+  size_t k = 0;
+
+  memset(&s, 0, sizeof(s));
+  snprintf(s.layout, sizeof(s.layout), "%s",
+           c->proj.layout == NUB_LINKER_HOISTED ? "hoisted" : "isolated");
+  memcpy(s.settings, c->settings, sizeof(s.settings));
+  if (c->proj.lockfile)
+    nub_fingerprint(c->proj.dir_fd, c->proj.lockfile, &s.files[s.nfiles++]);
+  nub_fingerprint(c->proj.dir_fd, "package.json", &s.files[s.nfiles++]);
+  s.keys = nub_calloc(c->tree.n + 1, sizeof(char *));
+  s.paths = nub_calloc(c->tree.n + 1, sizeof(char *));
+  for (size_t i = 0; i < c->tree.n; i++) {
+    const struct nub_node *n = &c->tree.nodes[i];
+    if (n->skip || (n->flags & (NUB_NF_BUNDLED | NUB_NF_LOCAL)))
+      continue;
+    s.keys[k] = nub_strdup(n->pkg ? n->pkg->key : "-");
+    s.paths[k] = nub_strdup(n->path);
+    k++;
+  }
+  s.n = k;
+  nub_state_write(&s, c->proj.dir_fd);
+  nub_state_release(&s);
+}
+
+/* "Already up to date": the state matches the files and settings. */
+static bool up_to_date(struct ctx *c)
+{
+  struct nub_state s;
+  bool fresh = false;
+
+  if (c->o->force || c->o->ci || c->o->lockfile_only)
+    return false;
+  if (nub_state_read(&s, c->proj.dir_fd, true) < 0)
+    return false;
+  fresh = !strcmp(s.settings, c->settings) && nub_state_files_match(&s, c->proj.dir_fd) &&
+          s.nfiles == (c->proj.lockfile ? 2 : 1) &&
+          (!c->proj.lockfile || !strcmp(s.files[0].name, c->proj.lockfile));
+  nub_state_release(&s);
+  return fresh;
+}
+
+static void print_summary(struct ctx *c, size_t added, size_t removed)
+{
+  double secs = (double)(nub_plat_now_ns() - c->t0) / 1e9;
+
+  if (c->o->reporter == NUB_REPORTER_SILENT)
+    return;
+  if (removed)
+    printf("added %zu packages, removed %zu packages in %.2fs\n", added, removed, secs);
+  else
+    printf("added %zu packages in %.2fs\n", added, secs);
+  fflush(stdout);
+}
+
+static int install_hoisted(struct ctx *c, struct nub_err *err)
+{
+  struct nub_diag_phase ph;
+  struct nub_fetch_result fr;
+  struct nub_fetch_opts fo = {c->o->offline};
+  struct nub_hoisted_result hr;
+  struct nub_state old;
+  bool have_old = false;
+  char detail[128];
+  int rc;
+  static const char *const pre[] = {"preinstall"};
+  static const char *const post[] = {"install", "postinstall", "prepare"};
+
+  nub_diag_phase_begin(&ph, "resolve");
+  if (!c->proj.lockfile)
+    return nub_err_set(err, -NUB_ENOLOCKFILE, "no lockfile found");
+  rc = read_npm_lock(c, err);
+  if (rc == 0 && (c->o->frozen != NUB_FROZEN_NO))
+    rc = check_in_sync(c, err);
+  if (rc == 0)
+    rc = filter_tree(c, err);
+  nub_progress_set(&c->prog, &c->prog.resolved, c->installed);
+  snprintf(detail, sizeof(detail), "%zu packages", c->installed);
+  nub_diag_phase_end(&ph, detail);
+  if (rc < 0)
+    return rc;
+  if (c->o->lockfile_only)
+    return 0; /* the npm lockfile is already the resolution */
+
+  rc = run_root_scripts(c, pre, 1, err);
+  if (rc < 0)
+    return rc;
+
+  nub_diag_phase_begin(&ph, "fetch");
+  rc = nub_fetch_tree(&c->tree, &c->store, &c->cfg, c->pool, &c->prog, &fo, &fr, err);
+  snprintf(detail, sizeof(detail), "%zu packages, %zu cached", fr.fetched, fr.cached);
+  nub_diag_phase_end(&ph, detail);
+  nub_diag_set_count("packages", (long long)c->installed);
+  nub_diag_set_count("fetched", (long long)fr.fetched);
+  nub_diag_set_count("cached", (long long)fr.cached);
+  if (rc < 0)
+    return rc;
+  skip_foreign_optionals(c);
+
+  if (!c->o->ci && !c->o->force && nub_state_read(&old, c->proj.dir_fd, false) == 0) {
+    have_old = !strcmp(old.layout, "hoisted") && !strcmp(old.settings, c->settings);
+    if (!have_old)
+      nub_state_release(&old);
+  }
+  if (!have_old) {
+    struct nub_plat_stat st;
+    /* nub ci, --force, a layout or settings change, or node_modules from
+     * another tool or an interrupted run: rebuild it from scratch */
+    if (nub_plat_stat_at(c->proj.dir_fd, "node_modules", &st) == 0) {
+      rc = nub_plat_rm_rf_at(c->proj.dir_fd, "node_modules");
+      if (rc < 0)
+        return nub_err_set(err, rc, "cannot clear node_modules: %s", nub_strerror(rc));
+    }
+  }
+  /* From here on node_modules is being changed: a stale state must not
+   * survive an interrupted link. */
+  nub_plat_unlink_at(c->proj.dir_fd, NUB_STATE_FILE, false);
+
+  nub_diag_phase_begin(&ph, "link");
+  rc = nub_linker_init(&c->linker, &c->store, c->cfg.import_method);
+  c->have_linker = true;
+  if (rc == 0)
+    rc = nub_hoisted_link(c->proj.dir_fd, &c->tree, have_old ? &old : NULL, &c->linker,
+                          c->pool, &c->prog, &hr, err);
+  snprintf(detail, sizeof(detail), "%llu files", (unsigned long long)hr.st.files);
+  nub_diag_phase_end(&ph, detail);
+  nub_diag_tally_add(&hr.st.t);
+  nub_diag_set_count("files", (long long)hr.st.files);
+  if (have_old)
+    nub_state_release(&old);
+  if (rc < 0)
+    return rc;
+
+  nub_diag_phase_begin(&ph, "link_bins");
+  {
+    size_t nl = 0;
+    const struct nub_depmap direct[] = {c->man.deps, c->man.dev, c->man.optional};
+    rc = nub_bins_link(c->proj.dir_fd, &c->tree, direct, 3, &nl, err);
+    snprintf(detail, sizeof(detail), "%zu links", nl);
+  }
+  nub_diag_phase_end(&ph, detail);
+  if (rc < 0)
+    return rc;
+
+  nub_diag_phase_begin(&ph, "scripts");
+  rc = run_dep_scripts(c, err);
+  if (rc == 0)
+    rc = run_root_scripts(c, post, 3, err);
+  nub_diag_phase_end(&ph, NULL);
+  if (rc < 0)
+    return rc;
+  if (c->nblocked)
+    nub_progress_warn(&c->prog,
+                      "%zu dependencies have install scripts that were not run: %s. "
+                      "Trust them by name in package.json \"trustedDependencies\" to "
+                      "run them.", c->nblocked, nub_buf_str(&c->blocked));
+
+  nub_diag_phase_begin(&ph, "state");
+  record_state(c);
+  nub_diag_phase_end(&ph, NULL);
+  nub_progress_stop(&c->prog);
+  print_summary(c, hr.packages, hr.removed);
+  return 0;
+}
+
+int nub_install(const struct nub_install_opts *o, struct nub_err *err)
+{
+  struct ctx c;
+  char *dir = NULL;
+  int rc;
+
+  memset(&c, 0, sizeof(c));
+  c.o = o;
+  c.lock_fd = -1;
+  c.t0 = nub_diag_t0() ? nub_diag_t0() : nub_plat_now_ns();
+  nub_plat_trap_interrupts();
+  nub_plat_raise_nofile();
+  rc = absolute_dir(o->dir, &dir, err);
+  if (rc < 0)
+    return rc;
+  rc = nub_config_load(&c.cfg, dir, o->cfg, o->ncfg, err);
+  if (rc < 0)
+    goto out;
+  c.have_cfg = true;
+  rc = nub_manifest_load(&c.man, dir, err);
+  if (rc < 0)
+    goto out;
+  c.have_man = true;
+  rc = nub_project_detect(&c.proj, dir, &c.cfg, c.man.package_manager, err);
+  c.have_proj = rc == 0;
+  if (rc < 0)
+    goto out;
+  settings_hash(&c, c.settings);
+  if (up_to_date(&c)) {
+    if (o->reporter != NUB_REPORTER_SILENT)
+      printf("Already up to date\n");
+    rc = 0;
+    goto out;
+  }
+  if (o->frozen == NUB_FROZEN_YES && !c.proj.lockfile) {
+    rc = nub_err_set(err, -NUB_ENOLOCKFILE,
+                     "no lockfile in %s and --frozen-lockfile is set (nub ci needs one)", dir);
+    goto out;
+  }
+  nub_progress_start(&c.prog, (int)o->reporter);
+  rc = nub_store_open(&c.store, c.cfg.store_dir, err);
+  if (rc < 0)
+    goto out;
+  c.have_store = true;
+  rc = lock_project(&c, err);
+  if (rc < 0)
+    goto out;
+  nub_store_clean_tmp(&c.store);
+  {
+    struct nub_plat_caps caps;
+    nub_plat_caps(&caps);
+    /* File work is syscall-bound: two workers per CPU keep the disk busy
+     * while some sleep on locks. */
+    c.pool = nub_pool_new(caps.ncpu > 1 ? caps.ncpu - 1 : 1, "workers");
+  }
+  nub_diag_debugf("node-linker: %s (%s)",
+                  c.proj.layout == NUB_LINKER_HOISTED ? "hoisted" : "isolated",
+                  c.proj.layout_source);
+  switch (c.proj.lock) {
+  case NUB_LOCK_YARN:
+  case NUB_LOCK_BUN:
+    rc = nub_err_set(err, -NUB_ELOCKVERSION,
+                     "%s is not supported by this nub yet; install with its own tool, "
+                     "or convert it to package-lock.json", c.proj.lockfile);
+    goto out;
+  default:
+    break;
+  }
+  if (c.proj.lock == NUB_LOCK_NPM || c.proj.lock == NUB_LOCK_SHRINKWRAP) {
+    rc = install_hoisted(&c, err);
+  } else {
+    rc = nub_err_set(err, -NUB_ENOLOCKFILE,
+                     "this project has no package-lock.json; resolving package.json "
+                     "without an npm lockfile is not supported by this nub yet");
+  }
+  if (rc == 0)
+    nub_diag_bench_line(dir, nub_plat_now_ns() - c.t0);
+out:
+  if (nub_plat_interrupted() && rc < 0 && rc != -NUB_EINTR)
+    rc = nub_err_set(err, -NUB_EINTR, "interrupted");
+  nub_progress_stop(&c.prog);
+  if (c.pool)
+    nub_pool_free(c.pool);
+  if (c.have_linker)
+    nub_linker_release(&c.linker);
+  nub_plat_unlock(c.lock_fd);
+  nub_tree_release(&c.tree);
+  if (c.have_store)
+    nub_store_close(&c.store);
+  if (c.have_proj)
+    nub_project_release(&c.proj);
+  if (c.have_man)
+    nub_manifest_release(&c.man);
+  if (c.have_cfg)
+    nub_config_release(&c.cfg);
+  nub_buf_release(&c.blocked);
+  nub_free(dir);
+  return rc;
 }

@@ -49,6 +49,9 @@ bool nub_plat_is_fallback(enum nub_prim p, int rc);
 
 struct nub_plat_caps {
   const char *os;       /* "linux" or "macos" */
+  const char *npm_os;   /* the name npm's "os" field uses: "linux", "darwin" */
+  const char *npm_cpu;  /* npm's "cpu" name: "x64", "arm64", ... */
+  const char *libc;     /* "glibc", "musl" or NULL (npm's "libc" field) */
   int ncpu;             /* online CPUs, >= 1 */
   bool has_reflink;     /* the kernel has a file clone call */
   bool has_clonedir;    /* whole-directory clone (macOS clonefile) */
@@ -177,9 +180,14 @@ int nub_plat_lock(const char *path, bool wait, int *fd);
 void nub_plat_unlock(int fd);
 bool nub_plat_isatty(int fd);
 int nub_plat_pid(void);
-/* Install `handler` for SIGINT and SIGTERM (it receives the signal number and
- * must be async-signal-safe). */
-void nub_plat_on_interrupt(void (*handler)(int));
+/* Whether a process with this pid exists (kill(pid, 0)). */
+bool nub_plat_pid_alive(int pid);
+/* Trap SIGINT and SIGTERM: the first one only sets a flag that long loops
+ * poll (nub_plat_interrupted) so they can stop cleanly; a second one ends the
+ * process at once with the default action. */
+void nub_plat_trap_interrupts(void);
+/* The signal number that interrupted the process, or 0. */
+int nub_plat_interrupted(void);
 /* Raise the soft open-file limit to the hard limit (best effort). */
 void nub_plat_raise_nofile(void);
 /* Value of an environment variable or NULL. */

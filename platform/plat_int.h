@@ -18,6 +18,9 @@ extern int nub__plat_fault[NUB_PRIM__COUNT];
       return nub__plat_fault[(p)];        \
   } while (0)
 
+/* npm's name for this CPU ("x64", "arm64"). */
+const char *nub__plat_npm_cpu(void);
+
 /* errno as a negative value (never 0, even if errno was clobbered). */
 int nub__plat_neg_errno(void);
 

@@ -26,6 +26,16 @@ void nub_plat_caps(struct nub_plat_caps *out)
 
   memset(out, 0, sizeof(*out));
   out->os = "linux";
+  out->npm_os = "linux";
+  out->npm_cpu = nub__plat_npm_cpu();
+  {
+    /* musl systems carry its dynamic loader; glibc ones do not */
+    struct stat st;
+    out->libc = stat("/lib/ld-musl-x86_64.so.1", &st) == 0 ||
+                        stat("/lib/ld-musl-aarch64.so.1", &st) == 0
+                    ? "musl"
+                    : "glibc";
+  }
   out->ncpu = n > 0 ? (int)n : 1;
   out->has_reflink = true; /* FICLONE exists; the file system decides */
   out->has_clonedir = false;
@@ -88,13 +98,16 @@ static int copy_range_enosys;
 int nub_plat_copy_range_fd(int sfd, int dfd, uint64_t len)
 {
   uint64_t done = 0;
+  /* Explicit offsets: the copy starts at byte 0 of sfd (and dfd) whatever
+   * the fds' positions, e.g. after the source was read for its hash. */
+  loff_t in_off = 0, out_off = 0;
 
   NUB_PLAT_FAULT(NUB_PRIM_COPY_RANGE);
   if (__atomic_load_n(&copy_range_enosys, __ATOMIC_RELAXED))
     return -ENOSYS;
   while (done < len) {
     size_t chunk = len - done > (1u << 30) ? (1u << 30) : (size_t)(len - done);
-    ssize_t n = copy_file_range(sfd, NULL, dfd, NULL, chunk, 0);
+    ssize_t n = copy_file_range(sfd, &in_off, dfd, &out_off, chunk, 0);
     if (n < 0) {
       if (errno == EINTR)
         continue;

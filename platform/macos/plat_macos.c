@@ -20,6 +20,9 @@ void nub_plat_caps(struct nub_plat_caps *out)
 
   memset(out, 0, sizeof(*out));
   out->os = "macos";
+  out->npm_os = "darwin";
+  out->npm_cpu = nub__plat_npm_cpu();
+  out->libc = NULL;
   out->ncpu = n > 0 ? (int)n : 1;
   out->has_reflink = true;
   out->has_clonedir = true;
@@ -47,13 +50,20 @@ int nub_plat_rusage(enum nub_plat_who who, struct nub_plat_rusage *out)
 }
 
 /* clonefile copies the source's permission bits; the store creates its files
- * with the final mode, so `mode` only matters where it differs. */
+ * with the final mode, so `mode` only matters where it differs. clonefile
+ * also clones symlinks and whole directories, which a one-file reflink must
+ * not produce: refuse them as Linux does (O_NOFOLLOW gives ELOOP), and never
+ * chmod through a link. */
 static int fix_mode(int ddir, const char *dst, unsigned mode)
 {
   struct stat st;
 
   if (fstatat(PD(ddir), dst, &st, AT_SYMLINK_NOFOLLOW) < 0)
     return nub__plat_neg_errno();
+  if (S_ISLNK(st.st_mode))
+    return -ELOOP;
+  if (!S_ISREG(st.st_mode))
+    return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
   if ((st.st_mode & 07777) != (mode & 07777) &&
       fchmodat(PD(ddir), dst, (mode_t)mode, 0) < 0)
     return nub__plat_neg_errno();
@@ -63,11 +73,15 @@ static int fix_mode(int ddir, const char *dst, unsigned mode)
 int nub_plat_reflink_at(int sdir, const char *src, int ddir, const char *dst,
                         unsigned mode)
 {
-  (void)mode;
+  int rc;
+
   NUB_PLAT_FAULT(NUB_PRIM_REFLINK);
   if (clonefileat(PD(sdir), src, PD(ddir), dst, CLONE_NOFOLLOW) < 0)
     return nub__plat_neg_errno();
-  return 0;
+  rc = fix_mode(ddir, dst, mode);
+  if (rc < 0)
+    nub_plat_rm_rf_at(ddir, dst); /* a file, or what a wrong source made */
+  return rc;
 }
 
 int nub_plat_reflink_fd_at(int sfd, int ddir, const char *dst, unsigned mode)
@@ -79,7 +93,7 @@ int nub_plat_reflink_fd_at(int sfd, int ddir, const char *dst, unsigned mode)
     return nub__plat_neg_errno();
   rc = fix_mode(ddir, dst, mode);
   if (rc < 0)
-    unlinkat(PD(ddir), dst, 0);
+    nub_plat_rm_rf_at(ddir, dst);
   return rc;
 }
 
@@ -88,6 +102,10 @@ int nub_plat_copy_range_fd(int sfd, int dfd, uint64_t len)
   struct stat st;
 
   NUB_PLAT_FAULT(NUB_PRIM_COPY_RANGE);
+  /* fcopyfile copies from the fd's current offset; the contract copies from
+   * the start of sfd even after the caller has read from it. */
+  if (lseek(sfd, 0, SEEK_SET) < 0)
+    return nub__plat_neg_errno();
   if (fcopyfile(sfd, dfd, NULL, COPYFILE_DATA) < 0)
     return nub__plat_neg_errno();
   if (fstat(dfd, &st) < 0)

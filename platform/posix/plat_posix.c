@@ -112,6 +112,28 @@ void nub_plat_init(void)
   }
 }
 
+/* npm's name for the CPU this build runs on (process.arch). */
+const char *nub__plat_npm_cpu(void)
+{
+#if defined(__x86_64__)
+  return "x64";
+#elif defined(__aarch64__)
+  return "arm64";
+#elif defined(__i386__)
+  return "ia32";
+#elif defined(__arm__)
+  return "arm";
+#elif defined(__powerpc64__)
+  return "ppc64";
+#elif defined(__s390x__)
+  return "s390x";
+#elif defined(__riscv) && __riscv_xlen == 64
+  return "riscv64";
+#else
+  return "unknown";
+#endif
+}
+
 /* ---- time ------------------------------------------------------------- */
 
 uint64_t nub_plat_now_ns(void)
@@ -383,10 +405,16 @@ int nub_plat_stat_follow_at(int dir, const char *path, struct nub_plat_stat *out
 
 int nub_plat_readlink_at(int dir, const char *path, char *buf, size_t cap)
 {
-  ssize_t n = readlinkat(PD(dir), path, buf, cap ? cap - 1 : 0);
+  ssize_t n;
+
+  if (cap == 0)
+    return -ENAMETOOLONG;
+  /* Offer the whole buffer: only a reply that fills it may be truncated, so a
+   * target of exactly cap - 1 bytes still fits with its NUL. */
+  n = readlinkat(PD(dir), path, buf, cap);
   if (n < 0)
     return nub__plat_neg_errno();
-  if ((size_t)n >= cap - 1)
+  if ((size_t)n >= cap)
     return -ENAMETOOLONG;
   buf[n] = '\0';
   return (int)n;
@@ -595,6 +623,11 @@ void nub_plat_unlock(int fd)
 
 bool nub_plat_isatty(int fd) { return isatty(fd) == 1; }
 int nub_plat_pid(void) { return (int)getpid(); }
+
+bool nub_plat_pid_alive(int pid)
+{
+  return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
 const char *nub_plat_getenv(const char *name) { return getenv(name); }
 
 const char *nub_plat_home(void)
@@ -603,16 +636,30 @@ const char *nub_plat_home(void)
   return h && *h ? h : NULL;
 }
 
-void nub_plat_on_interrupt(void (*handler)(int))
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+  if (interrupted) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
+  interrupted = sig;
+}
+
+void nub_plat_trap_interrupts(void)
 {
   struct sigaction sa;
 
   memset(&sa, 0, sizeof(sa));
-  sa.sa_handler = handler;
+  sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
 }
+
+int nub_plat_interrupted(void) { return (int)interrupted; }
 
 void nub_plat_raise_nofile(void)
 {

@@ -1,0 +1,19 @@
+/* bins.h - node_modules/.bin entries: relative symlinks to each package's
+ * bin targets, in the .bin of the node_modules that holds the package (npm's
+ * rule: node_modules/a/node_modules/b gets node_modules/a/node_modules/.bin).
+ * Targets were made executable when the store imported them. */
+#ifndef NUB_BINS_H
+#define NUB_BINS_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "tree.h"
+
+/* Link the bins of every installed node. Direct dependencies of the project
+ * win a name clash at the top level; otherwise the first path in sorted
+ * order wins. *nlinks receives the count. */
+int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap *direct,
+                  size_t ndirect, size_t *nlinks, struct nub_err *err);
+
+#endif

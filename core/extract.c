@@ -1,0 +1,175 @@
+/* extract.c - libarchive stream -> validated entries -> store import. */
+#include "extract.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <string.h>
+
+#include "path.h"
+
+const struct nub_extract_limits nub_extract_default_limits = {
+  200000, 512ull << 20, 1ull << 30,
+};
+
+struct src {
+  nub_extract_read_fn rd;
+  void *ud;
+  int rc; /* first error from rd */
+};
+
+static la_ssize_t read_cb(struct archive *a, void *ud, const void **buf)
+{
+  struct src *s = ud;
+  long n = s->rd(s->ud, buf);
+
+  if (n < 0) {
+    s->rc = (int)n;
+    archive_set_error(a, EIO, "read failed");
+    return -1;
+  }
+  return (la_ssize_t)n;
+}
+
+static const char *type_name(mode_t t)
+{
+  switch (t) {
+  case AE_IFLNK: return "symlink";
+  case AE_IFCHR: return "character device";
+  case AE_IFBLK: return "block device";
+  case AE_IFIFO: return "fifo";
+  case AE_IFSOCK: return "socket";
+  default: return "special file";
+  }
+}
+
+int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
+                const char *what, const struct nub_extract_limits *lim,
+                struct nub_extract_stats *st, struct nub_err *err)
+{
+  struct archive *a = archive_read_new();
+  struct archive_entry *e;
+  struct src s = {rd, ud, 0};
+  char norm[4096];
+  int rc = 0, r;
+
+  memset(st, 0, sizeof(*st));
+  if (!lim)
+    lim = &nub_extract_default_limits;
+  archive_read_support_filter_gzip(a);
+  archive_read_support_filter_none(a);
+  archive_read_support_format_tar(a);
+  if (archive_read_open(a, &s, NULL, read_cb, NULL) != ARCHIVE_OK) {
+    rc = s.rc ? s.rc
+              : nub_err_set(err, -NUB_EEXTRACT, "%s: not a tarball (%s)", what,
+                            archive_error_string(a));
+    goto out;
+  }
+  while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+    const char *raw = archive_entry_pathname(e), *rest;
+    mode_t type = archive_entry_filetype(e);
+    bool hardlink = archive_entry_hardlink(e) != NULL;
+
+    if (++st->entries > lim->max_entries) {
+      rc = nub_err_set(err, -NUB_EEXTRACT, "%s: tarball has more than %llu entries",
+                       what, (unsigned long long)lim->max_entries);
+      goto out;
+    }
+    if (!raw || !*raw) {
+      st->skipped++;
+      continue;
+    }
+    if (raw[0] == '/') {
+      rc = nub_err_set(err, -NUB_EEXTRACT,
+                       "%s: tarball entry '%s' has an absolute path; refusing the "
+                       "package", what, raw);
+      goto out;
+    }
+    /* Strip the leading folder whatever its name. */
+    rest = raw;
+    while (rest[0] == '.' && rest[1] == '/')
+      rest += 2;
+    rest = strchr(rest, '/');
+    if (!rest || !rest[1]) {
+      st->skipped++; /* the folder itself, or a file outside any folder */
+      continue;
+    }
+    rest++;
+    if (nub_path_normalize(rest, norm, sizeof(norm)) < 0) {
+      rc = nub_err_set(err, -NUB_EEXTRACT,
+                       "%s: tarball entry '%s' escapes the package or has an "
+                       "invalid name; refusing the package", what, raw);
+      goto out;
+    }
+    if (hardlink) {
+      st->skipped++; /* links are dropped, as npm does */
+      continue;
+    }
+    if (type == AE_IFDIR) {
+      nub_import_dir(im, norm);
+      st->dirs++;
+      continue;
+    }
+    if (type != AE_IFREG) {
+      (void)type_name;
+      st->skipped++;
+      continue;
+    }
+    {
+      const void *buf;
+      size_t size;
+      la_int64_t off, expect = 0;
+      uint64_t ebytes = 0;
+      static const char zeros[4096];
+
+      nub_import_file_begin(im, norm, (unsigned)archive_entry_perm(e));
+      while ((r = archive_read_data_block(a, &buf, &size, &off)) == ARCHIVE_OK) {
+        /* sparse holes read as zeros */
+        while (expect < off) {
+          size_t z = (size_t)(off - expect) < sizeof(zeros) ? (size_t)(off - expect)
+                                                            : sizeof(zeros);
+          rc = nub_import_file_write(im, zeros, z);
+          if (rc < 0)
+            goto io_fail;
+          expect += (la_int64_t)z;
+          ebytes += z;
+        }
+        ebytes += size;
+        st->bytes += size;
+        if (ebytes > lim->max_entry_bytes || st->bytes > lim->max_total_bytes) {
+          rc = nub_err_set(err, -NUB_EEXTRACT,
+                           "%s: tarball unpacks to more than %s; refusing the package",
+                           what, ebytes > lim->max_entry_bytes ? "the per-file cap"
+                                                               : "the per-package cap");
+          goto out;
+        }
+        rc = nub_import_file_write(im, buf, size);
+        if (rc < 0)
+          goto io_fail;
+        expect = off + (la_int64_t)size;
+      }
+      if (r != ARCHIVE_EOF) {
+        rc = s.rc ? s.rc
+                  : nub_err_set(err, -NUB_EEXTRACT, "%s: corrupt tarball at '%s' (%s)",
+                                what, raw, archive_error_string(a));
+        goto out;
+      }
+      rc = nub_import_file_end(im);
+      if (rc < 0)
+        goto io_fail;
+      st->files++;
+    }
+  }
+  if (r != ARCHIVE_EOF) {
+    rc = s.rc ? s.rc
+              : nub_err_set(err, -NUB_EEXTRACT, "%s: corrupt tarball (%s)", what,
+                            archive_error_string(a));
+    goto out;
+  }
+  goto out;
+io_fail:
+  nub_err_set(err, rc, "%s: cannot write to the store: %s", what, nub_strerror(rc));
+out:
+  archive_read_free(a);
+  return rc;
+}

@@ -1,0 +1,41 @@
+/* extract.h - safe tarball extraction into a store import. libarchive stays
+ * inside extract.c.
+ *
+ * Rules (reliability research, npm's behaviour where it is safe):
+ *  - the leading folder ("package/" or any other name) is stripped;
+ *  - regular files and directories are materialised; symlink, hardlink,
+ *    device, fifo and socket entries are skipped and counted, as npm does;
+ *  - absolute paths, ".." components, backslashes and over-long names make
+ *    the tarball an error: nothing of it is published;
+ *  - only the executable bit of a mode survives (0644/0755);
+ *  - caps: 200,000 entries, 512 MiB per entry, 1 GiB per tarball; exceeding
+ *    one is an error, never a silent truncation. */
+#ifndef NUB_EXTRACT_H
+#define NUB_EXTRACT_H
+
+#include <stdint.h>
+
+#include "err.h"
+#include "store.h"
+
+/* Pull the next chunk of the compressed stream: returns its length (>0), 0 at
+ * the end, or a negative error. *buf stays valid until the next call. */
+typedef long (*nub_extract_read_fn)(void *ud, const void **buf);
+
+struct nub_extract_limits {
+  uint64_t max_entries, max_entry_bytes, max_total_bytes;
+};
+extern const struct nub_extract_limits nub_extract_default_limits;
+
+struct nub_extract_stats {
+  uint64_t entries, files, dirs, bytes, skipped;
+};
+
+/* Extract a gzip'd tar from rd into im. `what` names the package in errors
+ * ("lodash@4.17.21"). Returns 0, the read callback's own negative error, or
+ * -NUB_EEXTRACT with a message. */
+int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
+                const char *what, const struct nub_extract_limits *lim,
+                struct nub_extract_stats *st, struct nub_err *err);
+
+#endif

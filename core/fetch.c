@@ -1,0 +1,485 @@
+/* fetch.c - store lookups, then streaming downloads into the store.
+ *
+ * Per download: the network thread appends body chunks to the job's queue;
+ * the job goes to the worker pool when 256 KiB are queued or the body is
+ * complete (small tarballs never tie a worker to a slow socket). The worker
+ * hashes each chunk (SRI) and feeds it to libarchive, which writes files into
+ * a staging area; after the stream ends it checks status and integrity, then
+ * commits (files, then the index) or aborts (nothing published). */
+#include "fetch.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diag.h"
+#include "extract.h"
+#include "http.h"
+#include "integrity.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+
+#define SCHEDULE_BYTES (256 * 1024)
+
+struct chunk {
+  struct chunk *next;
+  size_t len;
+  char data[];
+};
+
+struct fetcher;
+
+struct job {
+  struct fetcher *f;
+  struct nub_pkg *pkg;
+  char what[256]; /* "name@version" */
+  int attempt;
+  struct nub_http_req req;
+  pthread_mutex_t lock;
+  pthread_cond_t cv;
+  struct chunk *head, *tail, *cur;
+  size_t queued;
+  bool done, scheduled;
+  struct nub_http_result res;
+  /* worker side */
+  struct nub_hasher h;
+  uint64_t bytes_in;
+  uint64_t t_submit, t_first, t_wait_ns;
+};
+
+struct fetcher {
+  struct nub_store *store;
+  const struct nub_config *cfg;
+  struct nub_pool *pool;
+  struct nub_progress *prog;
+  struct nub_http *http;
+  pthread_mutex_t lock;
+  pthread_cond_t cv;
+  size_t pending;
+  bool cancel;
+  int rc;
+  struct nub_err err;
+  uint64_t bytes;
+};
+
+/* ---- phase 1: what is already in the store ----------------------------- */
+
+struct loadctx {
+  struct nub_pkg **pkgs;
+  struct nub_store *store;
+  int *rc;
+};
+
+static void load_one(void *vctx, size_t i, int worker)
+{
+  struct loadctx *c = vctx;
+  struct nub_pkg *p = c->pkgs[i];
+
+  (void)worker;
+  if (p->index)
+    return;
+  c->rc[i] = nub_store_index_load(c->store, p->key, &p->index);
+}
+
+/* ---- the job ------------------------------------------------------------ */
+
+static void job_fail(struct fetcher *f, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void job_fail(struct fetcher *f, int rc, const char *fmt, ...)
+{
+  va_list ap;
+
+  pthread_mutex_lock(&f->lock);
+  if (!f->rc) {
+    va_start(ap, fmt);
+    nub_err_vset(&f->err, rc, fmt, ap);
+    va_end(ap);
+    f->rc = rc;
+    f->cancel = true;
+  }
+  pthread_mutex_unlock(&f->lock);
+}
+
+static void job_finished(struct job *j)
+{
+  struct fetcher *f = j->f;
+
+  pthread_mutex_lock(&f->lock);
+  f->pending--;
+  pthread_cond_broadcast(&f->cv);
+  pthread_mutex_unlock(&f->lock);
+}
+
+static void free_chunks(struct job *j)
+{
+  struct chunk *c = j->head;
+  while (c) {
+    struct chunk *n = c->next;
+    nub_free(c);
+    c = n;
+  }
+  nub_free(j->cur);
+  j->head = j->tail = j->cur = NULL;
+  j->queued = 0;
+}
+
+static void worker_run(void *arg, int worker);
+
+static bool on_body(void *ud, const char *p, size_t n)
+{
+  struct job *j = ud;
+  struct chunk *c;
+  bool schedule = false;
+
+  if (__atomic_load_n(&j->f->cancel, __ATOMIC_RELAXED))
+    return false;
+  c = nub_malloc(sizeof(*c) + n);
+  c->next = NULL;
+  c->len = n;
+  memcpy(c->data, p, n);
+  pthread_mutex_lock(&j->lock);
+  if (!j->t_first)
+    j->t_first = nub_plat_now_ns();
+  if (j->tail)
+    j->tail->next = c;
+  else
+    j->head = c;
+  j->tail = c;
+  j->queued += n;
+  if (!j->scheduled && j->queued >= SCHEDULE_BYTES)
+    schedule = j->scheduled = true;
+  pthread_cond_signal(&j->cv);
+  pthread_mutex_unlock(&j->lock);
+  if (schedule)
+    nub_pool_submit(j->f->pool, worker_run, j);
+  return true;
+}
+
+static void on_done(void *ud, const struct nub_http_result *r)
+{
+  struct job *j = ud;
+  bool schedule = false;
+
+  pthread_mutex_lock(&j->lock);
+  j->res = *r;
+  j->done = true;
+  if (!j->scheduled)
+    schedule = j->scheduled = true;
+  pthread_cond_signal(&j->cv);
+  pthread_mutex_unlock(&j->lock);
+  if (schedule)
+    nub_pool_submit(j->f->pool, worker_run, j);
+}
+
+static void submit(struct job *j, uint64_t delay_ms)
+{
+  memset(&j->req, 0, sizeof(j->req));
+  j->req.url = j->pkg->tarball;
+  j->req.accept = "application/octet-stream";
+  j->req.on_body = on_body;
+  j->req.on_done = on_done;
+  j->req.ud = j;
+  j->req.not_before_ns = delay_ms ? nub_plat_now_ns() + delay_ms * 1000000ull : 0;
+  j->done = j->scheduled = false;
+  j->t_submit = nub_plat_now_ns();
+  j->t_first = 0;
+  nub_http_submit(j->f->http, &j->req);
+}
+
+/* libarchive pulls the compressed stream through here. */
+static long pull(void *ud, const void **buf)
+{
+  struct job *j = ud;
+  uint64_t t0 = 0;
+
+  nub_free(j->cur);
+  j->cur = NULL;
+  pthread_mutex_lock(&j->lock);
+  if (!j->head && !j->done)
+    t0 = nub_plat_now_ns();
+  while (!j->head && !j->done)
+    pthread_cond_wait(&j->cv, &j->lock);
+  if (t0)
+    j->t_wait_ns += nub_plat_now_ns() - t0;
+  if (j->head) {
+    struct chunk *c = j->head;
+    j->head = c->next;
+    if (!j->head)
+      j->tail = NULL;
+    j->queued -= c->len;
+    pthread_mutex_unlock(&j->lock);
+    j->cur = c;
+    nub_hasher_update(&j->h, c->data, c->len);
+    j->bytes_in += c->len;
+    *buf = c->data;
+    return (long)c->len;
+  }
+  pthread_mutex_unlock(&j->lock);
+  if (j->res.cls != NUB_HTTP_OK)
+    return -NUB_ENETWORK;
+  return 0;
+}
+
+static void drain(struct job *j)
+{
+  const void *b;
+  while (pull(j, &b) > 0) {
+  }
+}
+
+/* Decide between retry and failure for an attempt that went wrong. */
+static void retry_or_fail(struct job *j, int rc, bool retryable, double retry_after,
+                          const char *why)
+{
+  struct fetcher *f = j->f;
+  int max = f->cfg->fetch_retries;
+
+  free_chunks(j);
+  if (retryable && j->attempt <= max && !f->cancel && !nub_plat_interrupted()) {
+    uint64_t ms = nub_http_backoff_ms(f->cfg, j->attempt, retry_after);
+    nub_progress_warn(f->prog, "GET %s: %s; retrying in %.1fs (%d %s left)",
+                      j->pkg->tarball, why, (double)ms / 1000.0, max - j->attempt + 1,
+                      max - j->attempt + 1 == 1 ? "retry" : "retries");
+    j->attempt++;
+    submit(j, ms);
+    return;
+  }
+  if (retryable && j->attempt > 1)
+    job_fail(f, rc, "cannot fetch %s from %s: %s (after %d attempts)", j->what,
+             j->pkg->tarball, why, j->attempt);
+  else
+    job_fail(f, rc, "cannot fetch %s from %s: %s", j->what, j->pkg->tarball, why);
+  job_finished(j);
+}
+
+static void worker_run(void *arg, int worker)
+{
+  struct job *j = arg;
+  struct fetcher *f = j->f;
+  struct nub_import *im = NULL;
+  struct nub_extract_stats st;
+  struct nub_err err;
+  struct nub_sri want, got;
+  bool have_want;
+  int rc;
+  uint64_t t0 = nub_plat_now_ns();
+  char why[384];
+
+  (void)worker;
+  nub_err_clear(&err);
+  have_want = j->pkg->integrity && nub_sri_parse(&want, j->pkg->integrity) == 0;
+  nub_hasher_init(&j->h, have_want ? want.algo : NUB_HASH_SHA512);
+  j->bytes_in = 0;
+  j->t_wait_ns = 0;
+  if (f->cancel) {
+    drain(j);
+    rc = -NUB_EINTR;
+    goto fail_quiet;
+  }
+  nub_import_begin(f->store, &im, &err);
+  rc = nub_extract(im, pull, j, j->what, NULL, &st, &err);
+  drain(j); /* the tail after tar's end still counts for the hash */
+  if (j->res.cls != NUB_HTTP_OK || j->res.curl_code) {
+    const struct nub_http_result *r = &j->res;
+    nub_import_abort(im);
+    nub_hasher_release(&j->h);
+    if (f->cancel) {
+      rc = -NUB_EINTR;
+      goto fail_quiet;
+    }
+    switch (r->cls) {
+    case NUB_HTTP_NOTFOUND:
+      free_chunks(j);
+      job_fail(f, -NUB_ENOTFOUND, "%s not found at %s (HTTP %ld)", j->what,
+               j->pkg->tarball, r->status);
+      job_finished(j);
+      return;
+    case NUB_HTTP_AUTH:
+      free_chunks(j);
+      job_fail(f, -NUB_EAUTH,
+               "%s: the registry refused access to %s (HTTP %ld); check the "
+               "auth token for this registry in .npmrc", j->what, j->pkg->tarball,
+               r->status);
+      job_finished(j);
+      return;
+    default:
+      snprintf(why, sizeof(why), "%s", r->error[0] ? r->error : "transfer failed");
+      retry_or_fail(j, -NUB_ENETWORK, r->cls == NUB_HTTP_RETRY, r->retry_after_s, why);
+      return;
+    }
+  }
+  if (rc < 0) {
+    /* A tarball that does not unpack may be a corrupted transfer: retry it,
+     * unless it is a policy refusal (unsafe paths, caps). */
+    bool policy = rc == -NUB_EEXTRACT && (strstr(err.msg, "refusing") != NULL);
+    nub_import_abort(im);
+    nub_hasher_release(&j->h);
+    if (policy) {
+      free_chunks(j);
+      job_fail(f, rc, "%s", err.msg);
+      job_finished(j);
+      return;
+    }
+    retry_or_fail(j, rc == -NUB_EEXTRACT ? -NUB_EEXTRACT : rc, true, -1, err.msg);
+    return;
+  }
+  got.algo = have_want ? want.algo : NUB_HASH_SHA512;
+  nub_hasher_final(&j->h, got.digest, &got.len);
+  nub_hasher_release(&j->h);
+  if (have_want && !nub_sri_equal(&want, &got)) {
+    char g[128];
+    nub_sri_format(&got, g, sizeof(g));
+    nub_import_abort(im);
+    snprintf(why, sizeof(why), "integrity mismatch: expected %s, got %s",
+             j->pkg->integrity, g);
+    if (j->attempt <= f->cfg->fetch_retries && !f->cancel) {
+      retry_or_fail(j, -NUB_EINTEGRITY, true, -1, why);
+      return;
+    }
+    free_chunks(j);
+    job_fail(f, -NUB_EINTEGRITY,
+             "integrity mismatch for %s: expected %s, got %s; the tarball was not "
+             "stored", j->what, j->pkg->integrity, g);
+    job_finished(j);
+    return;
+  }
+  rc = nub_import_commit(im, j->pkg->key, &j->pkg->index, &err);
+  free_chunks(j);
+  if (rc < 0) {
+    job_fail(f, rc, "%s: %s", j->what, err.msg);
+    job_finished(j);
+    return;
+  }
+  pthread_mutex_lock(&f->lock);
+  f->bytes += j->bytes_in;
+  pthread_mutex_unlock(&f->lock);
+  nub_progress_add(f->prog, &f->prog->fetched, 1);
+  if (NUB_DIAG_ON()) {
+    struct nub_jw w;
+    uint64_t t1 = nub_plat_now_ns();
+    nub_jw_begin(&w);
+    nub_jw_str(&w, "pkg", j->what);
+    nub_jw_int(&w, "bytes", (long long)j->bytes_in);
+    nub_jw_int(&w, "unpacked", (long long)st.bytes);
+    nub_jw_int(&w, "files", (long long)st.files);
+    nub_jw_int(&w, "http", j->res.http_version);
+    nub_jw_int(&w, "status", j->res.status);
+    nub_jw_int(&w, "retries", j->attempt - 1);
+    nub_jw_num(&w, "net_wait_ms", (double)j->t_wait_ns / 1e6);
+    nub_jw_num(&w, "cpu_ms", (double)(t1 - t0 - j->t_wait_ns) / 1e6);
+    nub_diag_event("fetch", "tarball", j->t_submit, t1, nub_jw_end(&w));
+    nub_diag_event("store", "import", t0, t1, nub_jw_end(&w));
+  }
+  job_finished(j);
+  return;
+fail_quiet:
+  nub_import_abort(im);
+  nub_hasher_release(&j->h);
+  free_chunks(j);
+  job_fail(f, rc, "interrupted");
+  job_finished(j);
+}
+
+int nub_fetch_tree(struct nub_tree *t, struct nub_store *store,
+                   const struct nub_config *cfg, struct nub_pool *pool,
+                   struct nub_progress *prog, const struct nub_fetch_opts *o,
+                   struct nub_fetch_result *res, struct nub_err *err)
+{
+  struct nub_pkg **need = nub_malloc(sizeof(*need) * (t->npkgs + 1));
+  int *rcs;
+  size_t n = 0, nmiss = 0;
+  struct loadctx lc;
+  struct fetcher f;
+  struct job *jobs = NULL;
+  int rc = 0;
+
+  memset(res, 0, sizeof(*res));
+  for (size_t i = 0; i < t->npkgs; i++)
+    if (t->pkgs[i]->needed)
+      need[n++] = t->pkgs[i];
+  rcs = nub_calloc(n + 1, sizeof(*rcs));
+  lc.pkgs = need;
+  lc.store = store;
+  lc.rc = rcs;
+  nub_pool_for(pool, n, load_one, &lc);
+  for (size_t i = 0; i < n; i++) {
+    if (need[i]->index) {
+      res->cached++;
+      continue;
+    }
+    if (rcs[i] == -NUB_ESTORE) /* unreadable: refetch over it */
+      nub_store_index_remove(store, need[i]->key);
+    need[nmiss++] = need[i];
+  }
+  nub_free(rcs);
+  if (!nmiss)
+    goto out;
+  if (o->offline) {
+    char more[64] = "";
+    if (nmiss > 1)
+      snprintf(more, sizeof(more), " (and %zu more packages)", nmiss - 1);
+    rc = nub_err_set(err, -NUB_EOFFLINE,
+                     "%s@%s is not in the store at %s%s, and --offline forbids the "
+                     "network", need[0]->name, need[0]->version, store->root, more);
+    goto out;
+  }
+  memset(&f, 0, sizeof(f));
+  f.store = store;
+  f.cfg = cfg;
+  f.pool = pool;
+  f.prog = prog;
+  pthread_mutex_init(&f.lock, NULL);
+  pthread_cond_init(&f.cv, NULL);
+  nub_err_clear(&f.err);
+  rc = nub_http_start(&f.http, cfg, err);
+  if (rc < 0)
+    goto out;
+  nub_progress_set(prog, &prog->fetch_total, nmiss);
+  jobs = nub_calloc(nmiss, sizeof(*jobs));
+  f.pending = nmiss;
+  for (size_t i = 0; i < nmiss; i++) {
+    struct job *j = &jobs[i];
+    j->f = &f;
+    j->pkg = need[i];
+    j->attempt = 1;
+    snprintf(j->what, sizeof(j->what), "%s@%s", need[i]->name, need[i]->version);
+    pthread_mutex_init(&j->lock, NULL);
+    pthread_cond_init(&j->cv, NULL);
+    submit(j, 0);
+  }
+  pthread_mutex_lock(&f.lock);
+  while (f.pending) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 1;
+    pthread_cond_timedwait(&f.cv, &f.lock, &ts);
+    if (nub_plat_interrupted() && !f.cancel) {
+      f.cancel = true;
+      if (!f.rc) {
+        f.rc = -NUB_EINTR;
+        nub_err_set(&f.err, -NUB_EINTR, "interrupted");
+      }
+    }
+  }
+  pthread_mutex_unlock(&f.lock);
+  nub_http_stop(f.http);
+  nub_pool_drain(pool);
+  res->fetched = nmiss;
+  res->bytes = f.bytes;
+  if (f.rc) {
+    rc = f.rc;
+    *err = f.err;
+  }
+  for (size_t i = 0; i < nmiss; i++) {
+    pthread_mutex_destroy(&jobs[i].lock);
+    pthread_cond_destroy(&jobs[i].cv);
+  }
+  nub_free(jobs);
+  pthread_mutex_destroy(&f.lock);
+  pthread_cond_destroy(&f.cv);
+out:
+  nub_free(need);
+  return rc;
+}

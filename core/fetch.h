@@ -1,0 +1,37 @@
+/* fetch.h - make every package of the plan present in the store.
+ *
+ * Packages whose index is in the store are loaded (in parallel). The rest are
+ * downloaded on the HTTP loop; their bytes stream through the integrity hash
+ * and gunzip into libarchive and the store's staging area as they arrive, on
+ * the worker pool. The index is published only after the integrity matched,
+ * so a mismatch publishes nothing. A failed download+verify+extract is
+ * retried as one unit (fetch-retries, jittered backoff, Retry-After). */
+#ifndef NUB_FETCH_H
+#define NUB_FETCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "err.h"
+#include "pool.h"
+#include "progress.h"
+#include "store.h"
+#include "tree.h"
+
+struct nub_fetch_opts {
+  bool offline;
+};
+
+struct nub_fetch_result {
+  size_t cached, fetched;
+  uint64_t bytes;
+};
+
+/* Load or fetch the index of every pkg with needed == true. */
+int nub_fetch_tree(struct nub_tree *t, struct nub_store *store,
+                   const struct nub_config *cfg, struct nub_pool *pool,
+                   struct nub_progress *prog, const struct nub_fetch_opts *o,
+                   struct nub_fetch_result *res, struct nub_err *err);
+
+#endif

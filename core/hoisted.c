@@ -1,0 +1,237 @@
+/* hoisted.c - materialise a hoisted tree. */
+#include "hoisted.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+
+struct wave {
+  struct nub_tree *t;
+  size_t *order; /* node indexes of this depth, biggest first */
+  size_t n;
+  int proj_fd;
+  struct nub_linker *l;
+  struct nub_progress *prog;
+  struct nub_link_stats *stats; /* one per worker */
+  bool *keep;
+  pthread_mutex_t lock;
+  int rc;
+  struct nub_err err;
+};
+
+static void link_node(void *vctx, size_t i, int worker)
+{
+  struct wave *w = vctx;
+  size_t ni = w->order[i];
+  struct nub_node *n = &w->t->nodes[ni];
+  struct nub_err err;
+  int rc;
+
+  if (__atomic_load_n(&w->rc, __ATOMIC_RELAXED) || nub_plat_interrupted())
+    return;
+  if (n->flags & NUB_NF_LINK) {
+    /* symlink relative to the link's own directory */
+    char *parent = nub_strdup(n->path), *slash = strrchr(parent, '/');
+    struct nub_buf tgt = NUB_BUF_INIT;
+    for (const char *p = n->path; *p; p++)
+      if (*p == '/')
+        nub_buf_adds(&tgt, "../");
+    nub_buf_adds(&tgt, n->link_target);
+    if (slash) {
+      *slash = '\0';
+      nub_mkdirs_at(w->proj_fd, parent);
+    }
+    nub_free(parent);
+    nub_plat_rm_rf_at(w->proj_fd, n->path);
+    rc = nub_plat_symlink_at(nub_buf_str(&tgt), w->proj_fd, n->path);
+    nub_buf_release(&tgt);
+    if (rc < 0) {
+      nub_err_set(&err, rc, "cannot link %s -> %s: %s", n->path, n->link_target,
+                  nub_strerror(rc));
+      goto fail;
+    }
+    return;
+  }
+  {
+    char what[512];
+    snprintf(what, sizeof(what), "%s@%s", n->pkg->name, n->pkg->version);
+    rc = nub_link_package(w->l, n->pkg->index, w->proj_fd, n->path, what,
+                          &w->stats[worker], &err);
+  }
+  if (rc < 0)
+    goto fail;
+  nub_progress_add(w->prog, &w->prog->linked, 1);
+  return;
+fail:
+  pthread_mutex_lock(&w->lock);
+  if (!w->rc) {
+    w->rc = rc;
+    w->err = err;
+  }
+  pthread_mutex_unlock(&w->lock);
+}
+
+static int cmp_size_desc(const void *a, const void *b, void *t)
+{
+  const struct nub_tree *tree = t;
+  const struct nub_node *x = &tree->nodes[*(const size_t *)a];
+  const struct nub_node *y = &tree->nodes[*(const size_t *)b];
+  uint32_t fx = x->pkg && x->pkg->index ? x->pkg->index->nfiles : 0;
+  uint32_t fy = y->pkg && y->pkg->index ? y->pkg->index->nfiles : 0;
+  return fx < fy ? 1 : fx > fy ? -1 : 0;
+}
+
+/* qsort_r differs between glibc and BSD; a tiny insertion-free merge sort
+ * keeps us portable. */
+static void sort_order(size_t *v, size_t n, const struct nub_tree *t)
+{
+  size_t *tmp;
+
+  if (n < 2)
+    return;
+  tmp = nub_malloc(n * sizeof(*tmp));
+  for (size_t width = 1; width < n; width *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * width) {
+      size_t mid = lo + width < n ? lo + width : n;
+      size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+      size_t a = lo, b = mid, k = lo;
+      while (a < mid && b < hi)
+        tmp[k++] = cmp_size_desc(&v[b], &v[a], (void *)t) < 0 ? v[b++] : v[a++];
+      while (a < mid)
+        tmp[k++] = v[a++];
+      while (b < hi)
+        tmp[k++] = v[b++];
+    }
+    memcpy(v, tmp, n * sizeof(*v));
+  }
+  nub_free(tmp);
+}
+
+static bool is_installable(const struct nub_node *n)
+{
+  return !n->skip && !(n->flags & (NUB_NF_BUNDLED | NUB_NF_LOCAL)) &&
+         ((n->flags & NUB_NF_LINK) || n->pkg);
+}
+
+/* Which nodes can stay as they are, and which old paths must go. */
+static void reconcile(int proj_fd, struct nub_tree *t, const struct nub_state *old,
+                      bool *keep, struct nub_hoisted_result *res)
+{
+  /* old paths are sorted by path, as are t->nodes */
+  size_t j = 0;
+  char **removed = NULL;
+  size_t nrem = 0, caprem = 0;
+
+  for (size_t i = 0; i < t->n; i++) {
+    struct nub_node *n = &t->nodes[i];
+    int c = 1;
+    while (j < old->n && (c = strcmp(old->paths[j], n->path)) < 0)
+      j++;
+    if (j < old->n && c == 0 && is_installable(n) && n->pkg &&
+        !strcmp(old->keys[j], n->pkg->key) &&
+        (n->parent < 0 || keep[n->parent] || !is_installable(&t->nodes[n->parent])))
+      keep[i] = true;
+  }
+  for (size_t k = 0; k < old->n; k++) {
+    long ni = nub_tree_find(t, old->paths[k]);
+    bool parent_gone = false;
+    if (ni >= 0 && keep[ni])
+      continue;
+    for (size_t r = 0; r < nrem; r++) {
+      size_t rl = strlen(removed[r]);
+      if (!strncmp(old->paths[k], removed[r], rl) && old->paths[k][rl] == '/')
+        parent_gone = true;
+    }
+    if (parent_gone)
+      continue;
+    nub_plat_rm_rf_at(proj_fd, old->paths[k]);
+    NUB_GROW(removed, caprem, nrem + 1);
+    removed[nrem++] = old->paths[k];
+    res->removed++;
+  }
+  nub_free(removed);
+}
+
+int nub_hoisted_link(int proj_fd, struct nub_tree *t, const struct nub_state *old,
+                     struct nub_linker *l, struct nub_pool *pool,
+                     struct nub_progress *prog, struct nub_hoisted_result *res,
+                     struct nub_err *err)
+{
+  struct wave w;
+  int maxdepth = 0, rc;
+  size_t total = 0;
+  int nw = nub_pool_size(pool);
+
+  memset(res, 0, sizeof(*res));
+  memset(&w, 0, sizeof(w));
+  w.keep = nub_calloc(t->n + 1, sizeof(bool));
+  if (old)
+    reconcile(proj_fd, t, old, w.keep, res);
+  rc = nub_plat_mkdir_at(proj_fd, "node_modules", 0755);
+  if (rc < 0 && rc != -EEXIST) {
+    nub_free(w.keep);
+    return nub_err_set(err, rc, "cannot create node_modules: %s", nub_strerror(rc));
+  }
+  {
+    int nm = nub_plat_open_dir_at(proj_fd, "node_modules");
+    if (nm >= 0) {
+      nub_linker_probe(l, nm);
+      nub_plat_close(nm);
+    }
+  }
+  for (size_t i = 0; i < t->n; i++) {
+    if (is_installable(&t->nodes[i]) && !w.keep[i]) {
+      total++;
+      if (t->nodes[i].depth > maxdepth)
+        maxdepth = t->nodes[i].depth;
+    } else if (w.keep[i]) {
+      res->kept++;
+    }
+  }
+  nub_progress_set(prog, &prog->link_total, total);
+  w.t = t;
+  w.proj_fd = proj_fd;
+  w.l = l;
+  w.prog = prog;
+  w.stats = nub_calloc((size_t)nw, sizeof(*w.stats));
+  w.order = nub_malloc(sizeof(size_t) * (t->n + 1));
+  pthread_mutex_init(&w.lock, NULL);
+  nub_err_clear(&w.err);
+  for (int d = 1; d <= maxdepth && !w.rc; d++) {
+    w.n = 0;
+    for (size_t i = 0; i < t->n; i++)
+      if (t->nodes[i].depth == d && is_installable(&t->nodes[i]) && !w.keep[i])
+        w.order[w.n++] = i;
+    sort_order(w.order, w.n, t);
+    nub_pool_for(pool, w.n, link_node, &w);
+    if (nub_plat_interrupted() && !w.rc) {
+      w.rc = -NUB_EINTR;
+      nub_err_set(&w.err, -NUB_EINTR, "interrupted while linking");
+    }
+  }
+  for (int i = 0; i < nw; i++) {
+    for (int p = 0; p < NUB_PRIM__COUNT; p++) {
+      res->st.t.files[p] += w.stats[i].t.files[p];
+      res->st.t.bytes[p] += w.stats[i].t.bytes[p];
+      res->st.t.ns[p] += w.stats[i].t.ns[p];
+    }
+    res->st.t.fallbacks += w.stats[i].t.fallbacks;
+    res->st.files += w.stats[i].files;
+    res->st.dirs += w.stats[i].dirs;
+  }
+  res->packages = total;
+  rc = w.rc;
+  if (rc)
+    *err = w.err;
+  pthread_mutex_destroy(&w.lock);
+  nub_free(w.stats);
+  nub_free(w.order);
+  nub_free(w.keep);
+  return rc;
+}

@@ -1,0 +1,387 @@
+/* http.c - libcurl multi loop on a dedicated thread. */
+#include "http.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "version.h"
+
+struct nub_http {
+  CURLM *multi;
+  pthread_t thread;
+  pthread_mutex_t lock;
+  struct nub_http_req *pending; /* submitted, not yet started */
+  bool stop;
+  int running;
+  uint64_t started;
+  const struct nub_config *cfg;
+  char ua[96];
+  long stall_s;
+  void **free_easy; /* recycled easy handles keep their connection hints */
+  size_t nfree, capfree;
+  struct nub_http_req **active; /* started, not finished */
+  size_t nactive, capactive;
+};
+
+uint64_t nub_http_backoff_ms(const struct nub_config *cfg, int attempt,
+                             double retry_after_s)
+{
+  double base = (double)cfg->fetch_retry_mintimeout_ms;
+  double jitter;
+
+  if (retry_after_s >= 0)
+    return (uint64_t)(retry_after_s * 1000.0);
+  for (int i = 1; i < attempt; i++)
+    base *= 4;
+  if (base > (double)cfg->fetch_retry_maxtimeout_ms)
+    base = (double)cfg->fetch_retry_maxtimeout_ms;
+  /* +-20%, so that many clients that failed together do not retry together */
+  jitter = 0.8 + 0.4 * ((double)(nub_plat_now_ns() % 1000) / 1000.0);
+  return (uint64_t)(base * jitter);
+}
+
+static enum nub_http_class classify(int code, long status)
+{
+  if (code == CURLE_OK) {
+    if ((status >= 200 && status < 300) || status == 304)
+      return NUB_HTTP_OK;
+    if (status == 404 || status == 410)
+      return NUB_HTTP_NOTFOUND;
+    if (status == 401 || status == 403)
+      return NUB_HTTP_AUTH;
+    if (status == 408 || status == 429 || status >= 500)
+      return NUB_HTTP_RETRY;
+    return NUB_HTTP_FAIL;
+  }
+  switch (code) {
+  case CURLE_COULDNT_CONNECT:
+  case CURLE_OPERATION_TIMEDOUT:
+  case CURLE_PARTIAL_FILE:
+  case CURLE_RECV_ERROR:
+  case CURLE_SEND_ERROR:
+  case CURLE_GOT_NOTHING:
+  case CURLE_HTTP2:
+  case CURLE_HTTP2_STREAM:
+  case CURLE_SSL_CONNECT_ERROR:
+  case CURLE_COULDNT_RESOLVE_HOST: /* flaky DNS is common on CI */
+    return NUB_HTTP_RETRY;
+  default:
+    return NUB_HTTP_FAIL;
+  }
+}
+
+static size_t on_write(char *p, size_t size, size_t n, void *ud)
+{
+  struct nub_http_req *r = ud;
+  size_t len = size * n;
+  long status = 0;
+
+  curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+  r->res.bytes += len;
+  if (status >= 300 && status != 304)
+    return len; /* error bodies are not content */
+  if (r->on_body && !r->on_body(r->ud, p, len))
+    return 0;
+  return len;
+}
+
+static void copy_value(char *dst, size_t cap, const char *v, size_t n)
+{
+  while (n && (v[n - 1] == '\r' || v[n - 1] == '\n' || v[n - 1] == ' '))
+    n--;
+  while (n && (*v == ' ' || *v == '\t')) {
+    v++;
+    n--;
+  }
+  if (n >= cap)
+    n = cap - 1;
+  memcpy(dst, v, n);
+  dst[n] = '\0';
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *ud)
+{
+  struct nub_http_req *r = ud;
+  size_t len = size * n;
+  const char *colon = memchr(p, ':', len);
+
+  if (len > 5 && !strncmp(p, "HTTP/", 5)) { /* a new response (redirects) */
+    r->res.content_type[0] = r->res.etag[0] = r->res.last_modified[0] = '\0';
+    r->res.retry_after_s = -1;
+    return len;
+  }
+  if (!colon)
+    return len;
+  {
+    size_t kl = (size_t)(colon - p);
+    const char *v = colon + 1;
+    size_t vl = len - kl - 1;
+    if (kl == 12 && !strncasecmp(p, "content-type", 12))
+      copy_value(r->res.content_type, sizeof(r->res.content_type), v, vl);
+    else if (kl == 4 && !strncasecmp(p, "etag", 4))
+      copy_value(r->res.etag, sizeof(r->res.etag), v, vl);
+    else if (kl == 13 && !strncasecmp(p, "last-modified", 13))
+      copy_value(r->res.last_modified, sizeof(r->res.last_modified), v, vl);
+    else if (kl == 11 && !strncasecmp(p, "retry-after", 11)) {
+      char tmp[64];
+      char *end;
+      double s;
+      copy_value(tmp, sizeof(tmp), v, vl);
+      s = strtod(tmp, &end);
+      /* An HTTP date instead of seconds: wait a conservative while. */
+      r->res.retry_after_s = end != tmp && s >= 0 ? s : 5.0;
+    }
+  }
+  return len;
+}
+
+static CURL *get_easy(struct nub_http *h)
+{
+  if (h->nfree)
+    return h->free_easy[--h->nfree];
+  return curl_easy_init();
+}
+
+static void put_easy(struct nub_http *h, CURL *e)
+{
+  curl_easy_reset(e);
+  NUB_GROW(h->free_easy, h->capfree, h->nfree + 1);
+  h->free_easy[h->nfree++] = e;
+}
+
+static void start_req(struct nub_http *h, struct nub_http_req *r)
+{
+  CURL *e = get_easy(h);
+  struct curl_slist *hdrs = NULL;
+  const char *v;
+  char line[512];
+
+  r->easy = e;
+  memset(&r->res, 0, sizeof(r->res));
+  r->res.retry_after_s = -1;
+  curl_easy_setopt(e, CURLOPT_URL, r->url);
+  curl_easy_setopt(e, CURLOPT_PRIVATE, r);
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
+  curl_easy_setopt(e, CURLOPT_USERAGENT, h->ua);
+  curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(e, CURLOPT_MAXREDIRS, 10L);
+  curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+  curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 256L * 1024);
+  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 15000L);
+  /* A transfer that moves no byte for fetch-timeout is a stall. */
+  curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, h->stall_s);
+  if (r->compressed)
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+  if (!h->cfg->strict_ssl) {
+    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+  v = nub_config_get(h->cfg, "cafile");
+  if (v && *v)
+    curl_easy_setopt(e, CURLOPT_CAINFO, v);
+  v = nub_config_get(h->cfg, "https-proxy");
+  if (!(v && *v))
+    v = nub_config_get(h->cfg, "proxy");
+  if (v && *v)
+    curl_easy_setopt(e, CURLOPT_PROXY, v);
+  v = nub_config_get(h->cfg, "noproxy");
+  if (v && *v)
+    curl_easy_setopt(e, CURLOPT_NOPROXY, v);
+  if (r->accept) {
+    snprintf(line, sizeof(line), "Accept: %s", r->accept);
+    hdrs = curl_slist_append(hdrs, line);
+  }
+  if (r->if_none_match) {
+    snprintf(line, sizeof(line), "If-None-Match: %s", r->if_none_match);
+    hdrs = curl_slist_append(hdrs, line);
+  }
+  /* Credentials go only to the registry they are bound to; curl drops this
+   * header when a redirect leaves the host. */
+  nub_free(r->auth);
+  r->auth = nub_config_auth_for(h->cfg, r->url);
+  if (r->auth) {
+    char *a = nub_asprintf("Authorization: %s", r->auth);
+    hdrs = curl_slist_append(hdrs, a);
+    nub_free(a);
+  }
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdrs);
+  r->hdrs = hdrs;
+  NUB_GROW(h->active, h->capactive, h->nactive + 1);
+  h->active[h->nactive++] = r;
+  curl_multi_add_handle(h->multi, e);
+  h->started++;
+}
+
+static void finish(struct nub_http *h, CURL *e, CURLcode code)
+{
+  struct nub_http_req *r = NULL;
+  long status = 0, ver = 0;
+
+  curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&r);
+  curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+  curl_easy_getinfo(e, CURLINFO_HTTP_VERSION, &ver);
+  curl_multi_remove_handle(h->multi, e);
+  curl_slist_free_all(r->hdrs);
+  r->hdrs = NULL;
+  r->easy = NULL;
+  for (size_t i = 0; i < h->nactive; i++) {
+    if (h->active[i] == r) {
+      h->active[i] = h->active[--h->nactive];
+      break;
+    }
+  }
+  put_easy(h, e);
+  r->res.curl_code = (int)code;
+  r->res.status = status;
+  r->res.http_version = ver == CURL_HTTP_VERSION_2_0 ? 2 : ver == CURL_HTTP_VERSION_3 ? 3 : 1;
+  r->res.cls = classify((int)code, status);
+  if (code != CURLE_OK)
+    snprintf(r->res.error, sizeof(r->res.error), "%s", curl_easy_strerror(code));
+  else if (r->res.cls != NUB_HTTP_OK)
+    snprintf(r->res.error, sizeof(r->res.error), "HTTP %ld", status);
+  nub_free(r->auth);
+  r->auth = NULL;
+  r->on_done(r->ud, &r->res);
+}
+
+static void *loop(void *arg)
+{
+  struct nub_http *h = arg;
+
+  for (;;) {
+    struct nub_http_req *ready = NULL, **pp;
+    uint64_t now = nub_plat_now_ns(), wake = UINT64_MAX;
+    int timeout_ms, msgs;
+    CURLMsg *m;
+    bool stop;
+
+    pthread_mutex_lock(&h->lock);
+    stop = h->stop;
+    pp = &h->pending;
+    while (*pp) {
+      struct nub_http_req *r = *pp;
+      if (stop || r->not_before_ns <= now) {
+        *pp = r->next;
+        r->next = ready;
+        ready = r;
+      } else {
+        if (r->not_before_ns < wake)
+          wake = r->not_before_ns;
+        pp = &r->next;
+      }
+    }
+    pthread_mutex_unlock(&h->lock);
+    while (ready) {
+      struct nub_http_req *r = ready;
+      ready = r->next;
+      r->next = NULL;
+      if (stop) {
+        memset(&r->res, 0, sizeof(r->res));
+        r->res.curl_code = CURLE_ABORTED_BY_CALLBACK;
+        r->res.cls = NUB_HTTP_FAIL;
+        snprintf(r->res.error, sizeof(r->res.error), "aborted");
+        r->on_done(r->ud, &r->res);
+      } else {
+        start_req(h, r);
+      }
+    }
+    if (stop) {
+      /* abort what is in flight */
+      while ((m = curl_multi_info_read(h->multi, &msgs)) != NULL)
+        if (m->msg == CURLMSG_DONE)
+          finish(h, m->easy_handle, m->data.result);
+      while (h->nactive)
+        finish(h, h->active[h->nactive - 1]->easy, CURLE_ABORTED_BY_CALLBACK);
+      break;
+    }
+    curl_multi_perform(h->multi, &h->running);
+    while ((m = curl_multi_info_read(h->multi, &msgs)) != NULL)
+      if (m->msg == CURLMSG_DONE)
+        finish(h, m->easy_handle, m->data.result);
+    timeout_ms = 200;
+    if (wake != UINT64_MAX) {
+      uint64_t d = wake > now ? (wake - now) / 1000000 : 0;
+      if (d < (uint64_t)timeout_ms)
+        timeout_ms = (int)d;
+    }
+    curl_multi_poll(h->multi, NULL, 0, timeout_ms, NULL);
+  }
+  return NULL;
+}
+
+int nub_http_start(struct nub_http **out, const struct nub_config *cfg,
+                   struct nub_err *err)
+{
+  struct nub_http *h = nub_calloc(1, sizeof(*h));
+  struct nub_plat_caps caps;
+
+  h->cfg = cfg;
+  h->multi = curl_multi_init();
+  if (!h->multi) {
+    nub_free(h);
+    return nub_err_set(err, -NUB_ENETWORK, "cannot initialise the HTTP client");
+  }
+  nub_plat_caps(&caps);
+  snprintf(h->ua, sizeof(h->ua), "nub/%s (%s)", NUB_VERSION, caps.os);
+  h->stall_s = cfg->fetch_timeout_ms / 1000;
+  if (h->stall_s < 1)
+    h->stall_s = 1;
+  curl_multi_setopt(h->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+  curl_multi_setopt(h->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
+                    (long)cfg->network_concurrency);
+  curl_multi_setopt(h->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
+                    (long)cfg->network_concurrency);
+  pthread_mutex_init(&h->lock, NULL);
+  if (pthread_create(&h->thread, NULL, loop, h) != 0) {
+    curl_multi_cleanup(h->multi);
+    nub_free(h);
+    return nub_err_set(err, -NUB_ENETWORK, "cannot start the network thread");
+  }
+  *out = h;
+  return 0;
+}
+
+void nub_http_submit(struct nub_http *h, struct nub_http_req *r)
+{
+  pthread_mutex_lock(&h->lock);
+  r->next = h->pending;
+  h->pending = r;
+  pthread_mutex_unlock(&h->lock);
+  curl_multi_wakeup(h->multi);
+}
+
+uint64_t nub_http_started(const struct nub_http *h) { return h->started; }
+
+void nub_http_stop(struct nub_http *h)
+{
+  if (!h)
+    return;
+  pthread_mutex_lock(&h->lock);
+  h->stop = true;
+  pthread_mutex_unlock(&h->lock);
+  curl_multi_wakeup(h->multi);
+  pthread_join(h->thread, NULL);
+  for (size_t i = 0; i < h->nfree; i++)
+    curl_easy_cleanup(h->free_easy[i]);
+  nub_free(h->free_easy);
+  nub_free(h->active);
+  curl_multi_cleanup(h->multi);
+  pthread_mutex_destroy(&h->lock);
+  nub_free(h);
+}

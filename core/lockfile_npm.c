@@ -1,0 +1,320 @@
+/* lockfile_npm.c - npm lockfile reader (v1 nested, v2/v3 flat). */
+#include "lockfile_npm.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+#include "nub_alloc.h"
+#include "path.h"
+
+char *nub_registry_tarball_url(const struct nub_config *cfg, const char *name,
+                               const char *version)
+{
+  const char *reg = nub_config_registry_for(cfg, name);
+  const char *base = strrchr(name, '/');
+  char *enc, *url;
+
+  if (!reg)
+    return NULL;
+  /* "@s/n" is "@s%2fn" in packument paths but stays "@s/n" in tarball paths */
+  enc = nub_strdup(name);
+  url = nub_asprintf("%s%s/-/%s-%s.tgz", reg, enc, base ? base + 1 : name, version);
+  nub_free(enc);
+  return url;
+}
+
+char *nub_rewrite_registry_url(const struct nub_config *cfg, const char *name,
+                               const char *url)
+{
+  const char *reg = nub_config_registry_for(cfg, name);
+  const char *def = cfg->default_registry;
+  size_t dl;
+
+  if (!reg || !def || !strcmp(reg, def))
+    return nub_strdup(url);
+  dl = strlen(def);
+  if (!strncmp(url, def, dl))
+    return nub_asprintf("%s%s", reg, url + dl);
+  /* the same host over plain http is the same registry to npm */
+  if (!strncmp(def, "https://", 8) && !strncmp(url, "http://", 7) &&
+      !strncmp(url + 7, def + 8, dl - 8))
+    return nub_asprintf("%s%s", reg, url + 7 + (dl - 8));
+  return nub_strdup(url);
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static bool jtrue(const cJSON *o, const char *k)
+{
+  return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+static bool is_url(const char *s)
+{
+  return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8);
+}
+
+/* Fill a node's package from version/resolved/integrity; handles npm:
+ * aliases and refuses sources nub cannot fetch yet, naming the entry. */
+static int set_pkg(struct nub_tree *t, struct nub_node *n, const char *real_name,
+                   const char *version, const char *resolved, const char *integrity,
+                   const struct nub_config *cfg, const char *fname,
+                   struct nub_err *err)
+{
+  char *tarball = NULL;
+  const char *name = real_name;
+  char aliased[512];
+
+  if (!version)
+    return nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' has no version", fname,
+                       n->path);
+  if (!strncmp(version, "npm:", 4)) { /* v1 alias: "npm:real@1.2.3" */
+    const char *at = strrchr(version + 4, '@');
+    if (!at || at == version + 4)
+      return nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' has a bad alias '%s'",
+                         fname, n->path, version);
+    snprintf(aliased, sizeof(aliased), "%.*s", (int)(at - version - 4), version + 4);
+    name = aliased;
+    version = at + 1;
+  }
+  if (!nub_valid_pkg_name(name))
+    return nub_err_set(err, -NUB_EUNSAFE, "%s entry '%s' has an invalid package name '%s'",
+                       fname, n->path, name);
+  if (resolved && (!strncmp(resolved, "git", 3) || strstr(resolved, "://github.com/") ||
+                   !strncmp(resolved, "github:", 7)))
+    return nub_err_set(err, -NUB_ELOCKFILE,
+                       "%s entry '%s' is a git dependency (%s); nub cannot install "
+                       "git dependencies yet", fname, n->path, resolved);
+  if (resolved && !strncmp(resolved, "file:", 5))
+    return nub_err_set(err, -NUB_ELOCKFILE,
+                       "%s entry '%s' is a local tarball (%s); nub cannot install "
+                       "file: tarballs from npm lockfiles yet", fname, n->path, resolved);
+  if (resolved && is_url(resolved)) {
+    tarball = nub_rewrite_registry_url(cfg, name, resolved);
+  } else if (is_url(version)) { /* v1 URL dependency: version is the URL */
+    tarball = nub_strdup(version);
+  } else {
+    tarball = nub_registry_tarball_url(cfg, name, version);
+    if (!tarball)
+      return nub_err_set(err, -NUB_ENOREGISTRY, "%s entry '%s' has no resolved URL and %s",
+                         fname, n->path, nub_config_no_registry_hint);
+  }
+  n->pkg = nub_tree_pkg(t, name, version, tarball, integrity);
+  nub_free(tarball);
+  return 0;
+}
+
+static void set_platform(struct nub_node *n, const cJSON *e)
+{
+  nub_json_strarray(cJSON_GetObjectItemCaseSensitive(e, "os"), &n->os, &n->nos);
+  nub_json_strarray(cJSON_GetObjectItemCaseSensitive(e, "cpu"), &n->cpu, &n->ncpu);
+  nub_json_strarray(cJSON_GetObjectItemCaseSensitive(e, "libc"), &n->libc, &n->nlibc);
+}
+
+static unsigned flags_of(const cJSON *e)
+{
+  unsigned f = 0;
+
+  if (jtrue(e, "dev"))
+    f |= NUB_NF_DEV;
+  if (jtrue(e, "optional"))
+    f |= NUB_NF_OPTIONAL;
+  if (jtrue(e, "devOptional"))
+    f |= NUB_NF_DEV_OPTIONAL;
+  if (jtrue(e, "peer"))
+    f |= NUB_NF_PEER;
+  if (jtrue(e, "inBundle") || jtrue(e, "bundled"))
+    f |= NUB_NF_BUNDLED;
+  if (jtrue(e, "hasInstallScript"))
+    f |= NUB_NF_INSTALL_SCRIPT;
+  return f;
+}
+
+static int parse_v2(struct nub_tree *t, const cJSON *packages, const char *fname,
+                    const struct nub_config *cfg, struct nub_err *err)
+{
+  const cJSON *e;
+
+  cJSON_ArrayForEach(e, packages)
+  {
+    const char *key = e->string;
+    struct nub_node *n;
+    size_t idx;
+    int rc;
+
+    if (!key)
+      continue;
+    if (!cJSON_IsObject(e))
+      return nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' is not an object", fname, key);
+    if (key[0] == '\0') { /* the root project */
+      nub_json_depmap(cJSON_GetObjectItemCaseSensitive(e, "dependencies"), &t->root_deps);
+      nub_json_depmap(cJSON_GetObjectItemCaseSensitive(e, "devDependencies"), &t->root_dev);
+      nub_json_depmap(cJSON_GetObjectItemCaseSensitive(e, "optionalDependencies"),
+                      &t->root_optional);
+      nub_json_depmap(cJSON_GetObjectItemCaseSensitive(e, "peerDependencies"), &t->root_peer);
+      t->has_root_deps = true;
+      continue;
+    }
+    {
+      char norm[4096];
+      if (nub_path_normalize(key, norm, sizeof(norm)) < 0 || strcmp(norm, key))
+        return nub_err_set(err, -NUB_EUNSAFE, "%s has an unsafe entry path '%s'", fname, key);
+    }
+    idx = nub_tree_add_node(t, key);
+    n = &t->nodes[idx];
+    n->flags = flags_of(e);
+    set_platform(n, e);
+    {
+      const cJSON *bin = cJSON_GetObjectItemCaseSensitive(e, "bin");
+      if (bin) {
+        const char *folder = nub_path_pkg_name(key);
+        nub_json_bins(e, folder ? folder : key, &n->bins, &n->nbins);
+        n->bins_known = true;
+      }
+    }
+    if (!strstr(key, "node_modules/") || (strncmp(key, "node_modules/", 13) &&
+                                          !nub_path_pkg_name(key))) {
+      n->flags |= NUB_NF_LOCAL; /* a workspace folder of the project */
+      continue;
+    }
+    if (!nub_path_pkg_name(key))
+      return nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' is not a package path",
+                         fname, key);
+    if (jtrue(e, "link")) {
+      const char *target = jstr(e, "resolved");
+      char norm[4096];
+      if (!target)
+        return nub_err_set(err, -NUB_ELOCKFILE, "%s link entry '%s' has no target",
+                           fname, key);
+      /* targets are relative to the project and may leave it ("../lib") */
+      if (target[0] == '/' || strlen(target) >= sizeof(norm))
+        return nub_err_set(err, -NUB_EUNSAFE, "%s link entry '%s' has an unsafe target '%s'",
+                           fname, key, target);
+      n->flags |= NUB_NF_LINK;
+      n->link_target = nub_strdup(target);
+      continue;
+    }
+    if (n->flags & NUB_NF_BUNDLED)
+      continue; /* comes inside its parent's tarball */
+    {
+      const char *folder = nub_path_pkg_name(key);
+      const char *real = jstr(e, "name");
+      rc = set_pkg(t, n, real ? real : folder, jstr(e, "version"), jstr(e, "resolved"),
+                   jstr(e, "integrity"), cfg, fname, err);
+      if (rc < 0)
+        return rc;
+    }
+  }
+  return 0;
+}
+
+static int parse_v1(struct nub_tree *t, const cJSON *deps, const char *prefix,
+                    const char *fname, const struct nub_config *cfg, int depth,
+                    struct nub_err *err)
+{
+  const cJSON *e;
+
+  if (depth > 200)
+    return nub_err_set(err, -NUB_ELOCKFILE, "%s nests dependencies too deeply", fname);
+  cJSON_ArrayForEach(e, deps)
+  {
+    const char *name = e->string;
+    char *path;
+    size_t idx;
+    struct nub_node *n;
+    int rc;
+
+    if (!name || !cJSON_IsObject(e))
+      return nub_err_set(err, -NUB_ELOCKFILE, "%s dependency '%s' is not an object",
+                         fname, name ? name : "?");
+    if (!nub_valid_pkg_name(name))
+      return nub_err_set(err, -NUB_EUNSAFE, "%s has an invalid dependency name '%s'",
+                         fname, name);
+    path = prefix[0] ? nub_asprintf("%s/node_modules/%s", prefix, name)
+                     : nub_asprintf("node_modules/%s", name);
+    idx = nub_tree_add_node(t, path);
+    n = &t->nodes[idx];
+    n->flags = flags_of(e);
+    if (!(n->flags & NUB_NF_BUNDLED)) {
+      const char *version = jstr(e, "version");
+      if (version && !strncmp(version, "file:", 5)) {
+        n->flags |= NUB_NF_LINK;
+        n->link_target = nub_strdup(version + 5);
+      } else {
+        rc = set_pkg(t, n, name, version, jstr(e, "resolved"), jstr(e, "integrity"), cfg,
+                     fname, err);
+        if (rc < 0) {
+          nub_free(path);
+          return rc;
+        }
+      }
+    }
+    {
+      const cJSON *sub = cJSON_GetObjectItemCaseSensitive(e, "dependencies");
+      if (cJSON_IsObject(sub)) {
+        rc = parse_v1(t, sub, path, fname, cfg, depth + 1, err);
+        if (rc < 0) {
+          nub_free(path);
+          return rc;
+        }
+      }
+    }
+    nub_free(path);
+  }
+  return 0;
+}
+
+int nub_lockfile_npm_parse(struct nub_tree *t, const char *text, size_t len,
+                           const char *fname, const struct nub_config *cfg,
+                           struct nub_err *err)
+{
+  const char *end = NULL;
+  cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+  const cJSON *ver, *packages, *deps;
+  int rc = 0;
+
+  if (!root || !cJSON_IsObject(root)) {
+    int line, col;
+    if (strstr(text, "\n<<<<<<< ") || !strncmp(text, "<<<<<<< ", 8)) {
+      rc = nub_err_set(err, -NUB_ELOCKFILE,
+                       "%s has unresolved merge-conflict markers; resolve them "
+                       "(or delete the lockfile and re-resolve)", fname);
+    } else {
+      nub_text_linecol(text, end && end >= text ? (size_t)(end - text) : 0, &line, &col);
+      rc = nub_err_set(err, -NUB_ELOCKFILE, "%s is not valid JSON (line %d column %d)",
+                       fname, line, col);
+    }
+    cJSON_Delete(root);
+    return rc;
+  }
+  ver = cJSON_GetObjectItemCaseSensitive(root, "lockfileVersion");
+  packages = cJSON_GetObjectItemCaseSensitive(root, "packages");
+  deps = cJSON_GetObjectItemCaseSensitive(root, "dependencies");
+  t->lockfile_version = cJSON_IsNumber(ver) ? ver->valueint : 0;
+  if (t->lockfile_version > 3) {
+    rc = nub_err_set(err, -NUB_ELOCKVERSION,
+                     "%s has lockfileVersion %d, newer than nub reads (1-3); "
+                     "upgrade nub", fname, t->lockfile_version);
+  } else if (cJSON_IsObject(packages) && t->lockfile_version >= 2) {
+    rc = parse_v2(t, packages, fname, cfg, err);
+  } else if (t->lockfile_version >= 2) {
+    rc = nub_err_set(err, -NUB_ELOCKFILE, "%s (lockfileVersion %d) has no \"packages\"",
+                     fname, t->lockfile_version);
+  } else if (cJSON_IsObject(deps) || !deps) {
+    if (deps)
+      rc = parse_v1(t, deps, "", fname, cfg, 0, err);
+  } else {
+    rc = nub_err_set(err, -NUB_ELOCKFILE, "%s: \"dependencies\" is not an object", fname);
+  }
+  cJSON_Delete(root);
+  if (rc == 0)
+    rc = nub_tree_finish(t, fname, err);
+  return rc;
+}

@@ -1,0 +1,67 @@
+/* manifest.h - package.json. cJSON stays inside manifest.c and the other
+ * JSON readers; callers see plain C arrays. */
+#ifndef NUB_MANIFEST_H
+#define NUB_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+
+struct nub_dep {
+  char *name, *spec;
+};
+
+struct nub_depmap {
+  struct nub_dep *v;
+  size_t n;
+};
+
+struct nub_bin {
+  char *name, *target; /* validated command name, normalised relative path */
+};
+
+struct nub_manifest {
+  char *name, *version; /* NULL when absent */
+  struct nub_depmap deps, dev, optional, peer;
+  char **bundled; size_t nbundled;
+  struct nub_bin *bins; size_t nbins;
+  char *directories_bin; /* "directories.bin" when there is no "bin" */
+  char **os, **cpu, **libc; size_t nos, ncpu, nlibc;
+  char *package_manager;
+  /* lifecycle scripts we care about, NULL when absent */
+  char *preinstall, *install, *postinstall, *prepare;
+  bool has_scripts_field;
+  char **trusted; size_t ntrusted; /* trustedDependencies / allowBuilds names */
+};
+
+/* Parse package.json text. `path` names the file in errors, which carry
+ * line:column and spot merge-conflict markers. A malformed dependency map
+ * (an array, null) reads as empty, as old registry documents need. */
+int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
+                       const char *path, struct nub_err *err);
+/* Read and parse <dir>/package.json. -ENOENT (with a message) if missing. */
+int nub_manifest_load(struct nub_manifest *out, const char *dir,
+                      struct nub_err *err);
+void nub_manifest_release(struct nub_manifest *m);
+
+/* Read string arrays / dependency maps out of a cJSON object (shared with
+ * the lockfile and registry readers). `obj` is a cJSON *. */
+void nub_json_depmap(const void *obj, struct nub_depmap *out);
+void nub_json_strarray(const void *arr, char ***out, size_t *n);
+void nub_json_bins(const void *pkg, const char *pkgname, struct nub_bin **out,
+                   size_t *n);
+void nub_depmap_release(struct nub_depmap *m);
+void nub_strarray_free(char **v, size_t n);
+const char *nub_depmap_get(const struct nub_depmap *m, const char *name);
+
+/* Line and column (1-based) of byte offset `off` in text. */
+void nub_text_linecol(const char *text, size_t off, int *line, int *col);
+
+/* npm's os/cpu/libc filter: entries may be negated with '!'; an empty list
+ * allows everything. */
+bool nub_platform_allows(char *const *list, size_t n, const char *value);
+/* The same for a comma-joined list ("darwin,!win32"). */
+bool nub_platform_allows_csv(const char *csv, const char *value);
+
+#endif

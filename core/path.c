@@ -1,0 +1,112 @@
+/* path.c - validation of untrusted names and relative paths. */
+#include "path.h"
+
+#include <string.h>
+
+static bool bad_char(unsigned char c) { return c < 0x20 || c == 0x7f || c == '\\'; }
+
+static bool valid_part(const char *s, size_t n, bool scope_part)
+{
+  if (n == 0 || n > 214)
+    return false;
+  if ((n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+    return false;
+  if (!scope_part && (s[0] == '.' || s[0] == '_'))
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (bad_char((unsigned char)s[i]) || s[i] == '/' || s[i] == ':')
+      return false;
+  return true;
+}
+
+bool nub_valid_pkg_name(const char *name)
+{
+  size_t n = strlen(name);
+  const char *slash;
+
+  if (n == 0 || n > 214)
+    return false;
+  if (name[0] != '@')
+    return valid_part(name, n, false);
+  slash = strchr(name, '/');
+  if (!slash)
+    return false;
+  return valid_part(name + 1, (size_t)(slash - name - 1), true) &&
+         valid_part(slash + 1, n - (size_t)(slash - name) - 1, false);
+}
+
+int nub_path_normalize(const char *in, char *out, size_t cap)
+{
+  size_t o = 0;
+  int parts = 0;
+  const char *p = in;
+
+  if (!in || in[0] == '/' || cap == 0)
+    return -1;
+  while (*p) {
+    const char *e = strchr(p, '/');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    if (n == 0 || (n == 1 && p[0] == '.')) {
+      /* "//" or "/./": nothing to add */
+    } else if (n == 2 && p[0] == '.' && p[1] == '.') {
+      return -1;
+    } else {
+      if (n > 255)
+        return -1;
+      for (size_t i = 0; i < n; i++)
+        if (bad_char((unsigned char)p[i]))
+          return -1;
+      if (o + n + (o ? 1 : 0) + 1 > cap)
+        return -1;
+      if (o)
+        out[o++] = '/';
+      memcpy(out + o, p, n);
+      o += n;
+      parts++;
+    }
+    p += n;
+    if (*p == '/')
+      p++;
+  }
+  if (parts == 0)
+    return -1;
+  out[o] = '\0';
+  return parts;
+}
+
+bool nub_bin_name(const char *in, char *out, size_t cap)
+{
+  const char *s = in;
+  size_t n;
+
+  if (s[0] == '@') {
+    const char *slash = strchr(s, '/');
+    if (!slash)
+      return false;
+    s = slash + 1;
+  }
+  n = strlen(s);
+  if (n == 0 || n >= cap || (n == 1 && s[0] == '.') ||
+      (n == 2 && s[0] == '.' && s[1] == '.'))
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (bad_char((unsigned char)s[i]) || s[i] == '/')
+      return false;
+  memcpy(out, s, n + 1);
+  return true;
+}
+
+const char *nub_path_pkg_name(const char *path)
+{
+  const char *nm = NULL, *p = path;
+
+  /* the last "node_modules/" segment */
+  while ((p = strstr(p, "node_modules/")) != NULL) {
+    if (p == path || p[-1] == '/')
+      nm = p;
+    p += 13;
+  }
+  if (!nm || !nm[13])
+    return NULL;
+  return nm + 13;
+}

@@ -1,0 +1,30 @@
+/* path.h - names and relative paths from untrusted input (tar entries,
+ * lockfile keys, package names, bin maps) checked before they touch the
+ * file system. One rule set, used at every sink. */
+#ifndef NUB_PATH_H
+#define NUB_PATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A package name as a folder name: "x" or "@scope/x"; each part non-empty,
+ * not "." or "..", no '\\', ':', control characters or leading '.'/'_' in the
+ * scope-less part (npm's rules, uppercase allowed for old packages); at most
+ * 214 bytes. */
+bool nub_valid_pkg_name(const char *name);
+
+/* Normalise a relative path: strip leading "./", collapse "//" and "/./".
+ * Refuses (returns -1) absolute paths, ".." components, backslashes, empty
+ * results, components over 255 bytes and a total over cap-1. Returns the
+ * number of components on success. */
+int nub_path_normalize(const char *in, char *out, size_t cap);
+
+/* A bin command name: one component (a leading "@scope/" is dropped, like
+ * npm), not "", "." or "..", no '/' or '\\'. Writes the name to use. */
+bool nub_bin_name(const char *in, char *out, size_t cap);
+
+/* "node_modules/a/node_modules/@s/b" -> its folder name "@s/b" (points into
+ * path), or NULL when path does not end in a node_modules entry. */
+const char *nub_path_pkg_name(const char *path);
+
+#endif

@@ -1,0 +1,198 @@
+/* pool.c - worker threads over a mutex/condvar queue. Idle time is reported
+ * to diag as "starvation" spans so the critical-path report can say where
+ * workers waited. */
+#include "pool.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "diag.h"
+#include "nub_alloc.h"
+
+struct job {
+  nub_job_fn fn;
+  void *arg;
+};
+
+struct forctx {
+  nub_for_fn fn;
+  void *ctx;
+  size_t n;
+  size_t next; /* atomic */
+  size_t done; /* atomic */
+};
+
+struct nub_pool {
+  pthread_mutex_t lock;
+  pthread_cond_t cv_work, cv_idle;
+  pthread_t *threads;
+  int n;
+  struct job *q;
+  size_t head, len, cap;
+  size_t running;
+  bool stop;
+  struct forctx *fc; /* the nub_pool_for in progress, if any */
+  const char *name;
+};
+
+static void run_for(struct forctx *fc, int worker)
+{
+  for (;;) {
+    size_t i = __atomic_fetch_add(&fc->next, 1, __ATOMIC_RELAXED);
+    if (i >= fc->n)
+      break;
+    fc->fn(fc->ctx, i, worker);
+    __atomic_fetch_add(&fc->done, 1, __ATOMIC_RELEASE);
+  }
+}
+
+struct warg {
+  struct nub_pool *p;
+  int id;
+};
+
+static void *worker_main(void *arg)
+{
+  struct warg *w = arg;
+  struct nub_pool *p = w->p;
+  int id = w->id;
+
+  nub_free(w);
+  pthread_mutex_lock(&p->lock);
+  for (;;) {
+    struct job j;
+    uint64_t idle0 = 0;
+
+    if (NUB_DIAG_ON())
+      idle0 = nub_plat_now_ns();
+    while (!p->stop && !p->len && !p->fc)
+      pthread_cond_wait(&p->cv_work, &p->lock);
+    if (NUB_DIAG_ON()) {
+      uint64_t t = nub_plat_now_ns();
+      if (t - idle0 > 1000000) /* idle spans over 1 ms */
+        nub_diag_event("starvation", p->name, idle0, t, NULL);
+    }
+    if (p->stop)
+      break;
+    if (p->fc) {
+      struct forctx *fc = p->fc;
+      p->running++;
+      pthread_mutex_unlock(&p->lock);
+      run_for(fc, id);
+      pthread_mutex_lock(&p->lock);
+      p->running--;
+      if (p->fc == fc && __atomic_load_n(&fc->next, __ATOMIC_RELAXED) >= fc->n)
+        pthread_cond_broadcast(&p->cv_idle);
+      /* wait for the for-loop to be retired before looking again */
+      while (p->fc == fc && !p->stop)
+        pthread_cond_wait(&p->cv_work, &p->lock);
+      continue;
+    }
+    j = p->q[p->head];
+    p->head = (p->head + 1) % p->cap;
+    p->len--;
+    p->running++;
+    pthread_mutex_unlock(&p->lock);
+    j.fn(j.arg, id);
+    pthread_mutex_lock(&p->lock);
+    p->running--;
+    if (!p->len && !p->running)
+      pthread_cond_broadcast(&p->cv_idle);
+  }
+  pthread_mutex_unlock(&p->lock);
+  return NULL;
+}
+
+struct nub_pool *nub_pool_new(int nthreads, const char *name)
+{
+  struct nub_pool *p = nub_calloc(1, sizeof(*p));
+
+  if (nthreads < 1)
+    nthreads = 1;
+  pthread_mutex_init(&p->lock, NULL);
+  pthread_cond_init(&p->cv_work, NULL);
+  pthread_cond_init(&p->cv_idle, NULL);
+  p->name = name;
+  p->threads = nub_calloc((size_t)nthreads, sizeof(*p->threads));
+  for (int i = 0; i < nthreads; i++) {
+    struct warg *w = nub_malloc(sizeof(*w));
+    w->p = p;
+    w->id = i + 1;
+    if (pthread_create(&p->threads[i], NULL, worker_main, w) != 0) {
+      nub_free(w);
+      break;
+    }
+    p->n++;
+  }
+  return p;
+}
+
+int nub_pool_size(const struct nub_pool *p) { return p->n + 1; }
+
+void nub_pool_submit(struct nub_pool *p, nub_job_fn fn, void *arg)
+{
+  pthread_mutex_lock(&p->lock);
+  if (p->len == p->cap) {
+    size_t nc = p->cap ? p->cap * 2 : 64;
+    struct job *q = nub_malloc(nc * sizeof(*q));
+    for (size_t i = 0; i < p->len; i++)
+      q[i] = p->q[(p->head + i) % p->cap];
+    nub_free(p->q);
+    p->q = q;
+    p->head = 0;
+    p->cap = nc;
+  }
+  p->q[(p->head + p->len) % p->cap].fn = fn;
+  p->q[(p->head + p->len) % p->cap].arg = arg;
+  p->len++;
+  pthread_cond_signal(&p->cv_work);
+  pthread_mutex_unlock(&p->lock);
+}
+
+void nub_pool_drain(struct nub_pool *p)
+{
+  pthread_mutex_lock(&p->lock);
+  while (p->len || p->running)
+    pthread_cond_wait(&p->cv_idle, &p->lock);
+  pthread_mutex_unlock(&p->lock);
+}
+
+void nub_pool_for(struct nub_pool *p, size_t n, nub_for_fn fn, void *ctx)
+{
+  struct forctx fc = {fn, ctx, n, 0, 0};
+
+  if (n == 0)
+    return;
+  nub_pool_drain(p);
+  pthread_mutex_lock(&p->lock);
+  p->fc = &fc;
+  pthread_cond_broadcast(&p->cv_work);
+  pthread_mutex_unlock(&p->lock);
+  run_for(&fc, 0);
+  pthread_mutex_lock(&p->lock);
+  while (__atomic_load_n(&fc.done, __ATOMIC_ACQUIRE) < n || p->running)
+    pthread_cond_wait(&p->cv_idle, &p->lock);
+  p->fc = NULL;
+  pthread_cond_broadcast(&p->cv_work);
+  pthread_mutex_unlock(&p->lock);
+}
+
+void nub_pool_free(struct nub_pool *p)
+{
+  if (!p)
+    return;
+  pthread_mutex_lock(&p->lock);
+  p->stop = true;
+  pthread_cond_broadcast(&p->cv_work);
+  pthread_mutex_unlock(&p->lock);
+  for (int i = 0; i < p->n; i++)
+    pthread_join(p->threads[i], NULL);
+  nub_free(p->threads);
+  nub_free(p->q);
+  pthread_cond_destroy(&p->cv_work);
+  pthread_cond_destroy(&p->cv_idle);
+  pthread_mutex_destroy(&p->lock);
+  nub_free(p);
+}
+

@@ -1,0 +1,31 @@
+/* progress.h - what the user sees while an install runs: on a TTY one
+ * updating line (resolved / fetched / linked counts), redrawn by a small
+ * thread every 100 ms; without a TTY no progress noise. Warnings go through
+ * here so they never tear the progress line. */
+#ifndef NUB_PROGRESS_H
+#define NUB_PROGRESS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct nub_progress {
+  bool live;   /* stderr is a TTY and the reporter allows it */
+  bool silent; /* --silent: warnings too are dropped, errors are not */
+  size_t resolved, fetch_total, fetched, link_total, linked; /* atomics */
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t cv;
+  bool running, stop, drawn;
+};
+
+/* reporter: 0 default, 1 append-only, 2 silent (enum nub_reporter) */
+void nub_progress_start(struct nub_progress *p, int reporter);
+void nub_progress_stop(struct nub_progress *p);
+void nub_progress_add(struct nub_progress *p, size_t *field, size_t n);
+void nub_progress_set(struct nub_progress *p, size_t *field, size_t v);
+/* "nub: warn: ..." on stderr (suppressed by --silent). */
+void nub_progress_warn(struct nub_progress *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,120 @@
+/* project.c - lockfile detection and layout policy. */
+#include "project.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nub_alloc.h"
+#include "nub_plat.h"
+
+static const struct {
+  enum nub_lock_kind kind;
+  const char *file;
+  const char *tool; /* packageManager name that owns it */
+} locks[] = {
+  {NUB_LOCK_NUB, "nub.lock", "nub"},
+  {NUB_LOCK_PNPM, "pnpm-lock.yaml", "pnpm"},
+  {NUB_LOCK_SHRINKWRAP, "npm-shrinkwrap.json", "npm"},
+  {NUB_LOCK_NPM, "package-lock.json", "npm"},
+  {NUB_LOCK_YARN, "yarn.lock", "yarn"},
+  {NUB_LOCK_BUN, "bun.lock", "bun"},
+};
+
+const char *nub_lock_kind_file(enum nub_lock_kind k)
+{
+  for (size_t i = 0; i < sizeof(locks) / sizeof(locks[0]); i++)
+    if (locks[i].kind == k)
+      return locks[i].file;
+  return NULL;
+}
+
+int nub_project_detect(struct nub_project *p, const char *dir,
+                       const struct nub_config *cfg, const char *package_manager,
+                       struct nub_err *err)
+{
+  bool present[sizeof(locks) / sizeof(locks[0])];
+  int npresent = 0, first = -1;
+  char tool[32] = "";
+
+  memset(p, 0, sizeof(*p));
+  p->dir = nub_strdup(dir);
+  p->dir_fd = nub_plat_open_dir_at(NUB_PLAT_CWD, dir);
+  if (p->dir_fd < 0)
+    return nub_err_set(err, p->dir_fd, "cannot open the project directory %s: %s", dir,
+                       nub_strerror(p->dir_fd));
+  if (package_manager) {
+    const char *at = strchr(package_manager, '@');
+    size_t n = at ? (size_t)(at - package_manager) : strlen(package_manager);
+    if (n < sizeof(tool)) {
+      memcpy(tool, package_manager, n);
+      tool[n] = '\0';
+    }
+  }
+  for (size_t i = 0; i < sizeof(locks) / sizeof(locks[0]); i++) {
+    struct nub_plat_stat st;
+    present[i] = nub_plat_stat_follow_at(p->dir_fd, locks[i].file, &st) == 0 &&
+                 st.type == NUB_FT_FILE;
+    if (!present[i])
+      continue;
+    /* npm itself prefers npm-shrinkwrap.json over package-lock.json */
+    if (locks[i].kind == NUB_LOCK_NPM && first >= 0 &&
+        locks[first].kind == NUB_LOCK_SHRINKWRAP)
+      continue;
+    npresent++;
+    if (first < 0)
+      first = (int)i;
+  }
+  if (npresent > 1) {
+    int pick = -1;
+    for (size_t i = 0; i < sizeof(locks) / sizeof(locks[0]) && tool[0]; i++)
+      if (present[i] && !strcmp(locks[i].tool, tool) && pick < 0)
+        pick = (int)i;
+    if (pick < 0) {
+      char names[256] = "";
+      for (size_t i = 0; i < sizeof(locks) / sizeof(locks[0]); i++) {
+        if (!present[i])
+          continue;
+        if (names[0])
+          strncat(names, " and ", sizeof(names) - strlen(names) - 1);
+        strncat(names, locks[i].file, sizeof(names) - strlen(names) - 1);
+      }
+      return nub_err_set(err, -NUB_EAMBIGUOUS,
+                         "found %s; nub cannot tell which tool owns this project: "
+                         "delete the stale lockfile, or name the tool in "
+                         "package.json \"packageManager\"", names);
+    }
+    first = pick;
+  }
+  if (first >= 0) {
+    p->lock = locks[first].kind;
+    p->lockfile = locks[first].file;
+  }
+  switch (p->lock) {
+  case NUB_LOCK_NPM:
+  case NUB_LOCK_SHRINKWRAP:
+  case NUB_LOCK_YARN:
+  case NUB_LOCK_BUN:
+    p->layout = NUB_LINKER_HOISTED;
+    p->layout_source = p->lockfile;
+    break;
+  default:
+    p->layout = NUB_LINKER_ISOLATED;
+    p->layout_source = p->lockfile ? p->lockfile : "default";
+  }
+  if (cfg->linker != NUB_LINKER_AUTO) {
+    p->layout = cfg->linker;
+    p->layout_source = nub_config_layer(cfg, "node-linker") == NUB_CFG_CLI
+                           ? "--node-linker"
+                           : "node-linker setting";
+  }
+  return 0;
+}
+
+void nub_project_release(struct nub_project *p)
+{
+  nub_plat_close(p->dir_fd);
+  nub_free(p->dir);
+  memset(p, 0, sizeof(*p));
+  p->dir_fd = -1;
+}

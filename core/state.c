@@ -1,0 +1,181 @@
+/* state.c - node_modules/.nub-state read/write and the freshness check. */
+#include "state.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "integrity.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+
+int nub_fingerprint(int dir_fd, const char *name, struct nub_fingerprint *out)
+{
+  struct nub_plat_stat st;
+  char *text = NULL;
+  size_t len = 0;
+  unsigned char h[32];
+  int rc;
+
+  memset(out, 0, sizeof(*out));
+  snprintf(out->name, sizeof(out->name), "%s", name);
+  if (nub_plat_stat_follow_at(dir_fd, name, &st) < 0)
+    return 0;
+  rc = nub_plat_read_file_at(dir_fd, name, 1u << 30, &text, &len);
+  if (rc < 0)
+    return rc;
+  nub_sha256(text, len, h);
+  nub_free(text);
+  nub_hex(h, 32, out->hash);
+  out->size = st.size;
+  out->mtime_ns = st.mtime_ns;
+  return 0;
+}
+
+void nub_state_release(struct nub_state *s)
+{
+  for (size_t i = 0; i < s->n; i++) {
+    nub_free(s->keys[i]);
+    nub_free(s->paths[i]);
+  }
+  nub_free(s->keys);
+  nub_free(s->paths);
+  memset(s, 0, sizeof(*s));
+}
+
+static char *next_line(char **p)
+{
+  char *s = *p, *nl;
+
+  if (!s || !*s)
+    return NULL;
+  nl = strchr(s, '\n');
+  if (nl) {
+    *nl = '\0';
+    *p = nl + 1;
+  } else {
+    *p = s + strlen(s);
+  }
+  return s;
+}
+
+int nub_state_read(struct nub_state *s, int dir_fd, bool header_only)
+{
+  char *text = NULL, *p, *line;
+  size_t len;
+  int rc = nub_plat_read_file_at(dir_fd, NUB_STATE_FILE, 256u << 20, &text, &len);
+  size_t n = 0;
+
+  memset(s, 0, sizeof(*s));
+  if (rc < 0)
+    return rc == -ENOENT || rc == -ENOTDIR ? -ENOENT : -EINVAL;
+  p = text;
+  line = next_line(&p);
+  if (!line || strcmp(line, "nub-state 1")) {
+    nub_free(text);
+    return -EINVAL;
+  }
+  while ((line = next_line(&p)) != NULL) {
+    if (!strncmp(line, "layout ", 7)) {
+      snprintf(s->layout, sizeof(s->layout), "%s", line + 7);
+    } else if (!strncmp(line, "settings ", 9)) {
+      snprintf(s->settings, sizeof(s->settings), "%s", line + 9);
+    } else if (!strncmp(line, "file ", 5) && s->nfiles < NUB_STATE_MAXFILES) {
+      struct nub_fingerprint *f = &s->files[s->nfiles];
+      unsigned long long size, mt;
+      char name[64], hash[65];
+      if (sscanf(line + 5, "%63s %llu %llu %64s", name, &size, &mt, hash) >= 3) {
+        snprintf(f->name, sizeof(f->name), "%s", name);
+        f->size = size;
+        f->mtime_ns = mt;
+        snprintf(f->hash, sizeof(f->hash), "%s", strcmp(hash, "-") ? hash : "");
+        s->nfiles++;
+      }
+    } else if (!strncmp(line, "nodes ", 6)) {
+      n = (size_t)strtoull(line + 6, NULL, 10);
+      break;
+    }
+  }
+  if (!header_only && n) {
+    s->keys = nub_calloc(n, sizeof(char *));
+    s->paths = nub_calloc(n, sizeof(char *));
+    while (s->n < n && (line = next_line(&p)) != NULL) {
+      char *sp = strchr(line, ' ');
+      if (!sp)
+        break;
+      *sp = '\0';
+      s->keys[s->n] = nub_strdup(line);
+      s->paths[s->n] = nub_strdup(sp + 1);
+      s->n++;
+    }
+    if (s->n != n) {
+      nub_state_release(s);
+      nub_free(text);
+      return -EINVAL;
+    }
+  }
+  nub_free(text);
+  return 0;
+}
+
+int nub_state_write(const struct nub_state *s, int dir_fd)
+{
+  struct nub_buf b = NUB_BUF_INIT;
+  int rc, fd;
+  char tmp[64];
+
+  nub_buf_addf(&b, "nub-state 1\nlayout %s\nsettings %s\n", s->layout, s->settings);
+  for (int i = 0; i < s->nfiles; i++)
+    nub_buf_addf(&b, "file %s %llu %llu %s\n", s->files[i].name,
+                 (unsigned long long)s->files[i].size,
+                 (unsigned long long)s->files[i].mtime_ns,
+                 s->files[i].hash[0] ? s->files[i].hash : "-");
+  nub_buf_addf(&b, "nodes %zu\n", s->n);
+  for (size_t i = 0; i < s->n; i++)
+    nub_buf_addf(&b, "%s %s\n", s->keys[i], s->paths[i]);
+  snprintf(tmp, sizeof(tmp), "%s.tmp-%d", NUB_STATE_FILE, nub_plat_pid());
+  fd = nub_plat_create_excl_at(dir_fd, tmp, 0644);
+  if (fd == -EEXIST) {
+    nub_plat_unlink_at(dir_fd, tmp, false);
+    fd = nub_plat_create_excl_at(dir_fd, tmp, 0644);
+  }
+  if (fd < 0) {
+    nub_buf_release(&b);
+    return fd;
+  }
+  rc = nub_plat_write_all(fd, b.data, b.len);
+  nub_plat_close(fd);
+  if (rc == 0)
+    rc = nub_plat_rename_at(dir_fd, tmp, dir_fd, NUB_STATE_FILE);
+  if (rc < 0)
+    nub_plat_unlink_at(dir_fd, tmp, false);
+  nub_buf_release(&b);
+  return rc;
+}
+
+bool nub_state_files_match(const struct nub_state *s, int dir_fd)
+{
+  for (int i = 0; i < s->nfiles; i++) {
+    const struct nub_fingerprint *f = &s->files[i];
+    struct nub_plat_stat st;
+    struct nub_fingerprint now;
+
+    if (nub_plat_stat_follow_at(dir_fd, f->name, &st) < 0) {
+      if (f->hash[0])
+        return false; /* it existed then */
+      continue;
+    }
+    if (!f->hash[0])
+      return false; /* it did not exist then */
+    if (st.size == f->size && st.mtime_ns == f->mtime_ns)
+      continue;
+    if (st.size != f->size)
+      return false;
+    /* touched: the same bytes still count as unchanged */
+    if (nub_fingerprint(dir_fd, f->name, &now) < 0 || strcmp(now.hash, f->hash))
+      return false;
+  }
+  return true;
+}

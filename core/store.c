@@ -1,0 +1,764 @@
+/* store.c - content-addressed store: open, indexes, staged imports. */
+#include "store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "integrity.h"
+#include "manifest.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "path.h"
+
+#define IDX_MAGIC "NUBIDX2"
+#define MEM_LIMIT (1u << 20) /* file bytes kept in memory before spilling */
+
+struct idx_hdr {
+  char magic[8];
+  uint32_t nfiles, ndirs, nbins, flags;
+  uint32_t strtab_len, name_off, version_off, os_off;
+  uint32_t cpu_off, libc_off;
+  uint64_t bytes;
+};
+
+struct idx_file {
+  unsigned char hash[32];
+  uint64_t size;
+  uint32_t path_off, mode;
+};
+
+_Static_assert(sizeof(struct idx_hdr) == 56, "index header layout");
+_Static_assert(sizeof(struct idx_file) == 48, "index file record layout");
+
+/* ---- open -------------------------------------------------------------- */
+
+static int ensure_shards(int dirfd)
+{
+  struct nub_plat_stat st;
+  char name[4];
+
+  /* A marker, so that warm runs skip 256 mkdir calls. */
+  if (nub_plat_stat_at(dirfd, ".shards", &st) == 0)
+    return 0;
+  for (int i = 0; i < 256; i++) {
+    int rc;
+    snprintf(name, sizeof(name), "%02x", i);
+    rc = nub_plat_mkdir_at(dirfd, name, 0755);
+    if (rc < 0 && rc != -EEXIST)
+      return rc;
+  }
+  {
+    int fd = nub_plat_create_excl_at(dirfd, ".shards", 0644);
+    if (fd >= 0)
+      nub_plat_close(fd);
+  }
+  return 0;
+}
+
+int nub_store_open(struct nub_store *s, const char *dir, struct nub_err *err)
+{
+  int rc;
+
+  memset(s, 0, sizeof(*s));
+  s->root_fd = s->files_fd = s->index_fd = s->tmp_fd = -1;
+  s->root = nub_asprintf("%s/v1", dir);
+  rc = nub_plat_mkdir_p(s->root, 0755);
+  if (rc < 0)
+    goto fail;
+  s->root_fd = nub_plat_open_dir_at(NUB_PLAT_CWD, s->root);
+  if (s->root_fd < 0) {
+    rc = s->root_fd;
+    goto fail;
+  }
+  static const char *const subs[] = {"files", "index", "tmp"};
+  for (int i = 0; i < 3; i++) {
+    rc = nub_plat_mkdir_at(s->root_fd, subs[i], 0755);
+    if (rc < 0 && rc != -EEXIST)
+      goto fail;
+  }
+  s->files_fd = nub_plat_open_dir_at(s->root_fd, "files");
+  s->index_fd = nub_plat_open_dir_at(s->root_fd, "index");
+  s->tmp_fd = nub_plat_open_dir_at(s->root_fd, "tmp");
+  if (s->files_fd < 0 || s->index_fd < 0 || s->tmp_fd < 0) {
+    rc = s->files_fd < 0 ? s->files_fd : s->index_fd < 0 ? s->index_fd : s->tmp_fd;
+    goto fail;
+  }
+  rc = ensure_shards(s->files_fd);
+  if (rc == 0)
+    rc = ensure_shards(s->index_fd);
+  if (rc < 0)
+    goto fail;
+  return 0;
+fail:
+  nub_err_set(err, rc, "cannot open the store at %s: %s", s->root, nub_strerror(rc));
+  nub_store_close(s);
+  return rc;
+}
+
+void nub_store_close(struct nub_store *s)
+{
+  nub_plat_close(s->root_fd);
+  nub_plat_close(s->files_fd);
+  nub_plat_close(s->index_fd);
+  nub_plat_close(s->tmp_fd);
+  nub_free(s->root);
+  memset(s, 0, sizeof(*s));
+  s->root_fd = s->files_fd = s->index_fd = s->tmp_fd = -1;
+}
+
+struct clean_ctx {
+  int tmp_fd;
+};
+
+static int clean_one(void *payload, const char *name, enum nub_plat_ftype type)
+{
+  struct clean_ctx *c = payload;
+  int pid = atoi(name);
+
+  (void)type;
+  if (pid > 0 && !nub_plat_pid_alive(pid))
+    nub_plat_rm_rf_at(c->tmp_fd, name);
+  return 0;
+}
+
+void nub_store_clean_tmp(struct nub_store *s)
+{
+  struct clean_ctx c = {s->tmp_fd};
+  nub_plat_list_dir_at(s->tmp_fd, ".", clean_one, &c);
+}
+
+/* ---- indexes ------------------------------------------------------------ */
+
+static void key_path(const char key[65], char out[67])
+{
+  out[0] = key[0];
+  out[1] = key[1];
+  out[2] = '/';
+  memcpy(out + 3, key + 2, 62);
+  out[65] = '\0';
+}
+
+void nub_store_file_name(const unsigned char hash[32], bool exec, char out[67])
+{
+  char hex[65];
+
+  nub_hex(hash, 32, hex);
+  out[0] = hex[0];
+  out[1] = hex[1];
+  out[2] = '/';
+  memcpy(out + 3, hex + 2, 62);
+  out[65] = exec ? 'x' : '\0';
+  out[66] = '\0';
+}
+
+void nub_index_free(struct nub_index *idx)
+{
+  if (!idx)
+    return;
+  nub_free(idx->blob);
+  nub_free(idx->files);
+  nub_free(idx->dirs);
+  nub_free(idx->bins);
+  nub_free(idx);
+}
+
+static bool str_ok(const struct idx_hdr *h, const char *strtab, uint32_t off)
+{
+  return off < h->strtab_len && memchr(strtab + off, '\0', h->strtab_len - off);
+}
+
+/* Validate and unpack a raw index; takes ownership of blob. */
+static int index_parse(char *blob, size_t len, struct nub_index **out)
+{
+  struct idx_hdr h;
+  const struct idx_file *rf;
+  const uint32_t *rd, *rb;
+  const char *strtab;
+  struct nub_index *idx;
+  size_t need;
+
+  if (len < sizeof(h))
+    goto bad;
+  memcpy(&h, blob, sizeof(h));
+  if (memcmp(h.magic, IDX_MAGIC, 8))
+    goto bad;
+  need = sizeof(h) + (size_t)h.nfiles * sizeof(struct idx_file) +
+         (size_t)h.ndirs * 4 + (size_t)h.nbins * 8 + h.strtab_len;
+  if (need != len || h.nfiles > 1000000 || h.ndirs > 1000000 || h.nbins > 100000)
+    goto bad;
+  rf = (const struct idx_file *)(blob + sizeof(h));
+  rd = (const uint32_t *)(rf + h.nfiles);
+  rb = rd + h.ndirs;
+  strtab = (const char *)(rb + 2 * (size_t)h.nbins);
+  if (!str_ok(&h, strtab, h.name_off) || !str_ok(&h, strtab, h.version_off) ||
+      !str_ok(&h, strtab, h.os_off) || !str_ok(&h, strtab, h.cpu_off) ||
+      !str_ok(&h, strtab, h.libc_off))
+    goto bad;
+  idx = nub_calloc(1, sizeof(*idx));
+  idx->blob = blob;
+  idx->len = len;
+  idx->name = strtab + h.name_off;
+  idx->version = strtab + h.version_off;
+  idx->os = strtab + h.os_off;
+  idx->cpu = strtab + h.cpu_off;
+  idx->libc = strtab + h.libc_off;
+  idx->flags = h.flags;
+  idx->nfiles = h.nfiles;
+  idx->ndirs = h.ndirs;
+  idx->nbins = h.nbins;
+  idx->bytes = h.bytes;
+  idx->files = nub_malloc(sizeof(*idx->files) * (h.nfiles ? h.nfiles : 1));
+  idx->dirs = nub_malloc(sizeof(*idx->dirs) * (h.ndirs ? h.ndirs : 1));
+  idx->bins = nub_malloc(sizeof(*idx->bins) * (h.nbins ? h.nbins : 1));
+  for (uint32_t i = 0; i < h.nfiles; i++) {
+    struct idx_file f;
+    memcpy(&f, rf + i, sizeof(f));
+    if (!str_ok(&h, strtab, f.path_off)) {
+      nub_index_free(idx);
+      return -NUB_ESTORE;
+    }
+    memcpy(idx->files[i].hash, f.hash, 32);
+    idx->files[i].size = f.size;
+    idx->files[i].path = strtab + f.path_off;
+    idx->files[i].mode = f.mode & 0111 ? 0755 : 0644;
+  }
+  for (uint32_t i = 0; i < h.ndirs; i++) {
+    uint32_t off;
+    memcpy(&off, rd + i, 4);
+    if (!str_ok(&h, strtab, off)) {
+      nub_index_free(idx);
+      return -NUB_ESTORE;
+    }
+    idx->dirs[i] = strtab + off;
+  }
+  for (uint32_t i = 0; i < h.nbins; i++) {
+    uint32_t a, b;
+    memcpy(&a, rb + 2 * i, 4);
+    memcpy(&b, rb + 2 * i + 1, 4);
+    if (!str_ok(&h, strtab, a) || !str_ok(&h, strtab, b)) {
+      nub_index_free(idx);
+      return -NUB_ESTORE;
+    }
+    idx->bins[i].name = strtab + a;
+    idx->bins[i].target = strtab + b;
+  }
+  *out = idx;
+  return 0;
+bad:
+  nub_free(blob);
+  return -NUB_ESTORE;
+}
+
+int nub_store_index_load(struct nub_store *s, const char key[65],
+                         struct nub_index **out)
+{
+  char rel[67];
+  char *blob = NULL;
+  size_t len = 0;
+  int rc;
+
+  key_path(key, rel);
+  rc = nub_plat_read_file_at(s->index_fd, rel, 256u << 20, &blob, &len);
+  if (rc < 0)
+    return rc == -ENOENT ? -ENOENT : -NUB_ESTORE;
+  return index_parse(blob, len, out);
+}
+
+void nub_store_index_remove(struct nub_store *s, const char key[65])
+{
+  char rel[67];
+
+  key_path(key, rel);
+  nub_plat_unlink_at(s->index_fd, rel, false);
+}
+
+/* ---- import ------------------------------------------------------------- */
+
+enum imp_state { IMP_PRESENT, IMP_STAGED };
+
+struct imp_file {
+  char *path;
+  unsigned char hash[32];
+  uint64_t size;
+  bool tar_exec;
+  enum imp_state state;
+  unsigned tmpno;
+};
+
+struct nub_import {
+  struct nub_store *store;
+  char *dir;  /* staging dir name under tmp/ */
+  int dir_fd; /* -1 until first spill */
+  unsigned seq;
+  struct imp_file *files;
+  size_t nfiles, capfiles;
+  char **dirs;
+  size_t ndirs, capdirs;
+  uint64_t bytes;
+  /* the file being written */
+  struct imp_file cur;
+  bool in_file;
+  struct nub_buf mem;
+  int cur_fd;
+  struct nub_hasher h;
+  char *pkgjson; /* the package's own package.json, for bins and scripts */
+  size_t pkgjson_len;
+  bool cur_is_pkgjson;
+};
+
+static unsigned import_seq;
+
+static int ensure_stage_dir(struct nub_import *im)
+{
+  int rc;
+
+  if (im->dir_fd >= 0)
+    return 0;
+  im->dir = nub_asprintf("%d-%u-%llu", nub_plat_pid(),
+                         __atomic_add_fetch(&import_seq, 1, __ATOMIC_RELAXED),
+                         (unsigned long long)(nub_plat_now_ns() % 1000000007ull));
+  rc = nub_plat_mkdir_at(im->store->tmp_fd, im->dir, 0755);
+  if (rc < 0)
+    return rc;
+  im->dir_fd = nub_plat_open_dir_at(im->store->tmp_fd, im->dir);
+  return im->dir_fd < 0 ? im->dir_fd : 0;
+}
+
+int nub_import_begin(struct nub_store *s, struct nub_import **out, struct nub_err *err)
+{
+  struct nub_import *im = nub_calloc(1, sizeof(*im));
+
+  (void)err;
+  im->store = s;
+  im->dir_fd = -1;
+  im->cur_fd = -1;
+  nub_hasher_init(&im->h, NUB_HASH_SHA256);
+  *out = im;
+  return 0;
+}
+
+void nub_import_totals(const struct nub_import *im, uint64_t *files, uint64_t *bytes)
+{
+  *files = im->nfiles + im->ndirs;
+  *bytes = im->bytes;
+}
+
+int nub_import_dir(struct nub_import *im, const char *relpath)
+{
+  NUB_GROW(im->dirs, im->capdirs, im->ndirs + 1);
+  im->dirs[im->ndirs++] = nub_strdup(relpath);
+  return 0;
+}
+
+int nub_import_file_begin(struct nub_import *im, const char *relpath, unsigned tar_mode)
+{
+  memset(&im->cur, 0, sizeof(im->cur));
+  im->cur.path = nub_strdup(relpath);
+  im->cur.tar_exec = (tar_mode & 0111) != 0;
+  im->cur_fd = -1;
+  im->in_file = true;
+  im->cur_is_pkgjson = !strcmp(relpath, "package.json");
+  nub_buf_reset(&im->mem);
+  nub_hasher_reset(&im->h);
+  return 0;
+}
+
+static int spill(struct nub_import *im)
+{
+  int rc = ensure_stage_dir(im);
+  char name[16];
+
+  if (rc < 0)
+    return rc;
+  im->cur.tmpno = im->seq++;
+  snprintf(name, sizeof(name), "%u", im->cur.tmpno);
+  im->cur_fd = nub_plat_create_excl_at(im->dir_fd, name, 0644);
+  if (im->cur_fd < 0)
+    return im->cur_fd;
+  rc = nub_plat_write_all(im->cur_fd, im->mem.data ? im->mem.data : "", im->mem.len);
+  nub_buf_reset(&im->mem);
+  return rc;
+}
+
+int nub_import_file_write(struct nub_import *im, const void *p, size_t n)
+{
+  nub_hasher_update(&im->h, p, n);
+  im->cur.size += n;
+  im->bytes += n;
+  if (im->cur_fd >= 0)
+    return nub_plat_write_all(im->cur_fd, p, n);
+  nub_buf_add(&im->mem, p, n);
+  if (im->mem.len > MEM_LIMIT && !im->cur_is_pkgjson)
+    return spill(im);
+  return 0;
+}
+
+static void add_file(struct nub_import *im)
+{
+  /* tar semantics: a later entry with the same path replaces the earlier */
+  for (size_t i = 0; i < im->nfiles; i++) {
+    if (!strcmp(im->files[i].path, im->cur.path)) {
+      nub_free(im->files[i].path);
+      im->files[i] = im->cur;
+      return;
+    }
+  }
+  NUB_GROW(im->files, im->capfiles, im->nfiles + 1);
+  im->files[im->nfiles++] = im->cur;
+}
+
+int nub_import_file_end(struct nub_import *im)
+{
+  char name[67], tmp[16];
+  struct nub_plat_stat st;
+  int rc = 0;
+
+  nub_hasher_final(&im->h, im->cur.hash, NULL);
+  im->in_file = false;
+  if (im->cur_is_pkgjson) {
+    nub_free(im->pkgjson);
+    im->pkgjson_len = im->mem.len;
+    im->pkgjson = nub_buf_take(&im->mem);
+  }
+  if (im->cur_fd >= 0) {
+    rc = nub_plat_close(im->cur_fd);
+    im->cur_fd = -1;
+    im->cur.state = IMP_STAGED;
+    add_file(im);
+    return rc;
+  }
+  /* Small file: skip the write when the store already has this content. */
+  nub_store_file_name(im->cur.hash, im->cur.tar_exec, name);
+  if (nub_plat_stat_at(im->store->files_fd, name, &st) == 0 &&
+      st.size == im->cur.size) {
+    im->cur.state = IMP_PRESENT;
+    add_file(im);
+    nub_buf_reset(&im->mem);
+    return 0;
+  }
+  rc = ensure_stage_dir(im);
+  if (rc < 0)
+    goto out;
+  im->cur.tmpno = im->seq++;
+  snprintf(tmp, sizeof(tmp), "%u", im->cur.tmpno);
+  {
+    const char *data = im->cur_is_pkgjson ? im->pkgjson : im->mem.data;
+    size_t len = im->cur_is_pkgjson ? im->pkgjson_len : im->mem.len;
+    int fd = nub_plat_create_excl_at(im->dir_fd, tmp, 0644);
+    if (fd < 0) {
+      rc = fd;
+      goto out;
+    }
+    rc = nub_plat_write_all(fd, data ? data : "", len);
+    if (nub_plat_close(fd) < 0 && rc == 0)
+      rc = -EIO;
+  }
+  im->cur.state = IMP_STAGED;
+out:
+  nub_buf_reset(&im->mem);
+  if (rc < 0) {
+    nub_free(im->cur.path);
+    im->cur.path = NULL;
+    return rc;
+  }
+  add_file(im);
+  return 0;
+}
+
+static void free_import(struct nub_import *im)
+{
+  for (size_t i = 0; i < im->nfiles; i++)
+    nub_free(im->files[i].path);
+  nub_free(im->files);
+  for (size_t i = 0; i < im->ndirs; i++)
+    nub_free(im->dirs[i]);
+  nub_free(im->dirs);
+  if (im->in_file)
+    nub_free(im->cur.path);
+  nub_plat_close(im->cur_fd);
+  nub_buf_release(&im->mem);
+  nub_hasher_release(&im->h);
+  nub_free(im->pkgjson);
+  if (im->dir_fd >= 0) {
+    nub_plat_close(im->dir_fd);
+    nub_plat_rm_rf_at(im->store->tmp_fd, im->dir);
+  }
+  nub_free(im->dir);
+  nub_free(im);
+}
+
+void nub_import_abort(struct nub_import *im)
+{
+  if (im)
+    free_import(im);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+  return strcmp(((const struct imp_file *)a)->path, ((const struct imp_file *)b)->path);
+}
+
+/* Publish one file under its final name. Never replaces an existing file. */
+static int publish(struct nub_import *im, struct imp_file *f, bool exec)
+{
+  char name[67], tmp[16];
+  int rc;
+
+  nub_store_file_name(f->hash, exec, name);
+  if (f->state == IMP_PRESENT) {
+    struct nub_plat_stat st;
+    if (exec == f->tar_exec)
+      return 0;
+    if (nub_plat_stat_at(im->store->files_fd, name, &st) == 0)
+      return 0;
+    /* The content is present with the other mode only: make our own copy
+     * of it in staging, since one inode cannot carry both modes. */
+    {
+      char other[67];
+      rc = ensure_stage_dir(im);
+      if (rc < 0)
+        return rc;
+      nub_store_file_name(f->hash, !exec, other);
+      f->tmpno = im->seq++;
+      snprintf(tmp, sizeof(tmp), "%u", f->tmpno);
+      rc = nub_plat_copy_stream_at(im->store->files_fd, other, im->dir_fd, tmp,
+                                   0644, f->size);
+      if (rc < 0)
+        return rc;
+      f->state = IMP_STAGED;
+    }
+  }
+  snprintf(tmp, sizeof(tmp), "%u", f->tmpno);
+  if (exec) {
+    rc = nub_plat_chmod_at(im->dir_fd, tmp, 0755);
+    if (rc < 0)
+      return rc;
+  }
+  rc = nub_plat_rename_noreplace_at(im->dir_fd, tmp, im->store->files_fd, name);
+  if (rc == -EEXIST || rc == -ENOTEMPTY)
+    rc = nub_plat_unlink_at(im->dir_fd, tmp, false);
+  return rc;
+}
+
+struct strtab {
+  struct nub_buf b;
+};
+
+static uint32_t st_add(struct strtab *t, const char *s)
+{
+  uint32_t off = (uint32_t)t->b.len;
+  nub_buf_add(&t->b, s, strlen(s) + 1);
+  return off;
+}
+
+static bool is_under(const char *path, const char *dir)
+{
+  size_t n = strlen(dir);
+  return !strncmp(path, dir, n) && path[n] == '/';
+}
+
+int nub_import_commit(struct nub_import *im, const char key[65],
+                      struct nub_index **out, struct nub_err *err)
+{
+  struct nub_manifest m;
+  bool have_m = false;
+  struct nub_bin *bins = NULL;
+  size_t nbins = 0, capbins = 0;
+  char **dirs = NULL;
+  size_t ndirs = 0, capdirs = 0;
+  struct strtab st = {NUB_BUF_INIT};
+  struct nub_buf blob = NUB_BUF_INIT;
+  struct idx_hdr h;
+  unsigned flags = 0;
+  int rc = 0;
+  char rel[67], tmpname[32];
+
+  memset(&m, 0, sizeof(m));
+  if (im->pkgjson) {
+    struct nub_err perr;
+    if (nub_manifest_parse(&m, im->pkgjson, im->pkgjson_len, "package.json", &perr) == 0)
+      have_m = true;
+  }
+  if (have_m) {
+    for (size_t i = 0; i < m.nbins; i++) {
+      NUB_GROW(bins, capbins, nbins + 1);
+      bins[nbins].name = nub_strdup(m.bins[i].name);
+      bins[nbins].target = nub_strdup(m.bins[i].target);
+      nbins++;
+    }
+    if (!m.nbins && m.directories_bin) {
+      char dir[4096];
+      if (nub_path_normalize(m.directories_bin, dir, sizeof(dir)) > 0) {
+        for (size_t i = 0; i < im->nfiles; i++) {
+          const char *base;
+          char nm[256];
+          if (!is_under(im->files[i].path, dir))
+            continue;
+          base = strrchr(im->files[i].path, '/');
+          if (!nub_bin_name(base ? base + 1 : im->files[i].path, nm, sizeof(nm)))
+            continue;
+          NUB_GROW(bins, capbins, nbins + 1);
+          bins[nbins].name = nub_strdup(nm);
+          bins[nbins].target = nub_strdup(im->files[i].path);
+          nbins++;
+        }
+      }
+    }
+    if (m.preinstall || m.install || m.postinstall)
+      flags |= NUB_IDX_INSTALL_SCRIPT;
+  }
+  qsort(im->files, im->nfiles, sizeof(*im->files), cmp_file);
+  for (size_t i = 0; i < im->nfiles; i++) {
+    struct imp_file *f = &im->files[i];
+    bool exec = f->tar_exec;
+    /* Bin targets are made executable here, once, in the store: a chmod
+     * through a hardlink later would change every project's copy. */
+    for (size_t b = 0; b < nbins && !exec; b++)
+      if (!strcmp(bins[b].target, f->path))
+        exec = true;
+    if (!strcmp(f->path, "binding.gyp"))
+      flags |= NUB_IDX_BINDING_GYP;
+    /* publish() sees the final mode and, in f->tar_exec, the mode the
+     * content was staged or found under. */
+    rc = publish(im, f, exec);
+    if (rc < 0) {
+      nub_err_set(err, rc, "cannot publish %s into the store: %s", f->path,
+                  nub_strerror(rc));
+      goto out;
+    }
+    f->tar_exec = exec; /* now the final mode */
+  }
+  /* Directories: explicit entries plus every parent of a file. */
+  for (size_t i = 0; i < im->ndirs; i++) {
+    NUB_GROW(dirs, capdirs, ndirs + 1);
+    dirs[ndirs++] = nub_strdup(im->dirs[i]);
+  }
+  for (size_t i = 0; i < im->nfiles; i++) {
+    char *p = nub_strdup(im->files[i].path), *s;
+    while ((s = strrchr(p, '/')) != NULL) {
+      *s = '\0';
+      NUB_GROW(dirs, capdirs, ndirs + 1);
+      dirs[ndirs++] = nub_strdup(p);
+    }
+    nub_free(p);
+  }
+  qsort(dirs, ndirs, sizeof(*dirs), cmp_str);
+  {
+    size_t w = 0;
+    for (size_t i = 0; i < ndirs; i++) {
+      if (w && !strcmp(dirs[w - 1], dirs[i])) {
+        nub_free(dirs[i]);
+        continue;
+      }
+      dirs[w++] = dirs[i];
+    }
+    ndirs = w;
+  }
+  /* Serialise. */
+  memset(&h, 0, sizeof(h));
+  memcpy(h.magic, IDX_MAGIC, 8);
+  h.nfiles = (uint32_t)im->nfiles;
+  h.ndirs = (uint32_t)ndirs;
+  h.nbins = (uint32_t)nbins;
+  h.flags = flags;
+  h.bytes = im->bytes;
+  h.name_off = st_add(&st, have_m && m.name ? m.name : "");
+  h.version_off = st_add(&st, have_m && m.version ? m.version : "");
+  {
+    char *const *lists[3] = {m.os, m.cpu, m.libc};
+    size_t counts[3] = {m.nos, m.ncpu, m.nlibc};
+    uint32_t *offs[3] = {&h.os_off, &h.cpu_off, &h.libc_off};
+    for (int k = 0; k < 3; k++) {
+      struct nub_buf csv = NUB_BUF_INIT;
+      for (size_t i = 0; have_m && i < counts[k]; i++) {
+        if (i)
+          nub_buf_addc(&csv, ',');
+        nub_buf_adds(&csv, lists[k][i]);
+      }
+      *offs[k] = st_add(&st, nub_buf_str(&csv));
+      nub_buf_release(&csv);
+    }
+  }
+  {
+    struct idx_file *rf = nub_calloc(im->nfiles + 1, sizeof(*rf));
+    uint32_t *rd = nub_calloc(ndirs + 1, sizeof(*rd));
+    uint32_t *rb = nub_calloc(2 * nbins + 1, sizeof(*rb));
+    for (size_t i = 0; i < im->nfiles; i++) {
+      memcpy(rf[i].hash, im->files[i].hash, 32);
+      rf[i].size = im->files[i].size;
+      rf[i].path_off = st_add(&st, im->files[i].path);
+      rf[i].mode = im->files[i].tar_exec ? 0755 : 0644;
+    }
+    for (size_t i = 0; i < ndirs; i++)
+      rd[i] = st_add(&st, dirs[i]);
+    for (size_t i = 0; i < nbins; i++) {
+      rb[2 * i] = st_add(&st, bins[i].name);
+      rb[2 * i + 1] = st_add(&st, bins[i].target);
+    }
+    h.strtab_len = (uint32_t)st.b.len;
+    nub_buf_add(&blob, &h, sizeof(h));
+    nub_buf_add(&blob, rf, sizeof(*rf) * im->nfiles);
+    nub_buf_add(&blob, rd, 4 * ndirs);
+    nub_buf_add(&blob, rb, 8 * nbins);
+    nub_buf_add(&blob, st.b.data ? st.b.data : "", st.b.len);
+    nub_free(rf);
+    nub_free(rd);
+    nub_free(rb);
+  }
+  /* The index is published last: its presence means the package is whole. */
+  rc = ensure_stage_dir(im);
+  if (rc < 0) {
+    nub_err_set(err, rc, "cannot stage the index: %s", nub_strerror(rc));
+    goto out;
+  }
+  snprintf(tmpname, sizeof(tmpname), "index.%u", im->seq++);
+  {
+    int fd = nub_plat_create_excl_at(im->dir_fd, tmpname, 0644);
+    if (fd < 0) {
+      rc = fd;
+    } else {
+      rc = nub_plat_write_all(fd, blob.data, blob.len);
+      if (nub_plat_close(fd) < 0 && rc == 0)
+        rc = -EIO;
+    }
+  }
+  key_path(key, rel);
+  if (rc == 0) {
+    rc = nub_plat_rename_noreplace_at(im->dir_fd, tmpname, im->store->index_fd, rel);
+    if (rc == -EEXIST)
+      rc = 0; /* another install published the same package first */
+  }
+  if (rc < 0) {
+    nub_err_set(err, rc, "cannot write the store index: %s", nub_strerror(rc));
+    goto out;
+  }
+  if (out) {
+    char *copy = nub_malloc(blob.len);
+    memcpy(copy, blob.data, blob.len);
+    rc = index_parse(copy, blob.len, out);
+  }
+out:
+  for (size_t i = 0; i < nbins; i++) {
+    nub_free(bins[i].name);
+    nub_free(bins[i].target);
+  }
+  nub_free(bins);
+  for (size_t i = 0; i < ndirs; i++)
+    nub_free(dirs[i]);
+  nub_free(dirs);
+  nub_buf_release(&st.b);
+  nub_buf_release(&blob);
+  if (have_m)
+    nub_manifest_release(&m);
+  free_import(im);
+  return rc;
+}

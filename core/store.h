@@ -1,0 +1,100 @@
+/* store.h - the content-addressed store (DESIGN.md "Store").
+ *
+ * Layout under <store-dir>/v1:
+ *   files/<2 hex>/<62 hex>[x]   file contents named by their SHA-256; the "x"
+ *                               variant is the executable (0755) copy
+ *   index/<2 hex>/<62 hex>      one index per tarball identity (see
+ *                               nub_pkg_key): paths, hashes, sizes, modes,
+ *                               bins; written last and atomically, so its
+ *                               presence means "complete"
+ *   tmp/<pid>-<n>/              staging of an import in progress
+ *
+ * Write-once: every publish is a rename that never replaces; a loser of a
+ * race drops its copy and uses the winner's. A killed import leaves only a
+ * staging directory that a later run removes. */
+#ifndef NUB_STORE_H
+#define NUB_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+struct nub_store {
+  char *root; /* <dir>/v1 */
+  int root_fd, files_fd, index_fd, tmp_fd;
+};
+
+/* Open (creating on first use) the store under dir. */
+int nub_store_open(struct nub_store *s, const char *dir, struct nub_err *err);
+void nub_store_close(struct nub_store *s);
+/* Remove staging directories whose process is gone. */
+void nub_store_clean_tmp(struct nub_store *s);
+
+enum nub_index_flag {
+  NUB_IDX_INSTALL_SCRIPT = 1u << 0, /* preinstall/install/postinstall */
+  NUB_IDX_BINDING_GYP = 1u << 1,    /* implicit `node-gyp rebuild` */
+};
+
+struct nub_index_file {
+  unsigned char hash[32];
+  uint64_t size;
+  const char *path; /* normalised, relative to the package root */
+  unsigned mode;    /* 0644 or 0755 */
+};
+
+struct nub_index_bin {
+  const char *name, *target;
+};
+
+struct nub_index {
+  char *blob; /* the raw index; strings point into it */
+  size_t len;
+  const char *name, *version;
+  const char *os, *cpu, *libc; /* package.json's lists, comma-joined ("" = any) */
+  unsigned flags;
+  uint32_t nfiles, ndirs, nbins;
+  struct nub_index_file *files;
+  const char **dirs; /* parents before children */
+  struct nub_index_bin *bins;
+  uint64_t bytes;
+};
+
+/* Load an index by key. -ENOENT when absent; -NUB_ESTORE when unreadable. */
+int nub_store_index_load(struct nub_store *s, const char key[65],
+                         struct nub_index **out);
+/* Drop an index whose files turned out to be missing (next run refetches). */
+void nub_store_index_remove(struct nub_store *s, const char key[65]);
+void nub_index_free(struct nub_index *idx);
+
+/* Name of a content file relative to files_fd: "ab/<62 hex>" plus "x" for
+ * the executable variant. out needs 67 bytes. */
+void nub_store_file_name(const unsigned char hash[32], bool exec, char out[67]);
+
+/* ---- import: one tarball's files staged, then published ---------------- */
+
+struct nub_import;
+
+int nub_import_begin(struct nub_store *s, struct nub_import **out,
+                     struct nub_err *err);
+/* An explicit directory entry (files imply their parents). */
+int nub_import_dir(struct nub_import *im, const char *relpath);
+/* A regular file: begin, write its bytes, end. relpath is normalised and
+ * validated by the caller; tar_mode's executable bits decide 0644/0755. */
+int nub_import_file_begin(struct nub_import *im, const char *relpath,
+                          unsigned tar_mode);
+int nub_import_file_write(struct nub_import *im, const void *p, size_t n);
+int nub_import_file_end(struct nub_import *im);
+/* Decide final modes (bin targets become executable), publish the files,
+ * then the index under key. On success *out (if non-NULL) receives the
+ * index. The import is freed either way. */
+int nub_import_commit(struct nub_import *im, const char key[65],
+                      struct nub_index **out, struct nub_err *err);
+/* Discard everything staged; the store is unchanged. */
+void nub_import_abort(struct nub_import *im);
+/* Files and bytes seen so far (for the extraction caps). */
+void nub_import_totals(const struct nub_import *im, uint64_t *files,
+                       uint64_t *bytes);
+
+#endif

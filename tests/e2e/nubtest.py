@@ -1,0 +1,272 @@
+"""Harness for nub's end-to-end tests (Python stdlib only).
+
+A test module looks like::
+
+    import nubtest
+
+    class InstallTest(nubtest.NubTestCase):
+        def test_basic(self):
+            self.make_project("basic", lockfile="package-lock.v3.json")
+            self.nub("install")
+            self.assertIn("node_modules/c/node_modules/b/", self.tree())
+
+    if __name__ == "__main__":
+        nubtest.main()
+
+Environment: NUB_BIN (required; the nub executable), NUB_TEST_TMP (where the
+per-test directories go; default: the system temp dir), NUB_KEEP_TMP=1 (keep
+them for inspection).  ctest sets the first two (tests/CMakeLists.txt).
+"""
+
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS_DIR = os.path.dirname(HERE)
+FIXTURES_DIR = os.path.join(TESTS_DIR, "fixtures")
+PACKAGES_DIR = os.path.join(FIXTURES_DIR, "packages")
+PROJECTS_DIR = os.path.join(FIXTURES_DIR, "projects")
+
+# Running a test file directly (not through ctest) leaves PYTHONPATH unset.
+sys.path.insert(0, os.path.join(TESTS_DIR, "registry"))
+from registry import Registry  # noqa: E402,F401  (re-exported for tests)
+
+# Variables that would make nub (or node) behave differently from a test's
+# point of view: npm config, CI detection, module search paths.  Other NUB_*
+# variables pass through, so a developer can turn on nub's diagnostics.
+SCRUBBED_ENV_PREFIXES = ("npm_config_",)
+SCRUBBED_ENV = ("CI", "CONTINUOUS_INTEGRATION", "BUILD_NUMBER", "RUN_ID",
+                "NUB_STORE_DIR", "NUB_CACHE_DIR",
+                "NODE_PATH", "NODE_OPTIONS", "FORCE_COLOR")
+
+# @@INTEGRITY:name@version@@ etc.; a scoped name starts with '@' itself.
+PLACEHOLDER = re.compile(r"@@(INTEGRITY|SHASUM|SRI_SHA1):((?:@[^@/]+/)?[^@]+)@([^@]+)@@")
+
+
+def have_node():
+    return shutil.which("node") is not None
+
+
+def have_npm():
+    return shutil.which("npm") is not None
+
+
+requires_node = unittest.skipUnless(have_node(), "node is not installed")
+requires_npm = unittest.skipUnless(have_npm(), "npm is not installed")
+
+
+def main():
+    unittest.main(verbosity=2)
+
+
+def _rmtree(path):
+    """rmtree that also copes with read-only directories (a store may make
+    its contents read-only)."""
+    for dirpath, dirnames, _ in os.walk(path):
+        for d in dirnames:
+            p = os.path.join(dirpath, d)
+            if not os.path.islink(p):
+                os.chmod(p, stat.S_IRWXU)
+    shutil.rmtree(path)
+
+
+def _format_streams(proc_or_exc):
+    out = proc_or_exc.stdout or ""
+    err = proc_or_exc.stderr or ""
+    if isinstance(out, bytes):
+        out = out.decode("utf-8", "replace")
+    if isinstance(err, bytes):
+        err = err.decode("utf-8", "replace")
+    return "--- stdout ---\n%s\n--- stderr ---\n%s" % (out, err)
+
+
+class NubTestCase(unittest.TestCase):
+    """Base class: a shared test registry per class, a scratch dir per test.
+
+    Class attributes subclasses may set: registry_token (start the registry
+    requiring this bearer token), needs_nub (default True; False lets tests
+    of the harness itself run without NUB_BIN).
+
+    Per test: self.tmp/{home,store,proj}, self.home, self.store, self.proj,
+    self.env (the environment nub runs with).
+    """
+
+    registry = None
+    registry_token = None
+    needs_nub = True
+    nub_bin = None
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.nub_bin = os.environ.get("NUB_BIN")
+        if cls.needs_nub and not (cls.nub_bin and os.access(cls.nub_bin, os.X_OK)):
+            raise RuntimeError("set NUB_BIN to the nub executable (got %r)" % cls.nub_bin)
+        cls.registry = Registry(PACKAGES_DIR, token=cls.registry_token).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.registry is not None:
+            cls.registry.stop()
+            cls.registry = None
+        super().tearDownClass()
+
+    def setUp(self):
+        super().setUp()
+        base = os.environ.get("NUB_TEST_TMP") or tempfile.gettempdir()
+        os.makedirs(base, exist_ok=True)
+        self.tmp = tempfile.mkdtemp(prefix=self._testMethodName[:40] + "-", dir=base)
+        if os.environ.get("NUB_KEEP_TMP") != "1":
+            self.addCleanup(_rmtree, self.tmp)
+        self.home = os.path.join(self.tmp, "home")
+        self.store = os.path.join(self.tmp, "store")
+        self.proj = os.path.join(self.tmp, "proj")
+        for d in (self.home, self.store, self.proj):
+            os.makedirs(d)
+        self.env = self._make_env()
+        self.registry.clear_faults()
+        self.registry.reset_log()
+
+    def _make_env(self):
+        env = {k: v for k, v in os.environ.items()
+               if k not in SCRUBBED_ENV and not k.lower().startswith(SCRUBBED_ENV_PREFIXES)}
+        no_proxy = "127.0.0.1,localhost"
+        env.update({
+            "HOME": self.home,
+            "XDG_CACHE_HOME": os.path.join(self.home, ".cache"),
+            "XDG_CONFIG_HOME": os.path.join(self.home, ".config"),
+            "NUB_STORE_DIR": self.store,
+            "npm_config_registry": self.registry.url,
+            "NO_COLOR": "1",
+            "NO_PROXY": no_proxy,
+            "no_proxy": no_proxy,
+        })
+        return env
+
+    # -- running things
+
+    def run_cmd(self, argv, cwd=None, env=None, check=True, timeout=120, input=None):
+        """Run argv with self.env (+ `env` overrides; a None value unsets) in
+        `cwd` (default self.proj).  check=True fails the test on a non-zero
+        exit, showing both output streams."""
+        full_env = dict(self.env)
+        for key, value in (env or {}).items():
+            if value is None:
+                full_env.pop(key, None)
+            else:
+                full_env[key] = value
+        try:
+            proc = subprocess.run(argv, cwd=cwd or self.proj, env=full_env, input=input,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  universal_newlines=True, timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            self.fail("%s timed out after %ss\n%s" % (argv, timeout, _format_streams(exc)))
+        if check and proc.returncode != 0:
+            self.fail("%s exited %d\n%s" % (argv, proc.returncode, _format_streams(proc)))
+        return proc
+
+    def nub(self, *args, cwd=None, env=None, check=True, timeout=120, input=None):
+        """Run `$NUB_BIN args...`; returns subprocess.CompletedProcess (text)."""
+        return self.run_cmd([self.nub_bin] + [str(a) for a in args], cwd=cwd, env=env,
+                            check=check, timeout=timeout, input=input)
+
+    def nub_fails(self, *args, **kwargs):
+        """Run nub expecting a non-zero exit; returns the CompletedProcess."""
+        proc = self.nub(*args, check=False, **kwargs)
+        if proc.returncode == 0:
+            self.fail("nub %s unexpectedly succeeded\n%s" % (" ".join(args), _format_streams(proc)))
+        return proc
+
+    def node_require(self, cwd, module):
+        """require(module) with node in `cwd`; returns the module's exports
+        parsed from JSON (the fixture packages export {name, version, deps})."""
+        if not have_node():
+            self.skipTest("node is not installed")
+        script = "console.log(JSON.stringify(require(%s)))" % json.dumps(module)
+        proc = self.run_cmd(["node", "-e", script], cwd=cwd)
+        return json.loads(proc.stdout)
+
+    # -- projects and lockfiles
+
+    def render(self, text):
+        """Fill in lockfile template placeholders for this test's registry."""
+        reg = self.registry
+        text = text.replace("@@REGISTRY@@/", reg.url).replace("@@REGISTRY@@", reg.url.rstrip("/"))
+
+        def value(m):
+            kind, name, version = m.groups()
+            if kind == "INTEGRITY":
+                return reg.integrity(name, version)
+            if kind == "SHASUM":
+                return reg.shasum(name, version)
+            return reg.sri_sha1(name, version)
+        return PLACEHOLDER.sub(value, text)
+
+    def make_project(self, name_or_dict, lockfile=None):
+        """Populate self.proj from a fixture project (its package.json and
+        other files, not its lockfile templates) or from a package.json dict.
+        `lockfile`: a template rendered into package-lock.json (see below).  Returns self.proj."""
+        if isinstance(name_or_dict, dict):
+            self.write_json(os.path.join(self.proj, "package.json"), name_or_dict)
+            src = None
+        else:
+            src = os.path.join(PROJECTS_DIR, name_or_dict)
+            for entry in os.listdir(src):
+                if re.match(r"package-lock\.v\d+\.json$", entry):
+                    continue
+                path = os.path.join(src, entry)
+                if os.path.isdir(path):
+                    shutil.copytree(path, os.path.join(self.proj, entry), symlinks=True)
+                else:
+                    shutil.copy2(path, self.proj)
+        if lockfile is not None:
+            # 'package-lock.v3.json' is looked up in the fixture project;
+            # with a dict, name it relative to the projects dir
+            # ('basic/package-lock.v3.json') or give an absolute path.
+            path = os.path.join(src or PROJECTS_DIR, lockfile)
+            with open(path) as f:
+                text = self.render(f.read())
+            with open(os.path.join(self.proj, "package-lock.json"), "w") as f:
+                f.write(text)
+        return self.proj
+
+    # -- inspecting results
+
+    def tree(self, root=None):
+        """Sorted relative paths under root (default self.proj): directories
+        end with '/', symlinks read 'path -> target' and are not followed."""
+        root = root or self.proj
+        out = []
+        for dirpath, dirnames, filenames in os.walk(root):
+            for name in dirnames + filenames:
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, root).replace(os.sep, "/")
+                if os.path.islink(path):
+                    out.append("%s -> %s" % (rel, os.readlink(path)))
+                elif os.path.isdir(path):
+                    out.append(rel + "/")
+                else:
+                    out.append(rel)
+        return sorted(out)
+
+    @staticmethod
+    def read_json(path):
+        with open(path) as f:
+            return json.load(f)
+
+    @staticmethod
+    def write_json(path, doc):
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=2)
+            f.write("\n")
+
+    def assertExecutable(self, path):
+        self.assertTrue(os.access(path, os.X_OK), "%s is not executable" % path)
