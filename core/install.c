@@ -610,7 +610,10 @@ int nub_install(const struct nub_install_opts *o, struct nub_err *err)
     nub_plat_caps(&caps);
     /* File work is syscall-bound: two workers per CPU keep the disk busy
      * while some sleep on locks. */
-    c.pool = nub_pool_new(caps.ncpu > 1 ? caps.ncpu - 1 : 1, "workers");
+    const char *jobs = nub_plat_getenv("NUB_JOBS");
+    int n = jobs && atoi(jobs) > 0 ? atoi(jobs) : caps.ncpu;
+    /* the calling thread works too, so n threads means n - 1 workers */
+    c.pool = nub_pool_new(n > 1 ? n - 1 : 0, "workers");
   }
   nub_diag_debugf("node-linker: %s (%s)",
                   c.proj.layout == NUB_LINKER_HOISTED ? "hoisted" : "isolated",

@@ -108,8 +108,8 @@ struct nub_pool *nub_pool_new(int nthreads, const char *name)
 {
   struct nub_pool *p = nub_calloc(1, sizeof(*p));
 
-  if (nthreads < 1)
-    nthreads = 1;
+  if (nthreads < 0)
+    nthreads = 0;
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->cv_work, NULL);
   pthread_cond_init(&p->cv_idle, NULL);

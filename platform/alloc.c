@@ -7,6 +7,15 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Sanitizer builds use the C library's allocator so that AddressSanitizer
+ * sees every allocation (it cannot look inside mimalloc's heaps). */
+#ifdef NUB_ALLOC_LIBC
+#define mi_malloc malloc
+#define mi_calloc calloc
+#define mi_realloc realloc
+#define mi_free free
+#endif
+
 static void (*fatal_hook)(void);
 
 void nub_alloc_set_fatal_hook(void (*hook)(void)) { fatal_hook = hook; }

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Warm-offline install benchmark: nub vs npm ci, bun, pnpm (hoisted), the
+# existing Rust nub (hoisted, from pnpm-lock.yaml) and a single-threaded
+# `cp -al` of nub's finished tree (the floor), back to back in one hyperfine
+# run per fixture.
+#
+# usage: ci/bench.sh [fixture...]        (default: webpack3 coffee2 large)
+# env:   NUB=path/to/nub (default build/core/nub), RUNS (10), WARMUP (2),
+#        BENCH_DIR (default build/bench), PEERS="npm bun pnpm rnub" to choose.
+#
+# Every timed run starts from a verified-clean state: --prepare deletes
+# node_modules and asserts it is gone; hyperfine fails the run on a non-zero
+# exit. Stores and caches are warm (one untimed install per tool first) and
+# the timed commands run offline. Registry URLs come from `npm config get
+# registry`; the fixtures carry the @@REGISTRY@@ placeholder.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+NUB=${NUB:-$root/build/core/nub}
+NUB=$(cd "$(dirname "$NUB")" && pwd)/$(basename "$NUB")
+RUNS=${RUNS:-10}
+WARMUP=${WARMUP:-2}
+BENCH_DIR=${BENCH_DIR:-$root/build/bench}
+PEERS=${PEERS:-"npm bun pnpm rnub"}
+fixtures=("$@")
+[ ${#fixtures[@]} -gt 0 ] || fixtures=(webpack3 coffee2 large)
+
+command -v hyperfine >/dev/null || { echo "bench: hyperfine is missing (ci/bootstrap.sh installs it)" >&2; exit 1; }
+[ -x "$NUB" ] || { echo "bench: $NUB not built (ci/build.sh)" >&2; exit 1; }
+reg=$(npm config get registry); reg=${reg%/}
+mkdir -p "$BENCH_DIR"
+tools=$BENCH_DIR/tools
+
+# Peers install with npm under their own prefixes, so that the Rust nub's
+# binary never shadows ours.
+install_peer() { # name spec
+  [ -x "$tools/$1/bin/$2" ] || npm i -g --prefix "$tools/$1" "$3" >/dev/null 2>&1 ||
+    { echo "bench: cannot install $3; skipping it" >&2; return 1; }
+}
+have=()
+for p in $PEERS; do
+  case $p in
+    npm) have+=(npm) ;;
+    bun) install_peer bun bun bun && have+=(bun) ;;
+    pnpm) install_peer pnpm pnpm pnpm@12.4.2 && have+=(pnpm) ;;
+    rnub) install_peer rnub nub @nubjs/nub && have+=(rnub) ;;
+  esac
+done
+echo "bench: nub=$NUB peers: ${have[*]}"
+echo "bench: machine: $(uname -srm), $(getconf _NPROCESSORS_ONLN) cpus, fs $(stat -f -c %T "$BENCH_DIR" 2>/dev/null || echo ?)"
+
+export npm_config_registry=$reg/
+export npm_config_cache=$BENCH_DIR/cache/npm
+export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
+export BUN_INSTALL_CACHE_DIR=$BENCH_DIR/cache/bun
+export NUB_STORE_DIR=$BENCH_DIR/cache/nub
+unset CI || true
+
+setup_proj() { # fixture tool lockfile...
+  local fx=$1 tool=$2; shift 2
+  local d=$BENCH_DIR/$fx/$tool src=$root/ci/bench/fixtures/$fx
+  rm -rf "$d"; mkdir -p "$d"
+  cp "$src/package.json" "$d/"
+  [ -f "$src/.npmrc" ] && cp "$src/.npmrc" "$d/"
+  for lf in "$@"; do sed "s#@@REGISTRY@@#$reg#g" "$src/$lf" > "$d/$lf"; done
+  echo "$d"
+}
+
+clean() { printf 'rm -rf %q/node_modules && test ! -e %q/node_modules' "$1" "$1"; }
+
+for fx in "${fixtures[@]}"; do
+  echo
+  echo "=== $fx ==="
+  names=() preps=() runs=()
+  add() { names+=("$1"); preps+=("$2"); runs+=("$3"); }
+  d=$(setup_proj "$fx" nub package-lock.json)
+  (cd "$d" && "$NUB" install --frozen-lockfile -s) # warm the store
+  rm -rf "$d/node_modules"
+  (cd "$d" && NUB_DIAG_FILE=$BENCH_DIR/$fx-nub.jsonl NUB_LOG=debug "$NUB" install --offline --frozen-lockfile -s 2>"$BENCH_DIR/$fx-nub.phases")
+  add nub "$(clean "$d")" "cd $d && $NUB install --offline --frozen-lockfile -s"
+  files=$(find "$d/node_modules" -type f | wc -l)
+  pkgs=$(find "$d/node_modules" -name package.json -path '*node_modules/*' -not -path '*/node_modules/*/*/package.json' | wc -l)
+
+  # the floor: a single-threaded cp -al of nub's finished tree
+  floor=$BENCH_DIR/$fx/floor-src
+  rm -rf "$floor"; mkdir -p "$floor"; cp -al "$d/node_modules" "$floor/node_modules"
+  fd=$BENCH_DIR/$fx/floor; mkdir -p "$fd"
+  add "cp -al" "$(clean "$fd")" "cp -al $floor/node_modules $fd/node_modules"
+
+  for t in "${have[@]}"; do
+    case $t in
+      npm)
+        p=$(setup_proj "$fx" npm package-lock.json)
+        (cd "$p" && npm ci --ignore-scripts >/dev/null 2>&1)
+        add "npm ci" "$(clean "$p")" "cd $p && npm ci --offline --ignore-scripts >/dev/null 2>&1" ;;
+      bun)
+        p=$(setup_proj "$fx" bun bun.lock)
+        (cd "$p" && "$tools/bun/bin/bun" install --frozen-lockfile --ignore-scripts >/dev/null 2>&1)
+        add bun "$(clean "$p")" "cd $p && $tools/bun/bin/bun install --frozen-lockfile --ignore-scripts >/dev/null 2>&1" ;;
+      pnpm)
+        p=$(setup_proj "$fx" pnpm pnpm-lock.yaml)
+        printf 'node-linker=hoisted\nstore-dir=%s\n' "$BENCH_DIR/cache/pnpm" >> "$p/.npmrc"
+        (cd "$p" && "$tools/pnpm/bin/pnpm" install --frozen-lockfile --ignore-scripts >/dev/null 2>&1) || { echo "bench: pnpm cannot install $fx; left out"; continue; }
+        add "pnpm hoisted" "$(clean "$p")" "cd $p && $tools/pnpm/bin/pnpm install --offline --frozen-lockfile --ignore-scripts >/dev/null 2>&1" ;;
+      rnub)
+        p=$(setup_proj "$fx" rnub pnpm-lock.yaml)
+        rn="env XDG_DATA_HOME=$BENCH_DIR/cache/rnub-data XDG_CACHE_HOME=$BENCH_DIR/cache/rnub-cache $tools/rnub/bin/nub"
+        (cd "$p" && $rn install --frozen-lockfile --node-linker hoisted --ignore-scripts >/dev/null 2>&1) || { echo "bench: the Rust nub cannot install $fx; left out"; continue; }
+        add "rust nub hoisted" "$(clean "$p")" "cd $p && $rn install --offline --frozen-lockfile --node-linker hoisted --ignore-scripts >/dev/null 2>&1" ;;
+    esac
+  done
+
+  hf=(hyperfine --runs "$RUNS" --warmup "$WARMUP" --export-json "$BENCH_DIR/$fx.json" --style basic)
+  for i in "${!names[@]}"; do
+    hf+=(--prepare "${preps[$i]}" -n "${names[$i]}" "${runs[$i]}")
+  done
+  "${hf[@]}" >/dev/null
+
+  python3 - "$BENCH_DIR/$fx.json" "$BENCH_DIR/$fx-nub.jsonl" "$BENCH_DIR/$fx-nub.phases" "$files" "$pkgs" <<'PY'
+import json, re, statistics, sys
+res = json.load(open(sys.argv[1]))["results"]
+med = {r["command"]: statistics.median(r["times"]) for r in res}
+for r in res:
+    bad = [c for c in r.get("exit_codes", []) if c != 0]
+    assert not bad, f"{r['command']}: non-zero exit codes {bad}"
+nub = med["nub"]
+print(f"files {sys.argv[4]}, packages {sys.argv[5]}")
+print(f"{'tool':<20}{'median s':>10}{'min s':>9}{'nub/tool':>10}")
+for r in res:
+    m = med[r["command"]]
+    print(f"{r['command']:<20}{m:>10.3f}{min(r['times']):>9.3f}{nub / m:>10.2f}")
+tally = {}
+for line in open(sys.argv[2]):
+    e = json.loads(line)
+    if e["cat"] == "linker":
+        tally[e["name"]] = tally.get(e["name"], 0) + 1
+print("nub strategy tally:", ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
+print("nub phases:", " | ".join(l.strip().replace("DEBUG ", "") for l in open(sys.argv[3]) if "phase:" in l))
+PY
+done

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Install what nub needs to build and test, idempotently: the C toolchain,
+# CMake, libcurl, libarchive, cJSON, mimalloc, OpenSSL, libyaml, cmocka, and
+# for the tests Python 3, Node.js/npm and xfsprogs. Debian/Ubuntu use apt-get,
+# macOS Homebrew. Safe to run again: it installs only what is missing.
+set -euo pipefail
+
+log() { printf 'bootstrap: %s\n' "$*"; }
+
+if [ "$(uname -s)" = "Darwin" ]; then
+  if ! command -v brew >/dev/null 2>&1; then
+    echo "bootstrap: Homebrew is required on macOS (https://brew.sh)" >&2
+    exit 1
+  fi
+  want=(cmake pkg-config curl libarchive cjson mimalloc openssl@3 libyaml cmocka node python@3 hyperfine)
+  missing=()
+  for f in "${want[@]}"; do
+    brew list --formula "$f" >/dev/null 2>&1 || missing+=("$f")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    log "brew install ${missing[*]}"
+    HOMEBREW_NO_AUTO_UPDATE=1 brew install "${missing[@]}"
+  fi
+  log "macOS dependencies present"
+  exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "bootstrap: only Debian/Ubuntu (apt-get) and macOS (Homebrew) are set up here;" >&2
+  echo "bootstrap: install CMake, pkg-config, libcurl, libarchive, cJSON, mimalloc, OpenSSL, libyaml and cmocka by hand" >&2
+  exit 1
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  sudo="sudo"
+fi
+
+pkgs=(build-essential cmake pkg-config libcurl4-openssl-dev libarchive-dev libcjson-dev
+      libmimalloc-dev libssl-dev libyaml-dev libcmocka-dev python3 xfsprogs hyperfine curl)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Node.js runs the tests' require() checks and lifecycle scripts; npm gives the
+# build its default registry. Keep an existing installation (nvm, NodeSource).
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  log "apt-get install ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+log "Debian/Ubuntu dependencies present"
