@@ -216,9 +216,7 @@ static size_t m_pre(const char *s, size_t n, size_t i, bool loose, struct sv *pr
     return i;
   e = m_preid(s, n, st, loose);
   if (e == st) {
-    if (!hyphen)
-      return i;
-    if (!loose)
+    if (!hyphen || !loose)
       return i;
     /* The loose regex gives the optional hyphen back: '-' alone is a
      * non-numeric identifier, so "1.2.3-" is 1.2.3 with prerelease "-". */
@@ -370,6 +368,14 @@ static bool m_xrange(const char *s, size_t n, size_t i, bool loose, size_t pcap,
   return true;
 }
 
+/* node runs its regexes on whitespace-collapsed text, in "safe" forms
+ * where \s* and \s+ take one character at most. Text can still hold two
+ * (build metadata is stripped from between them), so the limit shows. */
+static size_t skip_ws1(const char *s, size_t n, size_t i)
+{
+  return i + is_ws(at(s, n, i));
+}
+
 /* What must follow an x-range for the enclosing regex to match. */
 enum xr_tail {
   XR_END,    /* \s*$ */
@@ -379,18 +385,11 @@ enum xr_tail {
 /* End of the tail at i, or 0 if it does not match there. */
 static size_t m_tail(const char *s, size_t n, size_t i, enum xr_tail tail)
 {
-  size_t j = i;
-
-  while (j < n && is_ws(s[j]))
-    j++;
   if (tail == XR_END)
-    return j == n ? n : 0;
-  if (j == i || at(s, n, j) != '-')
+    return skip_ws1(s, n, i) == n ? n : 0;
+  if (!is_ws(at(s, n, i)) || at(s, n, i + 1) != '-' || !is_ws(at(s, n, i + 2)))
     return 0;
-  i = ++j;
-  while (j < n && is_ws(s[j]))
-    j++;
-  return j > i ? j : 0;
+  return i + 3;
 }
 
 /* An x-range at i followed by tail; *after is where the tail ends. */
@@ -654,9 +653,7 @@ static bool cmp_match(struct sv c, bool loose, enum op *op, struct plain *pl,
     *op = OP_ANY;
     return true;
   }
-  i = m_gtlt(c.p, c.n, 0, &o);
-  while (i < c.n && is_ws(c.p[i]))
-    i++;
+  i = skip_ws1(c.p, c.n, m_gtlt(c.p, c.n, 0, &o));
   if (!m_plain(c.p, c.n, i, loose, pl))
     return false;
   *plain_at = i;
@@ -679,11 +676,10 @@ static void cmp_release(struct comparator *c)
     nub_version_release(&c->v);
 }
 
+/* Same value ("<1.2.3-0") to node; the build is not part of it. */
 static bool cmp_same(const struct comparator *a, const struct comparator *b)
 {
-  if (a->op == OP_ANY || b->op == OP_ANY)
-    return a->op == b->op;
-  return strcmp(op_str[a->op], op_str[b->op]) == 0 && strcmp(a->v.raw, b->v.raw) == 0;
+  return a->op == b->op && (a->op == OP_ANY || strcmp(a->v.raw, b->v.raw) == 0);
 }
 
 static bool cmp_is_null(const struct comparator *c)
@@ -773,92 +769,76 @@ static void sb_ver(struct sb *b, struct sv M, struct sv m, struct sv p)
 
 static const struct sv zero = {"0", 1};
 
-/* replaceTilde: ~1.2.3 := >=1.2.3 <1.3.0-0, ~1.2 := >=1.2.0 <1.3.0-0,
- * ~1 := >=1.0.0 <2.0.0-0, ~ := any. */
-static void rw_tilde(struct sb *out, struct sv tok, const struct popts *o)
+/* What ~ and ^ share: for op + x-range, the lower bound (a partial version
+ * filled with zeros, and with -0 under includePrerelease) and the " <" of
+ * the upper one; returns true when the caller is to finish that. Anything
+ * else is copied, and "~x" / "^*" (any) become nothing. */
+static bool lone_op_lower(struct sb *out, struct sv tok, char op, const struct popts *o,
+                          struct xr *x)
 {
-  const char *z = o->incpr ? "-0" : "";
-  struct xr x;
-
-  if (!lone_op_xrange(tok, '~', o, &x)) {
+  if (!lone_op_xrange(tok, op, o, x)) {
     sb_addsv(out, tok);
-    return;
+    return false;
   }
-  if (is_x(x.M))
-    return;
+  if (is_x(x->M))
+    return false;
   sb_adds(out, ">=");
-  if (is_x(x.m)) {
-    sb_ver(out, x.M, zero, zero);
-    sb_adds(out, z);
-    sb_adds(out, " <");
-    sb_add_succ(out, x.M);
-    sb_adds(out, ".0.0-0");
-    return;
-  }
-  if (is_x(x.p)) {
-    sb_ver(out, x.M, x.m, zero);
-    sb_adds(out, z);
+  if (is_x(x->m) || is_x(x->p)) {
+    sb_ver(out, x->M, is_x(x->m) ? zero : x->m, zero);
+    sb_adds(out, o->incpr ? "-0" : "");
   } else {
-    sb_ver(out, x.M, x.m, x.p);
-    if (x.pre.p) {
+    sb_ver(out, x->M, x->m, x->p);
+    if (x->pre.p) {
       sb_addc(out, '-');
-      sb_addsv(out, x.pre);
+      sb_addsv(out, x->pre);
     }
   }
   sb_adds(out, " <");
-  sb_addsv(out, x.M);
+  return true;
+}
+
+/* "<M+1.0.0-0", or "<M.m+1.0-0" with minor true. */
+static void sb_next(struct sb *out, const struct xr *x, bool minor)
+{
+  if (!minor) {
+    sb_add_succ(out, x->M);
+    sb_adds(out, ".0.0-0");
+    return;
+  }
+  sb_addsv(out, x->M);
   sb_addc(out, '.');
-  sb_add_succ(out, x.m);
+  sb_add_succ(out, x->m);
   sb_adds(out, ".0-0");
 }
 
-/* replaceCaret: allow changes that do not modify the left-most non-zero
- * part: ^1.2.3 := >=1.2.3 <2.0.0-0, ^0.2.3 := >=0.2.3 <0.3.0-0,
- * ^0.0.3 := >=0.0.3 <0.0.4-0, ^1.x := >=1.0.0 <2.0.0-0, ^ := any. */
-static void rw_caret(struct sb *out, struct sv tok, const struct popts *o)
+/* replaceTilde: ~1.2.3 := >=1.2.3 <1.3.0-0, ~1.2 := >=1.2.0 <1.3.0-0,
+ * ~1 := >=1.0.0 <2.0.0-0, ~x := any. */
+static void rw_tilde(struct sb *out, struct sv tok, const struct popts *o)
 {
-  const char *z = o->incpr ? "-0" : "";
   struct xr x;
 
-  if (!lone_op_xrange(tok, '^', o, &x)) {
-    sb_addsv(out, tok);
+  if (lone_op_lower(out, tok, '~', o, &x))
+    sb_next(out, &x, !is_x(x.m));
+}
+
+/* replaceCaret: changes that keep the left-most non-zero part:
+ * ^1.2.3 := >=1.2.3 <2.0.0-0, ^0.2.3 := >=0.2.3 <0.3.0-0,
+ * ^0.0.3 := >=0.0.3 <0.0.4-0, ^1.x := >=1.0.0 <2.0.0-0, ^* := any. */
+static void rw_caret(struct sb *out, struct sv tok, const struct popts *o)
+{
+  struct xr x;
+
+  if (!lone_op_lower(out, tok, '^', o, &x))
     return;
-  }
-  if (is_x(x.M))
-    return;
-  sb_adds(out, ">=");
-  if (is_x(x.m)) {
-    sb_ver(out, x.M, zero, zero);
-    sb_adds(out, z);
-    sb_adds(out, " <");
-    sb_add_succ(out, x.M);
-    sb_adds(out, ".0.0-0");
-    return;
-  }
-  if (is_x(x.p)) {
-    sb_ver(out, x.M, x.m, zero);
-    sb_adds(out, z);
-  } else {
-    sb_ver(out, x.M, x.m, x.p);
-    if (x.pre.p) {
-      sb_addc(out, '-');
-      sb_addsv(out, x.pre);
-    }
-  }
-  sb_adds(out, " <");
-  /* node compares the text: loose "00" is not '0' here. */
-  if (!sv_is(x.M, "0")) {
-    sb_add_succ(out, x.M);
-    sb_adds(out, ".0.0-0");
+  /* node compares the text: loose "00" is not "0" here. */
+  if (is_x(x.m) || !sv_is(x.M, "0")) {
+    sb_next(out, &x, false);
   } else if (!is_x(x.p) && sv_is(x.m, "0")) {
     sb_ver(out, x.M, x.m, (struct sv){NULL, 0});
     sb_add_succ(out, x.p);
     sb_adds(out, "-0");
   } else {
-    sb_addsv(out, x.M);
-    sb_addc(out, '.');
-    sb_add_succ(out, x.m);
-    sb_adds(out, ".0-0");
+    sb_next(out, &x, true);
   }
 }
 
@@ -873,9 +853,7 @@ static void rw_xrange(struct sb *out, struct sv tok, const struct popts *o)
   bool xM, xm, xp;
 
   tok = sv_trim(tok);
-  i = m_gtlt(tok.p, tok.n, 0, &gt);
-  while (i < tok.n && is_ws(tok.p[i]))
-    i++;
+  i = skip_ws1(tok.p, tok.n, m_gtlt(tok.p, tok.n, 0, &gt));
   if (!m_xrange_tail(tok.p, tok.n, i, o->loose, XR_END, &x, &after) ||
       (is_x(x.M) && !is_x(x.m)) || (is_x(x.m) && x.p.p && !is_x(x.p))) {
     sb_addsv(out, tok); /* not an x-range, or "1.x.3": left to fail later */
@@ -911,25 +889,15 @@ static void rw_xrange(struct sb *out, struct sv tok, const struct popts *o)
     }
     return;
   }
-  if (xm) {
-    sb_adds(out, ">=");
-    sb_ver(out, x.M, zero, zero);
-    sb_adds(out, pr);
-    sb_adds(out, " <");
-    sb_add_succ(out, x.M);
-    sb_adds(out, ".0.0-0");
-  } else if (xp) {
-    sb_adds(out, ">=");
-    sb_ver(out, x.M, x.m, zero);
-    sb_adds(out, pr);
-    sb_adds(out, " <");
-    sb_addsv(out, x.M);
-    sb_addc(out, '.');
-    sb_add_succ(out, x.m);
-    sb_adds(out, ".0-0");
-  } else {
-    sb_addsv(out, tok);
+  if (!xp) {
+    sb_addsv(out, tok); /* a plain comparator */
+    return;
   }
+  sb_adds(out, ">=");
+  sb_ver(out, x.M, xm ? zero : x.m, zero);
+  sb_adds(out, pr);
+  sb_adds(out, " <");
+  sb_next(out, &x, !xm);
 }
 
 /* replaceStars: drop the first STAR (<|>)?=?\s*\* left after the rewrites. */
@@ -945,8 +913,7 @@ static char *replace_stars(struct sv s)
       j++;
     if (at(s.p, s.n, j) == '=')
       j++;
-    while (j < s.n && is_ws(s.p[j]))
-      j++;
+    j = skip_ws1(s.p, s.n, j);
     if (at(s.p, s.n, j) == '*') {
       sb_addn(&out, s.p, i);
       sb_addn(&out, s.p + j + 1, s.n - j - 1);
@@ -1001,23 +968,19 @@ static char *hyphen_replace(const char *s, const struct popts *o)
   struct sb out = {0};
   bool have_from = true;
 
-  while (i < n && is_ws(s[i]))
-    i++;
+  i = skip_ws1(s, n, i);
   if (!m_xrange_tail(s, n, i, o->loose, XR_HYPHEN, &f, &j) ||
       !m_xrange_tail(s, n, j, o->loose, XR_END, &t, &end))
     return nub_strdup(s);
 
   if (is_x(f.M)) {
     have_from = false;
-  } else if (is_x(f.m)) {
+  } else if (is_x(f.m) || is_x(f.p)) {
     sb_adds(&out, ">=");
-    sb_ver(&out, f.M, zero, zero);
-    sb_adds(&out, z);
-  } else if (is_x(f.p)) {
-    sb_adds(&out, ">=");
-    sb_ver(&out, f.M, f.m, zero);
+    sb_ver(&out, f.M, is_x(f.m) ? zero : f.m, zero);
     sb_adds(&out, z);
   } else {
+    /* The text as written, 'v' or '=' prefix included, as node has it. */
     sb_adds(&out, ">=");
     sb_addn(&out, s + f.start, f.end - f.start);
     if (!f.pre.p)
@@ -1028,16 +991,9 @@ static char *hyphen_replace(const char *s, const struct popts *o)
     return sb_take(&out); /* node trims the lone space away */
   if (have_from)
     sb_addc(&out, ' ');
-  if (is_x(t.m)) {
+  if (is_x(t.m) || is_x(t.p)) {
     sb_addc(&out, '<');
-    sb_add_succ(&out, t.M);
-    sb_adds(&out, ".0.0-0");
-  } else if (is_x(t.p)) {
-    sb_addc(&out, '<');
-    sb_addsv(&out, t.M);
-    sb_addc(&out, '.');
-    sb_add_succ(&out, t.m);
-    sb_adds(&out, ".0-0");
+    sb_next(&out, &t, !is_x(t.m));
   } else if (t.pre.p) {
     sb_adds(&out, "<=");
     sb_ver(&out, t.M, t.m, t.p);
@@ -1128,7 +1084,8 @@ static char *trim_comparator_ws(const char *s)
   return sb_take(&out);
 }
 
-/* TILDETRIM (\s*)~>?\s+ -> $1~ and CARETTRIM (\s*)\^\s+ -> $1^. */
+/* TILDETRIM (\s*)~>?\s+ -> $1~ and CARETTRIM (\s*)\^\s+ -> $1^, one
+ * whitespace at most (see skip_ws1). */
 static char *lone_op_trim(const char *s, char op)
 {
   struct sb out = {0};
@@ -1141,10 +1098,8 @@ static char *lone_op_trim(const char *s, char op)
       if (op == '~' && at(s, n, j) == '>')
         j++;
       if (is_ws(at(s, n, j))) {
-        while (j < n && is_ws(s[j]))
-          j++;
         sb_addc(&out, op);
-        i = j;
+        i = j + 1;
         continue;
       }
     }
@@ -1199,7 +1154,7 @@ static int parse_set(const char *part, const struct popts *o, struct cset *set)
   nub_free(s4);
   nub_free(s5);
 
-  s1 = sb_take(&joined);
+  s1 = sb_take(&joined); /* the comparators, space-separated */
   it = split_init(sv_of(s1), true);
   while (split_next(&it, &tok)) {
     struct comparator c;
