@@ -1,0 +1,119 @@
+/* graph.c - containers of the resolved graph. */
+#include "graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "nub_alloc.h"
+
+void nub_graph_init(struct nub_graph *g)
+{
+  memset(g, 0, sizeof(*g));
+  g->auto_install_peers = true;
+}
+
+static void free_edges(struct nub_gedge *e, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    nub_free(e[i].alias);
+    nub_free(e[i].ref);
+  }
+  nub_free(e);
+}
+
+void nub_gpkg_free(struct nub_gpkg *p)
+{
+  if (!p)
+    return;
+  nub_free(p->key);
+  nub_free(p->pkg_key);
+  nub_free(p->name);
+  nub_free(p->version);
+  nub_free(p->integrity);
+  nub_free(p->tarball);
+  nub_free(p->directory);
+  nub_depmap_release(&p->engines);
+  nub_depmap_release(&p->peers);
+  nub_strarray_free(p->peers_optional, p->npeers_optional);
+  nub_strarray_free(p->os, p->nos);
+  nub_strarray_free(p->cpu, p->ncpu);
+  nub_strarray_free(p->libc, p->nlibc);
+  nub_free(p->deprecated);
+  nub_strarray_free(p->bundled, p->nbundled);
+  free_edges(p->deps, p->ndeps);
+  free_edges(p->optional_deps, p->noptional_deps);
+  nub_strarray_free(p->transitive_peers, p->ntransitive_peers);
+  nub_free(p);
+}
+
+static void free_direct(struct nub_gdirect *d, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    nub_free(d[i].alias);
+    nub_free(d[i].specifier);
+    nub_free(d[i].ref);
+  }
+  nub_free(d);
+}
+
+void nub_graph_release(struct nub_graph *g)
+{
+  for (size_t i = 0; i < g->nimporters; i++) {
+    struct nub_importer *im = &g->importers[i];
+    nub_free(im->path);
+    free_direct(im->deps, im->ndeps);
+    free_direct(im->dev, im->ndev);
+    free_direct(im->optional, im->noptional);
+  }
+  nub_free(g->importers);
+  for (size_t i = 0; i < g->npkgs; i++)
+    nub_gpkg_free(g->pkgs[i]);
+  nub_free(g->pkgs);
+  nub_depmap_release(&g->overrides);
+  memset(g, 0, sizeof(*g));
+}
+
+void nub_graph_add(struct nub_graph *g, struct nub_gpkg *p)
+{
+  NUB_GROW(g->pkgs, g->cappkgs, g->npkgs + 1);
+  g->pkgs[g->npkgs++] = p;
+}
+
+static int cmp_pkg(const void *a, const void *b)
+{
+  return strcmp((*(struct nub_gpkg *const *)a)->key, (*(struct nub_gpkg *const *)b)->key);
+}
+
+void nub_graph_sort(struct nub_graph *g)
+{
+  qsort(g->pkgs, g->npkgs, sizeof(*g->pkgs), cmp_pkg);
+  for (size_t i = 0; i < g->npkgs; i++)
+    g->pkgs[i]->index = i;
+}
+
+struct nub_gpkg *nub_graph_find(const struct nub_graph *g, const char *key)
+{
+  size_t lo = 0, hi = g->npkgs;
+
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    int c = strcmp(g->pkgs[mid]->key, key);
+    if (c == 0)
+      return g->pkgs[mid];
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return NULL;
+}
+
+char *nub_gedge_target(const char *alias, const char *ref)
+{
+  if (!strncmp(ref, "link:", 5) || !strncmp(ref, "file:", 5))
+    return NULL;
+  /* a version starts with a digit; anything else is "real@version" */
+  if ((ref[0] >= '0' && ref[0] <= '9'))
+    return nub_asprintf("%s@%s", alias, ref);
+  return nub_strdup(ref);
+}

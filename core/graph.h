@@ -1,0 +1,97 @@
+/* graph.h - the resolved dependency graph in the shape of nub.lock (the
+ * pnpm-lock.yaml v9 format): importers (the project) with their direct
+ * dependencies, and packages keyed by dependency path
+ * ("name@1.2.3", or with peer context "name@1.2.3(peer@2.0.0)").
+ *
+ * The resolver produces it, lockfile_pnpm.c reads and writes it, and the
+ * isolated linker materialises it. Strings are owned by the graph. */
+#ifndef NUB_GRAPH_H
+#define NUB_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "manifest.h"
+
+struct nub_pkg;
+
+/* One edge: the folder name a dependency is visible under (an alias when
+ * the spec was "npm:real@range"), and the dep path of its target. For
+ * link:/file: targets, `ref` is "link:../dir" / "file:../dir". */
+struct nub_gedge {
+  char *alias;
+  char *ref; /* the version part as the lockfile writes it: "1.2.3(peer@2)",
+              * "real@1.2.3" for aliases, "link:../x" */
+};
+
+struct nub_gpkg {
+  char *key;        /* dep path: snapshot key, "name@1.2.3(peer@1.0.0)" */
+  char *pkg_key;    /* packages key without peer suffix: "name@1.2.3" */
+  char *name;       /* registry name */
+  char *version;
+  /* packages: section */
+  char *integrity;  /* resolution.integrity */
+  char *tarball;    /* resolution.tarball for URL dependencies, else NULL */
+  char *directory;  /* resolution.directory for file: dependencies */
+  struct nub_depmap engines;
+  struct nub_depmap peers;          /* peerDependencies (specs) */
+  char **peers_optional;            /* peerDependenciesMeta: optional */
+  size_t npeers_optional;
+  char **os, **cpu, **libc;
+  size_t nos, ncpu, nlibc;
+  bool has_bin;
+  bool requires_build;              /* has install scripts (not in v9 output) */
+  char *deprecated;
+  char **bundled;
+  size_t nbundled;
+  /* snapshots: section */
+  struct nub_gedge *deps;
+  size_t ndeps;
+  struct nub_gedge *optional_deps;
+  size_t noptional_deps;
+  char **transitive_peers;
+  size_t ntransitive_peers;
+  bool optional;    /* only reachable through optional dependencies */
+  /* install-time data, not serialised */
+  struct nub_pkg *fetch;  /* store identity */
+  bool skip;              /* filtered out for this platform / --prod */
+  bool dev_only;          /* reachable only from devDependencies */
+  size_t index;           /* position in graph->pkgs */
+};
+
+struct nub_gdirect {
+  char *alias;     /* name in package.json */
+  char *specifier; /* spec in package.json */
+  char *ref;       /* version part: "1.2.3(peer@1)", "real@1.2.3", "link:x" */
+};
+
+struct nub_importer {
+  char *path; /* "." for the root project */
+  struct nub_gdirect *deps, *dev, *optional;
+  size_t ndeps, ndev, noptional;
+};
+
+struct nub_graph {
+  bool auto_install_peers;
+  bool exclude_links;
+  struct nub_depmap overrides;
+  struct nub_importer *importers;
+  size_t nimporters;
+  struct nub_gpkg **pkgs; /* sorted by key */
+  size_t npkgs, cappkgs;
+};
+
+void nub_graph_init(struct nub_graph *g);
+void nub_graph_release(struct nub_graph *g);
+/* Add a package (the graph takes ownership); keeps no order until sorted. */
+void nub_graph_add(struct nub_graph *g, struct nub_gpkg *p);
+/* Sort packages by key (byte order) and number them. */
+void nub_graph_sort(struct nub_graph *g);
+/* Find a package by dep path (after nub_graph_sort), or NULL. */
+struct nub_gpkg *nub_graph_find(const struct nub_graph *g, const char *key);
+/* The dep path an edge points at: "name@<ref>" for plain refs, the ref itself
+ * for aliases ("real@1.2.3"); NULL for link:/file: refs. Caller frees. */
+char *nub_gedge_target(const char *alias, const char *ref);
+void nub_gpkg_free(struct nub_gpkg *p);
+
+#endif

@@ -1,0 +1,658 @@
+/* registry.c - packument client, cache and parser. */
+#include "registry.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "integrity.h"
+#include "lockfile_npm.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "strmap.h"
+
+#define CACHE_MAGIC "NUBMETA1"
+#define FRESH_SECONDS 300 /* cached documents younger than this skip the network */
+#define MAX_BODY (256u << 20)
+
+enum { M_NEW, M_FETCHING, M_READY, M_FAILED };
+
+struct entry {
+  struct nub_meta *m;
+  char *name, *url, *cache_path;
+  int state;
+  int attempt;
+  bool refetched;
+  struct nub_packument *doc;
+  int rc;
+  char msg[768];
+  struct nub_http_req req;
+  struct nub_buf body;
+  char *cached;  /* cached body (for a 304) */
+  size_t cached_len;
+  char *etag;
+  uint64_t t0;
+};
+
+struct nub_meta {
+  const struct nub_config *cfg;
+  struct nub_pool *pool;
+  struct nub_progress *prog;
+  struct nub_meta_opts o;
+  struct nub_http *http;
+  pthread_mutex_t lock;
+  pthread_cond_t cv;
+  struct nub_strmap entries;
+  char *cache_dir;
+  struct nub_meta_stats st;
+  struct nub_packument **retired; /* replaced by a refetch, still borrowed */
+  size_t nretired, capretired;
+};
+
+/* ---- parsing ------------------------------------------------------------- */
+
+static void pversion_free(struct nub_pversion *v)
+{
+  if (!v)
+    return;
+  nub_free(v->version);
+  nub_version_release(&v->sv);
+  nub_depmap_release(&v->deps);
+  nub_depmap_release(&v->optional);
+  nub_depmap_release(&v->peers);
+  nub_strarray_free(v->peers_optional, v->npeers_optional);
+  nub_strarray_free(v->bundled, v->nbundled);
+  nub_strarray_free(v->os, v->nos);
+  nub_strarray_free(v->cpu, v->ncpu);
+  nub_strarray_free(v->libc, v->nlibc);
+  nub_depmap_release(&v->engines);
+  nub_free(v->tarball);
+  nub_free(v->integrity);
+  nub_free(v->deprecated);
+  nub_free(v);
+}
+
+void nub_packument_free(struct nub_packument *p)
+{
+  if (!p)
+    return;
+  for (size_t i = 0; i < p->nversions; i++)
+    pversion_free(p->versions[i]);
+  nub_free(p->versions);
+  nub_depmap_release(&p->tags);
+  nub_free(p->name);
+  nub_free(p);
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Dependency maps as the registry serves them: only string values count
+ * (null, numbers and nested objects in old documents are dropped). */
+static void depmap_strings(const cJSON *o, struct nub_depmap *out)
+{
+  nub_json_depmap(o, out);
+  for (size_t i = 0; i < out->n;) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, out->v[i].name);
+    if (!cJSON_IsString(v)) {
+      nub_free(out->v[i].name);
+      nub_free(out->v[i].spec);
+      out->v[i] = out->v[--out->n];
+      continue;
+    }
+    i++;
+  }
+}
+
+static int cmp_version(const void *a, const void *b)
+{
+  const struct nub_pversion *x = *(struct nub_pversion *const *)a;
+  const struct nub_pversion *y = *(struct nub_pversion *const *)b;
+  return nub_version_cmp(&x->sv, &y->sv);
+}
+
+static struct nub_pversion *parse_version(const cJSON *v, const char *name,
+                                          const struct nub_config *cfg)
+{
+  struct nub_pversion *pv;
+  const char *ver = jstr(v, "version");
+  const cJSON *dist, *meta, *it, *scripts, *bin;
+
+  if (!ver || !cJSON_IsObject(v))
+    return NULL;
+  pv = nub_calloc(1, sizeof(*pv));
+  if (nub_version_parse_loose(&pv->sv, ver) < 0) {
+    nub_free(pv);
+    return NULL; /* not semver: never selectable */
+  }
+  pv->version = nub_strdup(ver);
+  depmap_strings(cJSON_GetObjectItemCaseSensitive(v, "dependencies"), &pv->deps);
+  depmap_strings(cJSON_GetObjectItemCaseSensitive(v, "optionalDependencies"), &pv->optional);
+  depmap_strings(cJSON_GetObjectItemCaseSensitive(v, "peerDependencies"), &pv->peers);
+  meta = cJSON_GetObjectItemCaseSensitive(v, "peerDependenciesMeta");
+  if (cJSON_IsObject(meta)) {
+    size_t cap = 0;
+    cJSON_ArrayForEach(it, meta)
+    {
+      if (it->string && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "optional"))) {
+        NUB_GROW(pv->peers_optional, cap, pv->npeers_optional + 1);
+        pv->peers_optional[pv->npeers_optional++] = nub_strdup(it->string);
+      }
+    }
+  }
+  {
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(v, "bundleDependencies");
+    if (!b)
+      b = cJSON_GetObjectItemCaseSensitive(v, "bundledDependencies");
+    if (cJSON_IsTrue(b)) { /* true means "all dependencies" */
+      pv->bundled = nub_calloc(pv->deps.n + 1, sizeof(char *));
+      for (size_t i = 0; i < pv->deps.n; i++)
+        pv->bundled[pv->nbundled++] = nub_strdup(pv->deps.v[i].name);
+    } else {
+      nub_json_strarray(b, &pv->bundled, &pv->nbundled);
+    }
+  }
+  nub_json_strarray(cJSON_GetObjectItemCaseSensitive(v, "os"), &pv->os, &pv->nos);
+  nub_json_strarray(cJSON_GetObjectItemCaseSensitive(v, "cpu"), &pv->cpu, &pv->ncpu);
+  nub_json_strarray(cJSON_GetObjectItemCaseSensitive(v, "libc"), &pv->libc, &pv->nlibc);
+  depmap_strings(cJSON_GetObjectItemCaseSensitive(v, "engines"), &pv->engines);
+  dist = cJSON_GetObjectItemCaseSensitive(v, "dist");
+  if (cJSON_IsObject(dist)) {
+    const char *tb = jstr(dist, "tarball"), *integ = jstr(dist, "integrity");
+    const char *sha = jstr(dist, "shasum");
+    if (tb)
+      pv->tarball = nub_rewrite_registry_url(cfg, name, tb);
+    if (integ && *integ) {
+      pv->integrity = nub_strdup(integ);
+    } else if (sha) {
+      struct nub_sri s;
+      char buf[128];
+      if (nub_sri_from_hex_sha1(&s, sha) == 0) {
+        nub_sri_format(&s, buf, sizeof(buf));
+        pv->integrity = nub_strdup(buf);
+      }
+    }
+  }
+  if (!pv->tarball)
+    pv->tarball = nub_registry_tarball_url(cfg, name, ver);
+  {
+    const char *dep = jstr(v, "deprecated");
+    if (dep && *dep)
+      pv->deprecated = nub_strdup(dep);
+  }
+  bin = cJSON_GetObjectItemCaseSensitive(v, "bin");
+  pv->has_bin = (cJSON_IsString(bin) && *bin->valuestring) ||
+                (cJSON_IsObject(bin) && bin->child) ||
+                (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(v, "directories")) &&
+                 jstr(cJSON_GetObjectItemCaseSensitive(v, "directories"), "bin"));
+  pv->has_install_script = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "hasInstallScript"));
+  scripts = cJSON_GetObjectItemCaseSensitive(v, "scripts");
+  if (cJSON_IsObject(scripts) &&
+      (jstr(scripts, "preinstall") || jstr(scripts, "install") || jstr(scripts, "postinstall")))
+    pv->has_install_script = true;
+  return pv;
+}
+
+int nub_packument_parse(struct nub_packument **out, const char *json, size_t len,
+                        const char *name, const struct nub_config *cfg,
+                        struct nub_err *err)
+{
+  cJSON *root = cJSON_ParseWithLength(json, len), *vs, *it;
+  struct nub_packument *p;
+  size_t cap = 0;
+
+  if (!root || !cJSON_IsObject(root)) {
+    cJSON_Delete(root);
+    return nub_err_set(err, -NUB_EHTTP, "the registry's document for %s is not JSON", name);
+  }
+  p = nub_calloc(1, sizeof(*p));
+  p->name = nub_strdup(name);
+  depmap_strings(cJSON_GetObjectItemCaseSensitive(root, "dist-tags"), &p->tags);
+  vs = cJSON_GetObjectItemCaseSensitive(root, "versions");
+  if (cJSON_IsObject(vs)) {
+    cJSON_ArrayForEach(it, vs)
+    {
+      struct nub_pversion *pv = parse_version(it, name, cfg);
+      if (!pv)
+        continue;
+      NUB_GROW(p->versions, cap, p->nversions + 1);
+      p->versions[p->nversions++] = pv;
+    }
+  }
+  cJSON_Delete(root);
+  qsort(p->versions, p->nversions, sizeof(*p->versions), cmp_version);
+  *out = p;
+  return 0;
+}
+
+const struct nub_pversion *nub_packument_version(const struct nub_packument *p,
+                                                 const char *version)
+{
+  for (size_t i = p->nversions; i > 0; i--)
+    if (!strcmp(p->versions[i - 1]->version, version))
+      return p->versions[i - 1];
+  {
+    /* "v1.2.3" or "1.2.3+build" spellings of a listed version */
+    struct nub_version v;
+    const struct nub_pversion *hit = NULL;
+    if (nub_version_parse_loose(&v, version) < 0)
+      return NULL;
+    for (size_t i = p->nversions; i > 0 && !hit; i--)
+      if (!nub_version_cmp(&p->versions[i - 1]->sv, &v))
+        hit = p->versions[i - 1];
+    nub_version_release(&v);
+    return hit;
+  }
+}
+
+/* ---- the client ---------------------------------------------------------- */
+
+static char *encode_name(const char *name)
+{
+  /* "@scope/pkg" -> "@scope%2fpkg": some registries 406 on a raw slash */
+  const char *slash = strchr(name, '/');
+  if (name[0] == '@' && slash)
+    return nub_asprintf("%.*s%%2f%s", (int)(slash - name), name, slash + 1);
+  return nub_strdup(name);
+}
+
+int nub_meta_new(struct nub_meta **out, const struct nub_config *cfg,
+                 struct nub_pool *pool, struct nub_progress *prog,
+                 const struct nub_meta_opts *o, struct nub_err *err)
+{
+  struct nub_meta *m = nub_calloc(1, sizeof(*m));
+
+  (void)err;
+  m->cfg = cfg;
+  m->pool = pool;
+  m->prog = prog;
+  m->o = *o;
+  pthread_mutex_init(&m->lock, NULL);
+  pthread_cond_init(&m->cv, NULL);
+  m->cache_dir = nub_asprintf("%s/packuments", cfg->cache_dir);
+  *out = m;
+  return 0;
+}
+
+static void entry_free(void *v)
+{
+  struct entry *e = v;
+  nub_free(e->name);
+  nub_free(e->url);
+  nub_free(e->cache_path);
+  nub_packument_free(e->doc);
+  nub_buf_release(&e->body);
+  nub_free(e->cached);
+  nub_free(e->etag);
+  nub_free(e);
+}
+
+void nub_meta_free(struct nub_meta *m)
+{
+  if (!m)
+    return;
+  if (m->http)
+    nub_http_stop(m->http); /* aborts what is still in flight */
+  nub_pool_drain(m->pool);
+  nub_strmap_release(&m->entries, entry_free);
+  for (size_t i = 0; i < m->nretired; i++)
+    nub_packument_free(m->retired[i]);
+  nub_free(m->retired);
+  pthread_mutex_destroy(&m->lock);
+  pthread_cond_destroy(&m->cv);
+  nub_free(m->cache_dir);
+  nub_free(m);
+}
+
+struct nub_http *nub_meta_http(struct nub_meta *m, struct nub_err *err)
+{
+  pthread_mutex_lock(&m->lock);
+  if (!m->http && nub_http_start(&m->http, m->cfg, err) < 0)
+    m->http = NULL;
+  pthread_mutex_unlock(&m->lock);
+  return m->http;
+}
+
+void nub_meta_stats(struct nub_meta *m, struct nub_meta_stats *out)
+{
+  pthread_mutex_lock(&m->lock);
+  *out = m->st;
+  pthread_mutex_unlock(&m->lock);
+}
+
+static void finish(struct entry *e, int state, int rc)
+{
+  struct nub_meta *m = e->m;
+
+  pthread_mutex_lock(&m->lock);
+  e->state = state;
+  e->rc = rc;
+  pthread_cond_broadcast(&m->cv);
+  pthread_mutex_unlock(&m->lock);
+}
+
+/* Read "<magic>\t<etag>\t<unix time>\n<body>". */
+static bool read_cache(struct entry *e, long *age)
+{
+  char *text = NULL, *nl, *tab1, *tab2;
+  size_t len;
+
+  if (nub_plat_read_file_at(NUB_PLAT_CWD, e->cache_path, MAX_BODY, &text, &len) < 0)
+    return false;
+  nl = memchr(text, '\n', len);
+  if (!nl || strncmp(text, CACHE_MAGIC "\t", 9)) {
+    nub_free(text);
+    return false;
+  }
+  *nl = '\0';
+  tab1 = text + 8;
+  tab2 = strchr(tab1 + 1, '\t');
+  if (!tab2) {
+    nub_free(text);
+    return false;
+  }
+  *tab2 = '\0';
+  nub_free(e->etag);
+  e->etag = tab1[1] ? nub_strdup(tab1 + 1) : NULL;
+  *age = (long)time(NULL) - strtol(tab2 + 1, NULL, 10);
+  e->cached_len = len - (size_t)(nl + 1 - text);
+  e->cached = nub_malloc(e->cached_len + 1);
+  memcpy(e->cached, nl + 1, e->cached_len);
+  e->cached[e->cached_len] = '\0';
+  nub_free(text);
+  return true;
+}
+
+static void write_cache(struct entry *e, const char *body, size_t len)
+{
+  struct nub_buf b = NUB_BUF_INIT;
+  char *dir = nub_strdup(e->cache_path), *slash = strrchr(dir, '/');
+
+  if (slash) {
+    *slash = '\0';
+    nub_plat_mkdir_p(dir, 0755);
+  }
+  nub_free(dir);
+  nub_buf_addf(&b, "%s\t%s\t%ld\n", CACHE_MAGIC, e->etag ? e->etag : "", (long)time(NULL));
+  nub_buf_add(&b, body, len);
+  nub_plat_write_file_atomic(e->cache_path, b.data, b.len, 0644);
+  nub_buf_release(&b);
+}
+
+static void parse_job(void *arg, int worker)
+{
+  struct entry *e = arg;
+  struct nub_err err;
+  const char *body = e->body.len ? e->body.data : e->cached;
+  size_t len = e->body.len ? e->body.len : e->cached_len;
+  int rc;
+  uint64_t t0 = NUB_DIAG_ON() ? nub_plat_now_ns() : 0;
+
+  (void)worker;
+  rc = nub_packument_parse(&e->doc, body ? body : "", body ? len : 0, e->name, e->m->cfg, &err);
+  if (rc < 0) {
+    snprintf(e->msg, sizeof(e->msg), "%s", err.msg);
+    finish(e, M_FAILED, rc);
+    return;
+  }
+  if (e->body.len)
+    write_cache(e, e->body.data, e->body.len);
+  if (NUB_DIAG_ON()) {
+    struct nub_jw w;
+    nub_jw_begin(&w);
+    nub_jw_str(&w, "pkg", e->name);
+    nub_jw_int(&w, "bytes", (long long)len);
+    nub_jw_int(&w, "versions", (long long)e->doc->nversions);
+    nub_diag_event("registry", "packument_parse", t0, nub_plat_now_ns(), nub_jw_end(&w));
+  }
+  nub_buf_release(&e->body);
+  nub_free(e->cached);
+  e->cached = NULL;
+  finish(e, M_READY, 0);
+}
+
+static void start_http(struct entry *e, uint64_t delay_ms);
+
+static bool on_body(void *ud, const char *p, size_t n)
+{
+  struct entry *e = ud;
+  if (e->body.len + n > MAX_BODY)
+    return false;
+  nub_buf_add(&e->body, p, n);
+  return true;
+}
+
+static void on_done(void *ud, const struct nub_http_result *r)
+{
+  struct entry *e = ud;
+  struct nub_meta *m = e->m;
+  int max = m->cfg->fetch_retries;
+
+  if (NUB_DIAG_ON()) {
+    struct nub_jw w;
+    nub_jw_begin(&w);
+    nub_jw_str(&w, "pkg", e->name);
+    nub_jw_int(&w, "status", r->status);
+    nub_jw_int(&w, "http", r->http_version);
+    nub_jw_int(&w, "bytes", (long long)r->bytes);
+    nub_jw_bool(&w, "revalidated", r->status == 304);
+    nub_jw_int(&w, "retries", e->attempt - 1);
+    nub_diag_event("registry", "packument_fetch", e->t0, nub_plat_now_ns(), nub_jw_end(&w));
+  }
+  if (r->cls == NUB_HTTP_OK && r->status == 304 && e->cached) {
+    nub_buf_release(&e->body);
+    write_cache(e, e->cached, e->cached_len); /* refresh the age */
+    pthread_mutex_lock(&m->lock);
+    m->st.revalidated++;
+    pthread_mutex_unlock(&m->lock);
+    nub_pool_submit(m->pool, parse_job, e);
+    return;
+  }
+  if (r->cls == NUB_HTTP_OK) {
+    bool html = strstr(r->content_type, "html") != NULL ||
+                (e->body.len && e->body.data[0] == '<');
+    if (html || !e->body.len) {
+      char head[96];
+      size_t n = e->body.len < 80 ? e->body.len : 80;
+      for (size_t i = 0; i < n; i++) {
+        char ch = e->body.data[i];
+        head[i] = ch == '\n' || ch == '\r' ? ' ' : ch;
+      }
+      head[n] = '\0';
+      snprintf(e->msg, sizeof(e->msg),
+               "GET %s returned HTTP %ld with content-type '%s', not package metadata "
+               "(\"%s\"); check the registry URL and any proxy in between", e->url,
+               r->status, r->content_type, head);
+      finish(e, M_FAILED, -NUB_EHTTP);
+      return;
+    }
+    nub_free(e->etag);
+    e->etag = r->etag[0] ? nub_strdup(r->etag) : NULL;
+    pthread_mutex_lock(&m->lock);
+    m->st.fetched++;
+    m->st.bytes += e->body.len;
+    pthread_mutex_unlock(&m->lock);
+    nub_pool_submit(m->pool, parse_job, e);
+    return;
+  }
+  if (r->cls == NUB_HTTP_NOTFOUND) {
+    snprintf(e->msg, sizeof(e->msg), "package %s not found in the registry (%s: HTTP %ld)",
+             e->name, e->url, r->status);
+    finish(e, M_FAILED, -NUB_ENOTFOUND);
+    return;
+  }
+  if (r->cls == NUB_HTTP_AUTH) {
+    snprintf(e->msg, sizeof(e->msg),
+             "the registry refused access to %s (HTTP %ld); check the auth token for "
+             "it in .npmrc", e->url, r->status);
+    finish(e, M_FAILED, -NUB_EAUTH);
+    return;
+  }
+  if (r->cls == NUB_HTTP_RETRY && e->attempt <= max && !nub_plat_interrupted()) {
+    uint64_t ms = nub_http_backoff_ms(m->cfg, e->attempt, r->retry_after_s);
+    nub_progress_warn(m->prog, "GET %s: %s; retrying in %.1fs (%d %s left)", e->url,
+                      r->error, (double)ms / 1000.0, max - e->attempt + 1,
+                      max - e->attempt + 1 == 1 ? "retry" : "retries");
+    e->attempt++;
+    nub_buf_reset(&e->body);
+    start_http(e, ms);
+    return;
+  }
+  snprintf(e->msg, sizeof(e->msg), "cannot fetch the metadata of %s from %s: %s%s", e->name,
+           e->url, r->error, e->attempt > 1 ? " (after retries)" : "");
+  finish(e, M_FAILED, -NUB_ENETWORK);
+}
+
+static void start_http(struct entry *e, uint64_t delay_ms)
+{
+  struct nub_err err;
+  struct nub_http *h = nub_meta_http(e->m, &err);
+
+  if (!h) {
+    snprintf(e->msg, sizeof(e->msg), "%s", err.msg);
+    finish(e, M_FAILED, -NUB_ENETWORK);
+    return;
+  }
+  memset(&e->req, 0, sizeof(e->req));
+  e->req.url = e->url;
+  e->req.accept = "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*";
+  e->req.if_none_match = e->cached ? e->etag : NULL;
+  e->req.compressed = true;
+  e->req.on_body = on_body;
+  e->req.on_done = on_done;
+  e->req.ud = e;
+  e->req.not_before_ns = delay_ms ? nub_plat_now_ns() + delay_ms * 1000000ull : 0;
+  e->t0 = nub_plat_now_ns();
+  nub_http_submit(h, &e->req);
+}
+
+/* Called with the lock held for a new entry; decides cache vs network. */
+static void start(struct nub_meta *m, struct entry *e)
+{
+  long age = 0;
+  bool have = read_cache(e, &age);
+
+  if (have && (m->o.offline || m->o.prefer_offline || (age >= 0 && age < FRESH_SECONDS))) {
+    m->st.from_cache++;
+    nub_pool_submit(m->pool, parse_job, e);
+    return;
+  }
+  if (m->o.offline) {
+    snprintf(e->msg, sizeof(e->msg),
+             "the metadata of %s is not cached (%s) and --offline forbids the network",
+             e->name, m->cache_dir);
+    e->state = M_FAILED;
+    e->rc = -NUB_EOFFLINE;
+    pthread_cond_broadcast(&m->cv);
+    return;
+  }
+  pthread_mutex_unlock(&m->lock);
+  start_http(e, 0);
+  pthread_mutex_lock(&m->lock);
+}
+
+static struct entry *lookup_or_start(struct nub_meta *m, const char *name)
+{
+  struct entry *e = nub_strmap_get(&m->entries, name);
+  const char *reg;
+
+  if (e)
+    return e;
+  e = nub_calloc(1, sizeof(*e));
+  e->m = m;
+  e->name = nub_strdup(name);
+  e->attempt = 1;
+  reg = nub_config_registry_for(m->cfg, name);
+  {
+    char *enc = encode_name(name);
+    unsigned char h[32];
+    char hex[65];
+    e->url = nub_asprintf("%s%s", reg ? reg : "", enc);
+    nub_sha256(reg ? reg : "", reg ? strlen(reg) : 0, h);
+    nub_hex(h, 8, hex);
+    e->cache_path = nub_asprintf("%s/%s/%s.json", m->cache_dir, hex, enc);
+    nub_free(enc);
+  }
+  e->state = M_FETCHING;
+  nub_strmap_put(&m->entries, name, e);
+  m->st.requested++;
+  if (!reg) {
+    snprintf(e->msg, sizeof(e->msg), "cannot look up %s: %s", name, nub_config_no_registry_hint);
+    e->state = M_FAILED;
+    e->rc = -NUB_ENOREGISTRY;
+    return e;
+  }
+  start(m, e);
+  return e;
+}
+
+void nub_meta_want(struct nub_meta *m, const char *name)
+{
+  pthread_mutex_lock(&m->lock);
+  lookup_or_start(m, name);
+  pthread_mutex_unlock(&m->lock);
+}
+
+static int wait_for(struct nub_meta *m, struct entry *e, const struct nub_packument **out,
+                    struct nub_err *err)
+{
+  while (e->state == M_FETCHING || e->state == M_NEW)
+    pthread_cond_wait(&m->cv, &m->lock);
+  if (e->state == M_FAILED)
+    return nub_err_set(err, e->rc, "%s", e->msg);
+  *out = e->doc;
+  return 0;
+}
+
+int nub_meta_get(struct nub_meta *m, const char *name, const struct nub_packument **out,
+                 struct nub_err *err)
+{
+  int rc;
+
+  pthread_mutex_lock(&m->lock);
+  rc = wait_for(m, lookup_or_start(m, name), out, err);
+  pthread_mutex_unlock(&m->lock);
+  return rc;
+}
+
+int nub_meta_refetch(struct nub_meta *m, const char *name, const struct nub_packument **out,
+                     struct nub_err *err)
+{
+  struct entry *e;
+  int rc;
+
+  pthread_mutex_lock(&m->lock);
+  e = lookup_or_start(m, name);
+  rc = wait_for(m, e, out, err);
+  if (rc == 0 && !e->refetched && !m->o.offline) {
+    /* Replace the document; the old one stays alive until nub_meta_free,
+     * since callers may still hold it. */
+    e->refetched = true;
+    nub_free(e->cached);
+    e->cached = NULL;
+    e->cached_len = 0;
+    if (e->doc) {
+      NUB_GROW(m->retired, m->capretired, m->nretired + 1);
+      m->retired[m->nretired++] = e->doc;
+      e->doc = NULL;
+    }
+    e->state = M_FETCHING;
+    e->attempt = 1;
+    nub_buf_reset(&e->body);
+    pthread_mutex_unlock(&m->lock);
+    start_http(e, 0);
+    pthread_mutex_lock(&m->lock);
+    rc = wait_for(m, e, out, err);
+  }
+  pthread_mutex_unlock(&m->lock);
+  return rc;
+}

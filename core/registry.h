@@ -1,0 +1,86 @@
+/* registry.h - package metadata (packuments): fetched concurrently on the
+ * HTTP loop (abbreviated "install-v1" documents, falling back to full JSON),
+ * deduplicated in flight, cached on disk with ETag revalidation, parsed on the
+ * worker pool, tolerant of legacy oddities (null fields, "dependencies" given
+ * as an array, shasum without integrity, huge documents).
+ *
+ * nub_meta_want() starts a fetch and returns at once (prefetch);
+ * nub_meta_get() waits for the document. Both are thread-safe. */
+#ifndef NUB_REGISTRY_H
+#define NUB_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "err.h"
+#include "http.h"
+#include "manifest.h"
+#include "pool.h"
+#include "progress.h"
+#include "semver.h"
+
+/* One version of a package, as the resolver needs it. */
+struct nub_pversion {
+  char *version;
+  struct nub_version sv;
+  struct nub_depmap deps, optional, peers;
+  char **peers_optional;
+  size_t npeers_optional;
+  char **bundled;
+  size_t nbundled;
+  char **os, **cpu, **libc;
+  size_t nos, ncpu, nlibc;
+  struct nub_depmap engines;
+  char *tarball;   /* after registry rewriting */
+  char *integrity; /* SRI; from shasum when there is no integrity */
+  char *deprecated;
+  bool has_bin, has_install_script;
+};
+
+struct nub_packument {
+  char *name;
+  struct nub_depmap tags;          /* dist-tags */
+  struct nub_pversion **versions;  /* ascending by semver precedence */
+  size_t nversions;
+};
+
+struct nub_meta;
+
+struct nub_meta_opts {
+  bool offline;        /* cache only; a miss is an error */
+  bool prefer_offline; /* any cached copy, however old, without revalidation */
+};
+
+int nub_meta_new(struct nub_meta **out, const struct nub_config *cfg,
+                 struct nub_pool *pool, struct nub_progress *prog,
+                 const struct nub_meta_opts *o, struct nub_err *err);
+void nub_meta_free(struct nub_meta *m);
+/* The HTTP client, started on first network use (shared with tarballs). */
+struct nub_http *nub_meta_http(struct nub_meta *m, struct nub_err *err);
+
+void nub_meta_want(struct nub_meta *m, const char *name);
+/* Wait for name's packument; *out stays valid until nub_meta_free. */
+int nub_meta_get(struct nub_meta *m, const char *name,
+                 const struct nub_packument **out, struct nub_err *err);
+/* Drop the cached document and fetch it again from the registry (once per
+ * name and run): "no matching version" may be a stale cache. */
+int nub_meta_refetch(struct nub_meta *m, const char *name,
+                     const struct nub_packument **out, struct nub_err *err);
+
+/* Parse a packument (exported for tests). `name` is the requested name. */
+int nub_packument_parse(struct nub_packument **out, const char *json, size_t len,
+                        const char *name, const struct nub_config *cfg,
+                        struct nub_err *err);
+void nub_packument_free(struct nub_packument *p);
+/* The version named exactly, or NULL. */
+const struct nub_pversion *nub_packument_version(const struct nub_packument *p,
+                                                 const char *version);
+
+/* Counters for diag and the summary. */
+struct nub_meta_stats {
+  size_t requested, from_cache, revalidated, fetched, bytes;
+};
+void nub_meta_stats(struct nub_meta *m, struct nub_meta_stats *out);
+
+#endif
