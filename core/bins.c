@@ -51,16 +51,27 @@ int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap
 
   *nlinks = 0;
   for (size_t i = 0; i < t->n; i++) {
-    const struct nub_node *nd = &t->nodes[i];
+    const struct nub_node *nd = &t->nodes[i], *bins_of;
     size_t nb;
     if (nd->skip || !nd->folder || (nd->flags & (NUB_NF_BUNDLED | NUB_NF_LOCAL)))
       continue;
     if (!nd->pkg && !(nd->flags & NUB_NF_LINK))
       continue;
-    nb = nd->bins_known ? nd->nbins : (nd->pkg && nd->pkg->index ? nd->pkg->index->nbins : 0);
+    {
+      /* npm records a linked workspace's bins on the folder's own entry */
+      const struct nub_node *src = nd;
+      if ((nd->flags & NUB_NF_LINK) && !nd->bins_known && nd->link_target) {
+        long ti = nub_tree_find(t, nd->link_target);
+        if (ti >= 0)
+          src = &t->nodes[ti];
+      }
+      bins_of = src;
+    }
+    nb = bins_of->bins_known ? bins_of->nbins
+                             : (nd->pkg && nd->pkg->index ? nd->pkg->index->nbins : 0);
     for (size_t b = 0; b < nb; b++) {
-      const char *name = nd->bins_known ? nd->bins[b].name : nd->pkg->index->bins[b].name;
-      const char *tg = nd->bins_known ? nd->bins[b].target : nd->pkg->index->bins[b].target;
+      const char *name = bins_of->bins_known ? bins_of->bins[b].name : nd->pkg->index->bins[b].name;
+      const char *tg = bins_of->bins_known ? bins_of->bins[b].target : nd->pkg->index->bins[b].target;
       size_t plen = (size_t)(nd->folder - nd->path);
       NUB_GROW(v, cap, n + 1);
       v[n].dir = nub_asprintf("%.*s.bin", (int)plen, nd->path);

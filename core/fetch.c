@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -230,6 +231,30 @@ static void drain(struct job *j)
 }
 
 /* Decide between retry and failure for an attempt that went wrong. */
+/* A package that cannot be fetched fails the install, unless it is only an
+ * optional dependency: then it is left out with a warning, as npm does. */
+static void job_error(struct job *j, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void job_error(struct job *j, int rc, const char *fmt, ...)
+{
+  char msg[1024];
+  va_list ap;
+
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  free_chunks(j);
+  if (j->pkg->optional && rc != -NUB_EINTR && !j->f->cancel) {
+    nub_progress_warn(j->f->prog, "skipping optional dependency %s: %s", j->what, msg);
+    j->pkg->failed = true;
+  } else {
+    job_fail(j->f, rc, "%s", msg);
+  }
+  job_finished(j);
+}
+
+/* Decide between retry and failure for an attempt that went wrong. */
 static void retry_or_fail(struct job *j, int rc, bool retryable, double retry_after,
                           const char *why)
 {
@@ -247,11 +272,29 @@ static void retry_or_fail(struct job *j, int rc, bool retryable, double retry_af
     return;
   }
   if (retryable && j->attempt > 1)
-    job_fail(f, rc, "cannot fetch %s from %s: %s (after %d attempts)", j->what,
-             j->pkg->tarball, why, j->attempt);
+    job_error(j, rc, "cannot fetch %s from %s: %s (after %d attempts)", j->what,
+              j->pkg->tarball, why, j->attempt);
   else
-    job_fail(f, rc, "cannot fetch %s from %s: %s", j->what, j->pkg->tarball, why);
-  job_finished(j);
+    job_error(j, rc, "cannot fetch %s from %s: %s", j->what, j->pkg->tarball, why);
+}
+
+static void report(struct job *j, const struct nub_extract_stats *st, uint64_t t0)
+{
+  struct nub_jw w;
+  uint64_t t1 = nub_plat_now_ns();
+
+  nub_jw_begin(&w);
+  nub_jw_str(&w, "pkg", j->what);
+  nub_jw_int(&w, "bytes", (long long)j->bytes_in);
+  nub_jw_int(&w, "unpacked", (long long)st->bytes);
+  nub_jw_int(&w, "files", (long long)st->files);
+  nub_jw_int(&w, "http", j->res.http_version);
+  nub_jw_int(&w, "status", j->res.status);
+  nub_jw_int(&w, "retries", j->attempt - 1);
+  nub_jw_num(&w, "net_wait_ms", (double)j->t_wait_ns / 1e6);
+  nub_jw_num(&w, "cpu_ms", (double)(t1 - t0 - j->t_wait_ns) / 1e6);
+  nub_diag_event("fetch", "tarball", j->t_submit, t1, nub_jw_end(&w));
+  nub_diag_event("store", "import", t0, t1, nub_jw_end(&w));
 }
 
 static void worker_run(void *arg, int worker)
@@ -262,6 +305,7 @@ static void worker_run(void *arg, int worker)
   struct nub_extract_stats st;
   struct nub_err err;
   struct nub_sri want, got;
+  const struct nub_http_result *r = &j->res;
   bool have_want;
   int rc;
   uint64_t t0 = nub_plat_now_ns();
@@ -269,65 +313,46 @@ static void worker_run(void *arg, int worker)
 
   (void)worker;
   nub_err_clear(&err);
+  memset(&st, 0, sizeof(st));
   have_want = j->pkg->integrity && nub_sri_parse(&want, j->pkg->integrity) == 0;
   nub_hasher_init(&j->h, have_want ? want.algo : NUB_HASH_SHA512);
   j->bytes_in = 0;
   j->t_wait_ns = 0;
   if (f->cancel) {
     drain(j);
-    rc = -NUB_EINTR;
-    goto fail_quiet;
+    nub_hasher_release(&j->h);
+    job_error(j, -NUB_EINTR, "interrupted");
+    return;
   }
   nub_import_begin(f->store, &im, &err);
   rc = nub_extract(im, pull, j, j->what, NULL, &st, &err);
   drain(j); /* the tail after tar's end still counts for the hash */
-  if (j->res.cls != NUB_HTTP_OK || j->res.curl_code) {
-    const struct nub_http_result *r = &j->res;
-    nub_import_abort(im);
-    nub_hasher_release(&j->h);
-    if (f->cancel) {
-      rc = -NUB_EINTR;
-      goto fail_quiet;
-    }
-    switch (r->cls) {
-    case NUB_HTTP_NOTFOUND:
-      free_chunks(j);
-      job_fail(f, -NUB_ENOTFOUND, "%s not found at %s (HTTP %ld)", j->what,
-               j->pkg->tarball, r->status);
-      job_finished(j);
-      return;
-    case NUB_HTTP_AUTH:
-      free_chunks(j);
-      job_fail(f, -NUB_EAUTH,
-               "%s: the registry refused access to %s (HTTP %ld); check the "
-               "auth token for this registry in .npmrc", j->what, j->pkg->tarball,
-               r->status);
-      job_finished(j);
-      return;
-    default:
-      snprintf(why, sizeof(why), "%s", r->error[0] ? r->error : "transfer failed");
-      retry_or_fail(j, -NUB_ENETWORK, r->cls == NUB_HTTP_RETRY, r->retry_after_s, why);
-      return;
-    }
-  }
-  if (rc < 0) {
-    /* A tarball that does not unpack may be a corrupted transfer: retry it,
-     * unless it is a policy refusal (unsafe paths, caps). */
-    bool policy = rc == -NUB_EEXTRACT && (strstr(err.msg, "refusing") != NULL);
-    nub_import_abort(im);
-    nub_hasher_release(&j->h);
-    if (policy) {
-      free_chunks(j);
-      job_fail(f, rc, "%s", err.msg);
-      job_finished(j);
-      return;
-    }
-    retry_or_fail(j, rc == -NUB_EEXTRACT ? -NUB_EEXTRACT : rc, true, -1, err.msg);
-    return;
-  }
   got.algo = have_want ? want.algo : NUB_HASH_SHA512;
   nub_hasher_final(&j->h, got.digest, &got.len);
   nub_hasher_release(&j->h);
+
+  if (r->cls != NUB_HTTP_OK || r->curl_code) {
+    nub_import_abort(im);
+    if (f->cancel) {
+      job_error(j, -NUB_EINTR, "interrupted");
+      return;
+    }
+    if (r->cls == NUB_HTTP_NOTFOUND) {
+      job_error(j, -NUB_ENOTFOUND, "%s not found at %s (HTTP %ld)", j->what,
+                j->pkg->tarball, r->status);
+    } else if (r->cls == NUB_HTTP_AUTH) {
+      job_error(j, -NUB_EAUTH,
+                "%s: the registry refused access to %s (HTTP %ld); check the "
+                "auth token for this registry in .npmrc", j->what, j->pkg->tarball,
+                r->status);
+    } else {
+      snprintf(why, sizeof(why), "%s", r->error[0] ? r->error : "transfer failed");
+      retry_or_fail(j, -NUB_ENETWORK, r->cls == NUB_HTTP_RETRY, r->retry_after_s, why);
+    }
+    return;
+  }
+  /* The whole body has been hashed: judge integrity first, so a corrupted
+   * transfer is reported as what it is, whatever it did to tar. */
   if (have_want && !nub_sri_equal(&want, &got)) {
     char g[128];
     nub_sri_format(&got, g, sizeof(g));
@@ -338,47 +363,35 @@ static void worker_run(void *arg, int worker)
       retry_or_fail(j, -NUB_EINTEGRITY, true, -1, why);
       return;
     }
-    free_chunks(j);
-    job_fail(f, -NUB_EINTEGRITY,
-             "integrity mismatch for %s: expected %s, got %s; the tarball was not "
-             "stored", j->what, j->pkg->integrity, g);
-    job_finished(j);
+    job_error(j, -NUB_EINTEGRITY,
+              "integrity mismatch for %s: expected %s, got %s; the tarball was not "
+              "stored", j->what, j->pkg->integrity, g);
+    return;
+  }
+  if (rc < 0) {
+    /* With a matching hash the bytes are the publisher's, so a tarball that
+     * does not unpack is the package's fault. Without a known hash it may be
+     * a corrupted transfer: retry it, unless it is a policy refusal. */
+    bool final = have_want || strstr(err.msg, "refusing") != NULL;
+    nub_import_abort(im);
+    if (final)
+      job_error(j, rc, "%s", err.msg);
+    else
+      retry_or_fail(j, rc, true, -1, err.msg);
     return;
   }
   rc = nub_import_commit(im, j->pkg->key, &j->pkg->index, &err);
-  free_chunks(j);
   if (rc < 0) {
-    job_fail(f, rc, "%s: %s", j->what, err.msg);
-    job_finished(j);
+    job_error(j, rc, "%s: %s", j->what, err.msg);
     return;
   }
+  free_chunks(j);
   pthread_mutex_lock(&f->lock);
   f->bytes += j->bytes_in;
   pthread_mutex_unlock(&f->lock);
   nub_progress_add(f->prog, &f->prog->fetched, 1);
-  if (NUB_DIAG_ON()) {
-    struct nub_jw w;
-    uint64_t t1 = nub_plat_now_ns();
-    nub_jw_begin(&w);
-    nub_jw_str(&w, "pkg", j->what);
-    nub_jw_int(&w, "bytes", (long long)j->bytes_in);
-    nub_jw_int(&w, "unpacked", (long long)st.bytes);
-    nub_jw_int(&w, "files", (long long)st.files);
-    nub_jw_int(&w, "http", j->res.http_version);
-    nub_jw_int(&w, "status", j->res.status);
-    nub_jw_int(&w, "retries", j->attempt - 1);
-    nub_jw_num(&w, "net_wait_ms", (double)j->t_wait_ns / 1e6);
-    nub_jw_num(&w, "cpu_ms", (double)(t1 - t0 - j->t_wait_ns) / 1e6);
-    nub_diag_event("fetch", "tarball", j->t_submit, t1, nub_jw_end(&w));
-    nub_diag_event("store", "import", t0, t1, nub_jw_end(&w));
-  }
-  job_finished(j);
-  return;
-fail_quiet:
-  nub_import_abort(im);
-  nub_hasher_release(&j->h);
-  free_chunks(j);
-  job_fail(f, rc, "interrupted");
+  if (NUB_DIAG_ON())
+    report(j, &st, t0);
   job_finished(j);
 }
 
@@ -456,15 +469,22 @@ int nub_fetch_tree(struct nub_tree *t, struct nub_store *store,
     ts.tv_sec += 1;
     pthread_cond_timedwait(&f.cv, &f.lock, &ts);
     if (nub_plat_interrupted() && !f.cancel) {
+      struct nub_http *h = f.http;
       f.cancel = true;
       if (!f.rc) {
         f.rc = -NUB_EINTR;
         nub_err_set(&f.err, -NUB_EINTR, "interrupted");
       }
+      /* abort the transfers now rather than wait them out */
+      f.http = NULL;
+      pthread_mutex_unlock(&f.lock);
+      nub_http_stop(h);
+      pthread_mutex_lock(&f.lock);
     }
   }
   pthread_mutex_unlock(&f.lock);
-  nub_http_stop(f.http);
+  if (f.http)
+    nub_http_stop(f.http);
   nub_pool_drain(pool);
   res->fetched = nmiss;
   res->bytes = f.bytes;

@@ -139,16 +139,22 @@ static int filter_tree(struct ctx *c, struct nub_err *err)
   }
   for (size_t i = 0; i < t->n; i++) {
     struct nub_node *n = &t->nodes[i];
-    if (!n->skip && n->pkg && !(n->flags & (NUB_NF_BUNDLED | NUB_NF_LOCAL | NUB_NF_LINK)))
+    if (!n->skip && n->pkg && !(n->flags & (NUB_NF_BUNDLED | NUB_NF_LOCAL | NUB_NF_LINK))) {
+      if (!n->pkg->needed)
+        n->pkg->optional = true;
       n->pkg->needed = true;
+      if (!(n->flags & (NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL)))
+        n->pkg->optional = false; /* some required node installs it */
+    }
   }
   count_installed(c);
   return 0;
 }
 
-/* Old lockfiles (v1) do not record os/cpu: an optional package built for
- * another platform is found out from its own package.json, which the store
- * index keeps, and skipped with everything nested in it. */
+/* After the fetch: optional packages that could not be fetched are left
+ * out, and so are optional packages for another platform that old lockfiles
+ * (v1) did not mark - found out from their own package.json, which the store
+ * index keeps. Everything nested in a skipped node goes with it. */
 static void skip_foreign_optionals(struct ctx *c)
 {
   struct nub_tree *t = &c->tree;
@@ -162,6 +168,10 @@ static void skip_foreign_optionals(struct ctx *c)
       continue;
     }
     if (n->parent >= 0 && t->nodes[n->parent].skip) {
+      n->skip = true;
+      continue;
+    }
+    if (n->pkg && n->pkg->failed) { /* an optional package that could not be fetched */
       n->skip = true;
       continue;
     }
@@ -410,6 +420,8 @@ static void record_state(struct ctx *c)
       continue;
     s.keys[k] = nub_strdup(n->pkg ? n->pkg->key : "-");
     s.paths[k] = nub_strdup(n->path);
+    if (n->depth == 1)
+      nub_state_add_check(&s, n->path);
     k++;
   }
   s.n = k;
@@ -428,6 +440,7 @@ static bool up_to_date(struct ctx *c)
   if (nub_state_read(&s, c->proj.dir_fd, true) < 0)
     return false;
   fresh = !strcmp(s.settings, c->settings) && nub_state_files_match(&s, c->proj.dir_fd) &&
+          nub_state_checks_exist(&s, c->proj.dir_fd) &&
           s.nfiles == (c->proj.lockfile ? 2 : 1) &&
           (!c->proj.lockfile || !strcmp(s.files[0].name, c->proj.lockfile));
   nub_state_release(&s);

@@ -75,6 +75,7 @@ static long b64dec(const char *s, const char *e, unsigned char *out, size_t cap)
 
 int nub_sri_parse(struct nub_sri *out, const char *s)
 {
+  out->nalt = 0;
   static const struct { const char *p; enum nub_hash_algo a; } algos[] = {
     {"sha512-", NUB_HASH_SHA512}, {"sha384-", NUB_HASH_SHA384},
     {"sha256-", NUB_HASH_SHA256}, {"sha1-", NUB_HASH_SHA1},
@@ -101,12 +102,15 @@ int nub_sri_parse(struct nub_sri *out, const char *s)
       n = b64dec(s + pl, q ? q : e, d, sizeof(d));
       if (n != (long)len_of(algos[i].a))
         break;
-      /* Keep the strongest: algos[] is ordered strongest first by enum. */
+      /* Keep the strongest algorithm, and every digest given for it. */
       if (!found || algos[i].a > out->algo) {
         out->algo = algos[i].a;
         out->len = (size_t)n;
         memcpy(out->digest, d, (size_t)n);
+        out->nalt = 0;
         found = true;
+      } else if (algos[i].a == out->algo && out->nalt < NUB_SRI_MAX_ALT) {
+        memcpy(out->alt[out->nalt++], d, (size_t)n);
       }
       break;
     }
@@ -127,6 +131,7 @@ int nub_sri_from_hex_sha1(struct nub_sri *out, const char *hex)
   }
   out->algo = NUB_HASH_SHA1;
   out->len = 20;
+  out->nalt = 0;
   return 0;
 }
 
@@ -154,10 +159,16 @@ void nub_sri_format(const struct nub_sri *s, char *buf, size_t cap)
   buf[o] = '\0';
 }
 
-bool nub_sri_equal(const struct nub_sri *a, const struct nub_sri *b)
+bool nub_sri_equal(const struct nub_sri *want, const struct nub_sri *got)
 {
-  return a->algo == b->algo && a->len == b->len &&
-         memcmp(a->digest, b->digest, a->len) == 0;
+  if (want->algo != got->algo || want->len != got->len)
+    return false;
+  if (!memcmp(want->digest, got->digest, got->len))
+    return true;
+  for (int i = 0; i < want->nalt; i++)
+    if (!memcmp(want->alt[i], got->digest, got->len))
+      return true;
+  return false;
 }
 
 void nub_hasher_init(struct nub_hasher *h, enum nub_hash_algo algo)

@@ -10,20 +10,27 @@
 
 enum nub_hash_algo { NUB_HASH_SHA1, NUB_HASH_SHA256, NUB_HASH_SHA384, NUB_HASH_SHA512 };
 
+#define NUB_SRI_MAX_ALT 4
+
 struct nub_sri {
   enum nub_hash_algo algo;
   unsigned char digest[64];
   size_t len;
+  /* further digests of the same algorithm in the string (any may match) */
+  unsigned char alt[NUB_SRI_MAX_ALT][64];
+  int nalt;
 };
 
 /* Parse an SRI string ("sha512-<base64>", possibly several space-separated
- * hashes: the strongest known one is kept). -EINVAL if none is usable. */
+ * hashes: the strongest algorithm is kept, with every digest given for it,
+ * as ssri does). -EINVAL if none is usable. */
 int nub_sri_parse(struct nub_sri *out, const char *s);
 /* From a hex sha1 `shasum` as packuments carry it. */
 int nub_sri_from_hex_sha1(struct nub_sri *out, const char *hex);
 /* "sha512-<base64>" into buf (at least 100 bytes). */
 void nub_sri_format(const struct nub_sri *s, char *buf, size_t cap);
-bool nub_sri_equal(const struct nub_sri *a, const struct nub_sri *b);
+/* Does the computed digest `got` match any digest of `want`? */
+bool nub_sri_equal(const struct nub_sri *want, const struct nub_sri *got);
 const char *nub_hash_algo_name(enum nub_hash_algo a);
 
 /* Incremental hash. */

@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "integrity.h"
 #include "nub_alloc.h"
+#include "manifest.h"
 #include "nub_plat.h"
 
 int nub_fingerprint(int dir_fd, const char *name, struct nub_fingerprint *out)
@@ -34,8 +35,25 @@ int nub_fingerprint(int dir_fd, const char *name, struct nub_fingerprint *out)
   return 0;
 }
 
+void nub_state_add_check(struct nub_state *s, const char *path)
+{
+  s->checks = nub_realloc(s->checks, sizeof(char *) * (s->nchecks + 1));
+  s->checks[s->nchecks++] = nub_strdup(path);
+}
+
+bool nub_state_checks_exist(const struct nub_state *s, int dir_fd)
+{
+  for (size_t i = 0; i < s->nchecks; i++) {
+    struct nub_plat_stat st;
+    if (nub_plat_stat_at(dir_fd, s->checks[i], &st) < 0)
+      return false;
+  }
+  return true;
+}
+
 void nub_state_release(struct nub_state *s)
 {
+  nub_strarray_free(s->checks, s->nchecks);
   for (size_t i = 0; i < s->n; i++) {
     nub_free(s->keys[i]);
     nub_free(s->paths[i]);
@@ -93,6 +111,8 @@ int nub_state_read(struct nub_state *s, int dir_fd, bool header_only)
         snprintf(f->hash, sizeof(f->hash), "%s", strcmp(hash, "-") ? hash : "");
         s->nfiles++;
       }
+    } else if (!strncmp(line, "check ", 6)) {
+      nub_state_add_check(s, line + 6);
     } else if (!strncmp(line, "nodes ", 6)) {
       n = (size_t)strtoull(line + 6, NULL, 10);
       break;
@@ -132,6 +152,8 @@ int nub_state_write(const struct nub_state *s, int dir_fd)
                  (unsigned long long)s->files[i].size,
                  (unsigned long long)s->files[i].mtime_ns,
                  s->files[i].hash[0] ? s->files[i].hash : "-");
+  for (size_t i = 0; i < s->nchecks; i++)
+    nub_buf_addf(&b, "check %s\n", s->checks[i]);
   nub_buf_addf(&b, "nodes %zu\n", s->n);
   for (size_t i = 0; i < s->n; i++)
     nub_buf_addf(&b, "%s %s\n", s->keys[i], s->paths[i]);

@@ -7,6 +7,7 @@
  *   layout <hoisted|isolated>
  *   settings <sha256 of the settings that shape node_modules>
  *   file <name> <size> <mtime_ns> <sha256>      (lockfile, package.json)
+ *   check <path>                                (top-level entries)
  *   nodes <n>
  *   <store key or "-"> <path>                   (n lines)
  */
@@ -31,6 +32,8 @@ struct nub_state {
   char settings[65];
   struct nub_fingerprint files[NUB_STATE_MAXFILES];
   int nfiles;
+  char **checks; /* paths that must still exist for "up to date" (owned) */
+  size_t nchecks;
   char **keys, **paths; /* owned */
   size_t n;
 };
@@ -46,5 +49,9 @@ void nub_state_release(struct nub_state *s);
 /* Whether the recorded files match the project's current ones (size+mtime,
  * or the same bytes when only the mtime moved). */
 bool nub_state_files_match(const struct nub_state *s, int dir_fd);
+/* Whether every "check" path still exists (a deleted package dir means the
+ * install is not up to date). */
+bool nub_state_checks_exist(const struct nub_state *s, int dir_fd);
+void nub_state_add_check(struct nub_state *s, const char *path);
 
 #endif

@@ -31,6 +31,9 @@ struct nub_pkg {
   char key[65];    /* store index key: hex sha256 of the identity */
   struct nub_index *index; /* loaded by fetch; owned */
   bool needed;     /* some non-skipped node installs it */
+  bool optional;   /* every node that installs it is optional: a failed fetch
+                    * skips it instead of failing the install */
+  bool failed;     /* an optional package that could not be fetched */
   unsigned char fetch_state; /* private to fetch */
 };
 

@@ -1,0 +1,1 @@
+nub_e2e_test(diag test_diag.py)

@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""nub's diagnostics during `nub install`: the NUB_DIAG_FILE JSONL events,
+NUB_LOG / RUST_LOG phase lines, link-method events (copy, hardlink fallback
+under NUB_PLAT_FAULT) and the NUB_BENCH_PHASES_FILE line.
+
+Run: NUB_BIN=build/core/nub python3 tests/e2e/test_diag.py
+     (or ctest -R e2e.diag)
+"""
+
+import json
+import os
+import re
+import shutil
+import tempfile
+
+import nubtest
+from nubtest import Registry
+
+PHASE_LINE = re.compile(r"^DEBUG phase:(\w+) (\S+) ?(?:\((.*)\))?$", re.M)
+# Every NUB_DIAG_* / NUB_BENCH_* / log knob, so that a developer's
+# environment does not leak into a test that expects them off.
+DIAG_KNOBS = ("NUB_DIAG_FILE", "NUB_DIAG_PRINT", "NUB_DIAG_THRESHOLD_MS", "NUB_DIAG_SUMMARY",
+              "NUB_DIAG_CRITPATH", "NUB_DIAG_KERNEL", "NUB_BENCH_PHASES_FILE",
+              "NUB_BENCH_SCENARIO", "NUB_LOG", "RUST_LOG", "NUB_PLAT_FAULT")
+
+
+class DiagTest(nubtest.NubTestCase):
+
+    def setUp(self):
+        super().setUp()
+        for k in DIAG_KNOBS:
+            self.env.pop(k, None)
+        self.diag_path = os.path.join(self.tmp, "diag.jsonl")
+        self.make_project("basic", lockfile="package-lock.v3.json")
+
+    def events(self):
+        with open(self.diag_path) as f:
+            lines = f.read().splitlines()
+        return [json.loads(line) for line in lines]
+
+    def linker_events(self):
+        return [e for e in self.events() if e["cat"] == "linker"]
+
+    def installed_files(self):
+        nm = os.path.join(self.proj, "node_modules")
+        out = []
+        for dirpath, dirnames, filenames in os.walk(nm):
+            dirnames[:] = [d for d in dirnames if d != ".bin"]
+            for f in filenames:
+                if f != ".nub-state":
+                    out.append(os.path.join(dirpath, f))
+        return out
+
+    def phase_lines(self, stderr):
+        return {m.group(1): m for m in PHASE_LINE.finditer(stderr)}
+
+    # -- the JSONL file
+
+    def test_diag_file_schema(self):
+        self.nub("install", env={"NUB_DIAG_FILE": self.diag_path})
+        with open(self.diag_path) as f:
+            text = f.read()
+        lines = text.splitlines()
+        self.assertTrue(text.endswith("\n"))
+        self.assertGreater(len(lines), 10)
+        for line in lines:
+            with self.subTest(line=line):
+                e = json.loads(line)
+                self.assertIsInstance(e, dict)
+                for key in ("t", "cat", "name", "dur"):
+                    self.assertIn(key, e)
+                self.assertIsInstance(e["cat"], str)
+                self.assertIsInstance(e["name"], str)
+                for key in ("t", "dur"):
+                    self.assertIsInstance(e[key], (int, float))
+                    self.assertGreaterEqual(e[key], 0)
+                    # printed with exactly three decimals
+                    self.assertRegex(line, r'"%s":-?\d+\.\d{3}[,}]' % key)
+                if "meta" in e:
+                    self.assertIsInstance(e["meta"], dict)
+        events = [json.loads(line) for line in lines]
+        # one install_phase event per phase, in pipeline order
+        phases = [e["name"] for e in events if e["cat"] == "install_phase"]
+        self.assertEqual(phases, ["resolve", "fetch", "link", "link_bins", "scripts", "state"])
+        # one fetch event per downloaded tarball (8 packages on this platform)
+        tarballs = [e for e in events if e["cat"] == "fetch" and e["name"] == "tarball"]
+        self.assertEqual(len(tarballs), self.registry.count(r"\.tgz$"))
+        for e in tarballs:
+            self.assertRegex(e["meta"]["pkg"], r"^(@scope/)?[\w-]+@1\.0\.0$|^b@2\.0\.0$")
+        # t is the end of the event in ms since start-up: no event started
+        # before nub did
+        for e in events:
+            self.assertGreaterEqual(e["t"] - e["dur"], -0.002, e)
+
+    def test_linker_events_match_the_link_phase(self):
+        proc = self.nub("install", env={"NUB_DIAG_FILE": self.diag_path, "NUB_LOG": "debug"})
+        phases = self.phase_lines(proc.stderr)
+        self.assertIn("link", phases, proc.stderr)
+        m = re.match(r"(\d+) files$", phases["link"].group(3) or "")
+        self.assertIsNotNone(m, phases["link"].group(0))
+        n = int(m.group(1))
+        linker = self.linker_events()
+        self.assertEqual(len(linker), n)
+        self.assertEqual(n, len(self.installed_files()))
+        for e in linker:
+            self.assertIn(e["name"], ("link_hardlink", "link_reflink", "link_clonedir",
+                                      "link_copy", "link_macos_small_copy"))
+            self.assertIn("pkg", e["meta"])
+            self.assertIn("bytes", e["meta"])
+        # the JSONL install_phase event carries the same detail
+        link_phase = [e for e in self.events() if e["cat"] == "install_phase" and e["name"] == "link"]
+        self.assertEqual(len(link_phase), 1)
+        self.assertEqual(link_phase[0]["meta"]["detail"], "%d files" % n)
+        # and the bytes add up to what is on disk
+        self.assertEqual(sum(e["meta"]["bytes"] for e in linker),
+                         sum(os.path.getsize(p) for p in self.installed_files()))
+
+    def test_copy_import_method(self):
+        self.nub("install", "--package-import-method", "copy",
+                 env={"NUB_DIAG_FILE": self.diag_path})
+        linker = self.linker_events()
+        self.assertEqual(len(linker), len(self.installed_files()))
+        self.assertEqual({e["name"] for e in linker}, {"link_copy"})
+        for e in linker:
+            self.assertNotIn("fallback_from", e["meta"])
+        for p in self.installed_files():
+            self.assertEqual(os.stat(p).st_nlink, 1, "%s is linked, not copied" % p)
+
+    def test_hardlink_exdev_falls_back_to_copy(self):
+        proc = self.nub("install", env={"NUB_DIAG_FILE": self.diag_path,
+                                        "NUB_PLAT_FAULT": "hardlink=EXDEV"})
+        linker = self.linker_events()
+        self.assertEqual(len(linker), len(self.installed_files()))
+        self.assertEqual({e["name"] for e in linker}, {"link_copy"})
+        for e in linker:
+            self.assertEqual(e["meta"].get("fallback_from"), "hardlink", e)
+            self.assertEqual(e["meta"].get("errno"), 18, e)
+        for p in self.installed_files():
+            self.assertEqual(os.stat(p).st_nlink, 1, "%s is a hard link" % p)
+        # same store and project file system: no "another file system" notice
+        self.assertNotIn("another file system", proc.stderr)
+        # the tree is right all the same
+        self.assertEqual(self.read_json(os.path.join(
+            self.proj, "node_modules", "c", "node_modules", "b", "package.json"))["version"], "2.0.0")
+
+    def test_diag_file_after_a_failed_install(self):
+        self.registry.add_fault(r"^/a/-/a-1\.0\.0\.tgz$", "status", count=None, code=404)
+        proc = self.nub_fails("install", env={"NUB_DIAG_FILE": self.diag_path})
+        self.assertEqual(proc.returncode, 40, proc.stderr)
+        events = self.events()  # every line still parses
+        phases = [e["name"] for e in events if e["cat"] == "install_phase"]
+        self.assertEqual(phases, ["resolve", "fetch"])
+        self.assertEqual([e for e in events if e["cat"] == "linker"], [])
+
+    def test_unwritable_diag_file_is_not_fatal(self):
+        bad = os.path.join(self.tmp, "no-such-dir", "diag.jsonl")
+        proc = self.nub("install", env={"NUB_DIAG_FILE": bad})
+        self.assertIn("NUB_DIAG_FILE", proc.stderr)
+        self.assertRegex(proc.stdout, r"added 8 packages")
+        self.assertFalse(os.path.exists(bad))
+
+    # -- off by default
+
+    def test_nothing_by_default(self):
+        before_home = sorted(os.listdir(self.home))
+        before_tmp = sorted(os.listdir(self.tmp))
+        proc = self.nub("install")
+        self.assertNotIn("phase:", proc.stderr)
+        self.assertNotIn("DEBUG", proc.stderr)
+        self.assertNotIn("[diag", proc.stderr)
+        self.assertEqual(proc.stderr, "")
+        self.assertRegex(proc.stdout, r"^added 8 packages in \d+\.\d\ds\n$")
+        self.assertEqual(sorted(os.listdir(self.tmp)), before_tmp)
+        self.assertEqual(sorted(os.listdir(self.home)), before_home)
+        self.assertEqual(sorted(os.listdir(self.proj)),
+                         ["node_modules", "package-lock.json", "package.json"])
+        self.assertFalse(os.path.exists(self.diag_path))
+
+    def test_nub_log_debug_prints_phases(self):
+        proc = self.nub("install", env={"NUB_LOG": "debug"})
+        phases = self.phase_lines(proc.stderr)
+        self.assertEqual(list(phases), ["resolve", "fetch", "link", "link_bins", "scripts", "state"])
+        self.assertEqual(phases["resolve"].group(3), "8 packages")
+        self.assertEqual(phases["fetch"].group(3), "8 packages, 0 cached")
+        self.assertEqual(phases["link_bins"].group(3), "2 links")
+        for m in phases.values():
+            self.assertRegex(m.group(2), r"^\d+(\.\d+)?(µs|ms|s)$")
+        self.assertFalse(os.path.exists(self.diag_path))
+        # warm: everything cached
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        proc = self.nub("install", env={"NUB_LOG": "debug"})
+        self.assertEqual(self.phase_lines(proc.stderr)["fetch"].group(3), "0 packages, 8 cached")
+
+    def test_rust_log_debug_prints_phases(self):
+        for value in ("debug", "nub=debug", "info,nub=debug"):
+            with self.subTest(RUST_LOG=value):
+                node_modules = os.path.join(self.proj, "node_modules")
+                if os.path.exists(node_modules):
+                    shutil.rmtree(node_modules)
+                proc = self.nub("install", env={"RUST_LOG": value})
+                self.assertEqual(list(self.phase_lines(proc.stderr)),
+                                 ["resolve", "fetch", "link", "link_bins", "scripts", "state"])
+
+    def test_log_levels_below_debug_print_nothing(self):
+        for env in ({"NUB_LOG": "info"}, {"RUST_LOG": "warn"}, {"NUB_LOG": ""}):
+            with self.subTest(env=env):
+                node_modules = os.path.join(self.proj, "node_modules")
+                if os.path.exists(node_modules):
+                    shutil.rmtree(node_modules)
+                proc = self.nub("install", env=env)
+                self.assertNotIn("phase:", proc.stderr)
+
+    # -- the bench phases file
+
+    def test_bench_phases_file(self):
+        bench = os.path.join(self.tmp, "bench.jsonl")
+        env = {"NUB_BENCH_PHASES_FILE": bench}
+        self.nub("install", env=env)
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.nub("install", env=env)
+        with open(bench) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(len(lines), 2, lines)
+        for line in lines:
+            with self.subTest(line=line):
+                doc = json.loads(line)
+                self.assertIsInstance(doc["total_ms"], (int, float))
+                self.assertGreater(doc["total_ms"], 0)
+                phases = doc["phases_ms"]
+                self.assertIsInstance(phases, dict)
+                self.assertEqual(list(phases),
+                                 ["resolve", "fetch", "link", "link_bins", "scripts", "state"])
+                for v in phases.values():
+                    self.assertIsInstance(v, (int, float))
+                    self.assertGreaterEqual(v, 0)
+                self.assertGreaterEqual(doc["total_ms"], sum(phases.values()))
+                self.assertEqual(doc.get("packages"), 8)
+                self.assertEqual(doc.get("files"), len(self.installed_files()))
+        cold, warm = (json.loads(x) for x in lines)
+        self.assertEqual((cold.get("fetched"), cold.get("cached")), (8, 0))
+        self.assertEqual((warm.get("fetched"), warm.get("cached")), (0, 8))
+        # the bench file alone turns no other output on
+        self.assertFalse(os.path.exists(self.diag_path))
+
+
+class ManyFilesDiagTest(nubtest.NubTestCase):
+    """A package with thousands of files: the JSONL sink's buffer fills up
+    and is flushed several times while the link workers write events."""
+
+    NFILES = 4000
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.registry.stop()
+        cls.fixtures = tempfile.mkdtemp(prefix="nub-many-", dir=os.environ.get("NUB_TEST_TMP") or None)
+        pkg = os.path.join(cls.fixtures, "many@1.0.0")
+        os.makedirs(os.path.join(pkg, "files"))
+        with open(os.path.join(pkg, "package.json"), "w") as f:
+            json.dump({"name": "many", "version": "1.0.0", "license": "MIT"}, f)
+        for i in range(cls.NFILES):
+            with open(os.path.join(pkg, "files", "f%05d.js" % i), "w") as f:
+                f.write("module.exports = %d;\n" % i)
+        cls.registry = Registry(cls.fixtures).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        super().tearDownClass()
+        shutil.rmtree(cls.fixtures)
+
+    def test_many_link_events(self):
+        for k in DIAG_KNOBS:
+            self.env.pop(k, None)
+        deps = {"many": "1.0.0"}
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "p", "version": "1.0.0", "dependencies": deps})
+        self.write_json(os.path.join(self.proj, "package-lock.json"), {
+            "name": "p", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
+            "packages": {
+                "": {"name": "p", "version": "1.0.0", "dependencies": deps},
+                "node_modules/many": {
+                    "version": "1.0.0",
+                    "resolved": self.registry.tarball_url("many", "1.0.0"),
+                    "integrity": self.registry.integrity("many", "1.0.0")}}})
+        diag = os.path.join(self.tmp, "diag.jsonl")
+        proc = self.nub("install", env={"NUB_DIAG_FILE": diag, "NUB_LOG": "debug"})
+        self.assertGreater(os.path.getsize(diag), 256 * 1024)
+        with open(diag) as f:
+            events = [json.loads(line) for line in f.read().splitlines()]
+        linker = [e for e in events if e["cat"] == "linker"]
+        self.assertEqual(len(linker), self.NFILES + 1)
+        self.assertIn("phase:link ", proc.stderr)
+        self.assertRegex(proc.stderr, r"phase:link \S+ \(%d files\)" % (self.NFILES + 1))
+        self.assertEqual(len(os.listdir(os.path.join(self.proj, "node_modules", "many", "files"))),
+                         self.NFILES)
+
+
+if __name__ == "__main__":
+    nubtest.main()

@@ -1,0 +1,502 @@
+#!/usr/bin/env python3
+"""`nub install` when things go wrong: bad bytes, a flaky or absent registry,
+offline runs, a killed or interrupted install, concurrent installs, and broken
+project files.
+
+Run: NUB_BIN=build/core/nub python3 tests/e2e/test_faults.py
+     (or ctest -R e2e.faults)
+"""
+
+import http.client
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import subprocess
+import time
+import urllib.parse
+
+import nubtest
+
+# Retries stay on (the behaviour under test) but wait milliseconds.
+FAST_RETRIES = {
+    "npm_config_fetch_retries": "2",
+    "npm_config_fetch_retry_mintimeout": "10",
+    "npm_config_fetch_retry_maxtimeout": "50",
+}
+A_TGZ = r"^/a/-/a-1\.0\.0\.tgz$"
+B1_TGZ = r"^/b/-/b-1\.0\.0\.tgz$"
+
+
+class FaultTestCase(nubtest.NubTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.env.update(FAST_RETRIES)
+
+    # -- helpers
+
+    def basic(self, lockfile="package-lock.v3.json"):
+        return self.make_project("basic", lockfile=lockfile)
+
+    def node_modules(self, proj=None):
+        return os.path.join(proj or self.proj, "node_modules")
+
+    def assert_basic_tree(self, proj=None):
+        """The basic project's tree is complete and has the right versions."""
+        nm = self.node_modules(proj)
+        want = {"a": "1.0.0", "b": "1.0.0", "c": "1.0.0", "@scope/d": "1.0.0",
+                "e": "1.0.0", "dev-only": "1.0.0", "c/node_modules/b": "2.0.0"}
+        for path, version in want.items():
+            pj = os.path.join(nm, path, "package.json")
+            self.assertTrue(os.path.isfile(pj), "%s is missing" % pj)
+            self.assertEqual(self.read_json(pj)["version"], version, path)
+            self.assertTrue(os.path.isfile(os.path.join(nm, path, "index.js")), path)
+        for rel in ("e/lib/x/y.js", "e/scripts/run.sh", "e/empty.txt", "e/file with space.txt",
+                    "c/bin/cli.js", "@scope/d/bin/d.js"):
+            self.assertTrue(os.path.isfile(os.path.join(nm, rel)), rel)
+        for b in ("c-cli", "d"):
+            self.assertTrue(os.path.exists(os.path.join(nm, ".bin", b)), ".bin/" + b)
+
+    def store_index_files(self, store=None):
+        idx = os.path.join(store or self.store, "v1", "index")
+        out = set()
+        for dirpath, _, filenames in os.walk(idx):
+            for f in filenames:
+                if not f.startswith("."):
+                    out.add(os.path.relpath(os.path.join(dirpath, f), idx))
+        return out
+
+    def store_tmp_entries(self, store=None):
+        tmp = os.path.join(store or self.store, "v1", "tmp")
+        return sorted(os.listdir(tmp)) if os.path.isdir(tmp) else []
+
+    def write_lock(self, deps, integrity=None):
+        """A package.json + lockfileVersion 3 for top-level deps {name: ver};
+        `integrity` overrides some packages' integrity {name: sri}."""
+        integrity = integrity or {}
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "proj", "version": "1.0.0", "dependencies": dict(deps)})
+        packages = {"": {"name": "proj", "version": "1.0.0", "dependencies": dict(deps)}}
+        for n, v in deps.items():
+            packages["node_modules/" + n] = {
+                "version": v, "resolved": self.registry.tarball_url(n, v),
+                "integrity": integrity.get(n, self.registry.integrity(n, v))}
+        self.write_json(os.path.join(self.proj, "package-lock.json"),
+                        {"name": "proj", "version": "1.0.0", "lockfileVersion": 3,
+                         "requires": True, "packages": packages})
+
+    def popen_nub(self, *args, cwd=None, env=None):
+        full_env = dict(self.env)
+        full_env.update(env or {})
+        return subprocess.Popen([self.nub_bin] + list(args), cwd=cwd or self.proj, env=full_env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                universal_newlines=True)
+
+    def wait_for(self, pred, timeout=10.0, what="condition"):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if pred():
+                return
+            time.sleep(0.02)
+        self.fail("timed out waiting for " + what)
+
+    def finish(self, proc, timeout=60):
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            self.fail("nub did not finish in %ss\n%s\n%s" % (timeout, out, err))
+        return proc.returncode, out, err
+
+    def tampered_integrity(self, name, version):
+        """What a lockfile made from a packument with a wrong
+        dist.integrity (the registry's wrong_integrity fault) records."""
+        self.registry.add_fault(r"^/%s$" % re.escape(name), "wrong_integrity")
+        conn = http.client.HTTPConnection("127.0.0.1", self.registry.port, timeout=10)
+        try:
+            conn.request("GET", "/" + urllib.parse.quote(name, safe="@"))
+            resp = conn.getresponse()
+            doc = json.loads(resp.read())
+        finally:
+            conn.close()
+        value = doc["versions"][version]["dist"]["integrity"]
+        self.assertNotEqual(value, self.registry.integrity(name, version))
+        self.registry.clear_faults()
+        self.registry.reset_log()
+        return value
+
+
+class BadBytesTest(FaultTestCase):
+
+    def test_integrity_mismatch_from_lockfile(self):
+        bad = self.tampered_integrity("a", "1.0.0")
+        self.write_lock({"a": "1.0.0", "b": "1.0.0"}, integrity={"a": bad})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 30, proc.stderr)
+        self.assertIn("a@1.0.0", proc.stderr)
+        self.assertIn(bad, proc.stderr)
+        self.assertIn(self.registry.integrity("a", "1.0.0"), proc.stderr)
+        self.assertIn("ERR_NUB_INTEGRITY", proc.stderr)
+        self.assertEqual(self.store_tmp_entries(), [])
+        self.assertFalse(os.path.exists(os.path.join(self.node_modules(), "a")))
+        # nothing of `a` was published: an offline install of b alone works,
+        # one of a fails as a store miss (not as a bad store entry)
+        index = self.store_index_files()
+        self.assertLessEqual(len(index), 1, index)  # at most b's
+        self.write_lock({"a": "1.0.0"})
+        proc = self.nub_fails("install", "--offline")
+        self.assertEqual(proc.returncode, 43, proc.stderr)
+
+    def test_corrupt_tarball_is_an_integrity_error(self):
+        self.write_lock({"a": "1.0.0", "b": "1.0.0"})
+        self.registry.add_fault(A_TGZ, "corrupt", count=None)
+        proc = self.nub_fails("install")
+        self.assertIn("a@1.0.0", proc.stderr)
+        self.assertEqual(self.store_tmp_entries(), [])
+        self.assertLessEqual(len(self.store_index_files()), 1)
+        # retried (a flipped byte may be a transfer error), then given up
+        self.assertEqual(self.registry.count(A_TGZ), 3)
+        self.assertEqual(proc.returncode, 30, proc.stderr)
+        self.assertIn(self.registry.integrity("a", "1.0.0"), proc.stderr)
+
+    def test_corrupt_once_then_good(self):
+        self.basic()
+        self.registry.add_fault(A_TGZ, "corrupt", count=1)
+        proc = self.nub("install")
+        self.assertEqual(self.registry.count(A_TGZ), 2)
+        self.assertEqual(len(re.findall(r"retrying", proc.stderr)), 1, proc.stderr)
+        self.assert_basic_tree()
+
+    def test_truncated_body_retries_exhausted(self):
+        self.write_lock({"a": "1.0.0", "b": "1.0.0"})
+        self.registry.add_fault(A_TGZ, "truncate", count=None)
+        proc = self.nub_fails("install", env={"npm_config_fetch_retries": "1"})
+        self.assertEqual(proc.returncode, 41, proc.stderr)
+        self.assertRegex(proc.stderr, r"nub: error: cannot fetch a@1\.0\.0 from http://\S+a-1\.0\.0\.tgz")
+        self.assertIn("after 2 attempts", proc.stderr)
+        self.assertEqual(self.registry.count(A_TGZ), 2)
+        self.assertEqual(self.store_tmp_entries(), [])
+
+    def test_html_instead_of_tarball(self):
+        self.write_lock({"a": "1.0.0"})
+        self.registry.add_fault(A_TGZ, "html", count=None)
+        proc = self.nub_fails("install", env={"npm_config_fetch_retries": "0"})
+        self.assertIn("a@1.0.0", proc.stderr)
+        self.assertIn(proc.returncode, (30, 31), proc.stderr)
+        self.assertEqual(self.store_index_files(), set())
+
+
+class FlakyRegistryTest(FaultTestCase):
+
+    def test_500_once_then_success(self):
+        self.basic()
+        self.registry.add_fault(A_TGZ, "status", count=1, code=500)
+        proc = self.nub("install")
+        self.assertEqual(len(re.findall(r"retrying", proc.stderr)), 1, proc.stderr)
+        self.assertRegex(proc.stderr, r"nub: warn: GET \S+/a-1\.0\.0\.tgz: HTTP 500; retrying")
+        self.assertEqual(self.registry.count(A_TGZ), 2)
+        self.assert_basic_tree()
+
+    def test_429_retry_after_is_honoured(self):
+        self.basic()
+        self.registry.add_fault(A_TGZ, "retry_after", count=1, seconds=1)
+        t0 = time.monotonic()
+        proc = self.nub("install")
+        elapsed = time.monotonic() - t0
+        self.assertGreaterEqual(elapsed, 0.95, "did not wait for Retry-After")
+        self.assertLess(elapsed, 10)
+        self.assertEqual(self.registry.count(A_TGZ), 2)
+        self.assertEqual(len(re.findall(r"retrying", proc.stderr)), 1, proc.stderr)
+        # the two requests are at least a second apart
+        self.assert_basic_tree()
+
+    def test_404_fails_without_retry(self):
+        self.basic()
+        self.registry.add_fault(A_TGZ, "status", count=None, code=404)
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 40, proc.stderr)
+        self.assertIn("a@1.0.0", proc.stderr)
+        self.assertNotIn("retrying", proc.stderr)
+        self.assertEqual(self.registry.count(A_TGZ), 1)
+
+    def test_connection_reset_then_success(self):
+        self.basic()
+        self.registry.add_fault(A_TGZ, "reset", count=1)
+        self.nub("install")
+        # (libcurl may retry a reset on a reused connection by itself, so
+        # there is not necessarily a "retrying" warning)
+        self.assertEqual(self.registry.count(A_TGZ), 2)
+        self.assert_basic_tree()
+
+    def test_stall_times_out_and_retries(self):
+        self.write_lock({"a": "1.0.0", "b": "1.0.0"})
+        self.registry.add_fault(A_TGZ, "delay", count=1, seconds=4)
+        t0 = time.monotonic()
+        proc = self.nub("install", env={"npm_config_fetch_timeout": "1000"})
+        elapsed = time.monotonic() - t0
+        self.assertLess(elapsed, 3.9, "the stalled request was not abandoned")
+        self.assertEqual(len(re.findall(r"retrying", proc.stderr)), 1, proc.stderr)
+        self.assertTrue(os.path.isfile(os.path.join(self.node_modules(), "a", "index.js")))
+
+    def test_unfetchable_optional_dependency_is_skipped(self):
+        # npm ci treats a failed optional dependency as absent and goes on
+        # (arborist's optional-failure handling); only required ones are fatal.
+        here = {"Linux": "opt-linux", "Darwin": "opt-darwin"}.get(platform.system())
+        for lockfile in ("package-lock.v3.json", "package-lock.v1.json"):
+            for pkg in ("opt-linux", "opt-darwin", "opt-win"):
+                with self.subTest(lockfile=lockfile, pkg=pkg):
+                    self.registry.clear_faults()
+                    self.env["NUB_STORE_DIR"] = os.path.join(self.tmp, "store-%s-%s" % (lockfile, pkg))
+                    if os.path.exists(self.node_modules()):
+                        shutil.rmtree(self.node_modules())
+                    self.basic(lockfile)
+                    self.registry.add_fault(r"^/%s/-/" % pkg, "status", count=None, code=404)
+                    proc = self.nub("install", check=False)
+                    self.assertEqual(proc.returncode, 0, proc.stderr)
+                    self.assert_basic_tree()
+                    self.assertFalse(os.path.exists(os.path.join(self.node_modules(), pkg)))
+                    if here and here != pkg:
+                        self.assertTrue(os.path.isdir(os.path.join(self.node_modules(), here)))
+
+    def test_unreachable_registry(self):
+        self.write_lock({"a": "1.0.0"})
+        lock_path = os.path.join(self.proj, "package-lock.json")
+        with open(lock_path) as f:
+            text = f.read()
+        with open(lock_path, "w") as f:
+            f.write(text.replace(self.registry.url, "http://127.0.0.1:9/"))
+        proc = self.nub_fails("install", env={"npm_config_registry": "http://127.0.0.1:9/",
+                                               "npm_config_fetch_retries": "1"})
+        self.assertEqual(proc.returncode, 41, proc.stderr)
+        self.assertIn("a@1.0.0", proc.stderr)
+
+
+class OfflineTest(FaultTestCase):
+
+    def test_offline_with_empty_store(self):
+        self.basic()
+        proc = self.nub_fails("install", "--offline")
+        self.assertEqual(proc.returncode, 43, proc.stderr)
+        self.assertRegex(proc.stderr, r"(@scope/d|[a-e]|dev-only|opt-\w+)@1\.0\.0")
+        self.assertIn("ERR_NUB_OFFLINE", proc.stderr)
+        self.assertEqual(self.registry.requests, [])
+        self.assertFalse(os.path.exists(os.path.join(self.node_modules(), "a")))
+
+    def test_offline_after_warm_install(self):
+        self.basic()
+        self.nub("install")
+        shutil.rmtree(self.node_modules())
+        self.registry.reset_log()
+        self.nub("install", "--offline")
+        self.assertEqual(self.registry.requests, [])
+        self.assert_basic_tree()
+
+    def test_offline_into_another_project(self):
+        self.basic()
+        self.nub("install")
+        other = os.path.join(self.tmp, "other")
+        os.makedirs(other)
+        for f in ("package.json", "package-lock.json"):
+            shutil.copy(os.path.join(self.proj, f), other)
+        self.registry.reset_log()
+        self.nub("install", "--offline", cwd=other)
+        self.assertEqual(self.registry.requests, [])
+        self.assert_basic_tree(other)
+
+
+class InterruptTest(FaultTestCase):
+
+    def test_kill_9_mid_download_then_rerun(self):
+        self.basic()
+        self.registry.add_fault(A_TGZ, "delay", count=1, seconds=8)
+        proc = self.popen_nub("install")
+        try:
+            # the other tarballs have been served: nub is waiting on `a`
+            self.wait_for(lambda: self.registry.count(B1_TGZ) >= 1, what="b's tarball request")
+            time.sleep(0.3)
+            self.assertIsNone(proc.poll(), "nub finished while a tarball was delayed")
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.communicate()
+        self.assertEqual(proc.returncode, -signal.SIGKILL)
+        self.registry.clear_faults()
+        self.nub("install")
+        self.assert_basic_tree()
+        # the dead run's staging area was cleaned up
+        self.assertEqual(self.store_tmp_entries(), [])
+        self.assertEqual(self.nub("install").stdout.strip(), "Already up to date")
+
+    def test_kill_9_during_link_then_rerun(self):
+        # Warm store, then a run killed as early as possible, then a rerun
+        self.basic()
+        self.nub("install")
+        shutil.rmtree(self.node_modules())
+        for delay in (0.0, 0.005, 0.01, 0.02):
+            proc = self.popen_nub("install")
+            time.sleep(delay)
+            proc.send_signal(signal.SIGKILL)
+            proc.communicate()
+            self.nub("install")
+            self.assert_basic_tree()
+            shutil.rmtree(self.node_modules())
+
+    def test_sigint_during_download(self):
+        self.basic()
+        self.registry.add_fault(A_TGZ, "delay", count=1, seconds=10)
+        proc = self.popen_nub("install")
+        try:
+            self.wait_for(lambda: self.registry.count(B1_TGZ) >= 1, what="b's tarball request")
+            time.sleep(0.3)
+            self.assertIsNone(proc.poll(), "nub finished while a tarball was delayed")
+            t0 = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            rc, out, err = self.finish(proc, timeout=30)
+            elapsed = time.monotonic() - t0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        self.assertEqual(rc, 130, err)
+        self.assertLess(elapsed, 5, "nub waited for the download after SIGINT")
+        self.assertEqual(self.store_tmp_entries(), [])
+        self.registry.clear_faults()
+        self.nub("install")
+        self.assert_basic_tree()
+
+
+class ConcurrencyTest(FaultTestCase):
+
+    def test_two_projects_share_a_cold_store(self):
+        # two different projects, overlapping packages (b@1), one store
+        p1 = os.path.join(self.tmp, "p1")
+        p2 = os.path.join(self.tmp, "p2")
+        for p, project in ((p1, "basic"), (p2, "misc")):
+            os.makedirs(p)
+            self.proj = p
+            self.make_project(project, lockfile="package-lock.v3.json")
+        self.registry.add_fault(r"\.tgz$", "delay", count=None, seconds=0.2)
+        procs = [self.popen_nub("install", "--ignore-scripts", cwd=p) for p in (p1, p2)]
+        results = [self.finish(p) for p in procs]
+        for rc, out, err in results:
+            self.assertEqual(rc, 0, err)
+        self.registry.clear_faults()
+        self.assert_basic_tree(p1)
+        self.assertTrue(os.path.isfile(os.path.join(p2, "node_modules", "bundler", "node_modules",
+                                                    "bundled-dep", "index.js")))
+        self.assertEqual(self.store_tmp_entries(), [])
+        # every index in the store is usable: offline installs of both work
+        for project in ("basic", "misc"):
+            p3 = os.path.join(self.tmp, "p3-" + project)
+            os.makedirs(p3)
+            self.proj = p3
+            self.make_project(project, lockfile="package-lock.v3.json")
+            self.registry.reset_log()
+            self.nub("install", "--offline", "--ignore-scripts", cwd=p3)
+            self.assertEqual(self.registry.requests, [])
+        self.assert_basic_tree(os.path.join(self.tmp, "p3-basic"))
+
+    def test_two_installs_in_the_same_project(self):
+        self.basic()
+        self.registry.add_fault(r"\.tgz$", "delay", count=None, seconds=0.3)
+        first = self.popen_nub("install")
+        self.wait_for(lambda: self.registry.count(r"\.tgz$") >= 1 or first.poll() is not None,
+                      what="the first install to start fetching")
+        second = self.popen_nub("install")
+        r1, r2 = self.finish(first), self.finish(second)
+        self.assertEqual(r1[0], 0, r1[2])
+        self.assertEqual(r2[0], 0, r2[2])
+        # the second one found the project locked and waited
+        self.assertIn("another nub install is running", r2[2])
+        self.registry.clear_faults()
+        self.assert_basic_tree()
+        self.assertEqual(self.nub("install").stdout.strip(), "Already up to date")
+
+
+class BrokenProjectTest(FaultTestCase):
+
+    def test_malformed_package_json(self):
+        self.basic()
+        with open(os.path.join(self.proj, "package.json"), "w") as f:
+            f.write('{\n  "name": "basic",\n  "dependencies": {\n    "a": ^1.0.0\n  }\n}\n')
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 70, proc.stderr)
+        self.assertIn("package.json", proc.stderr)
+        m = re.search(r"line (\d+),? column (\d+)", proc.stderr)
+        self.assertIsNotNone(m, proc.stderr)
+        self.assertEqual(int(m.group(1)), 4, proc.stderr)
+        self.assertEqual(int(m.group(2)), 10, proc.stderr)  # the '^'
+        self.assertFalse(os.path.exists(self.node_modules()))
+
+    def test_missing_package_json(self):
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 70, proc.stderr)
+        self.assertIn("package.json", proc.stderr)
+
+    def test_malformed_package_lock(self):
+        self.basic()
+        with open(os.path.join(self.proj, "package-lock.json"), "w") as f:
+            f.write('{\n  "name": "basic",\n  "lockfileVersion": 3,\n  "packages": {\n')
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 11, proc.stderr)
+        self.assertIn("package-lock.json", proc.stderr)
+        self.assertRegex(proc.stderr, r"line \d+")
+        self.assertEqual(self.registry.requests, [])
+
+    def test_merge_conflict_in_package_lock(self):
+        self.basic()
+        path = os.path.join(self.proj, "package-lock.json")
+        with open(path) as f:
+            lines = f.read().split("\n")
+        lines[5:5] = ["<<<<<<< HEAD", "=======", ">>>>>>> branch"]
+        with open(path, "w") as f:
+            f.write("\n".join(lines))
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 11, proc.stderr)
+        self.assertIn("merge-conflict", proc.stderr)
+
+    def test_lockfile_version_4(self):
+        self.basic()
+        path = os.path.join(self.proj, "package-lock.json")
+        lock = self.read_json(path)
+        lock["lockfileVersion"] = 4
+        self.write_json(path, lock)
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 12, proc.stderr)
+        self.assertIn("package-lock.json", proc.stderr)
+        self.assertIn("4", proc.stderr)
+        self.assertEqual(self.registry.requests, [])
+
+    def test_package_lock_and_yarn_lock(self):
+        self.basic()
+        with open(os.path.join(self.proj, "yarn.lock"), "w") as f:
+            f.write("# yarn lockfile v1\n\n")
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 17, proc.stderr)
+        self.assertIn("package-lock.json", proc.stderr)
+        self.assertIn("yarn.lock", proc.stderr)
+        self.assertIn("packageManager", proc.stderr)
+        # naming the tool settles it
+        pj_path = os.path.join(self.proj, "package.json")
+        pj = self.read_json(pj_path)
+        pj["packageManager"] = "npm@10.0.0"
+        self.write_json(pj_path, pj)
+        self.nub("install")
+        self.assert_basic_tree()
+
+    def test_unsafe_lockfile_path(self):
+        self.write_lock({"a": "1.0.0"})
+        path = os.path.join(self.proj, "package-lock.json")
+        lock = self.read_json(path)
+        lock["packages"]["node_modules/../../escape"] = lock["packages"]["node_modules/a"]
+        self.write_json(path, lock)
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 44, proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "escape")))
+
+
+if __name__ == "__main__":
+    nubtest.main()
