@@ -6,6 +6,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "buf.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
 #include "path.h"
 
 const struct nub_extract_limits nub_extract_default_limits = {
@@ -171,5 +174,71 @@ io_fail:
   nub_err_set(err, rc, "%s: cannot write to the store: %s", what, nub_strerror(rc));
 out:
   archive_read_free(a);
+  return rc;
+}
+
+struct walk {
+  struct nub_import *im;
+  const char *root;
+  struct nub_buf rel;
+  struct nub_extract_stats *st;
+  struct nub_err *err;
+  const char *what;
+  int rc;
+};
+
+static int walk_entry(void *payload, const char *name, enum nub_plat_ftype type)
+{
+  struct walk *w = payload;
+  size_t mark = w->rel.len;
+  int rc = 0;
+
+  if (w->rel.len == 0 && (!strcmp(name, "node_modules") || !strcmp(name, ".git")))
+    return 0;
+  if (w->rel.len)
+    nub_buf_addc(&w->rel, '/');
+  nub_buf_adds(&w->rel, name);
+  if (type == NUB_FT_DIR) {
+    char *abs = nub_asprintf("%s/%s", w->root, w->rel.data);
+    nub_import_dir(w->im, w->rel.data);
+    rc = nub_plat_list_dir_at(NUB_PLAT_CWD, abs, walk_entry, w);
+    nub_free(abs);
+  } else if (type == NUB_FT_FILE) {
+    char *abs = nub_asprintf("%s/%s", w->root, w->rel.data), *data = NULL;
+    size_t len = 0;
+    struct nub_plat_stat st;
+    rc = nub_plat_stat_at(NUB_PLAT_CWD, abs, &st);
+    if (rc == 0)
+      rc = nub_plat_read_file_at(NUB_PLAT_CWD, abs, 512u << 20, &data, &len);
+    if (rc == 0) {
+      nub_import_file_begin(w->im, w->rel.data, st.mode);
+      rc = nub_import_file_write(w->im, data, len);
+      if (rc == 0)
+        rc = nub_import_file_end(w->im);
+      w->st->files++;
+      w->st->bytes += len;
+    }
+    if (rc < 0)
+      nub_err_set(w->err, rc, "%s: cannot read %s: %s", w->what, abs, nub_strerror(rc));
+    nub_free(data);
+    nub_free(abs);
+  }
+  w->rel.len = mark;
+  if (w->rel.data)
+    w->rel.data[mark] = '\0';
+  return rc;
+}
+
+int nub_import_directory(struct nub_import *im, const char *dir, const char *what,
+                         struct nub_extract_stats *st, struct nub_err *err)
+{
+  struct walk w = {im, dir, NUB_BUF_INIT, st, err, what, 0};
+  int rc;
+
+  memset(st, 0, sizeof(*st));
+  rc = nub_plat_list_dir_at(NUB_PLAT_CWD, dir, walk_entry, &w);
+  if (rc < 0 && !err->msg[0])
+    nub_err_set(err, rc, "%s: cannot read %s: %s", what, dir, nub_strerror(rc));
+  nub_buf_release(&w.rel);
   return rc;
 }

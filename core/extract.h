@@ -38,4 +38,10 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
                 const char *what, const struct nub_extract_limits *lim,
                 struct nub_extract_stats *st, struct nub_err *err);
 
+/* Import a directory of the project (a "file:" dependency) into im: every
+ * regular file below it except node_modules and .git, modes kept to their
+ * executable bit. Symlinks are skipped, never followed. */
+int nub_import_directory(struct nub_import *im, const char *dir, const char *what,
+                         struct nub_extract_stats *st, struct nub_err *err);
+
 #endif

@@ -33,6 +33,7 @@ struct fetcher;
 
 struct job {
   struct fetcher *f;
+  struct job *next_all;
   struct nub_pkg *pkg;
   char what[256]; /* "name@version" */
   int attempt;
@@ -55,9 +56,12 @@ struct fetcher {
   struct nub_pool *pool;
   struct nub_progress *prog;
   struct nub_http *http;
+  bool own_http, offline;
   pthread_mutex_t lock;
   pthread_cond_t cv;
-  size_t pending;
+  size_t pending, nfetch, cached, nmissing;
+  struct nub_pkg *first_missing;
+  struct job *jobs; /* every job, for freeing */
   bool cancel;
   int rc;
   struct nub_err err;
@@ -395,6 +399,149 @@ static void worker_run(void *arg, int worker)
   job_finished(j);
 }
 
+int nub_fetch_begin(struct nub_fetch **out, struct nub_store *store,
+                    const struct nub_config *cfg, struct nub_pool *pool,
+                    struct nub_progress *prog, const struct nub_fetch_opts *o,
+                    struct nub_http *http, struct nub_err *err)
+{
+  struct fetcher *f = nub_calloc(1, sizeof(*f));
+
+  (void)err;
+  f->store = store;
+  f->cfg = cfg;
+  f->pool = pool;
+  f->prog = prog;
+  f->offline = o->offline;
+  f->http = http;
+  f->own_http = http == NULL;
+  pthread_mutex_init(&f->lock, NULL);
+  pthread_cond_init(&f->cv, NULL);
+  nub_err_clear(&f->err);
+  *out = (struct nub_fetch *)f;
+  return 0;
+}
+
+static void start_job(struct fetcher *f, struct nub_pkg *p)
+{
+  struct job *j = nub_calloc(1, sizeof(*j));
+
+  j->f = f;
+  j->pkg = p;
+  j->attempt = 1;
+  snprintf(j->what, sizeof(j->what), "%s@%s", p->name, p->version);
+  pthread_mutex_init(&j->lock, NULL);
+  pthread_cond_init(&j->cv, NULL);
+  pthread_mutex_lock(&f->lock);
+  j->next_all = f->jobs;
+  f->jobs = j;
+  f->pending++;
+  f->nfetch++;
+  pthread_mutex_unlock(&f->lock);
+  nub_progress_add(f->prog, &f->prog->fetch_total, 1);
+  submit(j, 0);
+}
+
+/* Queue one package; a miss in the store starts its download. */
+void nub_fetch_add(struct nub_fetch *fs, struct nub_pkg *p)
+{
+  struct fetcher *f = (struct fetcher *)fs;
+  int rc;
+
+  if (p->index || p->fetch_state)
+    return;
+  p->fetch_state = 1;
+  rc = nub_store_index_load(f->store, p->key, &p->index);
+  if (rc == 0) {
+    pthread_mutex_lock(&f->lock);
+    f->cached++;
+    pthread_mutex_unlock(&f->lock);
+    return;
+  }
+  if (rc == -NUB_ESTORE) /* unreadable: fetch over it */
+    nub_store_index_remove(f->store, p->key);
+  if (f->offline) {
+    pthread_mutex_lock(&f->lock);
+    if (!f->nmissing++)
+      f->first_missing = p;
+    pthread_mutex_unlock(&f->lock);
+    return;
+  }
+  pthread_mutex_lock(&f->lock);
+  if (!f->http) {
+    struct nub_err e;
+    if (nub_http_start(&f->http, f->cfg, &e) < 0) {
+      if (!f->rc) {
+        f->rc = e.code;
+        f->err = e;
+      }
+      pthread_mutex_unlock(&f->lock);
+      return;
+    }
+    f->own_http = true;
+  }
+  pthread_mutex_unlock(&f->lock);
+  start_job(f, p);
+}
+
+int nub_fetch_end(struct nub_fetch *fs, struct nub_fetch_result *res, struct nub_err *err)
+{
+  struct fetcher *f = (struct fetcher *)fs;
+  int rc = 0;
+
+  pthread_mutex_lock(&f->lock);
+  while (f->pending) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 1;
+    pthread_cond_timedwait(&f->cv, &f->lock, &ts);
+    if (nub_plat_interrupted() && !f->cancel) {
+      struct nub_http *h = f->own_http ? f->http : NULL;
+      f->cancel = true;
+      if (!f->rc) {
+        f->rc = -NUB_EINTR;
+        nub_err_set(&f->err, -NUB_EINTR, "interrupted");
+      }
+      /* abort the transfers now rather than wait them out */
+      if (h) {
+        f->http = NULL;
+        pthread_mutex_unlock(&f->lock);
+        nub_http_stop(h);
+        pthread_mutex_lock(&f->lock);
+      }
+    }
+  }
+  pthread_mutex_unlock(&f->lock);
+  if (f->own_http && f->http)
+    nub_http_stop(f->http);
+  nub_pool_drain(f->pool);
+  memset(res, 0, sizeof(*res));
+  res->fetched = f->nfetch;
+  res->cached = f->cached;
+  res->bytes = f->bytes;
+  if (f->rc) {
+    rc = f->rc;
+    *err = f->err;
+  } else if (f->nmissing) {
+    char more[64] = "";
+    if (f->nmissing > 1)
+      snprintf(more, sizeof(more), " (and %zu more packages)", f->nmissing - 1);
+    rc = nub_err_set(err, -NUB_EOFFLINE,
+                     "%s@%s is not in the store at %s%s, and --offline forbids the network",
+                     f->first_missing->name, f->first_missing->version, f->store->root, more);
+  }
+  while (f->jobs) {
+    struct job *j = f->jobs;
+    f->jobs = j->next_all;
+    pthread_mutex_destroy(&j->lock);
+    pthread_cond_destroy(&j->cv);
+    nub_free(j);
+  }
+  pthread_mutex_destroy(&f->lock);
+  pthread_cond_destroy(&f->cv);
+  nub_free(f);
+  return rc;
+}
+
 int nub_fetch_tree(struct nub_tree *t, struct nub_store *store,
                    const struct nub_config *cfg, struct nub_pool *pool,
                    struct nub_progress *prog, const struct nub_fetch_opts *o,
@@ -402,104 +549,27 @@ int nub_fetch_tree(struct nub_tree *t, struct nub_store *store,
 {
   struct nub_pkg **need = nub_malloc(sizeof(*need) * (t->npkgs + 1));
   int *rcs;
-  size_t n = 0, nmiss = 0;
+  size_t n = 0;
   struct loadctx lc;
-  struct fetcher f;
-  struct job *jobs = NULL;
-  int rc = 0;
+  struct nub_fetch *fs;
 
-  memset(res, 0, sizeof(*res));
   for (size_t i = 0; i < t->npkgs; i++)
     if (t->pkgs[i]->needed)
       need[n++] = t->pkgs[i];
+  /* warm path: the store's indexes, read in parallel */
   rcs = nub_calloc(n + 1, sizeof(*rcs));
   lc.pkgs = need;
   lc.store = store;
   lc.rc = rcs;
   nub_pool_for(pool, n, load_one, &lc);
-  for (size_t i = 0; i < n; i++) {
-    if (need[i]->index) {
-      res->cached++;
-      continue;
-    }
-    if (rcs[i] == -NUB_ESTORE) /* unreadable: refetch over it */
-      nub_store_index_remove(store, need[i]->key);
-    need[nmiss++] = need[i];
-  }
   nub_free(rcs);
-  if (!nmiss)
-    goto out;
-  if (o->offline) {
-    char more[64] = "";
-    if (nmiss > 1)
-      snprintf(more, sizeof(more), " (and %zu more packages)", nmiss - 1);
-    rc = nub_err_set(err, -NUB_EOFFLINE,
-                     "%s@%s is not in the store at %s%s, and --offline forbids the "
-                     "network", need[0]->name, need[0]->version, store->root, more);
-    goto out;
+  nub_fetch_begin(&fs, store, cfg, pool, prog, o, NULL, err);
+  for (size_t i = 0; i < n; i++) {
+    if (need[i]->index)
+      ((struct fetcher *)fs)->cached++;
+    else
+      nub_fetch_add(fs, need[i]);
   }
-  memset(&f, 0, sizeof(f));
-  f.store = store;
-  f.cfg = cfg;
-  f.pool = pool;
-  f.prog = prog;
-  pthread_mutex_init(&f.lock, NULL);
-  pthread_cond_init(&f.cv, NULL);
-  nub_err_clear(&f.err);
-  rc = nub_http_start(&f.http, cfg, err);
-  if (rc < 0)
-    goto out;
-  nub_progress_set(prog, &prog->fetch_total, nmiss);
-  jobs = nub_calloc(nmiss, sizeof(*jobs));
-  f.pending = nmiss;
-  for (size_t i = 0; i < nmiss; i++) {
-    struct job *j = &jobs[i];
-    j->f = &f;
-    j->pkg = need[i];
-    j->attempt = 1;
-    snprintf(j->what, sizeof(j->what), "%s@%s", need[i]->name, need[i]->version);
-    pthread_mutex_init(&j->lock, NULL);
-    pthread_cond_init(&j->cv, NULL);
-    submit(j, 0);
-  }
-  pthread_mutex_lock(&f.lock);
-  while (f.pending) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += 1;
-    pthread_cond_timedwait(&f.cv, &f.lock, &ts);
-    if (nub_plat_interrupted() && !f.cancel) {
-      struct nub_http *h = f.http;
-      f.cancel = true;
-      if (!f.rc) {
-        f.rc = -NUB_EINTR;
-        nub_err_set(&f.err, -NUB_EINTR, "interrupted");
-      }
-      /* abort the transfers now rather than wait them out */
-      f.http = NULL;
-      pthread_mutex_unlock(&f.lock);
-      nub_http_stop(h);
-      pthread_mutex_lock(&f.lock);
-    }
-  }
-  pthread_mutex_unlock(&f.lock);
-  if (f.http)
-    nub_http_stop(f.http);
-  nub_pool_drain(pool);
-  res->fetched = nmiss;
-  res->bytes = f.bytes;
-  if (f.rc) {
-    rc = f.rc;
-    *err = f.err;
-  }
-  for (size_t i = 0; i < nmiss; i++) {
-    pthread_mutex_destroy(&jobs[i].lock);
-    pthread_cond_destroy(&jobs[i].cv);
-  }
-  nub_free(jobs);
-  pthread_mutex_destroy(&f.lock);
-  pthread_cond_destroy(&f.cv);
-out:
   nub_free(need);
-  return rc;
+  return nub_fetch_end(fs, res, err);
 }

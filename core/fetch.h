@@ -28,6 +28,19 @@ struct nub_fetch_result {
   uint64_t bytes;
 };
 
+/* A fetch session: packages are added as they become known (the resolver
+ * adds each as soon as it picks a version); nub_fetch_end waits for every
+ * download and frees the session. http may be shared (NULL: own client). */
+struct nub_fetch;
+struct nub_http;
+int nub_fetch_begin(struct nub_fetch **out, struct nub_store *store,
+                    const struct nub_config *cfg, struct nub_pool *pool,
+                    struct nub_progress *prog, const struct nub_fetch_opts *o,
+                    struct nub_http *http, struct nub_err *err);
+/* Thread-safe. Loads the index from the store or starts the download. */
+void nub_fetch_add(struct nub_fetch *f, struct nub_pkg *p);
+int nub_fetch_end(struct nub_fetch *f, struct nub_fetch_result *res, struct nub_err *err);
+
 /* Load or fetch the index of every pkg with needed == true. */
 int nub_fetch_tree(struct nub_tree *t, struct nub_store *store,
                    const struct nub_config *cfg, struct nub_pool *pool,

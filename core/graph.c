@@ -70,6 +70,7 @@ void nub_graph_release(struct nub_graph *g)
     nub_gpkg_free(g->pkgs[i]);
   nub_free(g->pkgs);
   nub_depmap_release(&g->overrides);
+  nub_depmap_release(&g->settings_extra);
   memset(g, 0, sizeof(*g));
 }
 
@@ -86,7 +87,8 @@ static int cmp_pkg(const void *a, const void *b)
 
 void nub_graph_sort(struct nub_graph *g)
 {
-  qsort(g->pkgs, g->npkgs, sizeof(*g->pkgs), cmp_pkg);
+  if (g->npkgs)
+    qsort(g->pkgs, g->npkgs, sizeof(*g->pkgs), cmp_pkg);
   for (size_t i = 0; i < g->npkgs; i++)
     g->pkgs[i]->index = i;
 }
@@ -110,10 +112,16 @@ struct nub_gpkg *nub_graph_find(const struct nub_graph *g, const char *key)
 
 char *nub_gedge_target(const char *alias, const char *ref)
 {
-  if (!strncmp(ref, "link:", 5) || !strncmp(ref, "file:", 5))
-    return NULL;
-  /* a version starts with a digit; anything else is "real@version" */
-  if ((ref[0] >= '0' && ref[0] <= '9'))
-    return nub_asprintf("%s@%s", alias, ref);
-  return nub_strdup(ref);
+  const char *at, *stop;
+
+  if (!strncmp(ref, "link:", 5))
+    return NULL; /* a symlink to a directory, not a package of the graph */
+  /* "b@1.0.0" and "@s/b@1.0.0(peer@2)": an '@' (after a scope's) that comes
+   * before any ':' or '(' means the ref names its package itself (an alias);
+   * "1.0.0(peer@2)", "file:../lib" and tarball URLs belong to `alias` */
+  at = strchr(ref[0] == '@' ? ref + 1 : ref, '@');
+  stop = strpbrk(ref, ":(");
+  if (at && (!stop || at < stop))
+    return nub_strdup(ref);
+  return nub_asprintf("%s@%s", alias, ref);
 }

@@ -74,6 +74,10 @@ struct nub_importer {
 struct nub_graph {
   bool auto_install_peers;
   bool exclude_links;
+  /* Other `settings:` entries (dedupePeers, injectWorkspacePackages,
+   * peersSuffixMaxLength, ...): name -> the value as YAML scalar text
+   * ("true", "500"), written back verbatim so a round trip keeps them. */
+  struct nub_depmap settings_extra;
   struct nub_depmap overrides;
   struct nub_importer *importers;
   size_t nimporters;

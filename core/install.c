@@ -29,25 +29,7 @@
 #include "store.h"
 #include "tree.h"
 #include "version.h"
-
-struct ctx {
-  const struct nub_install_opts *o;
-  struct nub_config cfg;
-  struct nub_manifest man;
-  struct nub_project proj;
-  struct nub_store store;
-  struct nub_tree tree;
-  struct nub_pool *pool;
-  struct nub_progress prog;
-  struct nub_linker linker;
-  int lock_fd;
-  bool have_cfg, have_man, have_proj, have_store, have_linker;
-  uint64_t t0;
-  char settings[65];
-  size_t installed; /* packages in the final tree */
-  size_t nblocked;
-  struct nub_buf blocked;
-};
+#include "install_int.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -67,7 +49,7 @@ static int absolute_dir(const char *dir, char **out, struct nub_err *err)
 }
 
 /* The settings that shape node_modules; a change means relink. */
-static void settings_hash(struct ctx *c, char out[65])
+static void settings_hash(struct nub_install_ctx *c, char out[65])
 {
   struct nub_buf b = NUB_BUF_INIT;
   unsigned char h[32];
@@ -75,8 +57,8 @@ static void settings_hash(struct ctx *c, char out[65])
   nub_buf_addf(&b, "nub %s\nlayout %d\nimport %d\nomit_dev %d\nomit_opt %d\ndev_only %d\n",
                NUB_VERSION, (int)c->proj.layout, (int)c->cfg.import_method,
                c->o->omit_dev, c->o->omit_optional, c->o->dev_only);
-  nub_buf_addf(&b, "registry %s\nstore %s\n", c->cfg.registry ? c->cfg.registry : "",
-               c->cfg.store_dir);
+  nub_buf_addf(&b, "registry %s\nstore %s\ngvs %d\n", c->cfg.registry ? c->cfg.registry : "",
+               c->cfg.store_dir, c->cfg.gvs);
   nub_sha256(b.data, b.len, h);
   nub_hex(h, 32, out);
   nub_buf_release(&b);
@@ -84,7 +66,7 @@ static void settings_hash(struct ctx *c, char out[65])
 
 /* ---- the plan ------------------------------------------------------------ */
 
-static void count_installed(struct ctx *c)
+static void count_installed(struct nub_install_ctx *c)
 {
   c->installed = 0;
   for (size_t i = 0; i < c->tree.n; i++) {
@@ -97,7 +79,7 @@ static void count_installed(struct ctx *c)
 
 /* Mark skipped nodes (dev/optional omitted, other platforms) and which
  * packages are needed. A skipped node takes its nested nodes with it. */
-static int filter_tree(struct ctx *c, struct nub_err *err)
+static int filter_tree(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_tree *t = &c->tree;
   struct nub_plat_caps caps;
@@ -155,7 +137,7 @@ static int filter_tree(struct ctx *c, struct nub_err *err)
  * out, and so are optional packages for another platform that old lockfiles
  * (v1) did not mark - found out from their own package.json, which the store
  * index keeps. Everything nested in a skipped node goes with it. */
-static void skip_foreign_optionals(struct ctx *c)
+static void skip_foreign_optionals(struct nub_install_ctx *c)
 {
   struct nub_tree *t = &c->tree;
   struct nub_plat_caps caps;
@@ -223,7 +205,7 @@ static bool spec_ok(const char *spec, const char *name, const struct nub_node *n
 }
 
 /* npm ci's rule: package.json and the lockfile must agree. */
-static int check_in_sync(struct ctx *c, struct nub_err *err)
+static int check_in_sync(struct nub_install_ctx *c, struct nub_err *err)
 {
   const struct nub_depmap *maps[] = {&c->man.deps, &c->man.dev, &c->man.optional};
   const struct nub_depmap *locked[] = {&c->tree.root_deps, &c->tree.root_dev,
@@ -277,7 +259,7 @@ static int check_in_sync(struct ctx *c, struct nub_err *err)
   return 0;
 }
 
-static int read_npm_lock(struct ctx *c, struct nub_err *err)
+static int read_npm_lock(struct nub_install_ctx *c, struct nub_err *err)
 {
   char *text = NULL;
   size_t len = 0;
@@ -292,7 +274,7 @@ static int read_npm_lock(struct ctx *c, struct nub_err *err)
 
 /* ---- scripts -------------------------------------------------------------- */
 
-static bool trusted(const struct nub_manifest *m, const char *name)
+bool nub__trusted(const struct nub_manifest *m, const char *name)
 {
   for (size_t i = 0; i < m->ntrusted; i++)
     if (!strcmp(m->trusted[i], name))
@@ -300,7 +282,7 @@ static bool trusted(const struct nub_manifest *m, const char *name)
   return false;
 }
 
-static int run_dep_scripts(struct ctx *c, struct nub_err *err)
+static int run_dep_scripts(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_tree *t = &c->tree;
   int maxd = 0, rc;
@@ -322,7 +304,7 @@ static int run_dep_scripts(struct ctx *c, struct nub_err *err)
         continue;
       if (c->o->ignore_scripts || c->cfg.ignore_scripts)
         continue;
-      if (!trusted(&c->man, n->pkg->name)) {
+      if (!nub__trusted(&c->man, n->pkg->name)) {
         if (c->nblocked++)
           nub_buf_adds(&c->blocked, ", ");
         nub_buf_addf(&c->blocked, "%s@%s", n->pkg->name, n->pkg->version);
@@ -353,7 +335,7 @@ static int run_dep_scripts(struct ctx *c, struct nub_err *err)
   return 0;
 }
 
-static int run_root_scripts(struct ctx *c, const char *const *events, int nevents,
+int nub__run_root_scripts(struct nub_install_ctx *c, const char *const *events, int nevents,
                             struct nub_err *err)
 {
   if (c->o->ignore_scripts || c->cfg.ignore_scripts)
@@ -376,7 +358,7 @@ static int run_root_scripts(struct ctx *c, const char *const *events, int nevent
 
 /* ---- the pipeline --------------------------------------------------------- */
 
-static int lock_project(struct ctx *c, struct nub_err *err)
+static int lock_project(struct nub_install_ctx *c, struct nub_err *err)
 {
   unsigned char h[32];
   char hex[65], *dir, *path;
@@ -400,7 +382,7 @@ static int lock_project(struct ctx *c, struct nub_err *err)
   return 0;
 }
 
-static void record_state(struct ctx *c)
+static void record_state(struct nub_install_ctx *c)
 {
   struct nub_state s;
   size_t k = 0;
@@ -430,7 +412,7 @@ static void record_state(struct ctx *c)
 }
 
 /* "Already up to date": the state matches the files and settings. */
-static bool up_to_date(struct ctx *c)
+static bool up_to_date(struct nub_install_ctx *c)
 {
   struct nub_state s;
   bool fresh = false;
@@ -447,7 +429,7 @@ static bool up_to_date(struct ctx *c)
   return fresh;
 }
 
-static void print_summary(struct ctx *c, size_t added, size_t removed)
+void nub__print_summary(struct nub_install_ctx *c, size_t added, size_t removed)
 {
   double secs = (double)(nub_plat_now_ns() - c->t0) / 1e9;
 
@@ -460,7 +442,7 @@ static void print_summary(struct ctx *c, size_t added, size_t removed)
   fflush(stdout);
 }
 
-static int install_hoisted(struct ctx *c, struct nub_err *err)
+static int install_hoisted(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_diag_phase ph;
   struct nub_fetch_result fr;
@@ -489,7 +471,7 @@ static int install_hoisted(struct ctx *c, struct nub_err *err)
   if (c->o->lockfile_only)
     return 0; /* the npm lockfile is already the resolution */
 
-  rc = run_root_scripts(c, pre, 1, err);
+  rc = nub__run_root_scripts(c, pre, 1, err);
   if (rc < 0)
     return rc;
 
@@ -552,7 +534,7 @@ static int install_hoisted(struct ctx *c, struct nub_err *err)
   nub_diag_phase_begin(&ph, "scripts");
   rc = run_dep_scripts(c, err);
   if (rc == 0)
-    rc = run_root_scripts(c, post, 3, err);
+    rc = nub__run_root_scripts(c, post, 3, err);
   nub_diag_phase_end(&ph, NULL);
   if (rc < 0)
     return rc;
@@ -566,13 +548,13 @@ static int install_hoisted(struct ctx *c, struct nub_err *err)
   record_state(c);
   nub_diag_phase_end(&ph, NULL);
   nub_progress_stop(&c->prog);
-  print_summary(c, hr.packages, hr.removed);
+  nub__print_summary(c, hr.packages, hr.removed);
   return 0;
 }
 
 int nub_install(const struct nub_install_opts *o, struct nub_err *err)
 {
-  struct ctx c;
+  struct nub_install_ctx c;
   char *dir = NULL;
   int rc;
 
@@ -642,11 +624,18 @@ int nub_install(const struct nub_install_opts *o, struct nub_err *err)
     break;
   }
   if (c.proj.lock == NUB_LOCK_NPM || c.proj.lock == NUB_LOCK_SHRINKWRAP) {
-    rc = install_hoisted(&c, err);
+    if (c.proj.layout == NUB_LINKER_ISOLATED)
+      rc = nub_err_set(err, -NUB_ECONFIG,
+                       "--node-linker isolated with %s is not supported yet; the npm "
+                       "lockfile gives the hoisted layout", c.proj.lockfile);
+    else
+      rc = install_hoisted(&c, err);
+  } else if (c.proj.layout == NUB_LINKER_HOISTED) {
+    rc = nub_err_set(err, -NUB_ECONFIG,
+                     "--node-linker hoisted needs an npm lockfile (package-lock.json) "
+                     "in this version of nub");
   } else {
-    rc = nub_err_set(err, -NUB_ENOLOCKFILE,
-                     "this project has no package-lock.json; resolving package.json "
-                     "without an npm lockfile is not supported by this nub yet");
+    rc = nub__install_isolated(&c, err);
   }
   if (rc == 0)
     nub_diag_bench_line(dir, nub_plat_now_ns() - c.t0);

@@ -1,0 +1,543 @@
+/* isolated.c - the isolated layout and the global virtual store. */
+#include "isolated.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "integrity.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "strmap.h"
+#include "tree.h"
+
+#define MAX_DIRNAME 120
+
+void nub_dep_path_filename(const char *dep_path, char *out, size_t cap)
+{
+  char buf[4096];
+  size_t n = 0;
+  bool upper = false, peers = strchr(dep_path, '(') != NULL;
+
+  for (const char *p = dep_path; *p && n + 1 < sizeof(buf); p++) {
+    char c = *p;
+    if (strchr("\\/:*?\"<>|#", c))
+      c = '+';
+    if (peers && (c == '(' || c == ')')) {
+      /* "(a)(b)" -> "_a_b": ")(" and "(" become "_", a final ")" goes */
+      if (c == ')' && (p[1] == '\0'))
+        continue;
+      if (c == ')' && p[1] == '(') {
+        p++;
+        c = '_';
+      } else {
+        c = '_';
+      }
+    }
+    if (c >= 'A' && c <= 'Z')
+      upper = true;
+    buf[n++] = c;
+  }
+  buf[n] = '\0';
+  if (n > MAX_DIRNAME || (upper && strncmp(buf, "file+", 5))) {
+    unsigned char h[32];
+    char hex[65];
+    nub_sha256(buf, n, h);
+    nub_hex(h, 16, hex);
+    snprintf(out, cap, "%.*s_%s", MAX_DIRNAME - 33, buf, hex);
+    return;
+  }
+  snprintf(out, cap, "%s", buf);
+}
+
+struct ipkg {
+  struct nub_gpkg *g;
+  char dir[256];
+  char entry[300]; /* GVS entry name */
+  bool local;      /* materialised in the project, not shared */
+  struct iedge {
+    const char *alias;
+    struct ipkg *to; /* NULL for link:/file: edges */
+  } *edges;
+  size_t nedges;
+};
+
+struct ictx {
+  struct nub_graph *g;
+  struct ipkg *p;
+  size_t n;
+  struct nub_strmap bykey;
+  int proj_fd, links_fd;
+  char *links_abs;
+  struct nub_store *store;
+  struct nub_linker *l;
+  struct nub_progress *prog;
+  const struct nub_isolated_opts *o;
+  struct nub_link_stats *stats;
+  size_t built, reused;
+  pthread_mutex_t lock;
+  int rc;
+  struct nub_err err;
+};
+
+static bool trusted(const struct nub_isolated_opts *o, const char *name)
+{
+  for (size_t i = 0; i < o->ntrusted; i++)
+    if (!strcmp(o->trusted[i], name))
+      return true;
+  return false;
+}
+
+static void fail(struct ictx *c, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void fail(struct ictx *c, int rc, const char *fmt, ...)
+{
+  va_list ap;
+
+  pthread_mutex_lock(&c->lock);
+  if (!c->rc) {
+    c->rc = rc;
+    va_start(ap, fmt);
+    nub_err_vset(&c->err, rc, fmt, ap);
+    va_end(ap);
+  }
+  pthread_mutex_unlock(&c->lock);
+}
+
+/* "../" for every directory between a link and the root it is relative to:
+ * "node_modules/@s/x" sits two levels below "node_modules"'s parent. */
+static void up_levels(struct nub_buf *b, const char *alias, int base)
+{
+  int d = base;
+  for (const char *s = alias; *s; s++)
+    if (*s == '/')
+      d++;
+  for (int i = 0; i < d; i++)
+    nub_buf_adds(b, "../");
+}
+
+static int cmp_keyptr(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Closure hash: the package and every package it can reach. */
+static void closure_hash(struct ictx *c, struct ipkg *p, bool *seen, size_t **stack,
+                         char out[33])
+{
+  struct nub_buf b = NUB_BUF_INIT;
+  size_t sp = 0;
+  char **keys = NULL;
+  size_t nk = 0, capk = 0;
+  unsigned char h[32];
+  char hex[65];
+
+  memset(seen, 0, c->n);
+  (*stack)[sp++] = (size_t)(p - c->p);
+  seen[p - c->p] = true;
+  while (sp) {
+    struct ipkg *x = &c->p[(*stack)[--sp]];
+    NUB_GROW(keys, capk, nk + 1);
+    keys[nk++] = x->g->key;
+    for (size_t e = 0; e < x->nedges; e++) {
+      struct ipkg *t = x->edges[e].to;
+      if (t && !seen[t - c->p]) {
+        seen[t - c->p] = true;
+        (*stack)[sp++] = (size_t)(t - c->p);
+      }
+    }
+  }
+  qsort(keys, nk, sizeof(*keys), cmp_keyptr);
+  for (size_t i = 0; i < nk; i++) {
+    struct ipkg *x = nub_strmap_get(&c->bykey, keys[i]);
+    nub_buf_addf(&b, "%s\t%s\n", keys[i], x && x->g->integrity ? x->g->integrity : "");
+  }
+  /* the edges too: the same set can be wired differently */
+  for (size_t e = 0; e < p->nedges; e++)
+    nub_buf_addf(&b, "%s>%s\n", p->edges[e].alias,
+                 p->edges[e].to ? p->edges[e].to->g->key : "-");
+  nub_sha256(b.data ? b.data : "", b.len, h);
+  nub_hex(h, 8, hex);
+  memcpy(out, hex, 17);
+  nub_buf_release(&b);
+  nub_free(keys);
+}
+
+static int prepare(struct ictx *c)
+{
+  size_t *stack;
+  bool *seen, changed = true;
+
+  c->p = nub_calloc(c->g->npkgs + 1, sizeof(*c->p));
+  for (size_t i = 0; i < c->g->npkgs; i++) {
+    struct nub_gpkg *g = c->g->pkgs[i];
+    if (g->skip)
+      continue;
+    c->p[c->n].g = g;
+    nub_dep_path_filename(g->key, c->p[c->n].dir, sizeof(c->p[c->n].dir));
+    nub_strmap_put(&c->bykey, g->key, &c->p[c->n]);
+    c->n++;
+  }
+  for (size_t i = 0; i < c->n; i++) {
+    struct ipkg *p = &c->p[i];
+    struct nub_gpkg *g = p->g;
+    size_t total = g->ndeps + g->noptional_deps;
+    p->edges = nub_calloc(total + 1, sizeof(*p->edges));
+    for (size_t k = 0; k < total; k++) {
+      const struct nub_gedge *e = k < g->ndeps ? &g->deps[k] : &g->optional_deps[k - g->ndeps];
+      char *t = nub_gedge_target(e->alias, e->ref);
+      struct ipkg *to = t ? nub_strmap_get(&c->bykey, t) : NULL;
+      nub_free(t);
+      if (!to)
+        continue; /* skipped (another platform) or a link */
+      p->edges[p->nedges].alias = e->alias;
+      p->edges[p->nedges].to = to;
+      p->nedges++;
+    }
+    p->local = !c->o->gvs || (g->requires_build && trusted(c->o, g->name)) || g->directory;
+  }
+  /* a package that links to a project-local one is project-local too */
+  while (changed) {
+    changed = false;
+    for (size_t i = 0; i < c->n; i++) {
+      if (c->p[i].local)
+        continue;
+      for (size_t e = 0; e < c->p[i].nedges; e++)
+        if (c->p[i].edges[e].to->local) {
+          c->p[i].local = true;
+          changed = true;
+          break;
+        }
+    }
+  }
+  stack = nub_malloc(sizeof(size_t) * (c->n + 1));
+  seen = nub_malloc(c->n + 1);
+  for (size_t i = 0; i < c->n; i++) {
+    char h[33];
+    if (c->p[i].local)
+      continue;
+    closure_hash(c, &c->p[i], seen, &stack, h);
+    snprintf(c->p[i].entry, sizeof(c->p[i].entry), "%s-%s", c->p[i].dir, h);
+  }
+  nub_free(stack);
+  nub_free(seen);
+  return 0;
+}
+
+/* The package's files plus its dependency links, under base (a directory fd)
+ * at "<prefix>node_modules/". `root` is how links reach sibling entries. */
+static int build_entry(struct ictx *c, struct ipkg *p, int base_fd, const char *prefix,
+                       bool gvs_siblings, int worker)
+{
+  struct nub_err err;
+  struct nub_buf path = NUB_BUF_INIT, tgt = NUB_BUF_INIT;
+  const struct nub_index *idx = p->g->fetch ? p->g->fetch->index : NULL;
+  char what[512];
+  int rc;
+
+  snprintf(what, sizeof(what), "%s@%s", p->g->name, p->g->version);
+  if (!idx)
+    return nub_err_set(&c->err, -NUB_ESTORE, "%s is not in the store", what), -NUB_ESTORE;
+  nub_buf_addf(&path, "%snode_modules/%s", prefix, p->g->name);
+  rc = nub_link_package(c->l, idx, base_fd, path.data, what, &c->stats[worker], &err);
+  if (rc < 0) {
+    fail(c, rc, "%s", err.msg);
+    nub_buf_release(&path);
+    return rc;
+  }
+  for (size_t e = 0; e < p->nedges; e++) {
+    struct ipkg *t = p->edges[e].to;
+    const char *alias = p->edges[e].alias;
+    if (!strcmp(alias, p->g->name))
+      continue; /* a package never links itself over its own files */
+    nub_buf_reset(&path);
+    nub_buf_reset(&tgt);
+    nub_buf_addf(&path, "%snode_modules/%s", prefix, alias);
+    up_levels(&tgt, alias, 2);
+    if (gvs_siblings && !t->local)
+      nub_buf_addf(&tgt, "%s/node_modules/%s", t->entry, t->g->name);
+    else
+      nub_buf_addf(&tgt, "%s/node_modules/%s", t->dir, t->g->name);
+    if (strchr(alias, '/')) {
+      char *scope = nub_strndup(path.data, (size_t)(strrchr(path.data, '/') - path.data));
+      nub_mkdirs_at(base_fd, scope);
+      nub_free(scope);
+    }
+    rc = nub_plat_symlink_at(tgt.data, base_fd, path.data);
+    if (rc < 0 && rc != -EEXIST) {
+      fail(c, rc, "cannot link %s of %s: %s", alias, what, nub_strerror(rc));
+      break;
+    }
+    rc = 0;
+  }
+  nub_buf_release(&path);
+  nub_buf_release(&tgt);
+  return rc;
+}
+
+static void link_one(void *vctx, size_t i, int worker)
+{
+  struct ictx *c = vctx;
+  struct ipkg *p = &c->p[i];
+  char nmpath[600];
+  int rc;
+
+  if (c->rc || nub_plat_interrupted())
+    return;
+  snprintf(nmpath, sizeof(nmpath), "node_modules/.nub/%s", p->dir);
+  if (p->local) {
+    struct nub_plat_stat st;
+    char prefix[600];
+    if (nub_plat_stat_at(c->proj_fd, nmpath, &st) == 0)
+      return; /* kept from the previous install */
+    snprintf(prefix, sizeof(prefix), "%s/", nmpath);
+    if (build_entry(c, p, c->proj_fd, prefix, true, worker) == 0)
+      nub_progress_add(c->prog, &c->prog->linked, 1);
+    __atomic_add_fetch(&c->built, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  {
+    struct nub_plat_stat st;
+    char target[1024];
+    if (nub_plat_stat_at(c->links_fd, p->entry, &st) != 0) {
+      /* build it beside the others under a private name, then publish it
+       * with a rename that never replaces: a racing install's copy wins */
+      char tmp[128];
+      int tfd;
+      snprintf(tmp, sizeof(tmp), ".tmp-%d-%zu", nub_plat_pid(), i);
+      nub_plat_rm_rf_at(c->links_fd, tmp);
+      rc = nub_plat_mkdir_at(c->links_fd, tmp, 0755);
+      if (rc < 0) {
+        fail(c, rc, "cannot create %s/%s: %s", c->links_abs, tmp, nub_strerror(rc));
+        return;
+      }
+      tfd = nub_plat_open_dir_at(c->links_fd, tmp);
+      rc = tfd < 0 ? tfd : build_entry(c, p, tfd, "", true, worker);
+      nub_plat_close(tfd);
+      if (rc == 0) {
+        rc = nub_plat_rename_noreplace_at(c->links_fd, tmp, c->links_fd, p->entry);
+        if (rc == -EEXIST || rc == -ENOTEMPTY)
+          rc = 0;
+        else if (rc == 0)
+          __atomic_add_fetch(&c->built, 1, __ATOMIC_RELAXED);
+      }
+      nub_plat_rm_rf_at(c->links_fd, tmp);
+      if (rc < 0) {
+        fail(c, rc, "cannot publish %s in the global virtual store: %s", p->entry,
+             nub_strerror(rc));
+        return;
+      }
+    } else {
+      __atomic_add_fetch(&c->reused, 1, __ATOMIC_RELAXED);
+    }
+    snprintf(target, sizeof(target), "%s/%s", c->links_abs, p->entry);
+    rc = nub_plat_symlink_at(target, c->proj_fd, nmpath);
+    if (rc == -EEXIST) {
+      char cur[1024];
+      if (nub_plat_readlink_at(c->proj_fd, nmpath, cur, sizeof(cur)) >= 0 &&
+          !strcmp(cur, target))
+        rc = 0;
+      else {
+        nub_plat_rm_rf_at(c->proj_fd, nmpath);
+        rc = nub_plat_symlink_at(target, c->proj_fd, nmpath);
+      }
+    }
+    if (rc < 0)
+      fail(c, rc, "cannot link %s: %s", nmpath, nub_strerror(rc));
+    else
+      nub_progress_add(c->prog, &c->prog->linked, 1);
+  }
+}
+
+static int top_links(struct ictx *c)
+{
+  const struct nub_importer *im = c->g->nimporters ? &c->g->importers[0] : NULL;
+  struct nub_buf path = NUB_BUF_INIT, tgt = NUB_BUF_INIT;
+  int rc = 0;
+
+  if (!im)
+    return 0;
+  for (int kind = 0; kind < 3; kind++) {
+    const struct nub_gdirect *d = kind == 0 ? im->deps : kind == 1 ? im->optional : im->dev;
+    size_t n = kind == 0 ? im->ndeps : kind == 1 ? im->noptional : im->ndev;
+    if ((kind == 2 && c->o->omit_dev) || (kind == 1 && c->o->omit_optional))
+      continue;
+    for (size_t i = 0; i < n; i++) {
+      char *t = nub_gedge_target(d[i].alias, d[i].ref);
+      struct ipkg *p = t ? nub_strmap_get(&c->bykey, t) : NULL;
+      nub_free(t);
+      nub_buf_reset(&path);
+      nub_buf_reset(&tgt);
+      nub_buf_addf(&path, "node_modules/%s", d[i].alias);
+      up_levels(&tgt, d[i].alias, 0);
+      if (p) {
+        nub_buf_addf(&tgt, ".nub/%s/node_modules/%s", p->dir, p->g->name);
+      } else if (!strncmp(d[i].ref, "link:", 5)) {
+        nub_buf_addf(&tgt, "../%s", d[i].ref + 5);
+      } else {
+        continue; /* an optional dependency left out on this platform */
+      }
+      if (strchr(d[i].alias, '/')) {
+        char *scope = nub_strndup(path.data, (size_t)(strrchr(path.data, '/') - path.data));
+        nub_mkdirs_at(c->proj_fd, scope);
+        nub_free(scope);
+      }
+      rc = nub_plat_symlink_at(tgt.data, c->proj_fd, path.data);
+      if (rc == -EEXIST) {
+        nub_plat_rm_rf_at(c->proj_fd, path.data);
+        rc = nub_plat_symlink_at(tgt.data, c->proj_fd, path.data);
+      }
+      if (rc < 0) {
+        nub_err_set(&c->err, rc, "cannot link %s: %s", path.data, nub_strerror(rc));
+        goto out;
+      }
+    }
+  }
+  /* the hidden hoist: every package once, for undeclared (phantom) deps */
+  nub_mkdirs_at(c->proj_fd, "node_modules/.nub/node_modules");
+  for (size_t i = 0; i < c->n; i++) {
+    struct ipkg *p = &c->p[i];
+    struct nub_plat_stat st;
+    nub_buf_reset(&path);
+    nub_buf_reset(&tgt);
+    nub_buf_addf(&path, "node_modules/.nub/node_modules/%s", p->g->name);
+    if (nub_plat_stat_at(c->proj_fd, path.data, &st) == 0)
+      continue;
+    up_levels(&tgt, p->g->name, 0);
+    nub_buf_addf(&tgt, "../%s/node_modules/%s", p->dir, p->g->name);
+    if (strchr(p->g->name, '/')) {
+      char *scope = nub_strndup(path.data, (size_t)(strrchr(path.data, '/') - path.data));
+      nub_mkdirs_at(c->proj_fd, scope);
+      nub_free(scope);
+    }
+    nub_plat_symlink_at(tgt.data, c->proj_fd, path.data);
+  }
+out:
+  nub_buf_release(&path);
+  nub_buf_release(&tgt);
+  return rc;
+}
+
+int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
+                      struct nub_linker *l, struct nub_pool *pool,
+                      struct nub_progress *prog, const struct nub_isolated_opts *o,
+                      struct nub_isolated_result *res, struct nub_err *err)
+{
+  struct ictx c;
+  int nw = nub_pool_size(pool), rc;
+
+  memset(res, 0, sizeof(*res));
+  memset(&c, 0, sizeof(c));
+  c.g = g;
+  c.proj_fd = proj_fd;
+  c.store = store;
+  c.l = l;
+  c.prog = prog;
+  c.o = o;
+  c.links_fd = -1;
+  pthread_mutex_init(&c.lock, NULL);
+  nub_err_clear(&c.err);
+  prepare(&c);
+  rc = nub_mkdirs_at(proj_fd, "node_modules/.nub");
+  if (rc < 0) {
+    nub_err_set(err, rc, "cannot create node_modules/.nub: %s", nub_strerror(rc));
+    goto out;
+  }
+  {
+    int nm = nub_plat_open_dir_at(proj_fd, "node_modules/.nub");
+    if (nm >= 0) {
+      nub_linker_probe(l, nm);
+      nub_plat_close(nm);
+    }
+  }
+  if (o->gvs) {
+    c.links_abs = nub_asprintf("%s/links", store->root);
+    nub_plat_mkdir_at(store->root_fd, "links", 0755);
+    c.links_fd = nub_plat_open_dir_at(store->root_fd, "links");
+    if (c.links_fd < 0) {
+      rc = nub_err_set(err, c.links_fd, "cannot open %s: %s", c.links_abs,
+                       nub_strerror(c.links_fd));
+      goto out;
+    }
+  }
+  c.stats = nub_calloc((size_t)nw, sizeof(*c.stats));
+  nub_progress_set(prog, &prog->link_total, c.n);
+  nub_pool_for(pool, c.n, link_one, &c);
+  if (!c.rc && nub_plat_interrupted())
+    nub_err_set(&c.err, c.rc = -NUB_EINTR, "interrupted while linking");
+  if (!c.rc)
+    c.rc = top_links(&c);
+  for (int i = 0; i < nw; i++) {
+    for (int p = 0; p < NUB_PRIM__COUNT; p++) {
+      res->st.t.files[p] += c.stats[i].t.files[p];
+      res->st.t.bytes[p] += c.stats[i].t.bytes[p];
+      res->st.t.ns[p] += c.stats[i].t.ns[p];
+    }
+    res->st.t.fallbacks += c.stats[i].t.fallbacks;
+    res->st.files += c.stats[i].files;
+  }
+  res->packages = c.n;
+  res->built = c.built;
+  res->reused = c.reused;
+  res->files = res->st.files;
+  rc = c.rc;
+  if (rc)
+    *err = c.err;
+out:
+  for (size_t i = 0; i < c.n; i++)
+    nub_free(c.p[i].edges);
+  nub_free(c.p);
+  nub_free(c.stats);
+  nub_strmap_release(&c.bykey, NULL);
+  nub_plat_close(c.links_fd);
+  nub_free(c.links_abs);
+  pthread_mutex_destroy(&c.lock);
+  return rc;
+}
+
+int nub_isolated_bins(int proj_fd, const struct nub_graph *g, bool omit_dev, size_t *nlinks,
+                      struct nub_err *err)
+{
+  const struct nub_importer *im = g->nimporters ? &g->importers[0] : NULL;
+  int rc = 0;
+
+  *nlinks = 0;
+  if (!im)
+    return 0;
+  nub_plat_mkdir_at(proj_fd, "node_modules/.bin", 0755);
+  for (int kind = 0; kind < 3; kind++) {
+    const struct nub_gdirect *d = kind == 0 ? im->deps : kind == 1 ? im->optional : im->dev;
+    size_t n = kind == 0 ? im->ndeps : kind == 1 ? im->noptional : im->ndev;
+    if (kind == 2 && omit_dev)
+      continue;
+    for (size_t i = 0; i < n; i++) {
+      char *t = nub_gedge_target(d[i].alias, d[i].ref);
+      struct nub_gpkg *p = t ? nub_graph_find(g, t) : NULL;
+      const struct nub_index *idx;
+      nub_free(t);
+      if (!p || p->skip || !p->fetch || !(idx = p->fetch->index))
+        continue;
+      for (uint32_t b = 0; b < idx->nbins; b++) {
+        char *lp = nub_asprintf("node_modules/.bin/%s", idx->bins[b].name);
+        char *tg = nub_asprintf("../%s/%s", d[i].alias, idx->bins[b].target);
+        rc = nub_plat_symlink_at(tg, proj_fd, lp);
+        if (rc == -EEXIST) {
+          /* the first direct dependency (deps, optional, dev) keeps a name */
+          rc = 0;
+        } else if (rc == 0) {
+          (*nlinks)++;
+        }
+        nub_free(lp);
+        nub_free(tg);
+        if (rc < 0)
+          return nub_err_set(err, rc, "cannot link node_modules/.bin/%s: %s",
+                             idx->bins[b].name, nub_strerror(rc));
+      }
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,1047 @@
+/* resolve.c - the resolver: a breadth-first pick of versions (a DAG of
+ * name@version nodes), then a depth-first pass that gives every node its
+ * peer context and pnpm-style dependency path. */
+#include "resolve.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "path.h"
+#include "strmap.h"
+
+struct rnode;
+
+struct redge {
+  char *alias;
+  struct rnode *to;
+  bool optional;
+  bool peer; /* a peer that the node installs itself when no ancestor has it */
+};
+
+struct rnode {
+  char *name, *version, *base;
+  const struct nub_pversion *pv; /* NULL for a file: directory */
+  char *local_dir;
+  struct nub_manifest local_man;
+  bool has_local_man;
+  struct redge *kids;
+  size_t nkids, capkids;
+  char **pn; /* open peer names: resolved above this node (sorted) */
+  size_t npn, cappn;
+};
+
+struct qitem {
+  struct rnode *parent; /* NULL = the project */
+  char *alias, *spec;
+  bool optional, peer;
+  int kind; /* project edges: 0 dependencies, 1 devDependencies, 2 optional */
+};
+
+struct rootedge {
+  char *alias, *spec;
+  struct rnode *to;   /* NULL for link: */
+  char *link;         /* "link:../x" */
+  int kind;
+};
+
+struct res {
+  const struct nub_manifest *man;
+  struct nub_meta *meta;
+  const struct nub_resolve_opts *o;
+  struct nub_err *err;
+  struct nub_strmap nodes;                           /* base -> rnode */
+  struct nub_strmap byname;                          /* name -> struct namelist */
+  struct rnode **all;
+  size_t nall, capall;
+  struct qitem *q;
+  size_t qhead, qlen, qcap;
+  struct rootedge *roots;
+  size_t nroots, caproots;
+  /* phase 2 */
+  struct nub_strmap memo; /* key -> struct nub_gpkg */
+  struct nub_graph *g;
+  int depth;
+};
+
+struct namelist {
+  struct rnode **v;
+  size_t n, cap;
+};
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int cmp_dep(const void *a, const void *b)
+{
+  return strcmp(((const struct nub_dep *)a)->name, ((const struct nub_dep *)b)->name);
+}
+
+static bool str_in(char *const *v, size_t n, const char *s)
+{
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(v[i], s))
+      return true;
+  return false;
+}
+
+static void push(struct res *r, struct rnode *parent, const char *alias, const char *spec,
+                 bool optional, bool peer, int kind)
+{
+  struct qitem *it;
+
+  if (r->qlen == r->qcap) {
+    size_t nc = r->qcap ? r->qcap * 2 : 256;
+    struct qitem *nq = nub_malloc(nc * sizeof(*nq));
+    for (size_t i = 0; i < r->qlen; i++)
+      nq[i] = r->q[(r->qhead + i) % r->qcap];
+    nub_free(r->q);
+    r->q = nq;
+    r->qhead = 0;
+    r->qcap = nc;
+  }
+  it = &r->q[(r->qhead + r->qlen) % r->qcap];
+  it->parent = parent;
+  it->alias = nub_strdup(alias);
+  it->spec = nub_strdup(spec);
+  it->optional = optional;
+  it->peer = peer;
+  it->kind = kind;
+  r->qlen++;
+}
+
+/* Split "npm:real@range" into real name and range. */
+static bool split_alias(const char *spec, char *name, size_t cap, const char **range)
+{
+  const char *s = spec + 4, *at;
+
+  if (strncmp(spec, "npm:", 4))
+    return false;
+  at = strchr(s[0] == '@' ? s + 1 : s, '@');
+  if (!at) {
+    snprintf(name, cap, "%s", s);
+    *range = "*";
+  } else {
+    snprintf(name, cap, "%.*s", (int)(at - s), s);
+    *range = at + 1;
+  }
+  return true;
+}
+
+static const char *override_for(struct res *r, const char *parent, const char *name)
+{
+  const struct nub_depmap *ov = r->o->overrides;
+  char key[600];
+  const char *v = NULL;
+
+  if (!ov || !ov->n)
+    return NULL;
+  if (parent) {
+    snprintf(key, sizeof(key), "%s>%s", parent, name);
+    v = nub_depmap_get(ov, key);
+  }
+  if (!v)
+    v = nub_depmap_get(ov, name);
+  if (v && v[0] == '$') { /* "$foo": the project's own spec for foo */
+    const char *own = nub_depmap_get(&r->man->deps, v + 1);
+    if (!own)
+      own = nub_depmap_get(&r->man->dev, v + 1);
+    v = own;
+  }
+  return v;
+}
+
+static struct rnode *new_node(struct res *r, const char *name, const char *version)
+{
+  struct rnode *n = nub_calloc(1, sizeof(*n));
+  struct namelist *nl;
+
+  n->name = nub_strdup(name);
+  n->version = nub_strdup(version);
+  n->base = nub_asprintf("%s@%s", name, version);
+  nub_strmap_put(&r->nodes, n->base, n);
+  nl = nub_strmap_get(&r->byname, name);
+  if (!nl) {
+    nl = nub_calloc(1, sizeof(*nl));
+    nub_strmap_put(&r->byname, name, nl);
+  }
+  NUB_GROW(nl->v, nl->cap, nl->n + 1);
+  nl->v[nl->n++] = n;
+  NUB_GROW(r->all, r->capall, r->nall + 1);
+  r->all[r->nall++] = n;
+  return n;
+}
+
+static void add_kid(struct rnode *p, const char *alias, struct rnode *to, bool optional,
+                    bool peer)
+{
+  for (size_t i = 0; i < p->nkids; i++)
+    if (!strcmp(p->kids[i].alias, alias))
+      return; /* dependencies win over optional and peer duplicates */
+  NUB_GROW(p->kids, p->capkids, p->nkids + 1);
+  p->kids[p->nkids].alias = nub_strdup(alias);
+  p->kids[p->nkids].to = to;
+  p->kids[p->nkids].optional = optional;
+  p->kids[p->nkids].peer = peer;
+  p->nkids++;
+}
+
+/* Enqueue a picked node's own dependencies, in name order. */
+static void expand(struct res *r, struct rnode *n)
+{
+  const struct nub_depmap *deps, *opt, *peers;
+  struct nub_dep *sorted;
+  size_t k = 0;
+  char **bundled;
+  size_t nbundled;
+
+  if (n->pv) {
+    deps = &n->pv->deps;
+    opt = &n->pv->optional;
+    peers = &n->pv->peers;
+    bundled = n->pv->bundled;
+    nbundled = n->pv->nbundled;
+  } else {
+    deps = &n->local_man.deps;
+    opt = &n->local_man.optional;
+    peers = &n->local_man.peer;
+    bundled = n->local_man.bundled;
+    nbundled = n->local_man.nbundled;
+  }
+  sorted = nub_malloc(sizeof(*sorted) * (deps->n + opt->n + peers->n + 1));
+  for (size_t i = 0; i < opt->n; i++)
+    sorted[k++] = opt->v[i];
+  for (size_t i = 0; i < deps->n; i++)
+    if (!nub_depmap_get(opt, deps->v[i].name))
+      sorted[k++] = deps->v[i];
+  qsort(sorted, k, sizeof(*sorted), cmp_dep);
+  for (size_t i = 0; i < k; i++) {
+    bool optional = nub_depmap_get(opt, sorted[i].name) != NULL;
+    if (str_in(bundled, nbundled, sorted[i].name))
+      continue; /* ships inside the tarball */
+    push(r, n, sorted[i].name, sorted[i].spec, optional, false, 0);
+    nub_meta_want(r->meta, sorted[i].name);
+  }
+  nub_free(sorted);
+}
+
+static int no_match(struct res *r, const struct nub_packument *p, const char *name,
+                    const char *spec, const char *who)
+{
+  struct nub_buf b = NUB_BUF_INIT;
+  const char *latest = nub_depmap_get(&p->tags, "latest");
+  int shown = 0;
+
+  for (size_t i = p->nversions; i > 0 && shown < 5; i--, shown++)
+    nub_buf_addf(&b, "%s%s", shown ? ", " : "", p->versions[i - 1]->version);
+  nub_err_set(r->err, -NUB_ENOVERSION,
+              "no version of %s matches '%s' (wanted by %s); latest is %s; newest: %s", name,
+              spec, who, latest ? latest : "(none)", p->nversions ? nub_buf_str(&b) : "(none)");
+  nub_buf_release(&b);
+  return -NUB_ENOVERSION;
+}
+
+static const struct nub_pversion *choose(struct res *r, const struct nub_packument *p,
+                                         const char *name, const char *range_s,
+                                         struct nub_range *range)
+{
+  const char *latest = nub_depmap_get(&p->tags, "latest");
+  const struct nub_pversion *lv = latest ? nub_packument_version(p, latest) : NULL;
+  long best = -1;
+
+  (void)name;
+  (void)r;
+  if (!range) { /* a dist-tag */
+    const char *v = nub_depmap_get(&p->tags, range_s);
+    return v ? nub_packument_version(p, v) : NULL;
+  }
+  /* npm prefers the "latest" tag when it satisfies the range */
+  if (lv && nub_range_satisfies(range, &lv->sv, false))
+    return lv;
+  for (size_t i = p->nversions; i > 0; i--) {
+    if (nub_range_satisfies(range, &p->versions[i - 1]->sv, false)) {
+      best = (long)(i - 1);
+      break;
+    }
+  }
+  return best >= 0 ? p->versions[best] : NULL;
+}
+
+/* An already-picked (or previously locked) version that satisfies. */
+static struct rnode *reuse(struct res *r, const char *name, struct nub_range *range)
+{
+  struct namelist *nl = nub_strmap_get(&r->byname, name);
+  struct rnode *best = NULL;
+
+  if (!nl || !range)
+    return NULL;
+  for (size_t i = 0; i < nl->n; i++) {
+    struct rnode *n = nl->v[i];
+    if (!n->pv || !nub_range_satisfies(range, &n->pv->sv, false))
+      continue;
+    if (!best || nub_version_cmp(&n->pv->sv, &best->pv->sv) > 0)
+      best = n;
+  }
+  return best;
+}
+
+static const char *previous_version(struct res *r, const char *name, struct nub_range *range)
+{
+  const struct nub_graph *g = r->o->previous;
+  const char *best = NULL;
+  struct nub_version bv;
+
+  if (!g || !range)
+    return NULL;
+  memset(&bv, 0, sizeof(bv));
+  for (size_t i = 0; i < g->npkgs; i++) {
+    struct nub_version v;
+    const struct nub_gpkg *p = g->pkgs[i];
+    if (strcmp(p->name, name) || nub_version_parse_loose(&v, p->version) < 0)
+      continue;
+    if (nub_range_satisfies(range, &v, false) && (!best || nub_version_cmp(&v, &bv) > 0)) {
+      nub_version_release(&bv);
+      bv = v;
+      best = p->version;
+    } else {
+      nub_version_release(&v);
+    }
+  }
+  nub_version_release(&bv);
+  return best;
+}
+
+static int pick_local(struct res *r, struct qitem *it, const char *dir, struct rnode **out)
+{
+  char *abs = nub_asprintf("%s/%s", r->o->project_dir, dir);
+  char *base = nub_asprintf("file:%s", dir);
+  struct rnode *n = nub_strmap_get(&r->nodes, base);
+  int rc = 0;
+
+  if (!n) {
+    char *key = nub_asprintf("%s@%s", it->alias, base);
+    n = nub_strmap_get(&r->nodes, key);
+    if (!n) {
+      n = new_node(r, it->alias, base);
+      n->local_dir = nub_strdup(dir);
+      rc = nub_manifest_load(&n->local_man, abs, r->err);
+      if (rc == 0) {
+        n->has_local_man = true;
+        expand(r, n);
+      }
+    }
+    nub_free(key);
+  }
+  nub_free(abs);
+  nub_free(base);
+  *out = n;
+  return rc;
+}
+
+/* Pick the node for one queued dependency. */
+static int pick(struct res *r, struct qitem *it, struct rnode **out)
+{
+  const char *spec = it->spec, *range_s;
+  char name[512], who[600];
+  const struct nub_packument *p;
+  const struct nub_pversion *pv;
+  struct nub_range *range = NULL;
+  struct rnode *n;
+  const char *ov;
+  int rc;
+
+  *out = NULL;
+  snprintf(name, sizeof(name), "%s", it->alias);
+  snprintf(who, sizeof(who), "%s", it->parent ? it->parent->base : "the project");
+  ov = override_for(r, it->parent ? it->parent->name : NULL, it->alias);
+  if (ov)
+    spec = ov;
+  if (!strncmp(spec, "file:", 5) && it->parent == NULL)
+    return pick_local(r, it, spec + 5, out);
+  if (!strncmp(spec, "link:", 5) || !strncmp(spec, "file:", 5) || !strncmp(spec, "git", 3) ||
+      !strncmp(spec, "github:", 7) || strstr(spec, "://") || strchr(spec, '/') == spec)
+    return nub_err_set(r->err, -NUB_ENOVERSION,
+                       "%s depends on %s@%s, a kind of dependency nub does not resolve "
+                       "yet (only the project itself may use link: and file: directories)",
+                       who, it->alias, spec);
+  range_s = spec;
+  if (split_alias(spec, name, sizeof(name), &range_s)) {
+    if (!nub_valid_pkg_name(name))
+      return nub_err_set(r->err, -NUB_EUNSAFE, "%s has an invalid alias target '%s'", who, spec);
+  }
+  if (!nub_valid_pkg_name(name))
+    return nub_err_set(r->err, -NUB_EUNSAFE, "%s depends on an invalid package name '%s'", who,
+                       name);
+  if (nub_range_parse_loose(&range, range_s) < 0)
+    range = NULL; /* a dist-tag */
+  n = reuse(r, name, range);
+  if (n) {
+    nub_range_free(range);
+    *out = n;
+    return 0;
+  }
+  rc = nub_meta_get(r->meta, name, &p, r->err);
+  if (rc < 0) {
+    nub_range_free(range);
+    if (rc == -NUB_ENOTFOUND)
+      nub_err_wrap(r->err, "%s depends on %s@%s", who, name, range_s);
+    return rc;
+  }
+  {
+    const char *pv_s = previous_version(r, name, range);
+    pv = pv_s ? nub_packument_version(p, pv_s) : NULL;
+  }
+  if (!pv)
+    pv = choose(r, p, name, range_s, range);
+  if (!pv) {
+    rc = nub_meta_refetch(r->meta, name, &p, r->err);
+    if (rc == 0)
+      pv = choose(r, p, name, range_s, range);
+  }
+  nub_range_free(range);
+  if (!pv)
+    return no_match(r, p, name, range_s, who);
+  {
+    char *key = nub_asprintf("%s@%s", name, pv->version);
+    n = nub_strmap_get(&r->nodes, key);
+    nub_free(key);
+  }
+  if (!n) {
+    n = new_node(r, name, pv->version);
+    n->pv = pv;
+    if (r->o->on_pick)
+      r->o->on_pick(r->o->ud, name, pv);
+    expand(r, n);
+  }
+  *out = n;
+  return 0;
+}
+
+static int run_queue(struct res *r)
+{
+  while (r->qlen) {
+    struct qitem it = r->q[r->qhead];
+    struct rnode *n = NULL;
+    int rc;
+
+    r->qhead = (r->qhead + 1) % r->qcap;
+    r->qlen--;
+    if (nub_plat_interrupted()) {
+      nub_free(it.alias);
+      nub_free(it.spec);
+      return nub_err_set(r->err, -NUB_EINTR, "interrupted while resolving");
+    }
+    if (!it.parent && !strncmp(it.spec, "link:", 5)) {
+      NUB_GROW(r->roots, r->caproots, r->nroots + 1);
+      r->roots[r->nroots].alias = it.alias;
+      r->roots[r->nroots].spec = it.spec;
+      r->roots[r->nroots].to = NULL;
+      r->roots[r->nroots].link = nub_strdup(it.spec);
+      r->roots[r->nroots].kind = it.kind;
+      r->nroots++;
+      continue;
+    }
+    rc = pick(r, &it, &n);
+    if (rc < 0) {
+      if (it.optional && rc != -NUB_EINTR) {
+        /* an optional dependency that cannot be resolved is left out */
+        nub_err_clear(r->err);
+        rc = 0;
+      } else {
+        nub_free(it.alias);
+        nub_free(it.spec);
+        return rc;
+      }
+    }
+    if (n && it.parent)
+      add_kid(it.parent, it.alias, n, it.optional, it.peer);
+    if (n && !it.parent) {
+      NUB_GROW(r->roots, r->caproots, r->nroots + 1);
+      r->roots[r->nroots].alias = it.alias;
+      r->roots[r->nroots].spec = it.spec;
+      r->roots[r->nroots].to = n;
+      r->roots[r->nroots].link = NULL;
+      r->roots[r->nroots].kind = it.kind;
+      r->nroots++;
+      continue;
+    }
+    nub_free(it.alias);
+    nub_free(it.spec);
+  }
+  return 0;
+}
+
+/* Every non-optional peer becomes a "peer" kid of its dependent, used only
+ * when no ancestor provides the peer (pnpm's autoInstallPeers). */
+static void queue_peers(struct res *r, size_t from)
+{
+  for (size_t i = from; i < r->nall; i++) {
+    struct rnode *n = r->all[i];
+    const struct nub_depmap *peers = n->pv ? &n->pv->peers : &n->local_man.peer;
+    char **popt = n->pv ? n->pv->peers_optional : NULL;
+    size_t npopt = n->pv ? n->pv->npeers_optional : 0;
+    struct nub_dep *sorted = nub_malloc(sizeof(*sorted) * (peers->n + 1));
+
+    memcpy(sorted, peers->v, sizeof(*sorted) * peers->n);
+    qsort(sorted, peers->n, sizeof(*sorted), cmp_dep);
+    for (size_t k = 0; k < peers->n; k++) {
+      if (str_in(popt, npopt, sorted[k].name))
+        continue;
+      push(r, n, sorted[k].name, sorted[k].spec, true, true, 0);
+      nub_meta_want(r->meta, sorted[k].name);
+    }
+    nub_free(sorted);
+  }
+}
+
+/* ---- phase 2: peer contexts ---------------------------------------------- */
+
+static void pn_add(struct rnode *n, const char *name, bool *changed)
+{
+  size_t lo = 0, hi = n->npn;
+
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    int c = strcmp(n->pn[mid], name);
+    if (!c)
+      return;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  NUB_GROW(n->pn, n->cappn, n->npn + 1);
+  memmove(n->pn + lo + 1, n->pn + lo, (n->npn - lo) * sizeof(char *));
+  n->pn[lo] = nub_strdup(name);
+  n->npn++;
+  *changed = true;
+}
+
+static bool has_dep_kid(const struct rnode *n, const char *alias)
+{
+  for (size_t i = 0; i < n->nkids; i++)
+    if (!n->kids[i].peer && !strcmp(n->kids[i].alias, alias))
+      return true;
+  return false;
+}
+
+/* Open peer names: own peers, plus kids' open peers this node does not
+ * satisfy with a dependency of its own. Sets only grow: iterate to a fixed
+ * point (dependency cycles). */
+static void compute_open_peers(struct res *r)
+{
+  bool changed = true;
+
+  for (size_t i = 0; i < r->nall; i++) {
+    struct rnode *n = r->all[i];
+    const struct nub_depmap *peers = n->pv ? &n->pv->peers : &n->local_man.peer;
+    bool dummy = false;
+    /* a peer that is also a plain dependency is just a dependency */
+    for (size_t k = 0; k < peers->n; k++)
+      if (!has_dep_kid(n, peers->v[k].name))
+        pn_add(n, peers->v[k].name, &dummy);
+  }
+  while (changed) {
+    changed = false;
+    for (size_t i = r->nall; i > 0; i--) {
+      struct rnode *n = r->all[i - 1];
+      for (size_t k = 0; k < n->nkids; k++) {
+        struct rnode *c = n->kids[k].to;
+        for (size_t j = 0; j < c->npn; j++)
+          if (!has_dep_kid(n, c->pn[j]) && strcmp(c->pn[j], n->name))
+            pn_add(n, c->pn[j], &changed);
+      }
+    }
+  }
+}
+
+struct frame {
+  struct frame *up;
+  struct rnode *owner;       /* NULL for the project */
+  size_t n;
+  const char **alias;
+  struct rnode **to;
+  bool *peer;
+  bool *optional;
+  char **inst;               /* resolved dep path per slot (borrowed) */
+  bool *busy;
+};
+
+static void frame_init(struct frame *f, struct frame *up, struct rnode *owner, size_t n)
+{
+  memset(f, 0, sizeof(*f));
+  f->up = up;
+  f->owner = owner;
+  f->n = n;
+  f->alias = nub_calloc(n + 1, sizeof(*f->alias));
+  f->to = nub_calloc(n + 1, sizeof(*f->to));
+  f->peer = nub_calloc(n + 1, sizeof(bool));
+  f->optional = nub_calloc(n + 1, sizeof(bool));
+  f->inst = nub_calloc(n + 1, sizeof(char *));
+  f->busy = nub_calloc(n + 1, sizeof(bool));
+}
+
+static void frame_release(struct frame *f)
+{
+  nub_free(f->alias);
+  nub_free(f->to);
+  nub_free(f->peer);
+  nub_free(f->optional);
+  nub_free(f->inst);
+  nub_free(f->busy);
+}
+
+static const char *instance(struct res *r, struct frame *f, size_t i);
+
+/* The resolution of name x as seen from a node whose siblings are frame f:
+ * the nearest frame that has x, not counting the node itself. */
+static const char *lookup(struct res *r, struct frame *f, const struct rnode *self,
+                          const char *x)
+{
+  for (struct frame *g = f; g; g = g->up) {
+    for (size_t j = 0; j < g->n; j++) {
+      if (strcmp(g->alias[j], x) || (g == f && g->to[j] == self && !g->peer[j]))
+        continue;
+      if (g->peer[j]) {
+        /* the owner's own peer, as the owner resolved it (if it did) */
+        if (g->inst[j])
+          return g->inst[j];
+        continue;
+      }
+      return instance(r, g, j);
+    }
+  }
+  return NULL;
+}
+
+static bool is_peer_of(const struct rnode *n, const char *x)
+{
+  const struct nub_depmap *peers = n->pv ? &n->pv->peers : &n->local_man.peer;
+  return nub_depmap_get(peers, x) != NULL;
+}
+
+static char *ref_of(const char *alias, const char *key)
+{
+  size_t al = strlen(alias);
+  /* "name@1.2.3(...)" under its own name is written "1.2.3(...)" */
+  if (!strncmp(key, alias, al) && key[al] == '@')
+    return nub_strdup(key + al + 1);
+  return nub_strdup(key);
+}
+
+static void fill_pkg(struct nub_gpkg *g, const struct rnode *n)
+{
+  const struct nub_pversion *pv = n->pv;
+
+  g->pkg_key = nub_strdup(n->base);
+  g->name = nub_strdup(n->name);
+  g->version = nub_strdup(n->version);
+  if (!pv) {
+    g->directory = nub_strdup(n->local_dir);
+    return;
+  }
+  g->integrity = pv->integrity ? nub_strdup(pv->integrity) : NULL;
+  if (pv->engines.n) {
+    g->engines.v = nub_calloc(pv->engines.n, sizeof(*g->engines.v));
+    for (size_t i = 0; i < pv->engines.n; i++) {
+      g->engines.v[i].name = nub_strdup(pv->engines.v[i].name);
+      g->engines.v[i].spec = nub_strdup(pv->engines.v[i].spec);
+    }
+    g->engines.n = pv->engines.n;
+  }
+  if (pv->peers.n) {
+    g->peers.v = nub_calloc(pv->peers.n, sizeof(*g->peers.v));
+    for (size_t i = 0; i < pv->peers.n; i++) {
+      g->peers.v[i].name = nub_strdup(pv->peers.v[i].name);
+      g->peers.v[i].spec = nub_strdup(pv->peers.v[i].spec);
+    }
+    g->peers.n = pv->peers.n;
+  }
+  if (pv->npeers_optional) {
+    g->peers_optional = nub_calloc(pv->npeers_optional, sizeof(char *));
+    for (size_t i = 0; i < pv->npeers_optional; i++)
+      g->peers_optional[i] = nub_strdup(pv->peers_optional[i]);
+    g->npeers_optional = pv->npeers_optional;
+  }
+#define COPY_LIST(dst, ndst, src, nsrc)                 \
+  do {                                                  \
+    if (nsrc) {                                         \
+      dst = nub_calloc(nsrc, sizeof(char *));           \
+      for (size_t i_ = 0; i_ < nsrc; i_++)              \
+        dst[i_] = nub_strdup(src[i_]);                  \
+      ndst = nsrc;                                      \
+    }                                                   \
+  } while (0)
+  COPY_LIST(g->os, g->nos, pv->os, pv->nos);
+  COPY_LIST(g->cpu, g->ncpu, pv->cpu, pv->ncpu);
+  COPY_LIST(g->libc, g->nlibc, pv->libc, pv->nlibc);
+  COPY_LIST(g->bundled, g->nbundled, pv->bundled, pv->nbundled);
+#undef COPY_LIST
+  g->has_bin = pv->has_bin;
+  g->requires_build = pv->has_install_script;
+  g->deprecated = pv->deprecated ? nub_strdup(pv->deprecated) : NULL;
+  /* a tarball off the registry's conventional path is recorded */
+  g->tarball = NULL;
+}
+
+static void add_edge(struct nub_gedge **v, size_t *n, const char *alias, const char *key)
+{
+  for (size_t i = 0; i < *n; i++)
+    if (!strcmp((*v)[i].alias, alias))
+      return;
+  *v = nub_realloc(*v, sizeof(**v) * (*n + 1));
+  (*v)[*n].alias = nub_strdup(alias);
+  (*v)[*n].ref = ref_of(alias, key);
+  (*n)++;
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+  return strcmp(((const struct nub_gedge *)a)->alias, ((const struct nub_gedge *)b)->alias);
+}
+
+/* The dep path of slot i of frame f, creating its package on first sight. */
+static const char *instance(struct res *r, struct frame *f, size_t i)
+{
+  struct rnode *k = f->to[i];
+  struct frame cf;
+  struct nub_buf key = NUB_BUF_INIT;
+  const char **resv;
+  struct nub_gpkg *g;
+
+  if (f->inst[i])
+    return f->inst[i];
+  if (f->busy[i] || r->depth > 400)
+    return k->base; /* a cycle through peers: the plain name@version */
+  f->busy[i] = true;
+  r->depth++;
+  frame_init(&cf, f, k, k->nkids);
+  for (size_t j = 0; j < k->nkids; j++) {
+    cf.alias[j] = k->kids[j].alias;
+    cf.to[j] = k->kids[j].to;
+    cf.peer[j] = k->kids[j].peer;
+    cf.optional[j] = k->kids[j].optional;
+  }
+  /* Resolve the open peers: from the ancestors; a node's own peer falls back
+   * to the copy it installs itself. */
+  resv = nub_calloc(k->npn + 1, sizeof(*resv));
+  for (size_t j = 0; j < k->npn; j++) {
+    const char *x = k->pn[j];
+    resv[j] = lookup(r, f, k, x);
+    if (!resv[j] && is_peer_of(k, x)) {
+      for (size_t s = 0; s < cf.n; s++)
+        if (cf.peer[s] && !strcmp(cf.alias[s], x)) {
+          cf.peer[s] = false; /* resolve it as a plain dependency */
+          resv[j] = instance(r, &cf, s);
+          cf.peer[s] = true;
+          break;
+        }
+    }
+  }
+  nub_buf_adds(&key, k->base);
+  for (size_t j = 0; j < k->npn; j++)
+    if (resv[j])
+      nub_buf_addf(&key, "(%s)", resv[j]);
+  g = nub_strmap_get(&r->memo, key.data);
+  if (!g) {
+    g = nub_calloc(1, sizeof(*g));
+    g->key = nub_strdup(key.data);
+    fill_pkg(g, k);
+    nub_strmap_put(&r->memo, g->key, g);
+    nub_graph_add(r->g, g);
+    /* peers resolved for this node become its own frame's view of them */
+    for (size_t j = 0; j < k->npn; j++) {
+      if (!resv[j] || !is_peer_of(k, k->pn[j]))
+        continue;
+      for (size_t s = 0; s < cf.n; s++)
+        if (cf.peer[s] && !strcmp(cf.alias[s], k->pn[j]))
+          cf.inst[s] = (char *)resv[j];
+      add_edge(&g->deps, &g->ndeps, k->pn[j], resv[j]);
+    }
+    for (size_t s = 0; s < cf.n; s++) {
+      const char *ik;
+      if (cf.peer[s])
+        continue;
+      ik = instance(r, &cf, s);
+      if (cf.optional[s])
+        add_edge(&g->optional_deps, &g->noptional_deps, cf.alias[s], ik);
+      else
+        add_edge(&g->deps, &g->ndeps, cf.alias[s], ik);
+    }
+    for (size_t j = 0; j < k->npn; j++) {
+      if (is_peer_of(k, k->pn[j]))
+        continue;
+      g->transitive_peers = nub_realloc(g->transitive_peers,
+                                        sizeof(char *) * (g->ntransitive_peers + 1));
+      g->transitive_peers[g->ntransitive_peers++] = nub_strdup(k->pn[j]);
+    }
+    qsort(g->deps, g->ndeps, sizeof(*g->deps), cmp_edge);
+    qsort(g->optional_deps, g->noptional_deps, sizeof(*g->optional_deps), cmp_edge);
+  }
+  f->inst[i] = g->key;
+  nub_buf_release(&key);
+  nub_free(resv);
+  frame_release(&cf);
+  f->busy[i] = false;
+  r->depth--;
+  return f->inst[i];
+}
+
+static int cmp_direct(const void *a, const void *b)
+{
+  return strcmp(((const struct nub_gdirect *)a)->alias, ((const struct nub_gdirect *)b)->alias);
+}
+
+/* Packages reachable only through optional edges get `optional: true`. */
+static void mark_optional(struct nub_graph *g, const struct nub_importer *im)
+{
+  bool *req = nub_calloc(g->npkgs + 1, sizeof(bool));
+  size_t *stack = nub_malloc(sizeof(size_t) * (g->npkgs + 1)), sp = 0; /* each pushed once */
+
+  nub_graph_sort(g);
+  for (int kind = 0; kind < 2; kind++) {
+    const struct nub_gdirect *d = kind ? im->dev : im->deps;
+    size_t n = kind ? im->ndev : im->ndeps;
+    for (size_t i = 0; i < n; i++) {
+      char *t = nub_gedge_target(d[i].alias, d[i].ref);
+      struct nub_gpkg *p = t ? nub_graph_find(g, t) : NULL;
+      nub_free(t);
+      if (p && !req[p->index]) {
+        req[p->index] = true;
+        stack[sp++] = p->index;
+      }
+    }
+  }
+  while (sp) {
+    struct nub_gpkg *p = g->pkgs[stack[--sp]];
+    for (size_t e = 0; e < p->ndeps; e++) {
+      char *t = nub_gedge_target(p->deps[e].alias, p->deps[e].ref);
+      struct nub_gpkg *c = t ? nub_graph_find(g, t) : NULL;
+      nub_free(t);
+      if (c && !req[c->index]) {
+        req[c->index] = true;
+        stack[sp++] = c->index;
+      }
+    }
+  }
+  for (size_t i = 0; i < g->npkgs; i++)
+    g->pkgs[i]->optional = !req[i];
+  nub_free(req);
+  nub_free(stack);
+}
+
+static void free_namelist(void *v)
+{
+  struct namelist *nl = v;
+  nub_free(nl->v);
+  nub_free(nl);
+}
+
+static void free_rnode(struct rnode *n)
+{
+  for (size_t i = 0; i < n->nkids; i++)
+    nub_free(n->kids[i].alias);
+  nub_free(n->kids);
+  nub_strarray_free(n->pn, n->npn);
+  nub_free(n->name);
+  nub_free(n->version);
+  nub_free(n->base);
+  nub_free(n->local_dir);
+  if (n->has_local_man)
+    nub_manifest_release(&n->local_man);
+  nub_free(n);
+}
+
+int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nub_meta *meta,
+                const struct nub_resolve_opts *o, struct nub_err *err)
+{
+  struct res r;
+  const struct nub_depmap *maps[3] = {&man->deps, &man->dev, &man->optional};
+  int rc;
+  size_t before;
+
+  memset(&r, 0, sizeof(r));
+  r.man = man;
+  r.meta = meta;
+  r.o = o;
+  r.err = err;
+  r.g = out;
+  /* project dependencies: dependencies and optionalDependencies, then
+   * devDependencies; a name in two maps counts once (npm's precedence) */
+  for (int k = 0; k < 3; k++) {
+    int order[3] = {0, 2, 1};
+    int kind = order[k];
+    const struct nub_depmap *m = maps[kind];
+    struct nub_dep *sorted = nub_malloc(sizeof(*sorted) * (m->n + 1));
+    memcpy(sorted, m->v, sizeof(*sorted) * m->n);
+    qsort(sorted, m->n, sizeof(*sorted), cmp_dep);
+    for (size_t i = 0; i < m->n; i++) {
+      if (kind == 1 && (nub_depmap_get(&man->deps, sorted[i].name) ||
+                        nub_depmap_get(&man->optional, sorted[i].name)))
+        continue;
+      if (kind == 0 && nub_depmap_get(&man->optional, sorted[i].name))
+        continue;
+      push(&r, NULL, sorted[i].name, sorted[i].spec, kind == 2, false, kind);
+      if (strncmp(sorted[i].spec, "link:", 5) && strncmp(sorted[i].spec, "file:", 5)) {
+        char nm[512];
+        const char *rg;
+        nub_meta_want(meta, split_alias(sorted[i].spec, nm, sizeof(nm), &rg) ? nm
+                                                                              : sorted[i].name);
+      }
+    }
+    nub_free(sorted);
+  }
+  rc = run_queue(&r);
+  before = 0;
+  while (rc == 0) {
+    size_t n = r.nall;
+    queue_peers(&r, before);
+    before = n;
+    if (!r.qlen)
+      break;
+    rc = run_queue(&r);
+    if (r.nall == n && !r.qlen)
+      break;
+  }
+  if (rc == 0) {
+    struct frame root;
+    struct nub_importer *im;
+    compute_open_peers(&r);
+    frame_init(&root, NULL, NULL, r.nroots);
+    for (size_t i = 0; i < r.nroots; i++) {
+      root.alias[i] = r.roots[i].alias;
+      root.to[i] = r.roots[i].to;
+    }
+    out->importers = nub_calloc(1, sizeof(*out->importers));
+    out->nimporters = 1;
+    im = &out->importers[0];
+    im->path = nub_strdup(".");
+    for (size_t i = 0; i < r.nroots; i++) {
+      struct nub_gdirect **v = r.roots[i].kind == 1 ? &im->dev
+                               : r.roots[i].kind == 2 ? &im->optional
+                                                     : &im->deps;
+      size_t *n = r.roots[i].kind == 1 ? &im->ndev : r.roots[i].kind == 2 ? &im->noptional
+                                                                        : &im->ndeps;
+      const char *key = r.roots[i].to ? instance(&r, &root, i) : NULL;
+      *v = nub_realloc(*v, sizeof(**v) * (*n + 1));
+      (*v)[*n].alias = nub_strdup(r.roots[i].alias);
+      (*v)[*n].specifier = nub_strdup(r.roots[i].spec);
+      (*v)[*n].ref = key ? ref_of(r.roots[i].alias, key) : nub_strdup(r.roots[i].link);
+      (*n)++;
+    }
+    qsort(im->deps, im->ndeps, sizeof(*im->deps), cmp_direct);
+    qsort(im->dev, im->ndev, sizeof(*im->dev), cmp_direct);
+    qsort(im->optional, im->noptional, sizeof(*im->optional), cmp_direct);
+    frame_release(&root);
+    mark_optional(out, im);
+  }
+  /* cleanup */
+  while (r.qlen) {
+    nub_free(r.q[r.qhead].alias);
+    nub_free(r.q[r.qhead].spec);
+    r.qhead = (r.qhead + 1) % r.qcap;
+    r.qlen--;
+  }
+  nub_free(r.q);
+  for (size_t i = 0; i < r.nroots; i++) {
+    nub_free(r.roots[i].alias);
+    nub_free(r.roots[i].spec);
+    nub_free(r.roots[i].link);
+  }
+  nub_free(r.roots);
+  for (size_t i = 0; i < r.nall; i++)
+    free_rnode(r.all[i]);
+  nub_free(r.all);
+  nub_strmap_release(&r.nodes, NULL);
+  nub_strmap_release(&r.byname, free_namelist);
+  nub_strmap_release(&r.memo, NULL);
+  return rc;
+}
+
+/* ---- overrides -------------------------------------------------------------- */
+
+static void flatten(const cJSON *o, const char *prefix, struct nub_depmap *out, size_t *cap)
+{
+  const cJSON *it;
+
+  cJSON_ArrayForEach(it, o)
+  {
+    char *key;
+    if (!it->string)
+      continue;
+    if (!strcmp(it->string, ".")) {
+      if (prefix && cJSON_IsString(it)) {
+        NUB_GROW(out->v, *cap, out->n + 1);
+        out->v[out->n].name = nub_strdup(prefix);
+        out->v[out->n].spec = nub_strdup(it->valuestring);
+        out->n++;
+      }
+      continue;
+    }
+    {
+      /* keys may carry a range ("foo@1") which nub matches by name */
+      const char *at = strchr(it->string[0] == '@' ? it->string + 1 : it->string, '@');
+      char *nm = at ? nub_strndup(it->string, (size_t)(at - it->string)) : nub_strdup(it->string);
+      key = prefix ? nub_asprintf("%s>%s", prefix, nm) : nub_strdup(nm);
+      nub_free(nm);
+    }
+    if (cJSON_IsString(it)) {
+      NUB_GROW(out->v, *cap, out->n + 1);
+      out->v[out->n].name = key;
+      out->v[out->n].spec = nub_strdup(it->valuestring);
+      out->n++;
+      continue;
+    }
+    if (cJSON_IsObject(it))
+      flatten(it, key, out, cap);
+    nub_free(key);
+  }
+}
+
+int nub_overrides_load(const char *project_dir, struct nub_depmap *out, struct nub_err *err)
+{
+  char *path = nub_asprintf("%s/package.json", project_dir), *text = NULL;
+  size_t len, cap = 0;
+  cJSON *root;
+  int rc;
+
+  memset(out, 0, sizeof(*out));
+  rc = nub_plat_read_file_at(NUB_PLAT_CWD, path, 64u << 20, &text, &len);
+  nub_free(path);
+  if (rc < 0)
+    return 0;
+  root = cJSON_ParseWithLength(text, len);
+  nub_free(text);
+  (void)err;
+  if (!root)
+    return 0;
+  {
+    const cJSON *pn = cJSON_GetObjectItemCaseSensitive(root, "pnpm");
+    const cJSON *srcs[3] = {cJSON_GetObjectItemCaseSensitive(root, "overrides"),
+                            cJSON_GetObjectItemCaseSensitive(root, "resolutions"),
+                            cJSON_IsObject(pn) ? cJSON_GetObjectItemCaseSensitive(pn, "overrides")
+                                               : NULL};
+    for (int i = 0; i < 3; i++) {
+      if (!cJSON_IsObject(srcs[i]))
+        continue;
+      /* yarn resolutions use "a/b" paths: take the last segment's parent */
+      flatten(srcs[i], NULL, out, &cap);
+    }
+    for (size_t i = 0; i < out->n; i++) {
+      /* yarn globs ("**" then "/foo") and paths ("a/b") become "foo" and "a>b" */
+      char *s = out->v[i].name;
+      if (!strncmp(s, "**/", 3))
+        memmove(s, s + 3, strlen(s + 3) + 1);
+      if (s[0] != '@' && strchr(s, '/')) {
+        char *sl = strrchr(s, '/');
+        *sl = '>';
+      }
+    }
+  }
+  cJSON_Delete(root);
+  return 0;
+}

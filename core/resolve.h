@@ -1,0 +1,48 @@
+/* resolve.h - package.json + registry metadata -> the dependency graph.
+ *
+ * Deterministic: dependencies are visited breadth-first in name order and a
+ * version is picked from the packument (never from timing), so the same
+ * inputs give a byte-identical nub.lock. Per dependency: overrides apply
+ * first ("overrides", "resolutions", "pnpm.overrides"); an "npm:" alias names
+ * another package; an already-picked version that satisfies the range is
+ * reused; else a version the previous lockfile had; else the registry's
+ * "latest" when it satisfies, else the highest satisfying version. A range
+ * nothing satisfies refetches the packument once, then fails naming the
+ * range, who asked for it, and the newest versions.
+ *
+ * Peer dependencies are resolved from the dependent's ancestors (nearest
+ * first); missing non-optional peers are installed automatically; packages
+ * whose peers resolve differently get distinct keys
+ * ("react-dom@18.2.0(react@18.2.0)"), pnpm-style, transitive peers included.
+ *
+ * Packuments of children are requested as soon as a version is picked, and
+ * on_pick lets the caller start the tarball download at once. */
+#ifndef NUB_RESOLVE_H
+#define NUB_RESOLVE_H
+
+#include "config.h"
+#include "err.h"
+#include "graph.h"
+#include "manifest.h"
+#include "registry.h"
+
+struct nub_resolve_opts {
+  const char *project_dir;
+  const struct nub_graph *previous; /* versions to keep where they satisfy */
+  const struct nub_depmap *overrides;
+  /* Called for every picked registry package version from the resolver
+   * thread (to start its download at once). */
+  void (*on_pick)(void *ud, const char *name, const struct nub_pversion *pv);
+  void *ud;
+};
+
+int nub_resolve(struct nub_graph *out, const struct nub_manifest *man,
+                struct nub_meta *meta, const struct nub_resolve_opts *o,
+                struct nub_err *err);
+
+/* Read the overrides of a package.json (npm "overrides", yarn "resolutions",
+ * "pnpm.overrides"), flattened to "name" / "parent>name" keys. */
+int nub_overrides_load(const char *project_dir, struct nub_depmap *out,
+                       struct nub_err *err);
+
+#endif
