@@ -11,6 +11,7 @@
 #include "integrity.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
+#include "semver.h"
 #include "strmap.h"
 #include "tree.h"
 
@@ -167,6 +168,65 @@ static void closure_hash(struct ictx *c, struct ipkg *p, bool *seen, size_t **st
   nub_free(keys);
 }
 
+static bool has_edge(const struct ipkg *p, const char *alias)
+{
+  for (size_t e = 0; e < p->nedges; e++)
+    if (!strcmp(p->edges[e].alias, alias))
+      return true;
+  return false;
+}
+
+/* Packages that load dependencies they never declared find them through the
+ * project's hidden hoist; from the global virtual store (where Node sees the
+ * store path, not the project's) they need their own link, to the version
+ * the hoist would give. The link is part of the entry, and of its hash. */
+static void add_phantom_edges(struct ictx *c)
+{
+  struct nub_strmap hoist;
+
+  memset(&hoist, 0, sizeof(hoist));
+  for (size_t i = 0; i < c->n; i++) {
+    struct ipkg *p = &c->p[i], *cur = nub_strmap_get(&hoist, p->g->name);
+    struct nub_version a, b;
+    bool better = !cur;
+    if (cur && nub_version_parse_loose(&a, p->g->version) == 0) {
+      if (nub_version_parse_loose(&b, cur->g->version) == 0) {
+        better = nub_version_cmp(&a, &b) > 0;
+        nub_version_release(&b);
+      }
+      nub_version_release(&a);
+    }
+    if (better)
+      nub_strmap_put(&hoist, p->g->name, p);
+  }
+  for (size_t i = 0; i < c->n; i++) {
+    struct ipkg *p = &c->p[i];
+    const struct nub_index *idx = p->g->fetch ? p->g->fetch->index : NULL;
+    const char *s, *e;
+    if (!idx || !idx->phantoms || !*idx->phantoms)
+      continue;
+    for (s = idx->phantoms; *s; s = *e ? e + 1 : e) {
+      char name[215];
+      struct ipkg *to;
+      e = strchr(s, ',');
+      if (!e)
+        e = s + strlen(s);
+      if ((size_t)(e - s) >= sizeof(name))
+        continue;
+      memcpy(name, s, (size_t)(e - s));
+      name[e - s] = '\0';
+      to = nub_strmap_get(&hoist, name);
+      if (!to || to == p || has_edge(p, name))
+        continue;
+      p->edges = nub_realloc(p->edges, sizeof(*p->edges) * (p->nedges + 1));
+      p->edges[p->nedges].alias = to->g->name; /* borrowed from the graph */
+      p->edges[p->nedges].to = to;
+      p->nedges++;
+    }
+  }
+  nub_strmap_release(&hoist, NULL);
+}
+
 static int prepare(struct ictx *c)
 {
   size_t *stack;
@@ -200,6 +260,7 @@ static int prepare(struct ictx *c)
     }
     p->local = !c->o->gvs || (g->requires_build && trusted(c->o, g->name)) || g->directory;
   }
+  add_phantom_edges(c);
   /* a package that links to a project-local one is project-local too */
   while (changed) {
     changed = false;

@@ -13,15 +13,17 @@
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "path.h"
+#include "requires.h"
+#include "strmap.h"
 
-#define IDX_MAGIC "NUBIDX2"
+#define IDX_MAGIC "NUBIDX3"
 #define MEM_LIMIT (1u << 20) /* file bytes kept in memory before spilling */
 
 struct idx_hdr {
   char magic[8];
   uint32_t nfiles, ndirs, nbins, flags;
   uint32_t strtab_len, name_off, version_off, os_off;
-  uint32_t cpu_off, libc_off;
+  uint32_t cpu_off, libc_off, phantom_off, reserved;
   uint64_t bytes;
 };
 
@@ -31,7 +33,7 @@ struct idx_file {
   uint32_t path_off, mode;
 };
 
-_Static_assert(sizeof(struct idx_hdr) == 56, "index header layout");
+_Static_assert(sizeof(struct idx_hdr) == 64, "index header layout");
 _Static_assert(sizeof(struct idx_file) == 48, "index file record layout");
 
 /* ---- open -------------------------------------------------------------- */
@@ -196,7 +198,7 @@ static int index_parse(char *blob, size_t len, struct nub_index **out)
   strtab = (const char *)(rb + 2 * (size_t)h.nbins);
   if (!str_ok(&h, strtab, h.name_off) || !str_ok(&h, strtab, h.version_off) ||
       !str_ok(&h, strtab, h.os_off) || !str_ok(&h, strtab, h.cpu_off) ||
-      !str_ok(&h, strtab, h.libc_off))
+      !str_ok(&h, strtab, h.libc_off) || !str_ok(&h, strtab, h.phantom_off))
     goto bad;
   idx = nub_calloc(1, sizeof(*idx));
   idx->blob = blob;
@@ -206,6 +208,7 @@ static int index_parse(char *blob, size_t len, struct nub_index **out)
   idx->os = strtab + h.os_off;
   idx->cpu = strtab + h.cpu_off;
   idx->libc = strtab + h.libc_off;
+  idx->phantoms = strtab + h.phantom_off;
   idx->flags = h.flags;
   idx->nfiles = h.nfiles;
   idx->ndirs = h.ndirs;
@@ -305,6 +308,7 @@ struct nub_import {
   struct nub_buf mem;
   int cur_fd;
   struct nub_hasher h;
+  struct nub_strmap required; /* package names its JS files load */
   char *pkgjson; /* the package's own package.json, for bins and scripts */
   size_t pkgjson_len;
   bool cur_is_pkgjson;
@@ -411,6 +415,19 @@ static void add_file(struct nub_import *im)
   im->files[im->nfiles++] = im->cur;
 }
 
+static void note_required(void *ud, const char *name)
+{
+  struct nub_import *im = ud;
+  if (!nub_strmap_get(&im->required, name))
+    nub_strmap_put(&im->required, name, im);
+}
+
+static bool is_js(const char *path)
+{
+  const char *dot = strrchr(path, '.');
+  return dot && (!strcmp(dot, ".js") || !strcmp(dot, ".cjs") || !strcmp(dot, ".mjs"));
+}
+
 int nub_import_file_end(struct nub_import *im)
 {
   char name[67], tmp[16];
@@ -424,6 +441,8 @@ int nub_import_file_end(struct nub_import *im)
     im->pkgjson_len = im->mem.len;
     im->pkgjson = nub_buf_take(&im->mem);
   }
+  if (im->cur_fd < 0 && !im->cur_is_pkgjson && im->mem.len && is_js(im->cur.path))
+    nub_scan_requires(im->mem.data, im->mem.len, note_required, im);
   if (im->cur_fd >= 0) {
     rc = nub_plat_close(im->cur_fd);
     im->cur_fd = -1;
@@ -483,6 +502,7 @@ static void free_import(struct nub_import *im)
   nub_buf_release(&im->mem);
   nub_hasher_release(&im->h);
   nub_free(im->pkgjson);
+  nub_strmap_release(&im->required, NULL);
   if (im->dir_fd >= 0) {
     nub_plat_close(im->dir_fd);
     nub_plat_rm_rf_at(im->store->tmp_fd, im->dir);
@@ -687,6 +707,28 @@ int nub_import_commit(struct nub_import *im, const char key[65],
       *offs[k] = st_add(&st, nub_buf_str(&csv));
       nub_buf_release(&csv);
     }
+  }
+  {
+    /* undeclared packages its code loads (phantom dependencies), sorted */
+    char **names = nub_calloc(im->required.n + 1, sizeof(char *));
+    size_t nn = 0;
+    struct nub_buf csv = NUB_BUF_INIT;
+    for (size_t i = 0; i < im->required.cap; i++) {
+      const char *nm = im->required.slots[i].key;
+      if (!nm || (have_m && ((m.name && !strcmp(nm, m.name)) || nub_depmap_get(&m.deps, nm) ||
+                             nub_depmap_get(&m.optional, nm) || nub_depmap_get(&m.peer, nm))))
+        continue;
+      names[nn++] = (char *)nm;
+    }
+    qsort(names, nn, sizeof(*names), cmp_str);
+    for (size_t i = 0; i < nn; i++) {
+      if (i)
+        nub_buf_addc(&csv, ',');
+      nub_buf_adds(&csv, names[i]);
+    }
+    h.phantom_off = st_add(&st, nub_buf_str(&csv));
+    nub_buf_release(&csv);
+    nub_free(names);
   }
   {
     struct idx_file *rf = nub_calloc(im->nfiles + 1, sizeof(*rf));

@@ -53,6 +53,8 @@ struct nub_index {
   size_t len;
   const char *name, *version;
   const char *os, *cpu, *libc; /* package.json's lists, comma-joined ("" = any) */
+  const char *phantoms;         /* packages its code loads without declaring them,
+                                 * comma-joined and sorted */
   unsigned flags;
   uint32_t nfiles, ndirs, nbins;
   struct nub_index_file *files;
