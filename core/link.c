@@ -173,7 +173,7 @@ done:
     if (first_err)
       st->t.fallbacks++;
     st->files++;
-    if (NUB_DIAG_ON()) {
+    if (NUB_DIAG_ON() && !st->quiet) {
       uint64_t t1 = nub_plat_now_ns();
       st->t.ns[used] += t1 - t0;
       nub_diag_link_file(used, pkg, f->size, t0, t1, first_err, first_prim);
@@ -206,30 +206,21 @@ int nub_mkdirs_at(int dir, const char *path)
   return rc == -EEXIST ? 0 : rc;
 }
 
-int nub_link_package(struct nub_linker *l, const struct nub_index *idx,
-                     int parent_fd, const char *name, const char *pkg,
-                     struct nub_link_stats *st, struct nub_err *err)
+/* Per-file materialisation into dir fd (used for package directories and
+ * for building the store's trees). */
+static int link_files(struct nub_linker *l, const struct nub_index *idx, int fd,
+                      const char *name, const char *pkg, struct nub_link_stats *st,
+                      struct nub_err *err)
 {
-  int fd, rc = 0;
+  int rc;
 
-  rc = nub_mkdirs_at(parent_fd, name);
-  if (rc < 0)
-    return nub_err_set(err, rc, "cannot create %s for %s: %s", name, pkg,
-                       nub_strerror(rc));
-  fd = nub_plat_open_dir_at(parent_fd, name);
-  if (fd < 0)
-    return nub_err_set(err, fd, "cannot open %s for %s: %s", name, pkg,
-                       nub_strerror(fd));
   for (uint32_t i = 0; i < idx->ndirs; i++) {
     rc = nub_plat_mkdir_at(fd, idx->dirs[i], 0755);
-    if (rc < 0 && rc != -EEXIST) {
-      nub_err_set(err, rc, "cannot create %s/%s for %s: %s", name, idx->dirs[i], pkg,
-                  nub_strerror(rc));
-      goto out;
-    }
+    if (rc < 0 && rc != -EEXIST)
+      return nub_err_set(err, rc, "cannot create %s/%s for %s: %s", name, idx->dirs[i], pkg,
+                         nub_strerror(rc));
     st->dirs++;
   }
-  rc = 0;
   for (uint32_t i = 0; i < idx->nfiles; i++) {
     const struct nub_index_file *f = &idx->files[i];
     rc = nub_link_file(l, f, fd, f->path, pkg, st);
@@ -241,16 +232,132 @@ int nub_link_package(struct nub_linker *l, const struct nub_index *idx,
     }
     if (rc < 0) {
       if (rc == -ENOENT)
-        nub_err_set(err, -NUB_ESTORE,
-                    "the store lost a file of %s (%s); run the install again to "
-                    "fetch it", pkg, f->path);
-      else
-        nub_err_set(err, rc, "cannot link %s/%s for %s: %s", name, f->path, pkg,
-                    nub_strerror(rc));
-      goto out;
+        return nub_err_set(err, -NUB_ESTORE,
+                           "the store lost a file of %s (%s); run the install again to "
+                           "fetch it", pkg, f->path);
+      return nub_err_set(err, rc, "cannot link %s/%s for %s: %s", name, f->path, pkg,
+                         nub_strerror(rc));
     }
   }
-out:
+  return 0;
+}
+
+/* The package's tree in the store (<store>/v1/trees/<key>), built once from
+ * the content files, so that a whole package can be cloned in one call. */
+static int ensure_tree(struct nub_linker *l, const struct nub_index *idx, const char *pkg,
+                       int *trees_fd, struct nub_err *err)
+{
+  static unsigned seq;
+  struct nub_plat_stat st;
+  struct nub_link_stats scratch;
+  char tmp[96];
+  int rc, fd;
+
+  rc = nub_plat_mkdir_at(l->store->root_fd, "trees", 0755);
+  if (rc < 0 && rc != -EEXIST)
+    return rc;
+  *trees_fd = nub_plat_open_dir_at(l->store->root_fd, "trees");
+  if (*trees_fd < 0)
+    return *trees_fd;
+  if (nub_plat_stat_at(*trees_fd, idx->key, &st) == 0)
+    return 0;
+  snprintf(tmp, sizeof(tmp), ".tmp-%d-%u", nub_plat_pid(),
+           __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+  rc = nub_plat_mkdir_at(*trees_fd, tmp, 0755);
+  if (rc < 0)
+    return rc;
+  fd = nub_plat_open_dir_at(*trees_fd, tmp);
+  if (fd < 0)
+    return fd;
+  memset(&scratch, 0, sizeof(scratch));
+  scratch.quiet = true;
+  rc = link_files(l, idx, fd, tmp, pkg, &scratch, err);
+  nub_plat_close(fd);
+  if (rc == 0) {
+    rc = nub_plat_rename_noreplace_at(*trees_fd, tmp, *trees_fd, idx->key);
+    if (rc == -EEXIST || rc == -ENOTEMPTY)
+      rc = 0; /* another install built it first */
+  }
+  nub_plat_rm_rf_at(*trees_fd, tmp);
+  return rc;
+}
+
+/* One clonefile(2) of the package's store tree. 1 = done, 0 = use the
+ * per-file ladder, < 0 = a real failure. */
+static int try_clonedir(struct nub_linker *l, const struct nub_index *idx, int parent_fd,
+                        const char *name, const char *pkg, struct nub_link_stats *st,
+                        struct nub_err *err)
+{
+  int trees_fd = -1, rc;
+  uint64_t t0 = NUB_DIAG_ON() ? nub_plat_now_ns() : 0;
+
+  if (l->off[NUB_PRIM_CLONEDIR] || idx->nfiles == 0)
+    return 0;
+  {
+    /* the clone's parent must exist; the package directory must not */
+    const char *slash = strrchr(name, '/');
+    if (slash) {
+      char *parent = nub_strndup(name, (size_t)(slash - name));
+      rc = nub_mkdirs_at(parent_fd, parent);
+      nub_free(parent);
+      if (rc < 0)
+        return nub_err_set(err, rc, "cannot create the parent of %s: %s", name,
+                           nub_strerror(rc));
+    }
+  }
+  rc = ensure_tree(l, idx, pkg, &trees_fd, err);
+  if (rc == 0)
+    rc = nub_plat_clonedir_at(trees_fd, idx->key, parent_fd, name);
+  nub_plat_close(trees_fd);
+  if (rc == 0) {
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < idx->nfiles; i++)
+      bytes += idx->files[i].size;
+    st->t.files[NUB_PRIM_CLONEDIR] += idx->nfiles;
+    st->t.bytes[NUB_PRIM_CLONEDIR] += bytes;
+    st->files += idx->nfiles;
+    if (NUB_DIAG_ON()) {
+      struct nub_jw w;
+      uint64_t t1 = nub_plat_now_ns();
+      st->t.ns[NUB_PRIM_CLONEDIR] += t1 - t0;
+      nub_jw_begin(&w);
+      nub_jw_str(&w, "pkg", pkg);
+      nub_jw_int(&w, "bytes", (long long)bytes);
+      nub_jw_int(&w, "files", idx->nfiles);
+      nub_jw_str(&w, "prim", "clonedir");
+      nub_diag_event("linker", "link_clonedir", t0, t1, nub_jw_end(&w));
+    }
+    return 1;
+  }
+  if (rc == -EEXIST)
+    return 0; /* the directory is already there (nested placements): per file */
+  if (nub_plat_is_fallback(NUB_PRIM_CLONEDIR, rc)) {
+    rule_out(l, NUB_PRIM_CLONEDIR, rc);
+    return 0;
+  }
+  return nub_err_set(err, rc, "cannot clone %s for %s: %s", name, pkg, nub_strerror(rc));
+}
+
+int nub_link_package(struct nub_linker *l, const struct nub_index *idx,
+                     int parent_fd, const char *name, const char *pkg,
+                     struct nub_link_stats *st, struct nub_err *err)
+{
+  int fd, rc = 0;
+
+  if (l->nrungs && l->ladder[0] == NUB_PRIM_CLONEDIR) {
+    rc = try_clonedir(l, idx, parent_fd, name, pkg, st, err);
+    if (rc != 0)
+      return rc < 0 ? rc : 0;
+  }
+  rc = nub_mkdirs_at(parent_fd, name);
+  if (rc < 0)
+    return nub_err_set(err, rc, "cannot create %s for %s: %s", name, pkg,
+                       nub_strerror(rc));
+  fd = nub_plat_open_dir_at(parent_fd, name);
+  if (fd < 0)
+    return nub_err_set(err, fd, "cannot open %s for %s: %s", name, pkg,
+                       nub_strerror(fd));
+  rc = link_files(l, idx, fd, name, pkg, st, err);
   nub_plat_close(fd);
   return rc;
 }

@@ -46,6 +46,7 @@ struct nub_linker {
 struct nub_link_stats {
   struct nub_diag_tally t;
   uint64_t files, dirs;
+  bool quiet; /* store-internal work (trees): no per-file diag events */
 };
 
 int nub_linker_init(struct nub_linker *l, struct nub_store *s,

@@ -268,7 +268,10 @@ int nub_store_index_load(struct nub_store *s, const char key[65],
   rc = nub_plat_read_file_at(s->index_fd, rel, 256u << 20, &blob, &len);
   if (rc < 0)
     return rc == -ENOENT ? -ENOENT : -NUB_ESTORE;
-  return index_parse(blob, len, out);
+  rc = index_parse(blob, len, out);
+  if (rc == 0)
+    memcpy((*out)->key, key, 65);
+  return rc;
 }
 
 void nub_store_index_remove(struct nub_store *s, const char key[65])
@@ -787,6 +790,8 @@ int nub_import_commit(struct nub_import *im, const char key[65],
     char *copy = nub_malloc(blob.len);
     memcpy(copy, blob.data, blob.len);
     rc = index_parse(copy, blob.len, out);
+    if (rc == 0)
+      memcpy((*out)->key, key, 65);
   }
 out:
   for (size_t i = 0; i < nbins; i++) {

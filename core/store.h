@@ -49,7 +49,8 @@ struct nub_index_bin {
 };
 
 struct nub_index {
-  char *blob; /* the raw index; strings point into it */
+  char key[65]; /* the store key it was loaded under */
+  char *blob;   /* the raw index; strings point into it */
   size_t len;
   const char *name, *version;
   const char *os, *cpu, *libc; /* package.json's lists, comma-joined ("" = any) */
