@@ -282,7 +282,8 @@ static void retry_or_fail(struct job *j, int rc, bool retryable, double retry_af
     job_error(j, rc, "cannot fetch %s from %s: %s", j->what, j->pkg->tarball, why);
 }
 
-static void report(struct job *j, const struct nub_extract_stats *st, uint64_t t0)
+static void report(struct job *j, const struct nub_extract_stats *st, uint64_t t0,
+                   uint64_t fresh, uint64_t present)
 {
   struct nub_jw w;
   uint64_t t1 = nub_plat_now_ns();
@@ -298,6 +299,12 @@ static void report(struct job *j, const struct nub_extract_stats *st, uint64_t t
   nub_jw_num(&w, "net_wait_ms", (double)j->t_wait_ns / 1e6);
   nub_jw_num(&w, "cpu_ms", (double)(t1 - t0 - j->t_wait_ns) / 1e6);
   nub_diag_event("fetch", "tarball", j->t_submit, t1, nub_jw_end(&w));
+  nub_jw_begin(&w);
+  nub_jw_str(&w, "pkg", j->what);
+  nub_jw_int(&w, "files", (long long)st->files);
+  nub_jw_int(&w, "bytes", (long long)st->bytes);
+  nub_jw_int(&w, "new", (long long)fresh);
+  nub_jw_int(&w, "present", (long long)present);
   nub_diag_event("store", "import", t0, t1, nub_jw_end(&w));
 }
 
@@ -312,7 +319,7 @@ static void worker_run(void *arg, int worker)
   const struct nub_http_result *r = &j->res;
   bool have_want;
   int rc;
-  uint64_t t0 = nub_plat_now_ns();
+  uint64_t t0 = nub_plat_now_ns(), fresh = 0, present = 0;
   char why[384];
 
   (void)worker;
@@ -384,6 +391,9 @@ static void worker_run(void *arg, int worker)
       retry_or_fail(j, rc, true, -1, err.msg);
     return;
   }
+  nub_diag_mark("fetched", j->what);
+  if (NUB_DIAG_ON())
+    nub_import_counts(im, &fresh, &present);
   rc = nub_import_commit(im, j->pkg->key, &j->pkg->index, &err);
   if (rc < 0) {
     job_error(j, rc, "%s: %s", j->what, err.msg);
@@ -394,8 +404,9 @@ static void worker_run(void *arg, int worker)
   f->bytes += j->bytes_in;
   pthread_mutex_unlock(&f->lock);
   nub_progress_add(f->prog, &f->prog->fetched, 1);
+  nub_diag_mark("stored", j->what);
   if (NUB_DIAG_ON())
-    report(j, &st, t0);
+    report(j, &st, t0, fresh, present);
   job_finished(j);
 }
 
@@ -438,6 +449,7 @@ static void start_job(struct fetcher *f, struct nub_pkg *p)
   f->nfetch++;
   pthread_mutex_unlock(&f->lock);
   nub_progress_add(f->prog, &f->prog->fetch_total, 1);
+  nub_diag_mark("queued", j->what);
   submit(j, 0);
 }
 

@@ -67,6 +67,11 @@ static void link_node(void *vctx, size_t i, int worker)
   if (rc < 0)
     goto fail;
   nub_progress_add(w->prog, &w->prog->linked, 1);
+  if (NUB_DIAG_ON()) {
+    char what[512];
+    snprintf(what, sizeof(what), "%s@%s", n->pkg->name, n->pkg->version);
+    nub_diag_mark("linked", what);
+  }
   return;
 fail:
   pthread_mutex_lock(&w->lock);

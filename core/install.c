@@ -358,6 +358,22 @@ int nub__run_root_scripts(struct nub_install_ctx *c, const char *const *events, 
 
 /* ---- the pipeline --------------------------------------------------------- */
 
+/* Concurrency sample for diag (every 50 ms while NUB_DIAG_* is on). */
+static void sample(void *ud, struct nub_jw *w)
+{
+  struct nub_install_ctx *c = ud;
+  size_t busy = 0, queued = 0;
+
+  if (c->pool)
+    nub_pool_load(c->pool, &busy, &queued);
+  nub_jw_int(w, "workers_busy", (long long)busy);
+  nub_jw_int(w, "jobs_queued", (long long)queued);
+  nub_jw_int(w, "fetched", (long long)__atomic_load_n(&c->prog.fetched, __ATOMIC_RELAXED));
+  nub_jw_int(w, "fetch_total", (long long)__atomic_load_n(&c->prog.fetch_total, __ATOMIC_RELAXED));
+  nub_jw_int(w, "linked", (long long)__atomic_load_n(&c->prog.linked, __ATOMIC_RELAXED));
+  nub_jw_int(w, "link_total", (long long)__atomic_load_n(&c->prog.link_total, __ATOMIC_RELAXED));
+}
+
 static int lock_project(struct nub_install_ctx *c, struct nub_err *err)
 {
   unsigned char h[32];
@@ -610,6 +626,7 @@ int nub_install(const struct nub_install_opts *o, struct nub_err *err)
     /* the calling thread works too, so n threads means n - 1 workers */
     c.pool = nub_pool_new(n > 1 ? n - 1 : 0, "workers");
   }
+  nub_diag_sampler_start(sample, &c);
   nub_diag_debugf("node-linker: %s (%s)",
                   c.proj.layout == NUB_LINKER_HOISTED ? "hoisted" : "isolated",
                   c.proj.layout_source);
@@ -636,6 +653,14 @@ int nub_install(const struct nub_install_opts *o, struct nub_err *err)
                      "in this version of nub");
   } else {
     rc = nub__install_isolated(&c, err);
+  }
+  nub_diag_sampler_stop();
+  if (NUB_DIAG_ON()) {
+    struct nub_jw w;
+    nub_jw_begin(&w);
+    nub_jw_int(&w, "packages", (long long)c.installed);
+    nub_jw_int(&w, "exit", nub_err_exit(rc));
+    nub_diag_event("install", "total", c.t0, nub_plat_now_ns(), nub_jw_end(&w));
   }
   if (rc == 0)
     nub_diag_bench_line(dir, nub_plat_now_ns() - c.t0);

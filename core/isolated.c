@@ -407,10 +407,16 @@ static void link_one(void *vctx, size_t i, int worker)
         rc = nub_plat_symlink_at(target, c->proj_fd, nmpath);
       }
     }
-    if (rc < 0)
+    if (rc < 0) {
       fail(c, rc, "cannot link %s: %s", nmpath, nub_strerror(rc));
-    else
+    } else {
       nub_progress_add(c->prog, &c->prog->linked, 1);
+      if (NUB_DIAG_ON()) {
+        char what[512];
+        snprintf(what, sizeof(what), "%s@%s", p->g->name, p->g->version);
+        nub_diag_mark("linked", what);
+      }
+    }
   }
 }
 

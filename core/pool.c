@@ -196,3 +196,11 @@ void nub_pool_free(struct nub_pool *p)
   nub_free(p);
 }
 
+
+void nub_pool_load(struct nub_pool *p, size_t *busy, size_t *queued)
+{
+  pthread_mutex_lock(&p->lock);
+  *busy = p->running;
+  *queued = p->len;
+  pthread_mutex_unlock(&p->lock);
+}

@@ -27,4 +27,8 @@ void nub_pool_drain(struct nub_pool *p);
 
 void nub_pool_for(struct nub_pool *p, size_t n, nub_for_fn fn, void *ctx);
 
+/* Workers running a job right now, and jobs waiting (a racy snapshot, for
+ * diag samples). */
+void nub_pool_load(struct nub_pool *p, size_t *busy, size_t *queued);
+
 #endif

@@ -543,6 +543,15 @@ static void start(struct nub_meta *m, struct entry *e)
 
   if (have && (m->o.offline || m->o.prefer_offline || (age >= 0 && age < FRESH_SECONDS))) {
     m->st.from_cache++;
+    if (NUB_DIAG_ON()) {
+      struct nub_jw w;
+      uint64_t t = nub_plat_now_ns();
+      nub_jw_begin(&w);
+      nub_jw_str(&w, "pkg", e->name);
+      nub_jw_int(&w, "bytes", (long long)e->cached_len);
+      nub_jw_int(&w, "age_s", age);
+      nub_diag_event("registry", "packument_cache_hit", t, t, nub_jw_end(&w));
+    }
     nub_pool_submit(m->pool, parse_job, e);
     return;
   }

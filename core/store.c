@@ -354,6 +354,17 @@ void nub_import_totals(const struct nub_import *im, uint64_t *files, uint64_t *b
   *bytes = im->bytes;
 }
 
+void nub_import_counts(const struct nub_import *im, uint64_t *fresh, uint64_t *present)
+{
+  *fresh = *present = 0;
+  for (size_t i = 0; i < im->nfiles; i++) {
+    if (im->files[i].state == IMP_PRESENT)
+      (*present)++;
+    else
+      (*fresh)++;
+  }
+}
+
 int nub_import_dir(struct nub_import *im, const char *relpath)
 {
   NUB_GROW(im->dirs, im->capdirs, im->ndirs + 1);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "diag.h"
 #include "diag_int.h"
@@ -344,4 +345,76 @@ void nub_diag_shutdown(void)
   nub_free(s->buf);
   s->buf = NULL;
   nub__diag_free_records(s);
+}
+
+/* ---- sampler ------------------------------------------------------------- */
+
+static struct {
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t cv;
+  bool running, stop;
+  void (*fn)(void *, struct nub_jw *);
+  void *ud;
+} sampler = {.lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static void *sampler_main(void *arg)
+{
+  (void)arg;
+  pthread_mutex_lock(&sampler.lock);
+  while (!sampler.stop) {
+    struct timespec ts;
+    struct nub_jw w;
+    uint64_t t;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 50000000;
+    if (ts.tv_nsec >= 1000000000) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait(&sampler.cv, &sampler.lock, &ts);
+    if (sampler.stop)
+      break;
+    nub_jw_begin(&w);
+    sampler.fn(sampler.ud, &w);
+    t = nub_plat_now_ns();
+    nub_diag_event("sample", "concurrency", t, t, nub_jw_end(&w));
+  }
+  pthread_mutex_unlock(&sampler.lock);
+  return NULL;
+}
+
+void nub_diag_sampler_start(void (*fn)(void *ud, struct nub_jw *w), void *ud)
+{
+  if (!NUB_DIAG_ON() || sampler.running)
+    return;
+  sampler.fn = fn;
+  sampler.ud = ud;
+  sampler.stop = false;
+  sampler.running = pthread_create(&sampler.thread, NULL, sampler_main, NULL) == 0;
+}
+
+void nub_diag_sampler_stop(void)
+{
+  if (!sampler.running)
+    return;
+  pthread_mutex_lock(&sampler.lock);
+  sampler.stop = true;
+  pthread_cond_signal(&sampler.cv);
+  pthread_mutex_unlock(&sampler.lock);
+  pthread_join(sampler.thread, NULL);
+  sampler.running = false;
+}
+
+void nub_diag_mark(const char *what, const char *pkg)
+{
+  struct nub_jw w;
+  uint64_t t;
+
+  if (!NUB_DIAG_ON())
+    return;
+  t = nub_plat_now_ns();
+  nub_jw_begin(&w);
+  nub_jw_str(&w, "pkg", pkg);
+  nub_diag_event("lifecycle", what, t, t, nub_jw_end(&w));
 }

@@ -98,6 +98,15 @@ void nub_diag_set_count(const char *key, long long v);
 /* Append the NUB_BENCH_PHASES_FILE line for this run (total from t0). */
 void nub_diag_bench_line(const char *cwd, uint64_t total_ns);
 
+/* Every 50 ms while diag is on, call fn to fill a JSON object that is
+ * emitted as a "sample"/"concurrency" instant (worker and transfer counts).
+ * nub_diag_sampler_stop joins the thread. No-ops when diag is off. */
+void nub_diag_sampler_start(void (*fn)(void *ud, struct nub_jw *w), void *ud);
+void nub_diag_sampler_stop(void);
+
+/* A lifecycle mark of one package: "queued", "fetched", "stored", "linked". */
+void nub_diag_mark(const char *what, const char *pkg);
+
 /* printf-style debug line on stderr when NUB_LOG=debug. */
 void nub_diag_debugf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
