@@ -472,6 +472,14 @@ void nub_fetch_add(struct nub_fetch *fs, struct nub_pkg *p)
   if (rc == -NUB_ESTORE) /* unreadable: fetch over it */
     nub_store_index_remove(f->store, p->key);
   if (f->offline) {
+    if (p->optional) {
+      /* an optional package missing offline is skipped, as a failed fetch
+       * of one would be */
+      p->failed = true;
+      nub_progress_warn(f->prog, "skipping optional dependency %s@%s: not in the store, "
+                        "and --offline forbids the network", p->name, p->version);
+      return;
+    }
     pthread_mutex_lock(&f->lock);
     if (!f->nmissing++)
       f->first_missing = p;
