@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The isolated layout with the global virtual store, against its peers, back
+# to back in one hyperfine run per scenario:
+#   warm   store/caches warm, node_modules deleted (and asserted gone) before
+#          each run, offline: nub (pnpm-lock.yaml -> isolated + GVS), the Rust
+#          nub at its defaults, pnpm at its defaults, bun (bun.lock);
+#   noop   everything installed already: each tool's "up to date" path;
+#   cold   empty store and caches before each run, from the real registry:
+#          nub vs bun (and the Rust nub, pnpm when PEERS_COLD asks for them).
+#
+# usage: ci/bench-isolated.sh [fixture]   (default: large)
+# env:   NUB, RUNS (10), COLD_RUNS (3), WARMUP (2), BENCH_DIR (build/bench-iso),
+#        SCENARIOS ("warm noop cold"), PEERS_COLD ("bun")
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+fx=${1:-large}
+NUB=${NUB:-$root/build/core/nub}
+NUB=$(cd "$(dirname "$NUB")" && pwd)/$(basename "$NUB")
+RUNS=${RUNS:-10}
+COLD_RUNS=${COLD_RUNS:-3}
+WARMUP=${WARMUP:-2}
+BENCH_DIR=${BENCH_DIR:-$root/build/bench-iso}
+SCENARIOS=${SCENARIOS:-"warm noop cold"}
+PEERS_COLD=${PEERS_COLD:-bun}
+command -v hyperfine >/dev/null || { echo "bench: hyperfine is missing" >&2; exit 1; }
+reg=$(npm config get registry); reg=${reg%/}
+tools=$BENCH_DIR/tools
+mkdir -p "$BENCH_DIR"
+for t in "bun bun bun" "pnpm pnpm pnpm@12.4.2" "rnub nub @nubjs/nub"; do
+  set -- $t
+  [ -x "$tools/$1/bin/$2" ] || npm i -g --prefix "$tools/$1" "$3" >/dev/null 2>&1 ||
+    echo "bench: cannot install $3" >&2
+done
+unset CI || true
+export npm_config_registry=$reg/ npm_config_audit=false npm_config_fund=false
+
+# Every tool gets its own caches under $BENCH_DIR/cache/<tool>.
+env_of() { # tool -> env assignments
+  local c=$BENCH_DIR/cache/$1
+  case $1 in
+    nub) echo "NUB_STORE_DIR=$c" ;;
+    bun) echo "BUN_INSTALL_CACHE_DIR=$c" ;;
+    pnpm) echo "npm_config_store_dir=$c/store npm_config_cache_dir=$c/cache XDG_CACHE_HOME=$c/xdg" ;;
+    rnub) echo "XDG_DATA_HOME=$c/data XDG_CACHE_HOME=$c/cache" ;;
+  esac
+}
+cmd_of() { # tool mode(warm|noop|cold) -> install command
+  case $1 in
+    nub) echo "$NUB install --frozen-lockfile -s $([ "$2" = cold ] || echo --offline)" ;;
+    bun) echo "$tools/bun/bin/bun install --frozen-lockfile --ignore-scripts" ;;
+    pnpm) echo "$tools/pnpm/bin/pnpm install --frozen-lockfile --ignore-scripts $([ "$2" = cold ] || echo --offline)" ;;
+    rnub) echo "$tools/rnub/bin/nub install --frozen-lockfile --ignore-scripts $([ "$2" = cold ] || echo --offline)" ;;
+  esac
+}
+setup() { # tool -> project dir with that tool's lockfile
+  local d=$BENCH_DIR/$fx/$1 src=$root/ci/bench/fixtures/$fx
+  rm -rf "$d"; mkdir -p "$d"
+  cp "$src/package.json" "$d/"; [ -f "$src/.npmrc" ] && cp "$src/.npmrc" "$d/"
+  case $1 in
+    bun) sed "s#@@REGISTRY@@#$reg#g" "$src/bun.lock" > "$d/bun.lock" ;;
+    *) cp "$src/pnpm-lock.yaml" "$d/" ;;
+  esac
+  echo "$d"
+}
+
+declare -A dir
+for t in nub rnub pnpm bun; do
+  dir[$t]=$(setup $t)
+  (cd "${dir[$t]}" && env $(env_of $t) $(cmd_of $t cold) >/dev/null 2>&1) ||
+    { echo "bench: $t cannot install $fx; left out"; unset "dir[$t]"; }
+done
+
+summarise() { # json
+  python3 - "$1" <<'PY'
+import json, statistics, sys
+res = json.load(open(sys.argv[1]))["results"]
+for r in res:
+    bad = [c for c in r.get("exit_codes", []) if c]
+    assert not bad, f"{r['command']}: non-zero exit {bad}"
+med = {r["command"]: statistics.median(r["times"]) for r in res}
+nub = med["nub"]
+print(f"{'tool':<10}{'median s':>10}{'min s':>9}{'nub/tool':>10}")
+for r in res:
+    m = med[r["command"]]
+    print(f"{r['command']:<10}{m:>10.4f}{min(r['times']):>9.4f}{nub / m:>10.2f}")
+PY
+}
+
+for sc in $SCENARIOS; do
+  echo; echo "=== $fx: $sc ==="
+  hf=(hyperfine --style basic --export-json "$BENCH_DIR/$fx-$sc.json")
+  case $sc in
+    warm) hf+=(--runs "$RUNS" --warmup "$WARMUP") ;;
+    noop) hf+=(--runs "$((RUNS * 3))" --warmup "$WARMUP" -N) ;;
+    cold) hf+=(--runs "$COLD_RUNS") ;;
+  esac
+  for t in nub rnub pnpm bun; do
+    [ -n "${dir[$t]:-}" ] || continue
+    [ "$sc" = cold ] && [ "$t" != nub ] && ! echo " $PEERS_COLD " | grep -q " $t " && continue
+    d=${dir[$t]}
+    case $sc in
+      warm) prep="rm -rf $d/node_modules && test ! -e $d/node_modules" ;;
+      cold) prep="rm -rf $d/node_modules $BENCH_DIR/cache/$t && test ! -e $d/node_modules" ;;
+      noop) (cd "$d" && env $(env_of $t) $(cmd_of $t warm) >/dev/null 2>&1); prep="" ;;
+    esac
+    if [ "$sc" = noop ]; then
+      # -N: no shell, so the few milliseconds of a no-op are not a shell's
+      hf+=(-n "$t" "env -C $d $(env_of $t) $(cmd_of $t warm)")
+    else
+      hf+=(--prepare "$prep" -n "$t" "cd $d && env $(env_of $t) $(cmd_of $t $sc) >/dev/null 2>&1")
+    fi
+  done
+  "${hf[@]}" >/dev/null
+  summarise "$BENCH_DIR/$fx-$sc.json"
+done
+(cd "${dir[nub]}" && rm -rf node_modules && env $(env_of nub) NUB_LOG=debug $(cmd_of nub warm) 2>&1 |
+  grep phase: | sed 's/^DEBUG /nub warm phases: /')
