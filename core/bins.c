@@ -84,7 +84,7 @@ int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap
       n++;
     }
   }
-  qsort(v, n, sizeof(*v), cmp_link);
+  nub_sort(v, n, sizeof(*v), cmp_link);
   for (size_t i = 0; i < n; i++) {
     if (i > 0 && !strcmp(v[i].dir, v[i - 1].dir) && !strcmp(v[i].name, v[i - 1].name))
       continue; /* a clash: the first one won */

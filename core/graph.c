@@ -88,7 +88,7 @@ static int cmp_pkg(const void *a, const void *b)
 void nub_graph_sort(struct nub_graph *g)
 {
   if (g->npkgs)
-    qsort(g->pkgs, g->npkgs, sizeof(*g->pkgs), cmp_pkg);
+    nub_sort(g->pkgs, g->npkgs, sizeof(*g->pkgs), cmp_pkg);
   for (size_t i = 0; i < g->npkgs; i++)
     g->pkgs[i]->index = i;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bins.h"
+#include "convert.h"
 #include "buf.h"
 #include "config.h"
 #include "diag.h"
@@ -79,7 +80,7 @@ static void count_installed(struct nub_install_ctx *c)
 
 /* Mark skipped nodes (dev/optional omitted, other platforms) and which
  * packages are needed. A skipped node takes its nested nodes with it. */
-static int filter_tree(struct nub_install_ctx *c, struct nub_err *err)
+int nub__hoisted_filter(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_tree *t = &c->tree;
   struct nub_plat_caps caps;
@@ -458,7 +459,9 @@ void nub__print_summary(struct nub_install_ctx *c, size_t added, size_t removed)
   fflush(stdout);
 }
 
-static int install_hoisted(struct nub_install_ctx *c, struct nub_err *err)
+/* The hoisted pipeline from a built plan (c->tree): scripts, fetch, link,
+ * bins, state. Shared by npm lockfiles and graphs hoisted by --node-linker. */
+int nub__install_hoisted_tree(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_diag_phase ph;
   struct nub_fetch_result fr;
@@ -470,22 +473,6 @@ static int install_hoisted(struct nub_install_ctx *c, struct nub_err *err)
   int rc;
   static const char *const pre[] = {"preinstall"};
   static const char *const post[] = {"install", "postinstall", "prepare"};
-
-  nub_diag_phase_begin(&ph, "resolve");
-  if (!c->proj.lockfile)
-    return nub_err_set(err, -NUB_ENOLOCKFILE, "no lockfile found");
-  rc = read_npm_lock(c, err);
-  if (rc == 0 && (c->o->frozen != NUB_FROZEN_NO))
-    rc = check_in_sync(c, err);
-  if (rc == 0)
-    rc = filter_tree(c, err);
-  nub_progress_set(&c->prog, &c->prog.resolved, c->installed);
-  snprintf(detail, sizeof(detail), "%zu packages", c->installed);
-  nub_diag_phase_end(&ph, detail);
-  if (rc < 0)
-    return rc;
-  if (c->o->lockfile_only)
-    return 0; /* the npm lockfile is already the resolution */
 
   rc = nub__run_root_scripts(c, pre, 1, err);
   if (rc < 0)
@@ -568,6 +555,52 @@ static int install_hoisted(struct nub_install_ctx *c, struct nub_err *err)
   return 0;
 }
 
+/* The plan of an npm lockfile: read, checked against package.json, filtered. */
+static int plan_npm(struct nub_install_ctx *c, struct nub_err *err)
+{
+  struct nub_diag_phase ph;
+  char detail[128];
+  int rc;
+
+  nub_diag_phase_begin(&ph, "resolve");
+  rc = read_npm_lock(c, err);
+  if (rc == 0 && (c->o->frozen != NUB_FROZEN_NO))
+    rc = check_in_sync(c, err);
+  if (rc == 0)
+    rc = nub__hoisted_filter(c, err);
+  nub_progress_set(&c->prog, &c->prog.resolved, c->installed);
+  snprintf(detail, sizeof(detail), "%zu packages", c->installed);
+  nub_diag_phase_end(&ph, detail);
+  return rc;
+}
+
+static int install_hoisted(struct nub_install_ctx *c, struct nub_err *err)
+{
+  int rc = plan_npm(c, err);
+
+  if (rc < 0 || c->o->lockfile_only)
+    return rc; /* the npm lockfile is already the resolution */
+  return nub__install_hoisted_tree(c, err);
+}
+
+/* --node-linker isolated with an npm lockfile: its tree becomes a graph. */
+static int install_npm_isolated(struct nub_install_ctx *c, struct nub_err *err)
+{
+  int rc = plan_npm(c, err);
+
+  if (rc < 0 || c->o->lockfile_only)
+    return rc;
+  c->given = nub_calloc(1, sizeof(*c->given));
+  nub_graph_init(c->given);
+  rc = nub_graph_from_tree(c->given, &c->tree, &c->man, err);
+  if (rc == 0)
+    rc = nub__install_isolated(c, err);
+  nub_graph_release(c->given);
+  nub_free(c->given);
+  c->given = NULL;
+  return rc;
+}
+
 int nub_install(const struct nub_install_opts *o, struct nub_err *err)
 {
   struct nub_install_ctx c;
@@ -592,7 +625,7 @@ int nub_install(const struct nub_install_opts *o, struct nub_err *err)
     goto out;
   c.have_man = true;
   rc = nub_project_detect(&c.proj, dir, &c.cfg, c.man.package_manager, err);
-  c.have_proj = rc == 0;
+  c.have_proj = true; /* released whatever detect did */
   if (rc < 0)
     goto out;
   settings_hash(&c, c.settings);
@@ -642,15 +675,9 @@ int nub_install(const struct nub_install_opts *o, struct nub_err *err)
   }
   if (c.proj.lock == NUB_LOCK_NPM || c.proj.lock == NUB_LOCK_SHRINKWRAP) {
     if (c.proj.layout == NUB_LINKER_ISOLATED)
-      rc = nub_err_set(err, -NUB_ECONFIG,
-                       "--node-linker isolated with %s is not supported yet; the npm "
-                       "lockfile gives the hoisted layout", c.proj.lockfile);
+      rc = install_npm_isolated(&c, err);
     else
       rc = install_hoisted(&c, err);
-  } else if (c.proj.layout == NUB_LINKER_HOISTED) {
-    rc = nub_err_set(err, -NUB_ECONFIG,
-                     "--node-linker hoisted needs an npm lockfile (package-lock.json) "
-                     "in this version of nub");
   } else {
     rc = nub__install_isolated(&c, err);
   }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "graph.h"
 #include "config.h"
 #include "install.h"
 #include "link.h"
@@ -36,13 +37,20 @@ struct nub_install_ctx {
   size_t installed; /* packages in the final tree */
   size_t nblocked;
   struct nub_buf blocked;
+  struct nub_graph *given; /* a graph made from another plan (npm tree) */
 };
 
 bool nub__trusted(const struct nub_manifest *m, const char *name);
 int nub__run_root_scripts(struct nub_install_ctx *c, const char *const *events, int nevents,
                           struct nub_err *err);
 void nub__print_summary(struct nub_install_ctx *c, size_t added, size_t removed);
-/* The isolated layout's pipeline (resolve or read nub.lock, fetch, link). */
+/* Mark what c->tree installs on this machine (dev/optional/platform). */
+int nub__hoisted_filter(struct nub_install_ctx *c, struct nub_err *err);
+/* The hoisted pipeline from c->tree (fetch, link, bins, scripts, state). */
+int nub__install_hoisted_tree(struct nub_install_ctx *c, struct nub_err *err);
+/* The isolated layout's pipeline (resolve or read nub.lock, fetch, link);
+ * with c->given set it installs that graph instead. With the hoisted layout
+ * requested, the graph is hoisted and handed to nub__install_hoisted_tree. */
 int nub__install_isolated(struct nub_install_ctx *c, struct nub_err *err);
 
 #endif

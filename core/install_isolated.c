@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "convert.h"
 #include "extract.h"
 #include "fetch.h"
 #include "graph.h"
@@ -433,6 +434,15 @@ int nub__install_isolated(struct nub_install_ctx *c, struct nub_err *err)
            (c->o->frozen == NUB_FROZEN_DEFAULT && nub_plat_getenv("CI") && c->proj.lockfile);
 
   nub_diag_phase_begin(&ph, "resolve");
+  if (c->given) {
+    /* a plan made from another lockfile (npm's tree): install it as is */
+    s.g = *c->given;
+    memset(c->given, 0, sizeof(*c->given));
+    s.lockname = c->proj.lockfile;
+    nub_graph_sort(&s.g);
+    rc = filter(&s, err);
+    goto out_phase;
+  }
   if (c->proj.lockfile) {
     rc = read_lock(&s, &prev, err);
     if (rc < 0)
@@ -504,6 +514,22 @@ out_phase:
   nub_diag_phase_end(&ph, detail);
   if (rc < 0 || c->o->lockfile_only)
     goto out;
+  if (c->proj.layout == NUB_LINKER_HOISTED) {
+    /* --node-linker hoisted: the graph placed npm's way. Downloads the
+     * resolver started finish first; the hoisted fetch then finds them. */
+    if (s.fetch) {
+      rc = nub_fetch_end(s.fetch, &fr, err);
+      s.fetch = NULL;
+      if (rc < 0)
+        goto out;
+    }
+    rc = nub_tree_from_graph(&c->tree, &s.g, &c->cfg, err);
+    if (rc == 0)
+      rc = nub__hoisted_filter(c, err);
+    if (rc == 0)
+      rc = nub__install_hoisted_tree(c, err);
+    goto out;
+  }
 
   rc = nub__run_root_scripts(c, pre, 1, err);
   if (rc < 0)

@@ -152,7 +152,7 @@ static void closure_hash(struct ictx *c, struct ipkg *p, bool *seen, size_t **st
       }
     }
   }
-  qsort(keys, nk, sizeof(*keys), cmp_keyptr);
+  nub_sort(keys, nk, sizeof(*keys), cmp_keyptr);
   for (size_t i = 0; i < nk; i++) {
     struct ipkg *x = nub_strmap_get(&c->bykey, keys[i]);
     nub_buf_addf(&b, "%s\t%s\n", keys[i], x && x->g->integrity ? x->g->integrity : "");

@@ -111,6 +111,35 @@ static int set_pkg(struct nub_tree *t, struct nub_node *n, const char *real_name
   return 0;
 }
 
+/* The names a node depends on: dependency maps (v2/v3) or "requires" (v1). */
+static void set_deps(struct nub_node *n, const cJSON *e)
+{
+  static const char *const keys[] = {"dependencies", "optionalDependencies",
+                                     "peerDependencies", "requires"};
+  size_t cap = 0;
+
+  for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, keys[k]), *it;
+    /* v1's "dependencies" holds nested entries, not names */
+    if (!cJSON_IsObject(m) || (k == 0 && cJSON_GetObjectItemCaseSensitive(e, "requires")))
+      continue;
+    cJSON_ArrayForEach(it, m)
+    {
+      bool dup = false;
+      if (!it->string)
+        continue;
+      if (k == 0 && cJSON_IsObject(it))
+        continue; /* a v1 nested entry */
+      for (size_t i = 0; i < n->ndeps && !dup; i++)
+        dup = !strcmp(n->deps[i], it->string);
+      if (dup)
+        continue;
+      NUB_GROW(n->deps, cap, n->ndeps + 1);
+      n->deps[n->ndeps++] = nub_strdup(it->string);
+    }
+  }
+}
+
 static void set_platform(struct nub_node *n, const cJSON *e)
 {
   nub_json_strarray(cJSON_GetObjectItemCaseSensitive(e, "os"), &n->os, &n->nos);
@@ -171,6 +200,7 @@ static int parse_v2(struct nub_tree *t, const cJSON *packages, const char *fname
     n = &t->nodes[idx];
     n->flags = flags_of(e);
     set_platform(n, e);
+    set_deps(n, e);
     {
       const cJSON *bin = cJSON_GetObjectItemCaseSensitive(e, "bin");
       if (bin) {
@@ -242,6 +272,7 @@ static int parse_v1(struct nub_tree *t, const cJSON *deps, const char *prefix,
     idx = nub_tree_add_node(t, path);
     n = &t->nodes[idx];
     n->flags = flags_of(e);
+    set_deps(n, e);
     if (!(n->flags & NUB_NF_BUNDLED)) {
       const char *version = jstr(e, "version");
       if (version && !strncmp(version, "file:", 5)) {

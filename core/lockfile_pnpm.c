@@ -511,7 +511,7 @@ static void y_sort_deep(struct ynode *m, const char *const *order)
     y_sort_deep(m->pairs[i].val, order);
   }
   if (m->n > 1)
-    qsort(m->pairs, m->n, sizeof(*m->pairs), y_cmp_pair);
+    nub_sort(m->pairs, m->n, sizeof(*m->pairs), y_cmp_pair);
 }
 
 /* ---- printing (js-yaml's writeNode family) ------------------------------ */
@@ -793,7 +793,7 @@ void nub_lockfile_pnpm_write(const struct nub_graph *g, struct nub_buf *out)
     ims = nub_malloc(g->nimporters * sizeof(*ims));
     for (size_t i = 0; i < g->nimporters; i++)
       ims[i] = &g->importers[i];
-    qsort(ims, g->nimporters, sizeof(*ims), cmp_importer);
+    nub_sort(ims, g->nimporters, sizeof(*ims), cmp_importer);
   }
   for (size_t i = 0; i < g->nimporters; i++) {
     struct ynode *im = y_new(&t, Y_MAP, NULL);
@@ -809,14 +809,14 @@ void nub_lockfile_pnpm_write(const struct nub_graph *g, struct nub_buf *out)
     pk = nub_malloc(g->npkgs * sizeof(*pk));
     memcpy(pk, g->pkgs, g->npkgs * sizeof(*pk));
     /* packages: one entry per pkg_key, whatever the number of snapshots */
-    qsort(pk, g->npkgs, sizeof(*pk), cmp_by_pkg_key);
+    nub_sort(pk, g->npkgs, sizeof(*pk), cmp_by_pkg_key);
     sect = y_new(&t, Y_MAP, NULL);
     for (size_t i = 0; i < g->npkgs; i++)
       if (!i || strcmp(pkg_key_of(pk[i]), pkg_key_of(pk[i - 1])))
         y_set(sect, pkg_key_of(pk[i]), y_package(&t, pk[i]));
     y_set(root, "packages", sect);
 
-    qsort(pk, g->npkgs, sizeof(*pk), cmp_by_key);
+    nub_sort(pk, g->npkgs, sizeof(*pk), cmp_by_key);
     sect = y_new(&t, Y_MAP, NULL);
     for (size_t i = 0; i < g->npkgs; i++)
       y_set(sect, pk[i]->key, y_snapshot(&t, pk[i]));
@@ -1248,7 +1248,7 @@ static int rd_packages(struct rd *r, struct nub_graph *g, yaml_node_t *packages,
       ents[n].keynode = rd_node(r, pr->key);
       ents[n++].node = rd_node(r, pr->value);
     }
-    qsort(ents, n, sizeof(*ents), cmp_pent);
+    nub_sort(ents, n, sizeof(*ents), cmp_pent);
     for (size_t i = 1; i < n; i++)
       if (!strcmp(ents[i].key, ents[i - 1].key)) {
         rc = rd_bad(r, ents[i].keynode, "packages has '%s' twice", ents[i].key);
@@ -1277,7 +1277,7 @@ static int rd_packages(struct rd *r, struct nub_graph *g, yaml_node_t *packages,
   for (size_t i = 0; i < n; i++)
     if (!ents[i].used && (rc = rd_gpkg(r, g, &ents[i], ents[i].key, NULL)))
       goto out;
-  if (g->npkgs) /* qsort(NULL, 0, ...) is undefined */
+  if (g->npkgs) /* nub_sort(NULL, 0, ...) is undefined */
     nub_graph_sort(g);
   for (size_t i = 1; i < g->npkgs; i++)
     if (!strcmp(g->pkgs[i]->key, g->pkgs[i - 1]->key)) {

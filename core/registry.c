@@ -229,7 +229,7 @@ int nub_packument_parse(struct nub_packument **out, const char *json, size_t len
     }
   }
   cJSON_Delete(root);
-  qsort(p->versions, p->nversions, sizeof(*p->versions), cmp_version);
+  nub_sort(p->versions, p->nversions, sizeof(*p->versions), cmp_version);
   *out = p;
   return 0;
 }

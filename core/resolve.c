@@ -218,7 +218,7 @@ static void expand(struct res *r, struct rnode *n)
   for (size_t i = 0; i < deps->n; i++)
     if (!nub_depmap_get(opt, deps->v[i].name))
       sorted[k++] = deps->v[i];
-  qsort(sorted, k, sizeof(*sorted), cmp_dep);
+  nub_sort(sorted, k, sizeof(*sorted), cmp_dep);
   for (size_t i = 0; i < k; i++) {
     bool optional = nub_depmap_get(opt, sorted[i].name) != NULL;
     if (str_in(bundled, nbundled, sorted[i].name))
@@ -486,8 +486,9 @@ static void queue_peers(struct res *r, size_t from)
     size_t npopt = n->pv ? n->pv->npeers_optional : 0;
     struct nub_dep *sorted = nub_malloc(sizeof(*sorted) * (peers->n + 1));
 
-    memcpy(sorted, peers->v, sizeof(*sorted) * peers->n);
-    qsort(sorted, peers->n, sizeof(*sorted), cmp_dep);
+    if (peers->n)
+      memcpy(sorted, peers->v, sizeof(*sorted) * peers->n);
+    nub_sort(sorted, peers->n, sizeof(*sorted), cmp_dep);
     for (size_t k = 0; k < peers->n; k++) {
       if (str_in(popt, npopt, sorted[k].name))
         continue;
@@ -779,8 +780,8 @@ static const char *instance(struct res *r, struct frame *f, size_t i)
                                         sizeof(char *) * (g->ntransitive_peers + 1));
       g->transitive_peers[g->ntransitive_peers++] = nub_strdup(k->pn[j]);
     }
-    qsort(g->deps, g->ndeps, sizeof(*g->deps), cmp_edge);
-    qsort(g->optional_deps, g->noptional_deps, sizeof(*g->optional_deps), cmp_edge);
+    nub_sort(g->deps, g->ndeps, sizeof(*g->deps), cmp_edge);
+    nub_sort(g->optional_deps, g->noptional_deps, sizeof(*g->optional_deps), cmp_edge);
   }
   f->inst[i] = g->key;
   nub_buf_release(&key);
@@ -877,8 +878,9 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nu
     int kind = order[k];
     const struct nub_depmap *m = maps[kind];
     struct nub_dep *sorted = nub_malloc(sizeof(*sorted) * (m->n + 1));
-    memcpy(sorted, m->v, sizeof(*sorted) * m->n);
-    qsort(sorted, m->n, sizeof(*sorted), cmp_dep);
+    if (m->n)
+      memcpy(sorted, m->v, sizeof(*sorted) * m->n);
+    nub_sort(sorted, m->n, sizeof(*sorted), cmp_dep);
     for (size_t i = 0; i < m->n; i++) {
       if (kind == 1 && (nub_depmap_get(&man->deps, sorted[i].name) ||
                         nub_depmap_get(&man->optional, sorted[i].name)))
@@ -933,9 +935,9 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nu
       (*v)[*n].ref = key ? ref_of(r.roots[i].alias, key) : nub_strdup(r.roots[i].link);
       (*n)++;
     }
-    qsort(im->deps, im->ndeps, sizeof(*im->deps), cmp_direct);
-    qsort(im->dev, im->ndev, sizeof(*im->dev), cmp_direct);
-    qsort(im->optional, im->noptional, sizeof(*im->optional), cmp_direct);
+    nub_sort(im->deps, im->ndeps, sizeof(*im->deps), cmp_direct);
+    nub_sort(im->dev, im->ndev, sizeof(*im->dev), cmp_direct);
+    nub_sort(im->optional, im->noptional, sizeof(*im->optional), cmp_direct);
     frame_release(&root);
     mark_optional(out, im);
   }

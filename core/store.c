@@ -650,7 +650,7 @@ int nub_import_commit(struct nub_import *im, const char key[65],
     if (m.preinstall || m.install || m.postinstall)
       flags |= NUB_IDX_INSTALL_SCRIPT;
   }
-  qsort(im->files, im->nfiles, sizeof(*im->files), cmp_file);
+  nub_sort(im->files, im->nfiles, sizeof(*im->files), cmp_file);
   for (size_t i = 0; i < im->nfiles; i++) {
     struct imp_file *f = &im->files[i];
     bool exec = f->tar_exec;
@@ -685,7 +685,7 @@ int nub_import_commit(struct nub_import *im, const char key[65],
     }
     nub_free(p);
   }
-  qsort(dirs, ndirs, sizeof(*dirs), cmp_str);
+  nub_sort(dirs, ndirs, sizeof(*dirs), cmp_str);
   {
     size_t w = 0;
     for (size_t i = 0; i < ndirs; i++) {
@@ -734,7 +734,7 @@ int nub_import_commit(struct nub_import *im, const char key[65],
         continue;
       names[nn++] = (char *)nm;
     }
-    qsort(names, nn, sizeof(*names), cmp_str);
+    nub_sort(names, nn, sizeof(*names), cmp_str);
     for (size_t i = 0; i < nn; i++) {
       if (i)
         nub_buf_addc(&csv, ',');

@@ -130,7 +130,7 @@ static long bsearch_path(const struct nub_tree *t, const char *path, size_t len)
 
 int nub_tree_finish(struct nub_tree *t, const char *lockname, struct nub_err *err)
 {
-  qsort(t->nodes, t->n, sizeof(*t->nodes), cmp_node);
+  nub_sort(t->nodes, t->n, sizeof(*t->nodes), cmp_node);
   for (size_t i = 0; i < t->n; i++) {
     struct nub_node *n = &t->nodes[i];
     const char *folder = nub_path_pkg_name(n->path), *p;
@@ -167,6 +167,7 @@ void nub_tree_release(struct nub_tree *t)
     nub_strarray_free(n->os, n->nos);
     nub_strarray_free(n->cpu, n->ncpu);
     nub_strarray_free(n->libc, n->nlibc);
+    nub_strarray_free(n->deps, n->ndeps);
     for (size_t b = 0; b < n->nbins; b++) {
       nub_free(n->bins[b].name);
       nub_free(n->bins[b].target);

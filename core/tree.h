@@ -46,6 +46,8 @@ struct nub_node {
   unsigned flags;
   char **os, **cpu, **libc;
   size_t nos, ncpu, nlibc;
+  char **deps;       /* names it depends on (for the isolated conversion) */
+  size_t ndeps;
   struct nub_bin *bins; /* from the lockfile when it records them */
   size_t nbins;
   bool bins_known;

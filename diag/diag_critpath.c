@@ -59,7 +59,7 @@ static void print_path(struct nub_diag_sink *s, double wall_ms)
     nub_free(v);
     return;
   }
-  qsort(v, n, sizeof(*v), cmp_end);
+  nub_sort(v, n, sizeof(*v), cmp_end);
   pred = nub_malloc(sizeof(*pred) * n);
   best = nub_calloc(n + 1, sizeof(*best));
   take = nub_calloc(n, sizeof(*take));
@@ -126,7 +126,7 @@ static void print_path(struct nub_diag_sink *s, double wall_ms)
   for (size_t i = 0; i < n; i++)
     if (!on_path[i])
       off[noff++].r = v[i];
-  qsort(off, noff, sizeof(*off), cmp_dur_desc);
+  nub_sort(off, noff, sizeof(*off), cmp_dur_desc);
   if (noff) {
     fprintf(stderr, "top off-critical spans (overlapped with the path)\n");
     for (size_t i = 0; i < noff && i < 10; i++)
@@ -209,7 +209,7 @@ static void print_lifecycle(struct nub_diag_sink *s, double wall_ms)
   for (size_t i = 0; i < s->nrec; i++)
     if (s->rec[i].pkg && !is_envelope(s->rec[i].cat))
       v[n++] = &s->rec[i];
-  qsort(v, n, sizeof(*v), cmp_rec_pkg);
+  nub_sort(v, n, sizeof(*v), cmp_rec_pkg);
   for (size_t i = 0; i < n; i++) {
     if (m == 0 || strcmp(l[m - 1].pkg, v[i]->pkg)) {
       l[m].pkg = v[i]->pkg;
@@ -225,7 +225,7 @@ static void print_lifecycle(struct nub_diag_sink *s, double wall_ms)
     if (v[i]->end > c->last)
       c->last = v[i]->end;
   }
-  qsort(l, m, sizeof(*l), cmp_life);
+  nub_sort(l, m, sizeof(*l), cmp_life);
   fprintf(stderr, "per-package lifecycle (top 20 by span, %zu packages)\n", m);
   fprintf(stderr, "  %-40s %9s %9s %9s %6s %6s\n", "pkg", "first_ms", "last_ms",
           "span_ms", "evts", "%wall");

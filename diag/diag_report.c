@@ -197,7 +197,7 @@ void nub__diag_print_summary(struct nub_diag_sink *s)
   for (unsigned i = 0; i < NUB_DIAG_AGG_SLOTS; i++)
     if (s->agg[i].cat)
       rows[n++] = s->agg[i];
-  qsort(rows, (size_t)n, sizeof(rows[0]), cmp_agg);
+  nub_sort(rows, (size_t)n, sizeof(rows[0]), cmp_agg);
   fprintf(stderr, "diag total %.1fms\n", wall);
   fprintf(stderr, "%-14s %-28s %8s %10s %9s %9s %7s\n", "cat", "name", "n",
           "sum_ms", "mean_ms", "max_ms", "%wall");
@@ -246,7 +246,7 @@ void nub__diag_print_summary(struct nub_diag_sink *s)
     for (unsigned i = 0; i < NUB_DIAG_PKG_SLOTS; i++)
       if (s->pkgs[i].pkg)
         top[m++] = s->pkgs[i];
-    qsort(top, (size_t)m, sizeof(*top), cmp_pkg);
+    nub_sort(top, (size_t)m, sizeof(*top), cmp_pkg);
     fprintf(stderr, "\nslowest packages (sum of their events)\n%-40s %8s %10s %10s\n",
             "pkg", "events", "sum_ms", "span_ms");
     for (int i = 0; i < m && i < 10; i++)

@@ -30,4 +30,14 @@ void nub_grow(void **p, size_t *cap, size_t need, size_t size);
 #define NUB_GROW(ptr, cap, need) \
   nub_grow((void **)&(ptr), &(cap), (need), sizeof(*(ptr)))
 
+/* qsort that accepts an empty (possibly NULL) array: the C library's is
+ * declared nonnull, and an empty list is common here. */
+#include <stdlib.h>
+static inline void nub_sort(void *base, size_t n, size_t size,
+                            int (*cmp)(const void *, const void *))
+{
+  if (n > 1)
+    qsort(base, n, size, cmp);
+}
+
 #endif

@@ -1,0 +1,400 @@
+/* convert.c - graph <-> hoisted tree, for --node-linker overrides. */
+#include "convert.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "lockfile_npm.h"
+#include "nub_alloc.h"
+#include "strmap.h"
+
+/* ---- graph -> hoisted tree ------------------------------------------------ */
+
+struct place {
+  char *path;
+  const struct nub_gpkg *p; /* NULL for a link */
+  char *link;               /* "../lib" for link: and file: directories */
+};
+
+struct hctx {
+  const struct nub_graph *g;
+  struct nub_strmap at; /* path -> struct place */
+  struct place **all;
+  size_t n, cap;
+};
+
+struct hitem {
+  char *from; /* requester path ("" = the project) */
+  char *alias;
+  const struct nub_gpkg *q;
+};
+
+static struct place *put(struct hctx *h, const char *path, const struct nub_gpkg *p,
+                         const char *link)
+{
+  struct place *pl = nub_calloc(1, sizeof(*pl));
+  pl->path = nub_strdup(path);
+  pl->p = p;
+  pl->link = link ? nub_strdup(link) : NULL;
+  nub_strmap_put(&h->at, path, pl);
+  NUB_GROW(h->all, h->cap, h->n + 1);
+  h->all[h->n++] = pl;
+  return pl;
+}
+
+static char *child_path(const char *level, const char *alias)
+{
+  return level[0] ? nub_asprintf("%s/node_modules/%s", level, alias)
+                  : nub_asprintf("node_modules/%s", alias);
+}
+
+/* The level above `level`: "node_modules/a/node_modules/b" -> "node_modules/a",
+ * "node_modules/a" -> "". Writes into out. */
+static bool parent_level(const char *level, char *out, size_t cap)
+{
+  const char *nm;
+
+  if (!level[0])
+    return false;
+  /* the last "/node_modules/" before the folder name */
+  nm = NULL;
+  for (const char *p = level; (p = strstr(p, "/node_modules/")) != NULL; p++)
+    nm = p;
+  if (!nm) {
+    out[0] = '\0';
+    return true;
+  }
+  snprintf(out, cap, "%.*s", (int)(nm - level), level);
+  return true;
+}
+
+/* Where Node finds `alias` from a package at `level`. */
+static const struct place *resolve_from(struct hctx *h, const char *level, const char *alias)
+{
+  char cur[4096], up[4096];
+
+  snprintf(cur, sizeof(cur), "%s", level);
+  for (;;) {
+    char *path = child_path(cur, alias);
+    const struct place *pl = nub_strmap_get(&h->at, path);
+    nub_free(path);
+    if (pl)
+      return pl;
+    if (!parent_level(cur, up, sizeof(up)))
+      return NULL;
+    memcpy(cur, up, sizeof(cur));
+  }
+}
+
+static void enqueue_children(struct hitem **q, size_t *n, size_t *cap, const struct nub_graph *g,
+                             const struct nub_gpkg *p, const char *from)
+{
+  for (size_t e = 0; e < p->ndeps + p->noptional_deps; e++) {
+    const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
+    char *t = nub_gedge_target(ed->alias, ed->ref);
+    const struct nub_gpkg *c = t ? nub_graph_find(g, t) : NULL;
+    nub_free(t);
+    if (!c || c->skip)
+      continue;
+    NUB_GROW(*q, *cap, *n + 1);
+    (*q)[*n].from = nub_strdup(from);
+    (*q)[*n].alias = nub_strdup(ed->alias);
+    (*q)[*n].q = c;
+    (*n)++;
+  }
+}
+
+int nub_tree_from_graph(struct nub_tree *t, const struct nub_graph *g,
+                        const struct nub_config *cfg, struct nub_err *err)
+{
+  struct hctx h;
+  const struct nub_importer *im = g->nimporters ? &g->importers[0] : NULL;
+  struct hitem *q = NULL;
+  size_t qn = 0, qcap = 0, head = 0;
+  int rc = 0;
+  bool changed = true;
+
+  memset(&h, 0, sizeof(h));
+  h.g = g;
+  /* the project's own dependencies sit at the top */
+  for (int k = 0; im && k < 3; k++) {
+    const struct nub_gdirect *d = k == 0 ? im->deps : k == 1 ? im->optional : im->dev;
+    size_t n = k == 0 ? im->ndeps : k == 1 ? im->noptional : im->ndev;
+    for (size_t i = 0; i < n; i++) {
+      char *path = child_path("", d[i].alias), *tk;
+      const struct nub_gpkg *p;
+      if (nub_strmap_get(&h.at, path)) {
+        nub_free(path);
+        continue;
+      }
+      if (!strncmp(d[i].ref, "link:", 5)) {
+        put(&h, path, NULL, d[i].ref + 5);
+        nub_free(path);
+        continue;
+      }
+      tk = nub_gedge_target(d[i].alias, d[i].ref);
+      p = tk ? nub_graph_find(g, tk) : NULL;
+      nub_free(tk);
+      if (p && !p->skip) {
+        if (p->directory)
+          put(&h, path, NULL, p->directory); /* npm links file: directories */
+        else {
+          put(&h, path, p, NULL);
+          enqueue_children(&q, &qn, &qcap, g, p, path);
+        }
+      }
+      nub_free(path);
+    }
+  }
+  /* breadth-first: as high as no other version of the name stands in the way */
+  while (head < qn) {
+    struct hitem it = q[head++];
+    char level[4096], best[4096], up[4096];
+    bool reuse = false, have_best = false;
+
+    snprintf(level, sizeof(level), "%s", it.from);
+    for (;;) {
+      char *path = child_path(level, it.alias);
+      const struct place *pl = nub_strmap_get(&h.at, path);
+      nub_free(path);
+      if (pl) {
+        reuse = pl->p == it.q;
+        break; /* taken: the same package (reuse) or a conflict */
+      }
+      snprintf(best, sizeof(best), "%s", level);
+      have_best = true;
+      if (!parent_level(level, up, sizeof(up)))
+        break;
+      memcpy(level, up, sizeof(level));
+    }
+    if (!reuse) {
+      char *path = child_path(have_best ? best : it.from, it.alias);
+      if (!nub_strmap_get(&h.at, path)) {
+        if (it.q->directory)
+          put(&h, path, NULL, it.q->directory);
+        else {
+          put(&h, path, it.q, NULL);
+          enqueue_children(&q, &qn, &qcap, g, it.q, path);
+        }
+      }
+      nub_free(path);
+    }
+    nub_free(it.from);
+    nub_free(it.alias);
+  }
+  nub_free(q);
+  /* Check every edge resolves as the graph says; where a later placement
+   * shadows it, give the package its own nested copy. Repeat until stable. */
+  for (int round = 0; changed && round < 50; round++) {
+    changed = false;
+    for (size_t i = 0; i < h.n; i++) {
+      const struct place *pl = h.all[i];
+      if (!pl->p)
+        continue;
+      for (size_t e = 0; e < pl->p->ndeps + pl->p->noptional_deps; e++) {
+        const struct nub_gedge *ed = e < pl->p->ndeps ? &pl->p->deps[e]
+                                                       : &pl->p->optional_deps[e - pl->p->ndeps];
+        char *tk = nub_gedge_target(ed->alias, ed->ref);
+        const struct nub_gpkg *c = tk ? nub_graph_find(g, tk) : NULL;
+        const struct place *found;
+        nub_free(tk);
+        if (!c || c->skip)
+          continue;
+        found = resolve_from(&h, pl->path, ed->alias);
+        if (found && found->p == c)
+          continue;
+        {
+          char *path = child_path(pl->path, ed->alias);
+          if (!nub_strmap_get(&h.at, path)) {
+            put(&h, path, c, NULL);
+            changed = true;
+          }
+          nub_free(path);
+        }
+      }
+    }
+  }
+  /* into the tree */
+  for (size_t i = 0; i < h.n && rc == 0; i++) {
+    const struct place *pl = h.all[i];
+    size_t ni = nub_tree_add_node(t, pl->path);
+    struct nub_node *nd = &t->nodes[ni];
+    if (!pl->p) {
+      nd->flags |= NUB_NF_LINK;
+      nd->link_target = nub_strdup(pl->link);
+      continue;
+    }
+    {
+      char *url = pl->p->tarball ? nub_strdup(pl->p->tarball)
+                                 : nub_registry_tarball_url(cfg, pl->p->name, pl->p->version);
+      if (!url) {
+        rc = nub_err_set(err, -NUB_ENOREGISTRY, "no tarball URL for %s: %s", pl->p->key,
+                         nub_config_no_registry_hint);
+        break;
+      }
+      nd->pkg = nub_tree_pkg(t, pl->p->name, pl->p->version, url, pl->p->integrity);
+      nub_free(url);
+    }
+    if (pl->p->optional)
+      nd->flags |= NUB_NF_OPTIONAL;
+  }
+  for (size_t i = 0; i < h.n; i++) {
+    nub_free(h.all[i]->path);
+    nub_free(h.all[i]->link);
+    nub_free(h.all[i]);
+  }
+  nub_free(h.all);
+  nub_strmap_release(&h.at, NULL);
+  if (rc == 0)
+    rc = nub_tree_finish(t, "the lockfile", err);
+  return rc;
+}
+
+/* ---- npm tree -> graph ---------------------------------------------------- */
+
+struct tnode_ctx {
+  const struct nub_tree *t;
+  struct nub_strmap bypath; /* path -> node index + 1 */
+  char **key;               /* dep path per node */
+};
+
+static long find_dep(struct tnode_ctx *c, const char *from, const char *name)
+{
+  char cur[4096], up[4096];
+
+  snprintf(cur, sizeof(cur), "%s", from);
+  for (;;) {
+    char *path = child_path(cur, name);
+    size_t v = (size_t)(uintptr_t)nub_strmap_get(&c->bypath, path);
+    nub_free(path);
+    if (v)
+      return (long)v - 1;
+    if (!parent_level(cur, up, sizeof(up)))
+      return -1;
+    memcpy(cur, up, sizeof(cur));
+  }
+}
+
+static int cmp_direct(const void *a, const void *b)
+{
+  return strcmp(((const struct nub_gdirect *)a)->alias, ((const struct nub_gdirect *)b)->alias);
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+  return strcmp(((const struct nub_gedge *)a)->alias, ((const struct nub_gedge *)b)->alias);
+}
+
+int nub_graph_from_tree(struct nub_graph *g, const struct nub_tree *t,
+                        const struct nub_manifest *man, struct nub_err *err)
+{
+  struct tnode_ctx c;
+  struct nub_strmap seen;
+  struct nub_importer *im;
+  const struct nub_depmap *maps[3] = {&man->deps, &man->dev, &man->optional};
+
+  (void)err;
+  memset(&c, 0, sizeof(c));
+  memset(&seen, 0, sizeof(seen));
+  c.t = t;
+  c.key = nub_calloc(t->n + 1, sizeof(char *));
+  for (size_t i = 0; i < t->n; i++)
+    if (!t->nodes[i].skip)
+      nub_strmap_put(&c.bypath, t->nodes[i].path, (void *)(uintptr_t)(i + 1));
+  /* A package installed at several paths with different dependencies gets
+   * one key per distinct set (a numbered variant). */
+  for (size_t i = 0; i < t->n; i++) {
+    const struct nub_node *n = &t->nodes[i];
+    struct nub_buf sig = NUB_BUF_INIT;
+    struct nub_gpkg *p;
+    char *base;
+    if (n->skip || !n->pkg || (n->flags & (NUB_NF_BUNDLED | NUB_NF_LOCAL)))
+      continue;
+    base = nub_asprintf("%s@%s", n->pkg->name, n->pkg->version);
+    for (size_t d = 0; d < n->ndeps; d++) {
+      long ti = find_dep(&c, n->path, n->deps[d]);
+      nub_buf_addf(&sig, "%s=%s;", n->deps[d], ti >= 0 ? t->nodes[ti].path : "-");
+    }
+    for (int variant = 0;; variant++) {
+      char *k = variant ? nub_asprintf("%s(%d)", base, variant) : nub_strdup(base);
+      const char *have = nub_strmap_get(&seen, k);
+      if (!have) {
+        nub_strmap_put(&seen, k, nub_strdup(nub_buf_str(&sig)));
+        c.key[i] = k;
+        p = nub_calloc(1, sizeof(*p));
+        p->key = nub_strdup(k);
+        p->pkg_key = nub_strdup(base);
+        p->name = nub_strdup(n->pkg->name);
+        p->version = nub_strdup(n->pkg->version);
+        p->integrity = n->pkg->integrity ? nub_strdup(n->pkg->integrity) : NULL;
+        p->tarball = n->pkg->tarball ? nub_strdup(n->pkg->tarball) : NULL;
+        p->optional = (n->flags & (NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL)) != 0;
+        p->fetch = n->pkg;
+        nub_graph_add(g, p);
+        break;
+      }
+      if (!strcmp(have, nub_buf_str(&sig))) {
+        c.key[i] = k; /* the same package with the same dependencies */
+        break;
+      }
+      nub_free(k);
+    }
+    nub_free(base);
+    nub_buf_release(&sig);
+  }
+  nub_graph_sort(g);
+  for (size_t i = 0; i < t->n; i++) {
+    const struct nub_node *n = &t->nodes[i];
+    struct nub_gpkg *p = c.key[i] ? nub_graph_find(g, c.key[i]) : NULL;
+    if (!p || p->ndeps)
+      continue; /* edges come from the first node of each key */
+    for (size_t d = 0; d < n->ndeps; d++) {
+      long ti = find_dep(&c, n->path, n->deps[d]);
+      if (ti < 0 || !c.key[ti])
+        continue;
+      p->deps = nub_realloc(p->deps, sizeof(*p->deps) * (p->ndeps + 1));
+      p->deps[p->ndeps].alias = nub_strdup(n->deps[d]);
+      p->deps[p->ndeps].ref = nub_strdup(c.key[ti]); /* a full dep path */
+      p->ndeps++;
+    }
+    nub_sort(p->deps, p->ndeps, sizeof(*p->deps), cmp_edge);
+  }
+  g->importers = nub_calloc(1, sizeof(*g->importers));
+  g->nimporters = 1;
+  im = &g->importers[0];
+  im->path = nub_strdup(".");
+  for (int k = 0; k < 3; k++) {
+    for (size_t i = 0; i < maps[k]->n; i++) {
+      const struct nub_dep *d = &maps[k]->v[i];
+      long ti = find_dep(&c, "", d->name);
+      struct nub_gdirect **v = k == 0 ? &im->deps : k == 1 ? &im->dev : &im->optional;
+      size_t *cnt = k == 0 ? &im->ndeps : k == 1 ? &im->ndev : &im->noptional;
+      char *ref;
+      if (ti < 0)
+        continue;
+      if (t->nodes[ti].flags & NUB_NF_LINK)
+        ref = nub_asprintf("link:%s", t->nodes[ti].link_target);
+      else if (c.key[ti])
+        ref = nub_strdup(c.key[ti]);
+      else
+        continue;
+      *v = nub_realloc(*v, sizeof(**v) * (*cnt + 1));
+      (*v)[*cnt].alias = nub_strdup(d->name);
+      (*v)[*cnt].specifier = nub_strdup(d->spec);
+      (*v)[*cnt].ref = ref;
+      (*cnt)++;
+    }
+  }
+  nub_sort(im->deps, im->ndeps, sizeof(*im->deps), cmp_direct);
+  nub_sort(im->dev, im->ndev, sizeof(*im->dev), cmp_direct);
+  nub_sort(im->optional, im->noptional, sizeof(*im->optional), cmp_direct);
+  for (size_t i = 0; i < t->n; i++)
+    nub_free(c.key[i]);
+  nub_free(c.key);
+  nub_strmap_release(&c.bypath, NULL);
+  nub_strmap_release(&seen, nub_free);
+  return 0;
+}

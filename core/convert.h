@@ -1,0 +1,27 @@
+/* convert.h - between the two layouts' plans, for --node-linker overrides:
+ *
+ *  - a graph (nub.lock, pnpm-lock.yaml) to a hoisted tree: npm's placement
+ *    rule, breadth-first from the project's dependencies, each package at the
+ *    shallowest node_modules on its parent's chain that has no other version
+ *    of the same name in the way (a conflict nests it under its parent);
+ *  - an npm lockfile's tree to a graph: each node's dependencies found the
+ *    way Node finds them (its own node_modules, then each parent's). */
+#ifndef NUB_CONVERT_H
+#define NUB_CONVERT_H
+
+#include "config.h"
+#include "err.h"
+#include "graph.h"
+#include "tree.h"
+
+/* Build t (initialised by the caller) from g. Skipped packages are left out.
+ * Tarball URLs come from the configured registry unless g records one. */
+int nub_tree_from_graph(struct nub_tree *t, const struct nub_graph *g,
+                        const struct nub_config *cfg, struct nub_err *err);
+
+/* Build g (initialised by the caller) from an npm lockfile tree whose nodes
+ * carry their dependency names (struct nub_node deps). */
+int nub_graph_from_tree(struct nub_graph *g, const struct nub_tree *t,
+                        const struct nub_manifest *man, struct nub_err *err);
+
+#endif
