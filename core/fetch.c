@@ -326,6 +326,7 @@ static void worker_run(void *arg, int worker)
   nub_err_clear(&err);
   memset(&st, 0, sizeof(st));
   have_want = j->pkg->integrity && nub_sri_parse(&want, j->pkg->integrity) == 0;
+
   nub_hasher_init(&j->h, have_want ? want.algo : NUB_HASH_SHA512);
   j->bytes_in = 0;
   j->t_wait_ns = 0;
@@ -471,6 +472,19 @@ void nub_fetch_add(struct nub_fetch *fs, struct nub_pkg *p)
   }
   if (rc == -NUB_ESTORE) /* unreadable: fetch over it */
     nub_store_index_remove(f->store, p->key);
+  if (p->integrity) {
+    struct nub_sri sri;
+    if (nub_sri_parse(&sri, p->integrity) < 0) {
+      /* never download unverified what the lockfile meant to pin */
+      pthread_mutex_lock(&f->lock);
+      if (!f->rc)
+        f->rc = nub_err_set(&f->err, -NUB_EINTEGRITY,
+                            "%s@%s has an unusable integrity value '%s' in the lockfile",
+                            p->name, p->version, p->integrity);
+      pthread_mutex_unlock(&f->lock);
+      return;
+    }
+  }
   if (f->offline) {
     if (p->optional) {
       /* an optional package missing offline is skipped, as a failed fetch

@@ -434,7 +434,7 @@ static bool up_to_date(struct nub_install_ctx *c)
   struct nub_state s;
   bool fresh = false;
 
-  if (c->o->force || c->o->ci || c->o->lockfile_only)
+  if (c->o->force || c->o->ci || c->o->lockfile_only || c->o->frozen == NUB_FROZEN_NO)
     return false;
   if (nub_state_read(&s, c->proj.dir_fd, true) < 0)
     return false;

@@ -67,8 +67,8 @@ static void on_pick(void *ud, const char *name, const struct nub_pversion *pv)
 
 /* Does the lockfile's importer match package.json? why names the first
  * dependency that differs. */
-static bool in_sync(const struct nub_graph *g, const struct nub_manifest *m, char *why,
-                    size_t cap)
+static bool in_sync(const struct nub_graph *g, const struct nub_manifest *m,
+                    const struct nub_depmap *overrides, char *why, size_t cap)
 {
   const struct nub_importer *im = g->nimporters ? &g->importers[0] : NULL;
   const struct nub_depmap *maps[3] = {&m->deps, &m->dev, &m->optional};
@@ -77,6 +77,21 @@ static bool in_sync(const struct nub_graph *g, const struct nub_manifest *m, cha
   if (!im) {
     snprintf(why, cap, "the lockfile has no importer for the project");
     return false;
+  }
+  for (size_t i = 0; i < overrides->n; i++) {
+    const char *was = nub_depmap_get(&g->overrides, overrides->v[i].name);
+    if (!was || strcmp(was, overrides->v[i].spec)) {
+      snprintf(why, cap, "override %s changed to '%s'", overrides->v[i].name,
+               overrides->v[i].spec);
+      return false;
+    }
+  }
+  if (g->overrides.n != overrides->n) {
+    for (size_t i = 0; i < g->overrides.n; i++)
+      if (!nub_depmap_get(overrides, g->overrides.v[i].name)) {
+        snprintf(why, cap, "override %s was removed", g->overrides.v[i].name);
+        return false;
+      }
   }
   for (int k = 0; k < 3; k++) {
     const struct nub_gdirect *d = k == 0 ? im->deps : k == 1 ? im->dev : im->optional;
@@ -415,6 +430,7 @@ int nub__install_isolated(struct nub_install_ctx *c, struct nub_err *err)
   struct nub_fetch_result fr;
   struct nub_isolated_result ir;
   struct nub_graph prev;
+  struct nub_depmap overrides;
   bool have_prev = false, frozen, fresh = false;
   char why[512] = "", detail[160];
   int rc;
@@ -433,6 +449,7 @@ int nub__install_isolated(struct nub_install_ctx *c, struct nub_err *err)
   frozen = c->o->frozen == NUB_FROZEN_YES ||
            (c->o->frozen == NUB_FROZEN_DEFAULT && nub_plat_getenv("CI") && c->proj.lockfile);
 
+  nub_overrides_load(c->proj.dir, &overrides, err);
   nub_diag_phase_begin(&ph, "resolve");
   if (c->given) {
     /* a plan made from another lockfile (npm's tree): install it as is */
@@ -448,7 +465,7 @@ int nub__install_isolated(struct nub_install_ctx *c, struct nub_err *err)
     if (rc < 0)
       goto out_phase;
     have_prev = true;
-    fresh = in_sync(&prev, &c->man, why, sizeof(why));
+    fresh = in_sync(&prev, &c->man, &overrides, why, sizeof(why));
   }
   if (frozen) {
     if (!have_prev) {
@@ -470,7 +487,6 @@ int nub__install_isolated(struct nub_install_ctx *c, struct nub_err *err)
   } else {
     struct nub_meta_opts mo = {c->o->offline, c->o->prefer_offline};
     struct nub_resolve_opts ro;
-    struct nub_depmap overrides;
     struct nub_fetch_opts fo = {c->o->offline};
 
     if (have_prev && why[0])
@@ -484,7 +500,6 @@ int nub__install_isolated(struct nub_install_ctx *c, struct nub_err *err)
       if (rc < 0)
         goto out_phase;
     }
-    nub_overrides_load(c->proj.dir, &overrides, err);
     memset(&ro, 0, sizeof(ro));
     ro.project_dir = c->proj.dir;
     ro.previous = have_prev && c->o->frozen != NUB_FROZEN_NO ? &prev : NULL;
@@ -492,7 +507,6 @@ int nub__install_isolated(struct nub_install_ctx *c, struct nub_err *err)
     ro.on_pick = s.fetch ? on_pick : NULL;
     ro.ud = &s;
     rc = nub_resolve(&s.g, &c->man, s.meta, &ro, err);
-    nub_depmap_release(&overrides);
     s.resolved = true;
     if (rc < 0)
       goto out_phase;
@@ -608,5 +622,6 @@ out:
   if (have_prev)
     nub_graph_release(&prev);
   nub_graph_release(&s.g);
+  nub_depmap_release(&overrides);
   return rc;
 }

@@ -356,7 +356,8 @@ static void link_one(void *vctx, size_t i, int worker)
     if (nub_plat_stat_at(c->proj_fd, nmpath, &st) == 0)
       return; /* kept from the previous install */
     snprintf(prefix, sizeof(prefix), "%s/", nmpath);
-    if (build_entry(c, p, c->proj_fd, prefix, true, worker) == 0)
+    /* in the project, siblings are reached through .nub/<dir> names */
+    if (build_entry(c, p, c->proj_fd, prefix, false, worker) == 0)
       nub_progress_add(c->prog, &c->prog->linked, 1);
     __atomic_add_fetch(&c->built, 1, __ATOMIC_RELAXED);
     return;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "integrity.h"
 #include "nub_alloc.h"
 #include "path.h"
 
@@ -96,6 +97,12 @@ static int set_pkg(struct nub_tree *t, struct nub_node *n, const char *real_name
     return nub_err_set(err, -NUB_ELOCKFILE,
                        "%s entry '%s' is a local tarball (%s); nub cannot install "
                        "file: tarballs from npm lockfiles yet", fname, n->path, resolved);
+  if (integrity) {
+    struct nub_sri sri;
+    if (nub_sri_parse(&sri, integrity) < 0)
+      return nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' has an invalid integrity '%s'",
+                         fname, n->path, integrity);
+  }
   if (resolved && is_url(resolved)) {
     tarball = nub_rewrite_registry_url(cfg, name, resolved);
   } else if (is_url(version)) { /* v1 URL dependency: version is the URL */

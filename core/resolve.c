@@ -871,6 +871,15 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nu
   r.o = o;
   r.err = err;
   r.g = out;
+  if (o->overrides && o->overrides->n) {
+    /* recorded in the lockfile, so a change of them is a change of inputs */
+    out->overrides.v = nub_calloc(o->overrides->n, sizeof(*out->overrides.v));
+    for (size_t i = 0; i < o->overrides->n; i++) {
+      out->overrides.v[i].name = nub_strdup(o->overrides->v[i].name);
+      out->overrides.v[i].spec = nub_strdup(o->overrides->v[i].spec);
+    }
+    out->overrides.n = o->overrides->n;
+  }
   /* project dependencies: dependencies and optionalDependencies, then
    * devDependencies; a name in two maps counts once (npm's precedence) */
   for (int k = 0; k < 3; k++) {

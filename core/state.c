@@ -45,7 +45,8 @@ bool nub_state_checks_exist(const struct nub_state *s, int dir_fd)
 {
   for (size_t i = 0; i < s->nchecks; i++) {
     struct nub_plat_stat st;
-    if (nub_plat_stat_at(dir_fd, s->checks[i], &st) < 0)
+    /* following links: a dangling top-level link is a broken install */
+    if (nub_plat_stat_follow_at(dir_fd, s->checks[i], &st) < 0)
       return false;
   }
   return true;

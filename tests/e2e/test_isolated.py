@@ -1,0 +1,596 @@
+#!/usr/bin/env python3
+"""The isolated layout `nub install` builds from nub.lock (or package.json):
+node_modules/<dep> -> .nub/<dir>/node_modules/<dep>, dependencies as sibling
+links, the global virtual store (<store>/v1/links) and its reuse, bins,
+--prod, the frozen-lockfile modes, reinstalls (removals, repairs, "Already up
+to date"), pnpm-lock.yaml projects, two lockfiles, and --offline.
+
+Run: NUB_BIN=build/core/nub python3 tests/e2e/test_isolated.py
+     (or ctest -R e2e.isolated)
+"""
+
+import json
+import os
+import re
+import shutil
+import sys
+import time
+
+import nubtest
+from test_resolve import (LockMixin, BASIC_IMPORTER, dep_key, dep_path_filename,
+                          key_name, key_version, platform_ok)
+
+PHASE_LINE = re.compile(r"^DEBUG phase:(\w+) (\S+) ?(?:\((.*)\))?$", re.M)
+DIAG_KNOBS = ("NUB_DIAG_FILE", "NUB_DIAG_PRINT", "NUB_DIAG_THRESHOLD_MS", "NUB_DIAG_SUMMARY",
+              "NUB_DIAG_CRITPATH", "NUB_DIAG_KERNEL", "NUB_BENCH_PHASES_FILE", "NUB_LOG",
+              "RUST_LOG", "NUB_PLAT_FAULT")
+
+# For each directory given: require() every declared dependency (its exports),
+# and for every other name say whether require.resolve finds it and through
+# which node_modules directory of the lookup path. One node for all of them.
+PROBE = r"""
+const M = require('module'), fs = require('fs'), path = require('path');
+const out = {};
+for (const [dir, declared, undeclared] of JSON.parse(process.argv[1])) {
+  const req = M.createRequire(path.join(dir, 'noop.js'));
+  const r = out[dir] = {declared: {}, undeclared: {}};
+  for (const a of declared) {
+    try { const m = req(a); r.declared[a] = {name: m.name, version: m.version, deps: m.deps}; }
+    catch (e) { r.declared[a] = {error: String(e.code || e)}; }
+  }
+  const lookups = M._nodeModulePaths(dir);
+  for (const u of undeclared) {
+    try { req.resolve(u); r.undeclared[u] = {via: lookups.find(d => fs.existsSync(path.join(d, u)))}; }
+    catch (e) { r.undeclared[u] = {error: String(e.code || e)}; }
+  }
+}
+console.log(JSON.stringify(out));
+"""
+
+
+class IsolatedTestCase(LockMixin, nubtest.NubTestCase):
+
+    def setUp(self):
+        super().setUp()
+        for k in DIAG_KNOBS:
+            self.env.pop(k, None)
+
+    # -- the graph nub.lock describes
+
+    def installed_graph(self, lock, omit_dev=False):
+        """{key: {name, version, dir, deps: {alias: key}}} for the packages an
+        install on this platform creates (other-platform optional packages
+        and, with omit_dev, dev-only ones left out)."""
+        def fits(key):
+            entry = lock["packages"].get(key.split("(", 1)[0], {})
+            return platform_ok(entry.get("os"), entry.get("cpu"))
+
+        graph, todo = {}, []
+        for alias, (field, spec, version) in self.importer_deps(lock).items():
+            if omit_dev and field == "devDependencies":
+                continue
+            key = dep_key(alias, version)
+            if key and fits(key):
+                todo.append(key)
+        while todo:
+            key = todo.pop()
+            if key in graph:
+                continue
+            deps = {a: k for a, k in self.snapshot_deps(lock["snapshots"][key]).items()
+                    if k and fits(k)}
+            graph[key] = {"name": key_name(key), "version": key_version(key),
+                          "dir": dep_path_filename(key), "deps": deps}
+            todo.extend(deps.values())
+        return graph
+
+    def direct_deps(self, lock, omit_dev=False):
+        """{alias: key} of the direct dependencies that get installed."""
+        out = {}
+        graph = self.installed_graph(lock, omit_dev)
+        for alias, (field, spec, version) in self.importer_deps(lock).items():
+            key = dep_key(alias, version)
+            if key in graph and not (omit_dev and field == "devDependencies"):
+                out[alias] = key
+        return out
+
+    # -- looking at node_modules
+
+    @staticmethod
+    def listdir_names(path):
+        """Package names in a node_modules dir (scopes expanded), without
+        dot entries."""
+        out = set()
+        for entry in os.listdir(path):
+            if entry.startswith("."):
+                continue
+            if entry.startswith("@"):
+                out.update(entry + "/" + sub for sub in os.listdir(os.path.join(path, entry)))
+            else:
+                out.add(entry)
+        return out
+
+    def assert_relative_link_to(self, link, target):
+        self.assertTrue(os.path.islink(link), "%s is not a symlink" % link)
+        dest = os.readlink(link)
+        self.assertFalse(os.path.isabs(dest), "%s -> %s is absolute" % (link, dest))
+        self.assertEqual(os.path.normpath(os.path.join(os.path.dirname(link), dest)),
+                         os.path.normpath(target), "%s -> %s" % (link, dest))
+        self.assertTrue(os.path.exists(link), "%s -> %s dangles" % (link, dest))
+
+    def links_dir(self, store=None):
+        return os.path.join(store or self.store, "v1", "links")
+
+    def assert_layout(self, gvs, proj=None, omit_dev=False, store=None):
+        """node_modules is exactly the isolated layout of the project's
+        nub.lock; returns the installed graph."""
+        proj = proj or self.proj
+        lock = self.lock(proj)
+        graph = self.installed_graph(lock, omit_dev)
+        direct = self.direct_deps(lock, omit_dev)
+        nm = self.nm(proj=proj)
+        vs = os.path.join(nm, ".nub")
+        # top level: one relative link per direct dependency, into .nub
+        self.assertEqual(self.listdir_names(nm), set(direct))
+        for alias, key in direct.items():
+            with self.subTest(direct=alias):
+                g = graph[key]
+                self.assert_relative_link_to(
+                    os.path.join(nm, alias), os.path.join(vs, g["dir"], "node_modules", g["name"]))
+        # .nub: one entry per package
+        self.assertEqual(set(os.listdir(vs)) - {"node_modules"}, {g["dir"] for g in graph.values()})
+        links = os.path.realpath(self.links_dir(store))
+        for key, g in sorted(graph.items()):
+            with self.subTest(package=key):
+                entry = os.path.join(vs, g["dir"])
+                if gvs:
+                    self.assertTrue(os.path.islink(entry), "%s is not a symlink" % entry)
+                    target = os.readlink(entry)
+                    self.assertEqual(os.path.realpath(os.path.dirname(target)), links, target)
+                    self.assertRegex(os.path.basename(target),
+                                     "^" + re.escape(g["dir"]) + "-[0-9a-f]{16}$")
+                else:
+                    self.assertFalse(os.path.islink(entry), "%s is a symlink" % entry)
+                    self.assertTrue(os.path.isdir(entry))
+                own = os.path.join(entry, "node_modules")
+                # the package itself plus exactly its declared dependencies
+                self.assertEqual(self.listdir_names(own), {g["name"]} | set(g["deps"]))
+                pkg_dir = os.path.join(own, g["name"])
+                self.assertTrue(os.path.isdir(pkg_dir) and not os.path.islink(pkg_dir), pkg_dir)
+                pj = self.read_json(os.path.join(pkg_dir, "package.json"))
+                self.assertEqual((pj["name"], pj["version"]), (g["name"], g["version"]))
+                for alias, dkey in g["deps"].items():
+                    d = graph[dkey]
+                    link = os.path.join(own, alias)
+                    self.assertTrue(os.path.islink(link), link)
+                    self.assertFalse(os.path.isabs(os.readlink(link)), link)
+                    self.assertEqual(
+                        os.path.realpath(link),
+                        os.path.realpath(os.path.join(vs, d["dir"], "node_modules", d["name"])),
+                        "%s of %s" % (alias, key))
+        # the hidden hoist has every installed name once
+        self.assertEqual(self.listdir_names(os.path.join(vs, "node_modules")),
+                         {g["name"] for g in graph.values()})
+        return graph
+
+    def assert_requires(self, gvs, proj=None, omit_dev=False):
+        """node: every direct dependency loads from the project; from each
+        package's real directory its declared dependencies load with the
+        locked versions and undeclared names do not come from the package's
+        own directory: with the global virtual store they do not resolve at
+        all; without it only the project's hidden hoist
+        (node_modules/.nub/node_modules) or node_modules provide them."""
+        if not nubtest.have_node():
+            self.skipTest("node is not installed")
+        proj = proj or self.proj
+        lock = self.lock(proj)
+        graph = self.installed_graph(lock, omit_dev)
+        direct = self.direct_deps(lock, omit_dev)
+        names = {g["name"] for g in graph.values()} | set(direct)
+        jobs = [[os.path.realpath(proj), sorted(direct), []]]
+        for key, g in sorted(graph.items()):
+            real = os.path.realpath(self.nm(".nub", g["dir"], "node_modules", g["name"], proj=proj))
+            jobs.append([real, sorted(g["deps"]), sorted(names - set(g["deps"]) - {g["name"]})])
+        proc = self.run_cmd(["node", "-e", PROBE, json.dumps(jobs)], cwd=proj)
+        out = json.loads(proc.stdout)
+        got = out[jobs[0][0]]["declared"]
+        for alias, key in direct.items():
+            self.assertEqual((got[alias].get("name"), got[alias].get("version")),
+                             (graph[key]["name"], graph[key]["version"]),
+                             "the project requires %s: %s" % (alias, got[alias]))
+        allowed_via = {os.path.realpath(os.path.join(proj, "node_modules", ".nub", "node_modules")),
+                       os.path.realpath(os.path.join(proj, "node_modules"))}
+        for (real, declared, undeclared), (key, g) in zip(jobs[1:], sorted(graph.items())):
+            with self.subTest(package=key):
+                res = out[real]
+                for alias in declared:
+                    d = graph[g["deps"][alias]]
+                    self.assertEqual(res["declared"][alias].get("version"), d["version"],
+                                     "%s requires %s: %s" % (key, alias, res["declared"][alias]))
+                    self.assertEqual(res["declared"][alias].get("name"), d["name"])
+                for name in undeclared:
+                    r = res["undeclared"][name]
+                    if gvs:
+                        self.assertEqual(r, {"error": "MODULE_NOT_FOUND"},
+                                         "%s (in the global virtual store) resolves undeclared %s"
+                                         % (key, name))
+                    elif "via" in r:
+                        self.assertIn(os.path.realpath(r["via"]), allowed_via,
+                                      "%s finds undeclared %s through %s" % (key, name, r["via"]))
+        # builtins always load
+        self.assertEqual(self.node_json(proj, "typeof require('fs').readFileSync"), "function")
+
+    def gvs_targets(self, proj=None):
+        vs = self.nm(".nub", proj=proj)
+        return {e: os.readlink(os.path.join(vs, e)) for e in os.listdir(vs)
+                if os.path.islink(os.path.join(vs, e))}
+
+    def phase_lines(self, stderr):
+        return {m.group(1): m for m in PHASE_LINE.finditer(stderr)}
+
+    def rm(self, *parts):
+        p = os.path.join(self.proj, *parts)
+        if os.path.islink(p) or os.path.isfile(p):
+            os.unlink(p)
+        elif os.path.isdir(p):
+            shutil.rmtree(p)
+
+
+class LayoutTest(IsolatedTestCase):
+    """The basic project (a -> b@1, c -> b@2, @scope/d -> a, bins, optional
+    deps per platform, a dev dependency) resolved and installed."""
+
+    def setUp(self):
+        super().setUp()
+        self.make_project("basic")
+
+    def test_layout_with_global_virtual_store(self):
+        self.nub("install")
+        self.assertEqual(self.lock()["importers"], {".": BASIC_IMPORTER})
+        graph = self.assert_layout(gvs=True)
+        # a, b@1, b@2, c, @scope/d, e, dev-only and the opt-* for this platform
+        opts = [self.read_json(os.path.join(nubtest.PACKAGES_DIR, o + "@1.0.0", "package.json"))
+                for o in ("opt-linux", "opt-darwin", "opt-win")]
+        self.assertEqual(len(graph), 7 + sum(platform_ok(m.get("os"), m.get("cpu")) for m in opts))
+        # every entry of the store's links dir that this project uses exists once
+        used = {os.path.basename(t) for t in self.gvs_targets().values()}
+        self.assertTrue(used <= set(os.listdir(self.links_dir())))
+        self.assert_requires(gvs=True)
+
+    def test_layout_without_global_virtual_store(self):
+        self.nub("install", "--no-global-virtual-store")
+        self.assert_layout(gvs=False)
+        self.assertEqual(self.gvs_targets(), {})
+        links = self.links_dir()
+        self.assertEqual(os.listdir(links) if os.path.isdir(links) else [], [])
+        self.assert_requires(gvs=False)
+
+    def test_npmrc_turns_global_virtual_store_off(self):
+        with open(os.path.join(self.proj, ".npmrc"), "w") as f:
+            f.write("enable-global-virtual-store=false\n")
+        self.nub("install")
+        self.assert_layout(gvs=False)
+
+    def test_warm_store_second_project_reuses_entries(self):
+        self.nub("install")
+        first = self.gvs_targets()
+        entries = sorted(os.listdir(self.links_dir()))
+        proj2 = os.path.join(self.tmp, "proj2")
+        os.makedirs(proj2)
+        shutil.copy(os.path.join(self.proj, "package.json"), proj2)
+        diag = os.path.join(self.tmp, "diag.jsonl")
+        self.registry.reset_log()
+        proc = self.nub("install", cwd=proj2, env={"NUB_LOG": "debug", "NUB_DIAG_FILE": diag})
+        self.assertEqual(self.gvs_targets(proj2), first)
+        self.assertEqual(sorted(os.listdir(self.links_dir())), entries)
+        phases = self.phase_lines(proc.stderr)
+        self.assertIn("link", phases, proc.stderr)
+        self.assertRegex(phases["link"].group(3) or "", r"^0 files\b", phases["link"].group(0))
+        with open(diag) as f:
+            events = [json.loads(line) for line in f]
+        self.assertEqual([e for e in events if e["cat"] == "linker"], [])
+        self.assertEqual(self.registry.count(r"\.tgz$"), 0)
+        self.assertEqual(self.lock_text(proj2), self.lock_text())
+        self.assert_layout(gvs=True, proj=proj2)
+        self.assert_requires(gvs=True, proj=proj2)
+
+    def test_switching_global_virtual_store_off_and_on(self):
+        self.nub("install")
+        self.assert_layout(gvs=True)
+        self.nub("install", "--no-global-virtual-store")
+        self.assert_layout(gvs=False)
+        self.assert_requires(gvs=False)
+        self.nub("install")
+        self.assert_layout(gvs=True)
+        self.assert_requires(gvs=True)
+
+    def test_bins_of_direct_dependencies(self):
+        self.nub("install")
+        bin_dir = self.nm(".bin")
+        self.assertEqual(sorted(os.listdir(bin_dir)), ["c-cli", "d"])
+        for name, target in (("c-cli", ("c", "bin", "cli.js")), ("d", ("@scope", "d", "bin", "d.js"))):
+            with self.subTest(bin=name):
+                link = os.path.join(bin_dir, name)
+                self.assertTrue(os.path.islink(link))
+                self.assertFalse(os.path.isabs(os.readlink(link)))
+                self.assertEqual(os.path.realpath(link), os.path.realpath(self.nm(*target)))
+                self.assertExecutable(os.path.realpath(link))
+        if nubtest.have_node():
+            out = self.run_cmd([os.path.join(bin_dir, "c-cli"), "x"]).stdout
+            self.assertEqual(out.strip(), "c-cli 1.0.0 b@2.0.0 x")
+            out = self.run_cmd([os.path.join(bin_dir, "d")]).stdout
+            self.assertEqual(out.strip(), "d 1.0.0 a@1.0.0")
+
+    def test_prod_leaves_dev_dependencies_out(self):
+        self.nub("install", "--prod")
+        self.assertFalse(os.path.lexists(self.nm("dev-only")))
+        self.assertFalse(os.path.lexists(self.nm(".nub", "dev-only@1.0.0")))
+        self.assertFalse(os.path.lexists(self.nm(".nub", "node_modules", "dev-only")))
+        # the lockfile still has it
+        self.assertIn("dev-only", self.lock()["importers"]["."]["devDependencies"])
+        self.assert_layout(gvs=True, omit_dev=True)
+        self.assert_requires(gvs=True, omit_dev=True)
+        proc = self.nub("install")
+        self.assertNotIn("Already up to date", proc.stdout)
+        self.assert_layout(gvs=True)
+
+
+class FrozenModesTest(IsolatedTestCase):
+
+    def change_spec(self, name, spec, field="dependencies"):
+        def fn(doc):
+            doc[field][name] = spec
+        self.edit_pj(fn)
+
+    def test_frozen_lockfile_rejects_changed_specifier(self):
+        self.make_project("basic")
+        self.nub("install")
+        lock_before = self.lock_text()
+        self.change_spec("c", "1.0.0")
+        proc = self.nub_fails("install", "--frozen-lockfile")
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertIn("ERR_NUB_OUTDATED", proc.stderr)
+        self.assertRegex(proc.stderr, r"\bc\b.*'1\.0\.0'")
+        self.assertEqual(self.lock_text(), lock_before)
+        self.assert_layout(gvs=True)
+
+    def test_frozen_lockfile_rejects_added_and_removed_dependencies(self):
+        self.make_project("basic")
+        self.nub("install", "--lockfile-only")
+        self.edit_pj(lambda d: d["dependencies"].update({"pre": "^1.0.0"}))
+        proc = self.nub_fails("install", "--frozen-lockfile")
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertRegex(proc.stderr, r"\bpre\b")
+        self.edit_pj(lambda d: (d["dependencies"].pop("pre"), d["dependencies"].pop("e")))
+        proc = self.nub_fails("install", "--frozen-lockfile")
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertRegex(proc.stderr, r"\be\b")
+        self.assertFalse(os.path.exists(self.nm()))
+
+    def locked_project(self):
+        """b locked at 1.0.0 under the range '>=1.0.0' (as if locked before
+        b@2.0.0 existed: a fresh resolution picks 2.0.0), e ^1.0.0, a ^1.0.0."""
+        self.write_pj({"name": "p", "version": "1.0.0",
+                       "dependencies": {"a": "^1.0.0", "b": "1.0.0", "e": "^1.0.0"}})
+        self.nub("install", "--lockfile-only")
+        text = self.lock_text()
+        edited = re.sub(r"(\n      b:\n        specifier: )1\.0\.0\n", "\\1'>=1.0.0'\n", text)
+        self.assertNotEqual(edited, text)
+        with open(os.path.join(self.proj, "nub.lock"), "w") as f:
+            f.write(edited)
+        self.change_spec("b", ">=1.0.0")
+        # consistent: a frozen install takes it as is
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.lock_text(), edited)
+        self.assertEqual(self.node_json(self.proj, "require('b').version"), "1.0.0")
+
+    def test_default_mode_re_resolves_keeping_locked_versions(self):
+        self.locked_project()
+        self.change_spec("e", "~1.0.0")
+        proc = self.nub("install")
+        self.assertNotIn("Already up to date", proc.stdout)
+        deps = self.importer_deps(self.lock())
+        self.assertEqual(deps["e"], ("dependencies", "~1.0.0", "1.0.0"))
+        self.assertEqual(deps["b"], ("dependencies", ">=1.0.0", "1.0.0"))   # kept
+        self.assertEqual(deps["a"], ("dependencies", "^1.0.0", "1.0.0"))
+        self.assertNotIn("b@2.0.0", self.lock()["packages"])
+        self.assertEqual(self.node_json(self.proj, "require('b').version"), "1.0.0")
+        self.assert_layout(gvs=True)
+
+    def assert_fresh_resolution(self):
+        deps = self.importer_deps(self.lock())
+        self.assertEqual(deps["b"], ("dependencies", ">=1.0.0", "2.0.0"))
+        self.assertEqual(self.node_json(self.proj, "require('b').version"), "2.0.0")
+        self.assertEqual(self.node_json(self.proj, "require('a').deps"), {"b": "1.0.0"})
+        self.assert_layout(gvs=True)
+
+    def test_no_frozen_lockfile_re_resolves(self):
+        self.locked_project()
+        self.rm("node_modules")
+        self.nub("install", "--no-frozen-lockfile")
+        self.assert_fresh_resolution()
+
+    def test_no_frozen_lockfile_re_resolves_an_installed_project(self):
+        # same as above, but node_modules is up to date with the lockfile:
+        # the flag still asks for a new resolution
+        self.locked_project()
+        proc = self.nub("install", "--no-frozen-lockfile")
+        self.assertNotIn("Already up to date", proc.stdout)
+        self.assert_fresh_resolution()
+
+    def test_lockfile_only(self):
+        self.make_project("basic")
+        self.nub("install", "--lockfile-only")
+        self.assertFalse(os.path.exists(self.nm()))
+        self.assertEqual(self.lock()["importers"], {".": BASIC_IMPORTER})
+        self.assertEqual(self.registry.count(r"\.tgz$"), 0)
+        # with an existing node_modules: the lockfile changes, node_modules does not
+        self.nub("install")
+        before = self.tree(self.nm())
+        self.edit_pj(lambda d: d["dependencies"].pop("e"))
+        self.nub("install", "--lockfile-only")
+        self.assertNotIn("e", self.importer_deps(self.lock()))
+        self.assertEqual(self.tree(self.nm()), before)
+
+    def test_ci_is_frozen_by_default_with_a_lockfile(self):
+        self.make_project("basic")
+        # without a lockfile CI does not stop an install (and one is written)
+        self.nub("install", env={"CI": "1"})
+        self.assertTrue(os.path.isfile(os.path.join(self.proj, "nub.lock")))
+        self.change_spec("c", "1.0.0")
+        proc = self.nub_fails("install", env={"CI": "1"})
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertRegex(proc.stderr, r"\bc\b")
+        # flags still win over the CI default
+        self.nub("install", "--no-frozen-lockfile", env={"CI": "1"})
+        self.assertEqual(self.importer_deps(self.lock())["c"], ("dependencies", "1.0.0", "1.0.0"))
+
+
+class ReinstallTest(IsolatedTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.make_project("basic")
+
+    def test_removed_dependency_leaves_node_modules(self):
+        self.nub("install")
+        self.edit_pj(lambda d: d["dependencies"].pop("c"))
+        self.nub("install")
+        lock = self.lock()
+        self.assertNotIn("c", self.importer_deps(lock))
+        self.assertNotIn("c@1.0.0", lock["packages"])
+        self.assertNotIn("b@2.0.0", lock["packages"])     # only c wanted it
+        self.assertFalse(os.path.lexists(self.nm("c")))
+        self.assertFalse(os.path.lexists(self.nm(".nub", "c@1.0.0")))
+        self.assertFalse(os.path.lexists(self.nm(".nub", "b@2.0.0")))
+        self.assertFalse(os.path.lexists(self.nm(".nub", "node_modules", "c")))
+        self.assertFalse(os.path.lexists(self.nm(".bin", "c-cli")))
+        self.assert_layout(gvs=True)
+        self.assert_requires(gvs=True)
+
+    def test_already_up_to_date(self):
+        t0 = time.monotonic()
+        self.nub("install")
+        first = time.monotonic() - t0
+        self.registry.reset_log()
+        t0 = time.monotonic()
+        proc = self.nub("install")
+        second = time.monotonic() - t0
+        sys.stderr.write("\n    first install %.1f ms, \"Already up to date\" run %.1f ms ... "
+                         % (first * 1000, second * 1000))
+        self.assertEqual(proc.stdout.strip(), "Already up to date")
+        self.assertEqual(self.registry.requests, [])
+        self.assert_layout(gvs=True)
+
+    def test_deleted_direct_dependency_is_repaired(self):
+        self.nub("install")
+        self.rm("node_modules", "c")
+        proc = self.nub("install")
+        self.assertNotIn("Already up to date", proc.stdout)
+        self.assert_layout(gvs=True)
+        self.assertEqual(self.node_json(self.proj, "require('c').deps"), {"b": "2.0.0"})
+
+    def test_deleted_virtual_store_entry_is_repaired(self):
+        # node_modules/a stays, but what it points to is gone
+        self.nub("install")
+        self.rm("node_modules", ".nub", "a@1.0.0")
+        self.assertFalse(os.path.exists(self.nm("a")))
+        proc = self.nub("install")
+        self.assertNotIn("Already up to date", proc.stdout)
+        self.assert_layout(gvs=True)
+        self.assertEqual(self.node_json(self.proj, "require('a').deps"), {"b": "1.0.0"})
+
+
+class LockfileKindsTest(IsolatedTestCase):
+
+    def test_pnpm_lock_yaml_is_used_and_kept(self):
+        self.make_project("basic")
+        self.nub("install", "--lockfile-only")
+        os.rename(os.path.join(self.proj, "nub.lock"), os.path.join(self.proj, "pnpm-lock.yaml"))
+        original = self.lock_text(name="pnpm-lock.yaml")
+        # a fresh store (no packument cache): the lockfile is the resolution
+        self.env["NUB_STORE_DIR"] = store = os.path.join(self.tmp, "store2")
+        self.registry.reset_log()
+        self.nub("install")
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+        self.assertEqual(self.lock_text(name="pnpm-lock.yaml"), original)
+        self.assertEqual([r["path"] for r in self.registry.requests
+                          if not r["path"].endswith(".tgz")], [])
+        self.lock_name = "pnpm-lock.yaml"     # what self.lock() reads
+        self.assert_layout(gvs=True, store=store)
+        self.assert_requires(gvs=True)
+        # a change to package.json updates pnpm-lock.yaml, still no nub.lock
+        self.edit_pj(lambda d: d["dependencies"].update({"pre": "^1.0.0"}))
+        self.nub("install")
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+        self.assertEqual(self.importer_deps(self.lock())["pre"], ("dependencies", "^1.0.0", "1.0.0"))
+        self.assertEqual(self.node_json(self.proj, "require('pre').version"), "1.0.0")
+
+    def test_nub_lock_and_package_lock_is_ambiguous(self):
+        self.make_project("basic", lockfile="package-lock.v3.json")
+        # nub.lock made in a scratch copy without package-lock.json
+        scratch = os.path.join(self.tmp, "scratch")
+        os.makedirs(scratch)
+        shutil.copy(os.path.join(self.proj, "package.json"), scratch)
+        self.nub("install", "--lockfile-only", cwd=scratch)
+        shutil.copy(os.path.join(scratch, "nub.lock"), self.proj)
+        self.registry.reset_log()
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 17, proc.stderr)
+        self.assertIn("nub.lock", proc.stderr)
+        self.assertIn("package-lock.json", proc.stderr)
+        self.assertIn("ERR_NUB_AMBIGUOUS", proc.stderr)
+        self.assertFalse(os.path.exists(self.nm()))
+        # "packageManager" settles it
+        self.edit_pj(lambda d: d.update({"packageManager": "nub@1.0.0"}))
+        self.nub("install")
+        self.assert_layout(gvs=True)
+        self.rm("node_modules")
+        self.edit_pj(lambda d: d.update({"packageManager": "npm@10.9.0"}))
+        self.nub("install")
+        # npm's hoisted tree from package-lock.json
+        self.assertFalse(os.path.islink(self.nm("a")))
+        self.assertEqual(self.read_json(self.nm("c", "node_modules", "b", "package.json"))["version"],
+                         "2.0.0")
+
+
+class OfflineTest(IsolatedTestCase):
+
+    def test_offline_with_warm_cache_and_store(self):
+        self.make_project("basic")
+        self.nub("install")
+        lock = self.lock_text()
+        for remove_lock in (False, True):
+            with self.subTest(remove_lockfile=remove_lock):
+                self.rm("node_modules")
+                if remove_lock:
+                    self.rm("nub.lock")
+                self.registry.reset_log()
+                self.nub("install", "--offline")
+                self.assertEqual(self.registry.requests, [])
+                self.assertEqual(self.lock_text(), lock)
+                self.assert_layout(gvs=True)
+                self.assert_requires(gvs=True)
+
+    def test_offline_with_empty_cache(self):
+        self.make_project("basic")
+        proc = self.nub_fails("install", "--offline")
+        self.assertEqual(proc.returncode, 43, proc.stderr)
+        self.assertIn("ERR_NUB_OFFLINE", proc.stderr)
+        self.assertEqual(self.registry.requests, [])
+        self.assertFalse(os.path.exists(self.nm()))
+        # with a lockfile but an empty store: the same
+        scratch = os.path.join(self.tmp, "scratch")
+        os.makedirs(scratch)
+        shutil.copy(os.path.join(self.proj, "package.json"), scratch)
+        self.nub("install", "--lockfile-only", cwd=scratch,
+                 env={"NUB_STORE_DIR": os.path.join(self.tmp, "other-store")})
+        shutil.copy(os.path.join(scratch, "nub.lock"), self.proj)
+        self.registry.reset_log()
+        proc = self.nub_fails("install", "--offline")
+        self.assertEqual(proc.returncode, 43, proc.stderr)
+        self.assertEqual(self.registry.requests, [])
+        self.assertFalse(os.path.exists(self.nm()))
+
+
+if __name__ == "__main__":
+    nubtest.main()

@@ -1,0 +1,675 @@
+#!/usr/bin/env python3
+"""Resolution without a lockfile (isolated layout): what `nub install` writes
+into nub.lock for a package.json, reproducibly; dist-tags and prereleases,
+`npm:` aliases, optional dependencies for other platforms, a legacy
+packument, peer-dependency variants and auto-installed peers, `file:` and
+`link:` dependencies, overrides, and the "no matching version" error.
+
+Fixture packages made for these tests (tests/fixtures/packages):
+
+  react-like@1.0.0, react-like@2.0.0   a peer target with two majors
+  plugin@1.0.0      peerDependencies {react-like: "*"}; index.js reports the
+                    react-like version it sees
+  host-a@1.0.0      depends on react-like ^1.0.0 and plugin ^1.0.0
+  host-b@1.0.0      depends on react-like ^2.0.0 and plugin ^1.0.0
+  tagged@1.0.0, tagged@1.1.0   dist-tag latest -> 1.0.0 (not the highest)
+
+and the fixture project tests/fixtures/projects/local-deps (a `file:`
+directory with a registry dependency of its own, a `link:` directory).
+
+The module also holds the nub.lock helpers (a reader for the YAML subset
+nub.lock uses, dependency-path helpers) that test_isolated.py and
+test_rnub_interop.py import.
+
+Run: NUB_BIN=build/core/nub python3 tests/e2e/test_resolve.py
+     (or ctest -R e2e.resolve)
+"""
+
+import json
+import os
+import platform
+import re
+import shutil
+
+import nubtest
+
+# --------------------------------------------------------------------------
+# nub.lock (pnpm-lock.yaml v9) reading: the subset nub and pnpm write for
+# these fixtures: block mappings, quoted or plain scalars, flow mappings
+# ({integrity: ...}) and flow sequences ([darwin]).
+
+
+def _unquote(s):
+    s = s.strip()
+    if len(s) >= 2 and s[0] == "'" and s[-1] == "'":
+        return s[1:-1].replace("''", "'")
+    if len(s) >= 2 and s[0] == '"' and s[-1] == '"':
+        return json.loads(s)
+    return s
+
+
+def _split_flow(body):
+    """Split the inside of a flow collection at top-level commas."""
+    parts, depth, quote, cur = [], 0, None, ""
+    for ch in body:
+        if quote:
+            cur += ch
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def _scalar(v):
+    v = v.strip()
+    if v.startswith("{") and v.endswith("}"):
+        out = {}
+        for part in _split_flow(v[1:-1]):
+            k, _, val = part.partition(": ")
+            out[_unquote(k)] = _scalar(val)
+        return out
+    if v.startswith("[") and v.endswith("]"):
+        return [_scalar(p) for p in _split_flow(v[1:-1])]
+    if v == "true":
+        return True
+    if v == "false":
+        return False
+    return _unquote(v)
+
+
+def _split_key(line):
+    """'key: value' / 'key:' -> (key, value or None). Keys may be quoted and
+    may contain ':' (file:./x) but not ': '."""
+    if line[0] in "'\"":
+        q = line[0]
+        i = 1
+        while i < len(line):
+            if line[i] == q:
+                if q == "'" and line[i + 1:i + 2] == "'":
+                    i += 2
+                    continue
+                break
+            i += 1
+        key, rest = _unquote(line[:i + 1]), line[i + 1:]
+        if not rest.startswith(":"):
+            raise ValueError("cannot parse lockfile line %r" % line)
+        rest = rest[1:].strip()
+        return key, (rest if rest else None)
+    if line.endswith(":"):
+        return line[:-1], None
+    key, sep, value = line.partition(": ")
+    if not sep:
+        raise ValueError("cannot parse lockfile line %r" % line)
+    return key, value
+
+
+def parse_lock(text):
+    """nub.lock / pnpm-lock.yaml text -> nested dicts."""
+    root = {}
+    stack = [(-1, root)]
+    for raw in text.splitlines():
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        indent = len(raw) - len(raw.lstrip(" "))
+        line = raw.strip()
+        if line.startswith("- ") or line.startswith("? "):
+            raise ValueError("block sequences / explicit keys are not expected: %r" % raw)
+        while stack[-1][0] >= indent:
+            stack.pop()
+        parent = stack[-1][1]
+        key, value = _split_key(line)
+        if value is None:
+            child = {}
+            parent[key] = child
+            stack.append((indent, child))
+        else:
+            parent[key] = _scalar(value)
+    return root
+
+
+def key_name(key):
+    """'@scope/d@1.0.0' -> '@scope/d'; 'plugin@1.0.0(x@1.0.0)' -> 'plugin'."""
+    return key[:key.index("@", 1)]
+
+
+def key_version(key):
+    """'plugin@1.0.0(x@1.0.0)' -> '1.0.0'."""
+    rest = key[key.index("@", 1) + 1:]
+    return rest.split("(", 1)[0]
+
+
+def dep_key(alias, ref):
+    """The snapshot key an importer/snapshot dependency entry points at, or
+    None for link: dependencies. 'b: 1.0.0' -> 'b@1.0.0'; an alias
+    'myb: b@2.0.0' -> 'b@2.0.0'; 'plugin: 1.0.0(r@1.0.0)' ->
+    'plugin@1.0.0(r@1.0.0)'."""
+    if ref.startswith("link:"):
+        return None
+    head = ref.split("(", 1)[0]
+    if "@" in head[1:]:
+        return ref
+    return "%s@%s" % (alias, ref)
+
+
+def dep_path_filename(key):
+    """pnpm's depPathToFilename for short, lowercase keys."""
+    out = re.sub(r'[\\/:*?"<>|]', "+", key)
+    if "(" in out:
+        out = out.replace(")(", "_").replace("(", "_")
+        if out.endswith(")"):
+            out = out[:-1]
+    assert len(out) <= 120 and out == out.lower(), key
+    return out
+
+
+def npm_os():
+    return {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}.get(
+        platform.system(), platform.system().lower())
+
+
+def npm_cpu():
+    m = platform.machine().lower()
+    return {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64",
+            "i386": "ia32", "i686": "ia32"}.get(m, m)
+
+
+def platform_ok(os_list, cpu_list):
+    def allows(lst, value):
+        if not lst:
+            return True
+        if ("!" + value) in lst:
+            return False
+        pos = [x for x in lst if not x.startswith("!")]
+        return not pos or value in pos
+    return allows(os_list, npm_os()) and allows(cpu_list, npm_cpu())
+
+
+class LockMixin:
+    """nub.lock helpers for NubTestCase subclasses."""
+
+    lock_name = "nub.lock"      # the lockfile lock() and lock_text() read
+
+    def lock_text(self, proj=None, name=None):
+        with open(os.path.join(proj or self.proj, name or self.lock_name)) as f:
+            return f.read()
+
+    def lock(self, proj=None, name=None):
+        return parse_lock(self.lock_text(proj, name))
+
+    @staticmethod
+    def importer_deps(lock):
+        """{alias: (field, specifier, version)} of the root importer."""
+        out = {}
+        for field, deps in lock["importers"]["."].items():
+            for alias, entry in deps.items():
+                out[alias] = (field, entry["specifier"], entry["version"])
+        return out
+
+    @staticmethod
+    def snapshot_deps(snap):
+        """{alias: key} for a snapshot entry's dependencies and
+        optionalDependencies."""
+        out = {}
+        if not isinstance(snap, dict):
+            return out
+        for field in ("dependencies", "optionalDependencies"):
+            for alias, ref in snap.get(field, {}).items():
+                out[alias] = dep_key(alias, ref)
+        return out
+
+    def write_pj(self, doc, proj=None):
+        self.write_json(os.path.join(proj or self.proj, "package.json"), doc)
+
+    def edit_pj(self, fn, proj=None):
+        path = os.path.join(proj or self.proj, "package.json")
+        doc = self.read_json(path)
+        fn(doc)
+        self.write_json(path, doc)
+
+    def node_eval(self, cwd, script, check=True):
+        """Run `node -e script` in cwd; returns the CompletedProcess."""
+        if not nubtest.have_node():
+            self.skipTest("node is not installed")
+        return self.run_cmd(["node", "-e", script], cwd=cwd, check=check)
+
+    def node_json(self, cwd, expr):
+        proc = self.node_eval(cwd, "console.log(JSON.stringify(%s))" % expr)
+        return json.loads(proc.stdout)
+
+    def nm(self, *parts, proj=None):
+        return os.path.join(proj or self.proj, "node_modules", *parts)
+
+
+BASIC_IMPORTER = {
+    "dependencies": {
+        "@scope/d": {"specifier": "^1.0.0", "version": "1.0.0"},
+        "a": {"specifier": "^1.0.0", "version": "1.0.0"},
+        "c": {"specifier": "^1.0.0", "version": "1.0.0"},
+        "e": {"specifier": "^1.0.0", "version": "1.0.0"},
+    },
+    "devDependencies": {
+        "dev-only": {"specifier": "^1.0.0", "version": "1.0.0"},
+    },
+    "optionalDependencies": {
+        "opt-darwin": {"specifier": "^1.0.0", "version": "1.0.0"},
+        "opt-linux": {"specifier": "^1.0.0", "version": "1.0.0"},
+        "opt-win": {"specifier": "^1.0.0", "version": "1.0.0"},
+    },
+}
+
+BASIC_SNAPSHOTS = {
+    "@scope/d@1.0.0": {"dependencies": {"a": "1.0.0"}},
+    "a@1.0.0": {"dependencies": {"b": "1.0.0"}},
+    "b@1.0.0": {},
+    "b@2.0.0": {},
+    "c@1.0.0": {"dependencies": {"b": "2.0.0"}},
+    "dev-only@1.0.0": {},
+    "e@1.0.0": {},
+    "opt-darwin@1.0.0": {"optional": True},
+    "opt-linux@1.0.0": {"optional": True},
+    "opt-win@1.0.0": {"optional": True},
+}
+
+
+class ResolveTestCase(LockMixin, nubtest.NubTestCase):
+
+    def clean(self):
+        """Remove nub.lock and node_modules from the project."""
+        if os.path.exists(os.path.join(self.proj, "nub.lock")):
+            os.unlink(os.path.join(self.proj, "nub.lock"))
+        if os.path.isdir(self.nm()):
+            shutil.rmtree(self.nm())
+
+
+class BasicResolutionTest(ResolveTestCase):
+    """The `basic` project resolved from its package.json alone."""
+
+    def test_nub_lock_contents(self):
+        self.make_project("basic")
+        self.nub("install")
+        lock = self.lock()
+        self.assertEqual(lock["lockfileVersion"], "9.0")
+        self.assertEqual(lock["importers"], {".": BASIC_IMPORTER})
+        self.assertEqual(lock["snapshots"], BASIC_SNAPSHOTS)
+        self.assertEqual(sorted(lock["packages"]), sorted(BASIC_SNAPSHOTS))
+        r = self.registry
+        for key, entry in lock["packages"].items():
+            with self.subTest(package=key):
+                name, version = key_name(key), key_version(key)
+                self.assertEqual(entry["resolution"], {"integrity": r.integrity(name, version)})
+                vdoc = r.packument(name)["versions"][version]
+                self.assertEqual(entry.get("os"), vdoc.get("os"))
+                self.assertEqual(entry.get("cpu"), vdoc.get("cpu"))
+                self.assertEqual(entry.get("hasBin"), True if "bin" in vdoc else None)
+        # the graph is what node sees
+        self.assertEqual(self.node_json(self.proj, "require('a').deps"), {"b": "1.0.0"})
+        self.assertEqual(self.node_json(self.proj, "require('c').deps"), {"b": "2.0.0"})
+        self.assertEqual(self.node_json(self.proj, "require('@scope/d').deps"), {"a": "1.0.0"})
+
+    def resolve_in(self, name, pj, faults=()):
+        """Resolve package.json `pj` in a fresh directory with a fresh store
+        (and empty packument cache); returns nub.lock's bytes."""
+        proj = os.path.join(self.tmp, name)
+        os.makedirs(proj)
+        with open(os.path.join(proj, "package.json"), "w") as f:
+            f.write(pj)
+        self.registry.clear_faults()
+        for path_rx, kind, params in faults:
+            self.registry.add_fault(path_rx, kind, count=None, **params)
+        self.registry.reset_log()
+        try:
+            self.nub("install", cwd=proj,
+                     env={"NUB_STORE_DIR": os.path.join(self.tmp, "store-" + name)})
+        finally:
+            self.registry.clear_faults()
+        # a fresh store: every packument came from the registry
+        self.assertGreaterEqual(self.registry.count(r"^/a(\?|$)"), 1)
+        with open(os.path.join(proj, "nub.lock"), "rb") as f:
+            return f.read()
+
+    def test_resolution_is_reproducible(self):
+        with open(os.path.join(nubtest.PROJECTS_DIR, "basic", "package.json")) as f:
+            pj = f.read()
+        first = self.resolve_in("one", pj)
+        # the same package.json, with different packuments arriving late
+        second = self.resolve_in("two", pj, faults=[
+            (r"^/a(\?|$)", "delay", {"seconds": 0.3}),
+            (r"^/@scope(/|%2[fF])d(\?|$)", "delay", {"seconds": 0.2})])
+        third = self.resolve_in("three", pj, faults=[
+            (r"^/c(\?|$)", "delay", {"seconds": 0.3}),
+            (r"^/b(\?|$)", "delay", {"seconds": 0.2})])
+        self.assertEqual(first.decode(), second.decode())
+        self.assertEqual(first.decode(), third.decode())
+        # the order of keys in package.json does not matter either
+        doc = json.loads(pj)
+        for field in ("dependencies", "optionalDependencies"):
+            doc[field] = dict(reversed(list(doc[field].items())))
+        reordered = self.resolve_in("four", json.dumps(doc, indent=2) + "\n")
+        self.assertEqual(first.decode(), reordered.decode())
+
+
+class VersionSelectionTest(ResolveTestCase):
+    """dist-tags, prereleases, aliases, platform-specific and legacy packages."""
+
+    def locked_version(self, name, spec):
+        """Resolve {name: spec} with --lockfile-only; the importer's version."""
+        self.clean()
+        self.write_pj({"name": "p", "version": "1.0.0", "dependencies": {name: spec}})
+        self.nub("install", "--lockfile-only")
+        self.assertFalse(os.path.exists(self.nm()), "--lockfile-only created node_modules")
+        field, specifier, version = self.importer_deps(self.lock())[name]
+        self.assertEqual((field, specifier), ("dependencies", spec))
+        return version
+
+    def test_latest_dist_tag_is_preferred_when_it_satisfies(self):
+        doc = self.registry.packument("tagged")
+        self.assertEqual(doc["dist-tags"]["latest"], "1.0.0")
+        self.assertIn("1.1.0", doc["versions"])
+        cases = {
+            "^1.0.0": "1.0.0",     # latest satisfies: not the highest 1.1.0
+            "*": "1.0.0",
+            ">=1.0.0": "1.0.0",
+            "latest": "1.0.0",
+            "^1.1.0": "1.1.0",     # latest does not satisfy: the highest that does
+            "1.1.0": "1.1.0",
+        }
+        for spec, want in cases.items():
+            with self.subTest(spec=spec):
+                self.assertEqual(self.locked_version("tagged", spec), want)
+
+    def test_prereleases(self):
+        self.assertEqual(self.registry.packument("pre")["dist-tags"],
+                         {"latest": "1.0.0", "next": "2.0.0-beta.1"})
+        cases = {
+            "next": "2.0.0-beta.1",              # a tag names the prerelease
+            "^1.0.0": "1.0.0",                   # never 2.0.0-beta.1
+            "*": "1.0.0",
+            ">=1.0.0": "1.0.0",                  # no prerelease without a prerelease comparator
+            ">=2.0.0-beta.0": "2.0.0-beta.1",    # same [major, minor, patch]: allowed
+            "^2.0.0-beta.0": "2.0.0-beta.1",
+        }
+        for spec, want in cases.items():
+            with self.subTest(spec=spec):
+                self.assertEqual(self.locked_version("pre", spec), want)
+
+    def test_tag_spec_installs_the_prerelease(self):
+        self.write_pj({"name": "p", "version": "1.0.0", "dependencies": {"pre": "next"}})
+        self.nub("install")
+        self.assertEqual(self.node_json(self.proj, "require('pre').version"), "2.0.0-beta.1")
+        self.assertEqual(self.importer_deps(self.lock())["pre"],
+                         ("dependencies", "next", "2.0.0-beta.1"))
+
+    def test_npm_alias(self):
+        self.write_pj({"name": "p", "version": "1.0.0",
+                       "dependencies": {"myb": "npm:b@^2.0.0", "a": "^1.0.0"}})
+        self.nub("install")
+        lock = self.lock()
+        self.assertEqual(self.importer_deps(lock)["myb"],
+                         ("dependencies", "npm:b@^2.0.0", "b@2.0.0"))
+        self.assertIn("b@2.0.0", lock["packages"])
+        self.assertEqual(lock["packages"]["b@2.0.0"]["resolution"],
+                         {"integrity": self.registry.integrity("b", "2.0.0")})
+        self.assertTrue(os.path.islink(self.nm("myb")))
+        self.assertFalse(os.path.lexists(self.nm("b")))   # only the alias is a direct dep
+        self.assertEqual(self.node_json(self.proj, "require('myb')"),
+                         {"name": "b", "version": "2.0.0", "deps": {}})
+        self.assertEqual(self.read_json(self.nm("myb", "package.json"))["name"], "b")
+        with open(os.path.join(nubtest.PACKAGES_DIR, "b@2.0.0", "index.js")) as f:
+            want = f.read()
+        with open(self.nm("myb", "index.js")) as f:
+            self.assertEqual(f.read(), want)
+        # a still gets its own b@1
+        self.assertEqual(self.node_json(self.proj, "require('a').deps"), {"b": "1.0.0"})
+        # the alias name never reaches the registry
+        self.assertEqual(self.registry.count(r"^/myb"), 0)
+
+    def test_optional_dependency_for_another_platform(self):
+        self.make_project("basic")
+        self.nub("install")
+        lock = self.lock()
+        checked_other = 0
+        for name in ("opt-linux", "opt-darwin", "opt-win"):
+            with self.subTest(package=name):
+                key = name + "@1.0.0"
+                manifest = self.read_json(os.path.join(nubtest.PACKAGES_DIR, key, "package.json"))
+                entry = lock["packages"][key]
+                self.assertEqual(entry.get("os"), manifest.get("os"))
+                self.assertEqual(entry.get("cpu"), manifest.get("cpu"))
+                self.assertEqual(lock["snapshots"][key], {"optional": True})
+                ok = platform_ok(manifest.get("os"), manifest.get("cpu"))
+                self.assertEqual(os.path.lexists(self.nm(name)), ok)
+                self.assertEqual(os.path.lexists(self.nm(".nub", key)), ok)
+                self.assertEqual(os.path.lexists(self.nm(".nub", "node_modules", name)), ok)
+                # never downloaded when it cannot be installed
+                self.assertEqual(self.registry.count(r"^/%s/-/" % name) > 0, ok)
+                if not ok:
+                    checked_other += 1
+                    self.assertFalse(any(e.startswith(key) for e in os.listdir(
+                        os.path.join(self.store, "v1", "links"))))
+        self.assertGreaterEqual(checked_other, 2)
+
+    def test_legacy_packument(self):
+        # legacy@0.0.1: "dependencies": [] and only dist.shasum
+        vdoc = self.registry.packument("legacy")["versions"]["0.0.1"]
+        self.assertEqual(vdoc["dependencies"], [])
+        self.assertNotIn("integrity", vdoc["dist"])
+        self.write_pj({"name": "p", "version": "1.0.0", "dependencies": {"legacy": "0.0.1"}})
+        self.nub("install")
+        lock = self.lock()
+        self.assertEqual(self.importer_deps(lock)["legacy"], ("dependencies", "0.0.1", "0.0.1"))
+        # the shasum becomes a sha1 SRI, as pnpm records it
+        self.assertEqual(lock["packages"]["legacy@0.0.1"]["resolution"],
+                         {"integrity": self.registry.sri_sha1("legacy", "0.0.1")})
+        self.assertEqual(lock["snapshots"]["legacy@0.0.1"], {})
+        self.assertEqual(self.node_json(self.proj, "require('legacy')"),
+                         {"name": "legacy", "version": "0.0.1", "deps": {}})
+
+
+class PeerDependencyTest(ResolveTestCase):
+
+    def test_two_peer_variants(self):
+        self.write_pj({"name": "p", "version": "1.0.0",
+                       "dependencies": {"host-a": "^1.0.0", "host-b": "^1.0.0"}})
+        self.nub("install")
+        lock = self.lock()
+        v1, v2 = "plugin@1.0.0(react-like@1.0.0)", "plugin@1.0.0(react-like@2.0.0)"
+        self.assertEqual(sorted(lock["snapshots"]), sorted([
+            "host-a@1.0.0", "host-b@1.0.0", v1, v2, "react-like@1.0.0", "react-like@2.0.0"]))
+        self.assertEqual(sorted(lock["packages"]), sorted([
+            "host-a@1.0.0", "host-b@1.0.0", "plugin@1.0.0", "react-like@1.0.0",
+            "react-like@2.0.0"]))
+        self.assertEqual(lock["packages"]["plugin@1.0.0"]["peerDependencies"], {"react-like": "*"})
+        self.assertEqual(self.snapshot_deps(lock["snapshots"]["host-a@1.0.0"]),
+                         {"plugin": v1, "react-like": "react-like@1.0.0"})
+        self.assertEqual(self.snapshot_deps(lock["snapshots"]["host-b@1.0.0"]),
+                         {"plugin": v2, "react-like": "react-like@2.0.0"})
+        self.assertEqual(self.snapshot_deps(lock["snapshots"][v1]), {"react-like": "react-like@1.0.0"})
+        self.assertEqual(self.snapshot_deps(lock["snapshots"][v2]), {"react-like": "react-like@2.0.0"})
+        for key in (v1, v2):
+            self.assertTrue(os.path.isdir(self.nm(".nub", dep_path_filename(key))), key)
+        self.assertIn("plugin@1.0.0_react-like@1.0.0", os.listdir(self.nm(".nub")))
+        self.assertIn("plugin@1.0.0_react-like@2.0.0", os.listdir(self.nm(".nub")))
+        # from inside each host (its real path), plugin sees the host's react-like
+        seen = {}
+        for host, want in (("host-a", "1.0.0"), ("host-b", "2.0.0")):
+            with self.subTest(host=host):
+                real = os.path.realpath(self.nm(host))
+                self.assertEqual(self.read_json(os.path.join(real, "package.json"))["name"], host)
+                got = self.node_json(real, "{plugin: require('plugin').deps['react-like'],"
+                                           " own: require('react-like').version,"
+                                           " path: require('fs').realpathSync("
+                                           "require.resolve('plugin'))}")
+                self.assertEqual(got["plugin"], want)
+                self.assertEqual(got["own"], want)
+                seen[host] = got["path"]
+                self.assertEqual(self.node_json(self.proj, "require('%s').deps" % host),
+                                 {"plugin": "1.0.0", "react-like": want})
+        self.assertNotEqual(seen["host-a"], seen["host-b"])
+
+    def test_missing_peers_are_auto_installed(self):
+        self.write_pj({"name": "p", "version": "1.0.0",
+                       "dependencies": {"plugin": "^1.0.0", "peer-host": "^1.0.0"}})
+        self.nub("install")
+        lock = self.lock()
+        deps = self.importer_deps(lock)
+        # react-like: "*" -> latest; b: "^1.0.0" -> 1.0.0 although latest is 2.0.0
+        self.assertEqual(deps["plugin"], ("dependencies", "^1.0.0", "1.0.0(react-like@2.0.0)"))
+        self.assertEqual(deps["peer-host"], ("dependencies", "^1.0.0", "1.0.0(b@1.0.0)"))
+        self.assertEqual(sorted(lock["packages"]), sorted([
+            "b@1.0.0", "peer-host@1.0.0", "plugin@1.0.0", "react-like@2.0.0"]))
+        self.assertEqual(self.node_json(self.proj, "require('plugin').deps"), {"react-like": "2.0.0"})
+        self.assertEqual(self.node_json(self.proj, "require('peer-host').deps"), {"b": "1.0.0"})
+        real = os.path.realpath(self.nm("plugin"))
+        self.assertEqual(self.node_json(real, "require('react-like').version"), "2.0.0")
+
+
+class LocalDependencyTest(ResolveTestCase):
+    """tests/fixtures/projects/local-deps: `file:./local-lib` (depends on
+    b@^2.0.0 from the registry) and `link:./linked-dir`, next to a@^1.0.0
+    (which wants b@1)."""
+
+    def setUp(self):
+        super().setUp()
+        self.make_project("local-deps")
+
+    def check_file_dependency(self):
+        link = self.nm("local-lib")
+        self.assertTrue(os.path.islink(link))
+        self.assertFalse(os.path.isabs(os.readlink(link)))
+        real = os.path.realpath(link)
+        # a copy in the virtual store, not the source directory itself
+        self.assertNotEqual(real, os.path.realpath(os.path.join(self.proj, "local-lib")))
+        self.assertTrue(real.startswith(os.path.realpath(self.nm(".nub")) + os.sep), real)
+        for f in ("package.json", "index.js"):
+            with open(os.path.join(self.proj, "local-lib", f)) as want, \
+                    open(os.path.join(real, f)) as got:
+                self.assertEqual(got.read(), want.read(), f)
+        # its own dependency: b@2 (a's b@1 is the hoisted one)
+        self.assertEqual(self.node_json(self.proj, "require('local-lib')"),
+                         {"name": "local-lib", "version": "1.0.0", "deps": {"b": "2.0.0"}})
+        self.assertEqual(self.node_json(real, "require('b').version"), "2.0.0")
+        self.assertEqual(self.node_json(self.proj, "require('a').deps"), {"b": "1.0.0"})
+        lock = self.lock()
+        field, spec, version = self.importer_deps(lock)["local-lib"]
+        self.assertEqual((field, spec), ("dependencies", "file:./local-lib"))
+        key = dep_key("local-lib", version)
+        self.assertEqual(self.snapshot_deps(lock["snapshots"][key]), {"b": "b@2.0.0"})
+
+    def test_file_dependency(self):
+        self.nub("install")
+        self.check_file_dependency()
+
+    def test_file_dependency_without_global_virtual_store(self):
+        self.nub("install", "--no-global-virtual-store")
+        self.check_file_dependency()
+
+    def test_link_dependency(self):
+        self.nub("install")
+        link = self.nm("linked")
+        self.assertTrue(os.path.islink(link))
+        self.assertFalse(os.path.isabs(os.readlink(link)), os.readlink(link))
+        self.assertEqual(os.path.realpath(link),
+                         os.path.realpath(os.path.join(self.proj, "linked-dir")))
+        self.assertEqual(self.node_json(self.proj, "require('linked')"),
+                         {"name": "linked", "version": "0.0.1", "deps": {}})
+        field, spec, version = self.importer_deps(self.lock())["linked"]
+        self.assertEqual((field, spec), ("dependencies", "link:./linked-dir"))
+        self.assertTrue(version.startswith("link:"), version)
+        self.assertEqual(os.path.normpath(version[5:]), "linked-dir")
+        # a symlink: edits show through without reinstalling
+        with open(os.path.join(self.proj, "linked-dir", "extra.txt"), "w") as f:
+            f.write("x")
+        self.assertTrue(os.path.isfile(self.nm("linked", "extra.txt")))
+
+
+class OverridesTest(ResolveTestCase):
+    """a@1.0.0 depends on b@^1.0.0; every override form forces b@2.0.0."""
+
+    FORMS = {
+        "npm overrides": {"overrides": {"b": "2.0.0"}},
+        "npm nested overrides": {"overrides": {"a": {"b": "^2.0.0"}}},
+        "yarn resolutions": {"resolutions": {"b": "2.0.0"}},
+        "pnpm.overrides": {"pnpm": {"overrides": {"b": "2.0.0"}}},
+        "pnpm.overrides parent>child": {"pnpm": {"overrides": {"a>b": "^2.0.0"}}},
+    }
+
+    def pj(self, extra=None):
+        doc = {"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}}
+        doc.update(extra or {})
+        return doc
+
+    def test_overrides_change_a_transitive_version(self):
+        for label, extra in self.FORMS.items():
+            with self.subTest(form=label):
+                self.clean()
+                self.write_pj(self.pj(extra))
+                self.nub("install")
+                lock = self.lock()
+                self.assertEqual(self.snapshot_deps(lock["snapshots"]["a@1.0.0"]), {"b": "b@2.0.0"})
+                self.assertEqual(sorted(lock["packages"]), ["a@1.0.0", "b@2.0.0"])
+                self.assertEqual(self.node_json(self.proj, "require('a').deps"), {"b": "2.0.0"})
+
+    def install_with_override_then_drop_it(self):
+        self.write_pj(self.pj(self.FORMS["npm overrides"]))
+        self.nub("install")
+        self.assertEqual(self.node_json(self.proj, "require('a').deps"), {"b": "2.0.0"})
+        self.write_pj(self.pj())
+
+    def test_dropping_an_override_re_resolves(self):
+        # without the override a@1.0.0's range ^1.0.0 must win again
+        self.install_with_override_then_drop_it()
+        proc = self.nub("install")
+        self.assertNotIn("Already up to date", proc.stdout)
+        self.assertEqual(self.snapshot_deps(self.lock()["snapshots"]["a@1.0.0"]), {"b": "b@1.0.0"})
+        self.assertEqual(self.node_json(self.proj, "require('a').deps"), {"b": "1.0.0"})
+
+    def test_frozen_lockfile_rejects_changed_overrides(self):
+        self.install_with_override_then_drop_it()
+        shutil.rmtree(self.nm())
+        proc = self.nub_fails("install", "--frozen-lockfile")
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertIn("ERR_NUB_OUTDATED", proc.stderr)
+
+
+class NoMatchingVersionTest(ResolveTestCase):
+
+    def test_direct_dependency(self):
+        self.write_pj({"name": "p", "version": "1.0.0", "dependencies": {"a": "^9.0.0"}})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 20, proc.stderr)
+        self.assertIn("ERR_NUB_NOVERSION", proc.stderr)
+        self.assertIn("^9.0.0", proc.stderr)
+        self.assertRegex(proc.stderr, r"\ba\b")
+        self.assertIn("the project", proc.stderr)
+        self.assertIn("1.0.0", proc.stderr)          # the newest version
+        # the packument was fetched, then refetched once before giving up
+        self.assertEqual(self.registry.count(r"^/a(\?|$)", method="GET"), 2)
+        self.assertFalse(os.path.exists(self.nm()))
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+
+    def test_transitive_dependency_names_its_dependent(self):
+        self.write_pj({"name": "p", "version": "1.0.0", "dependencies": {"c": "^1.0.0"},
+                       "overrides": {"b": "^7.0.0"}})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 20, proc.stderr)
+        self.assertIn("^7.0.0", proc.stderr)
+        self.assertIn("c@1.0.0", proc.stderr)        # who asked for it
+        self.assertIn("2.0.0", proc.stderr)          # newest versions of b
+        self.assertEqual(self.registry.count(r"^/b(\?|$)", method="GET"), 2)
+
+
+if __name__ == "__main__":
+    nubtest.main()
