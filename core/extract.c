@@ -4,12 +4,82 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "buf.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "path.h"
+
+/* libarchive is loaded on first use (a tarball to unpack), for the same
+ * reason as libcurl in http.c: warm installs never need it or its ~15
+ * dependencies. */
+#ifndef NUB_LIBARCHIVE
+#define NUB_LIBARCHIVE "libarchive.so.13"
+#endif
+
+#define ARCHIVE_FUNCS(X)                                                       \
+  X(archive_entry_filetype) X(archive_entry_hardlink) X(archive_entry_pathname) \
+  X(archive_entry_perm) X(archive_error_string) X(archive_read_data_block)     \
+  X(archive_read_free) X(archive_read_new) X(archive_read_next_header)         \
+  X(archive_read_open) X(archive_read_support_filter_gzip)                     \
+  X(archive_read_support_filter_none) X(archive_read_support_format_tar)       \
+  X(archive_set_error)
+
+static struct {
+  pthread_mutex_t lock;
+  bool loaded;
+  void *lib;
+#define X(f) __typeof__(f) *f;
+  ARCHIVE_FUNCS(X)
+#undef X
+} la = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+
+static int archive_load(struct nub_err *err)
+{
+  char msg[512];
+  int rc = 0;
+
+  pthread_mutex_lock(&la.lock);
+  if (la.loaded)
+    goto out;
+  rc = nub_plat_load_library(NUB_LIBARCHIVE, &la.lib, msg, sizeof(msg));
+  if (rc < 0) {
+    nub_err_set(err, -NUB_EEXTRACT, "cannot load libarchive (%s): %s", NUB_LIBARCHIVE, msg);
+    goto out;
+  }
+#define X(f)                                                                   \
+  la.f = (__typeof__(la.f))nub_plat_symbol(la.lib, #f);                        \
+  if (!la.f) {                                                                 \
+    rc = nub_err_set(err, -NUB_EEXTRACT, "libarchive (%s) lacks %s", NUB_LIBARCHIVE, #f); \
+    goto out;                                                                  \
+  }
+  ARCHIVE_FUNCS(X)
+#undef X
+  la.loaded = true;
+out:
+  pthread_mutex_unlock(&la.lock);
+  return rc;
+}
+
+/* From here on the library calls go through the table. */
+#define archive_entry_filetype la.archive_entry_filetype
+#define archive_entry_hardlink la.archive_entry_hardlink
+#define archive_entry_pathname la.archive_entry_pathname
+#define archive_entry_perm la.archive_entry_perm
+#define archive_error_string la.archive_error_string
+#define archive_read_data_block la.archive_read_data_block
+#define archive_read_free la.archive_read_free
+#define archive_read_new la.archive_read_new
+#define archive_read_next_header la.archive_read_next_header
+#define archive_read_open la.archive_read_open
+#define archive_read_support_filter_gzip la.archive_read_support_filter_gzip
+#define archive_read_support_filter_none la.archive_read_support_filter_none
+#define archive_read_support_format_tar la.archive_read_support_format_tar
+#define archive_set_error la.archive_set_error
 
 const struct nub_extract_limits nub_extract_default_limits = {
   200000, 512ull << 20, 1ull << 30,
@@ -50,13 +120,16 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
                 const char *what, const struct nub_extract_limits *lim,
                 struct nub_extract_stats *st, struct nub_err *err)
 {
-  struct archive *a = archive_read_new();
+  struct archive *a;
   struct archive_entry *e;
   struct src s = {rd, ud, 0};
   char norm[4096];
-  int rc = 0, r;
+  int rc = archive_load(err), r;
 
   memset(st, 0, sizeof(*st));
+  if (rc < 0)
+    return rc;
+  a = archive_read_new();
   if (!lim)
     lim = &nub_extract_default_limits;
   archive_read_support_filter_gzip(a);

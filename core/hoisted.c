@@ -186,6 +186,11 @@ int nub_hoisted_link(int proj_fd, struct nub_tree *t, const struct nub_state *ol
   {
     int nm = nub_plat_open_dir_at(proj_fd, "node_modules");
     if (nm >= 0) {
+      /* Every package directory starts a hierarchy of its own. Spread over
+       * the file system's allocation groups, a fresh tree does not queue
+       * behind the directories of the one deleted just before (ext4 skips
+       * recently freed inodes one by one when it allocates near them). */
+      nub_plat_spread_hint(nm);
       nub_linker_probe(l, nm);
       nub_plat_close(nm);
     }
@@ -220,16 +225,8 @@ int nub_hoisted_link(int proj_fd, struct nub_tree *t, const struct nub_state *ol
       nub_err_set(&w.err, -NUB_EINTR, "interrupted while linking");
     }
   }
-  for (int i = 0; i < nw; i++) {
-    for (int p = 0; p < NUB_PRIM__COUNT; p++) {
-      res->st.t.files[p] += w.stats[i].t.files[p];
-      res->st.t.bytes[p] += w.stats[i].t.bytes[p];
-      res->st.t.ns[p] += w.stats[i].t.ns[p];
-    }
-    res->st.t.fallbacks += w.stats[i].t.fallbacks;
-    res->st.files += w.stats[i].files;
-    res->st.dirs += w.stats[i].dirs;
-  }
+  for (int i = 0; i < nw; i++)
+    nub_link_stats_add(&res->st, &w.stats[i]);
   res->packages = total;
   rc = w.rc;
   if (rc)

@@ -13,6 +13,90 @@
 #include "nub_plat.h"
 #include "version.h"
 
+/* libcurl is loaded on first use, not at start-up: with its dependency
+ * closure (TLS, HTTP/2, IDN, Kerberos, LDAP, ...) it is some 30 shared
+ * libraries, and mapping them costs more than a warm install's whole
+ * resolve phase. Installs that never touch the network never pay for it.
+ * Calls below go through this table; the names shadow curl's own. */
+#ifndef NUB_LIBCURL
+#define NUB_LIBCURL "libcurl.so.4"
+#endif
+
+#define CURL_FUNCS(X)                                                          \
+  X(curl_global_init_mem) X(curl_easy_cleanup) X(curl_easy_getinfo)            \
+  X(curl_easy_init) X(curl_easy_reset) X(curl_easy_setopt) X(curl_easy_strerror) \
+  X(curl_multi_add_handle) X(curl_multi_cleanup) X(curl_multi_info_read)       \
+  X(curl_multi_init) X(curl_multi_perform) X(curl_multi_poll)                  \
+  X(curl_multi_remove_handle) X(curl_multi_setopt) X(curl_multi_wakeup)        \
+  X(curl_slist_append) X(curl_slist_free_all)
+
+static struct {
+  pthread_mutex_t lock;
+  bool loaded;
+  void *lib;
+#define X(f) __typeof__(f) *f;
+  CURL_FUNCS(X)
+#undef X
+} cu = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* curl.h makes some of these macros (type checks); ours must win. */
+#undef curl_easy_setopt
+#undef curl_easy_getinfo
+#undef curl_multi_setopt
+
+static void *calloc_hook(size_t n, size_t s) { return nub_calloc(n, s); }
+static char *strdup_hook(const char *s) { return nub_strdup(s); }
+
+static int curl_load(struct nub_err *err)
+{
+  char msg[512];
+  int rc = 0;
+
+  pthread_mutex_lock(&cu.lock);
+  if (cu.loaded)
+    goto out;
+  rc = nub_plat_load_library(NUB_LIBCURL, &cu.lib, msg, sizeof(msg));
+  if (rc < 0) {
+    nub_err_set(err, -NUB_ENETWORK, "cannot load libcurl (%s): %s", NUB_LIBCURL, msg);
+    goto out;
+  }
+#define X(f)                                                                   \
+  cu.f = (__typeof__(cu.f))nub_plat_symbol(cu.lib, #f);                        \
+  if (!cu.f) {                                                                 \
+    rc = nub_err_set(err, -NUB_ENETWORK, "libcurl (%s) lacks %s", NUB_LIBCURL, #f); \
+    goto out;                                                                  \
+  }
+  CURL_FUNCS(X)
+#undef X
+  /* libcurl allocates through nub's allocator too */
+  cu.curl_global_init_mem(CURL_GLOBAL_DEFAULT, nub_malloc, nub_free, nub_realloc, strdup_hook,
+                       calloc_hook);
+  cu.loaded = true;
+out:
+  pthread_mutex_unlock(&cu.lock);
+  return rc;
+}
+
+/* From here on the library calls go through the table. */
+#define curl_global_init_mem cu.curl_global_init_mem
+#define curl_easy_cleanup cu.curl_easy_cleanup
+#define curl_easy_getinfo cu.curl_easy_getinfo
+#define curl_easy_init cu.curl_easy_init
+#define curl_easy_reset cu.curl_easy_reset
+#define curl_easy_setopt cu.curl_easy_setopt
+#define curl_easy_strerror cu.curl_easy_strerror
+#define curl_multi_add_handle cu.curl_multi_add_handle
+#define curl_multi_cleanup cu.curl_multi_cleanup
+#define curl_multi_info_read cu.curl_multi_info_read
+#define curl_multi_init cu.curl_multi_init
+#define curl_multi_perform cu.curl_multi_perform
+#define curl_multi_poll cu.curl_multi_poll
+#define curl_multi_remove_handle cu.curl_multi_remove_handle
+#define curl_multi_setopt cu.curl_multi_setopt
+#define curl_multi_wakeup cu.curl_multi_wakeup
+#define curl_slist_append cu.curl_slist_append
+#define curl_slist_free_all cu.curl_slist_free_all
+
 struct nub_http {
   CURLM *multi;
   pthread_t thread;
@@ -328,8 +412,13 @@ static void *loop(void *arg)
 int nub_http_start(struct nub_http **out, const struct nub_config *cfg,
                    struct nub_err *err)
 {
-  struct nub_http *h = nub_calloc(1, sizeof(*h));
+  struct nub_http *h;
   struct nub_plat_caps caps;
+  int rc = curl_load(err);
+
+  if (rc < 0)
+    return rc;
+  h = nub_calloc(1, sizeof(*h));
 
   h->cfg = cfg;
   h->multi = curl_multi_init();

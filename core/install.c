@@ -446,6 +446,15 @@ static bool up_to_date(struct nub_install_ctx *c)
   return fresh;
 }
 
+void nub__warn_blocked(struct nub_install_ctx *c)
+{
+  if (c->nblocked)
+    nub_progress_warn(&c->prog,
+                      "%zu dependencies have install scripts that were not run: %s. "
+                      "Trust them by name in package.json \"trustedDependencies\" to "
+                      "run them.", c->nblocked, nub_buf_str(&c->blocked));
+}
+
 void nub__print_summary(struct nub_install_ctx *c, size_t added, size_t removed)
 {
   double secs = (double)(nub_plat_now_ns() - c->t0) / 1e9;
@@ -541,11 +550,7 @@ int nub__install_hoisted_tree(struct nub_install_ctx *c, struct nub_err *err)
   nub_diag_phase_end(&ph, NULL);
   if (rc < 0)
     return rc;
-  if (c->nblocked)
-    nub_progress_warn(&c->prog,
-                      "%zu dependencies have install scripts that were not run: %s. "
-                      "Trust them by name in package.json \"trustedDependencies\" to "
-                      "run them.", c->nblocked, nub_buf_str(&c->blocked));
+  nub__warn_blocked(c);
 
   nub_diag_phase_begin(&ph, "state");
   record_state(c);

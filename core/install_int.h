@@ -44,6 +44,8 @@ bool nub__trusted(const struct nub_manifest *m, const char *name);
 int nub__run_root_scripts(struct nub_install_ctx *c, const char *const *events, int nevents,
                           struct nub_err *err);
 void nub__print_summary(struct nub_install_ctx *c, size_t added, size_t removed);
+/* One line naming the dependencies whose install scripts were not run. */
+void nub__warn_blocked(struct nub_install_ctx *c);
 /* Mark what c->tree installs on this machine (dev/optional/platform). */
 int nub__hoisted_filter(struct nub_install_ctx *c, struct nub_err *err);
 /* The hoisted pipeline from c->tree (fetch, link, bins, scripts, state). */

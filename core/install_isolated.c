@@ -601,11 +601,7 @@ out_phase:
   nub_diag_phase_end(&ph, NULL);
   if (rc < 0)
     goto out;
-  if (c->nblocked)
-    nub_progress_warn(&c->prog,
-                      "%zu dependencies have install scripts that were not run: %s. "
-                      "Trust them by name in package.json \"trustedDependencies\" to "
-                      "run them.", c->nblocked, nub_buf_str(&c->blocked));
+  nub__warn_blocked(c);
 
   nub_diag_phase_begin(&ph, "state");
   record_state(&s);

@@ -518,6 +518,7 @@ int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
   {
     int nm = nub_plat_open_dir_at(proj_fd, "node_modules/.nub");
     if (nm >= 0) {
+      nub_plat_spread_hint(nm); /* see hoisted.c */
       nub_linker_probe(l, nm);
       nub_plat_close(nm);
     }
@@ -531,6 +532,7 @@ int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
                        nub_strerror(c.links_fd));
       goto out;
     }
+    nub_plat_spread_hint(c.links_fd);
   }
   c.stats = nub_calloc((size_t)nw, sizeof(*c.stats));
   nub_progress_set(prog, &prog->link_total, c.n);
@@ -539,15 +541,8 @@ int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
     nub_err_set(&c.err, c.rc = -NUB_EINTR, "interrupted while linking");
   if (!c.rc)
     c.rc = top_links(&c);
-  for (int i = 0; i < nw; i++) {
-    for (int p = 0; p < NUB_PRIM__COUNT; p++) {
-      res->st.t.files[p] += c.stats[i].t.files[p];
-      res->st.t.bytes[p] += c.stats[i].t.bytes[p];
-      res->st.t.ns[p] += c.stats[i].t.ns[p];
-    }
-    res->st.t.fallbacks += c.stats[i].t.fallbacks;
-    res->st.files += c.stats[i].files;
-  }
+  for (int i = 0; i < nw; i++)
+    nub_link_stats_add(&res->st, &c.stats[i]);
   res->packages = c.n;
   res->built = c.built;
   res->reused = c.reused;

@@ -53,6 +53,18 @@ int nub_linker_init(struct nub_linker *l, struct nub_store *s,
 
 void nub_linker_release(struct nub_linker *l) { pthread_mutex_destroy(&l->lock); }
 
+void nub_link_stats_add(struct nub_link_stats *dst, const struct nub_link_stats *src)
+{
+  for (int p = 0; p < NUB_PRIM__COUNT; p++) {
+    dst->t.files[p] += src->t.files[p];
+    dst->t.bytes[p] += src->t.bytes[p];
+    dst->t.ns[p] += src->t.ns[p];
+  }
+  dst->t.fallbacks += src->t.fallbacks;
+  dst->files += src->files;
+  dst->dirs += src->dirs;
+}
+
 static bool uses(const struct nub_linker *l, enum nub_prim p)
 {
   for (int i = 0; i < l->nrungs; i++)

@@ -49,6 +49,9 @@ struct nub_link_stats {
   bool quiet; /* store-internal work (trees): no per-file diag events */
 };
 
+/* Add a worker's counters into a total. */
+void nub_link_stats_add(struct nub_link_stats *dst, const struct nub_link_stats *src);
+
 int nub_linker_init(struct nub_linker *l, struct nub_store *s,
                     enum nub_import_method m);
 void nub_linker_release(struct nub_linker *l);

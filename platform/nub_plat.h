@@ -119,6 +119,11 @@ int nub_plat_rename_at(int sdir, const char *from, int ddir, const char *to);
 int nub_plat_mkdir_at(int dir, const char *path, unsigned mode);
 /* Create `path` and missing parents; an existing directory is success. */
 int nub_plat_mkdir_p(const char *path, unsigned mode);
+/* Tell the file system that the directories created below `dir` start
+ * independent hierarchies, so that it spreads them over its allocation
+ * groups (ext4's Orlov allocator: FS_TOPDIR_FL) rather than packing them next
+ * to the parent. A hint: -ENOTSUP where there is no such thing. */
+int nub_plat_spread_hint(int dir);
 /* Open a directory (O_DIRECTORY|O_CLOEXEC); returns the fd or -errno. */
 int nub_plat_open_dir_at(int dir, const char *path);
 int nub_plat_close(int fd);
@@ -202,6 +207,12 @@ char *nub_plat_self_exe(void);
  * and return its exit status (0..255), 128+signal, or -errno. */
 int nub_plat_spawn_wait(const char *const argv[], const char *cwd,
                         const char *const envp[]);
+
+/* Load a shared library by path (dlopen with lazy binding, local symbols);
+ * *handle receives it. -ENOENT with msg filled (dlerror) when it cannot. */
+int nub_plat_load_library(const char *path, void **handle, char *msg, size_t cap);
+/* Address of a symbol in a loaded library, or NULL. */
+void *nub_plat_symbol(void *handle, const char *name);
 
 /* ---- probe ------------------------------------------------------------ */
 

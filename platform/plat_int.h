@@ -21,6 +21,11 @@ extern int nub__plat_fault[NUB_PRIM__COUNT];
 /* npm's name for this CPU ("x64", "arm64"). */
 const char *nub__plat_npm_cpu(void);
 
+/* rename without replace where the kernel call is missing: link+unlink for
+ * files, a checked rename for directories (plat_posix.c). */
+int nub__plat_rename_noreplace_fallback(int sdir, const char *from, int ddir,
+                                        const char *to);
+
 /* errno as a negative value (never 0, even if errno was clobbered). */
 int nub__plat_neg_errno(void);
 

@@ -1,7 +1,6 @@
 /* main.c - argv -> command table; the only place that prints errors and picks
  * the exit status. */
 #include <cJSON.h>
-#include <curl/curl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,17 +92,12 @@ int cmd_help(int argc, char **argv)
   return 0;
 }
 
-/* cJSON and libcurl allocate through nub's allocator too. */
-static void *curl_calloc_hook(size_t n, size_t s) { return nub_calloc(n, s); }
-static char *curl_strdup_hook(const char *s) { return nub_strdup(s); }
-
+/* cJSON allocates through nub's allocator too (libcurl: see http.c). */
 static void setup_libraries(void)
 {
   cJSON_Hooks hooks = {nub_malloc, nub_free};
 
   cJSON_InitHooks(&hooks);
-  curl_global_init_mem(CURL_GLOBAL_DEFAULT, nub_malloc, nub_free, nub_realloc,
-                       curl_strdup_hook, curl_calloc_hook);
 }
 
 int main(int argc, char **argv)
@@ -170,6 +164,5 @@ int main(int argc, char **argv)
   }
   nub_free(cargv);
   nub_diag_shutdown();
-  curl_global_cleanup();
   return rc;
 }

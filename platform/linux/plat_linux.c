@@ -147,8 +147,6 @@ static int noreplace_unsupported;
 int nub_plat_rename_noreplace_at(int sdir, const char *from, int ddir,
                                  const char *to)
 {
-  struct stat st;
-
   if (!__atomic_load_n(&noreplace_unsupported, __ATOMIC_RELAXED)) {
     if (syscall(SYS_renameat2, PD(sdir), from, PD(ddir), to,
                 RENAME_NOREPLACE) == 0)
@@ -157,19 +155,19 @@ int nub_plat_rename_noreplace_at(int sdir, const char *from, int ddir,
       return nub__plat_neg_errno();
     __atomic_store_n(&noreplace_unsupported, 1, __ATOMIC_RELAXED);
   }
-  /* Fallback: link+unlink never replaces a file; rename(2) of a directory
-   * refuses a non-empty target, and an empty one is no loss. */
-  if (fstatat(PD(sdir), from, &st, AT_SYMLINK_NOFOLLOW) < 0)
+  return nub__plat_rename_noreplace_fallback(sdir, from, ddir, to);
+}
+
+int nub_plat_spread_hint(int dir)
+{
+  int flags = 0;
+
+  if (ioctl(dir, FS_IOC_GETFLAGS, &flags) < 0)
     return nub__plat_neg_errno();
-  if (!S_ISDIR(st.st_mode)) {
-    if (linkat(PD(sdir), from, PD(ddir), to, 0) < 0)
-      return nub__plat_neg_errno();
-    unlinkat(PD(sdir), from, 0);
+  if (flags & FS_TOPDIR_FL)
     return 0;
-  }
-  if (fstatat(PD(ddir), to, &st, AT_SYMLINK_NOFOLLOW) == 0)
-    return -EEXIST;
-  if (renameat(PD(sdir), from, PD(ddir), to) < 0)
+  flags |= FS_TOPDIR_FL;
+  if (ioctl(dir, FS_IOC_SETFLAGS, &flags) < 0)
     return nub__plat_neg_errno();
   return 0;
 }

@@ -126,8 +126,6 @@ static int noreplace_unsupported;
 int nub_plat_rename_noreplace_at(int sdir, const char *from, int ddir,
                                  const char *to)
 {
-  struct stat st;
-
   if (!__atomic_load_n(&noreplace_unsupported, __ATOMIC_RELAXED)) {
     if (renameatx_np(PD(sdir), from, PD(ddir), to, RENAME_EXCL) == 0)
       return 0;
@@ -135,19 +133,13 @@ int nub_plat_rename_noreplace_at(int sdir, const char *from, int ddir,
       return nub__plat_neg_errno();
     __atomic_store_n(&noreplace_unsupported, 1, __ATOMIC_RELAXED);
   }
-  if (fstatat(PD(sdir), from, &st, AT_SYMLINK_NOFOLLOW) < 0)
-    return nub__plat_neg_errno();
-  if (!S_ISDIR(st.st_mode)) {
-    if (linkat(PD(sdir), from, PD(ddir), to, 0) < 0)
-      return nub__plat_neg_errno();
-    unlinkat(PD(sdir), from, 0);
-    return 0;
-  }
-  if (fstatat(PD(ddir), to, &st, AT_SYMLINK_NOFOLLOW) == 0)
-    return -EEXIST;
-  if (renameat(PD(sdir), from, PD(ddir), to) < 0)
-    return nub__plat_neg_errno();
-  return 0;
+  return nub__plat_rename_noreplace_fallback(sdir, from, ddir, to);
+}
+
+int nub_plat_spread_hint(int dir)
+{
+  (void)dir;
+  return -ENOTSUP; /* APFS has no allocation groups to spread over */
 }
 
 int nub_plat_fs_info(const char *path, struct nub_plat_fsinfo *out)

@@ -2,6 +2,7 @@
  * macOS: hard links, portable copies, names, directories, files, locks,
  * processes, the link probe and fault injection. */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -222,6 +223,28 @@ int nub_plat_copy_stream_at(int sdir, const char *src, int ddir,
 int nub_plat_symlink_at(const char *target, int ddir, const char *path)
 {
   if (symlinkat(target, PD(ddir), path) < 0)
+    return nub__plat_neg_errno();
+  return 0;
+}
+
+int nub__plat_rename_noreplace_fallback(int sdir, const char *from, int ddir,
+                                        const char *to)
+{
+  struct stat st;
+
+  /* Fallback: link+unlink never replaces a file; rename(2) of a directory
+   * refuses a non-empty target, and an empty one is no loss. */
+  if (fstatat(PD(sdir), from, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    return nub__plat_neg_errno();
+  if (!S_ISDIR(st.st_mode)) {
+    if (linkat(PD(sdir), from, PD(ddir), to, 0) < 0)
+      return nub__plat_neg_errno();
+    unlinkat(PD(sdir), from, 0);
+    return 0;
+  }
+  if (fstatat(PD(ddir), to, &st, AT_SYMLINK_NOFOLLOW) == 0)
+    return -EEXIST;
+  if (renameat(PD(sdir), from, PD(ddir), to) < 0)
     return nub__plat_neg_errno();
   return 0;
 }
@@ -710,6 +733,23 @@ int nub_plat_spawn_wait(const char *const argv[], const char *cwd,
     return 128 + WTERMSIG(status);
   return 1;
 }
+
+/* ---- shared libraries -------------------------------------------------- */
+
+int nub_plat_load_library(const char *path, void **handle, char *msg, size_t cap)
+{
+  void *h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+
+  if (!h) {
+    const char *e = dlerror();
+    snprintf(msg, cap, "%s", e ? e : "unknown error");
+    return -ENOENT;
+  }
+  *handle = h;
+  return 0;
+}
+
+void *nub_plat_symbol(void *handle, const char *name) { return dlsym(handle, name); }
 
 /* ---- probe ------------------------------------------------------------ */
 

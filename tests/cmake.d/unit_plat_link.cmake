@@ -15,11 +15,11 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET nub_platform_macos_shim)
   target_include_directories(test_link_macos_shim PRIVATE
     ${PROJECT_SOURCE_DIR}/core ${PROJECT_BINARY_DIR}/core ${PROJECT_SOURCE_DIR}/diag
     ${CMAKE_CURRENT_SOURCE_DIR}/unit)
-  target_compile_definitions(test_link_macos_shim PRIVATE NUB_DEFAULT_REGISTRY=""
-    NUB_DEFAULT_GLOBALCONFIG="")
+  target_compile_definitions(test_link_macos_shim PRIVATE ${NUB_CORE_DEFINES})
+  target_include_directories(test_link_macos_shim SYSTEM PRIVATE ${CURL_INCLUDE_DIRS}
+    ${ARCHIVE_INCLUDE_DIRS})
   target_link_libraries(test_link_macos_shim PRIVATE nub_platform_macos_shim
-    PkgConfig::CMOCKA PkgConfig::CURL PkgConfig::ARCHIVE PkgConfig::CJSON
-    PkgConfig::YAML PkgConfig::CRYPTO)
+    PkgConfig::CMOCKA PkgConfig::CJSON PkgConfig::YAML PkgConfig::CRYPTO ${CMAKE_DL_LIBS})
   add_test(NAME unit.link_macos_shim COMMAND test_link_macos_shim)
   set_tests_properties(unit.link_macos_shim PROPERTIES LABELS unit TIMEOUT 300
     ENVIRONMENT "NUB_TEST_TMP=${CMAKE_CURRENT_BINARY_DIR}/tmp")
