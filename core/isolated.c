@@ -364,7 +364,6 @@ static void link_one(void *vctx, size_t i, int worker)
   }
   {
     struct nub_plat_stat st;
-    char target[1024];
     if (nub_plat_stat_at(c->links_fd, p->entry, &st) != 0) {
       /* build it beside the others under a private name, then publish it
        * with a rename that never replaces: a racing install's copy wins */
@@ -396,10 +395,25 @@ static void link_one(void *vctx, size_t i, int worker)
     } else {
       __atomic_add_fetch(&c->reused, 1, __ATOMIC_RELAXED);
     }
+  }
+}
+
+/* The project's view of the global virtual store: .nub/<dir> -> the entry.
+ * One thread: every link goes into the same directory, whose lock would make
+ * a second thread spin, not help. */
+static void link_entries(struct ictx *c)
+{
+  char nmpath[600], target[1024], cur[1024];
+
+  for (size_t i = 0; i < c->n && !c->rc; i++) {
+    struct ipkg *p = &c->p[i];
+    int rc;
+    if (p->local)
+      continue;
+    snprintf(nmpath, sizeof(nmpath), "node_modules/.nub/%s", p->dir);
     snprintf(target, sizeof(target), "%s/%s", c->links_abs, p->entry);
     rc = nub_plat_symlink_at(target, c->proj_fd, nmpath);
     if (rc == -EEXIST) {
-      char cur[1024];
       if (nub_plat_readlink_at(c->proj_fd, nmpath, cur, sizeof(cur)) >= 0 &&
           !strcmp(cur, target))
         rc = 0;
@@ -410,13 +424,13 @@ static void link_one(void *vctx, size_t i, int worker)
     }
     if (rc < 0) {
       fail(c, rc, "cannot link %s: %s", nmpath, nub_strerror(rc));
-    } else {
-      nub_progress_add(c->prog, &c->prog->linked, 1);
-      if (NUB_DIAG_ON()) {
-        char what[512];
-        snprintf(what, sizeof(what), "%s@%s", p->g->name, p->g->version);
-        nub_diag_mark("linked", what);
-      }
+      return;
+    }
+    nub_progress_add(c->prog, &c->prog->linked, 1);
+    if (NUB_DIAG_ON()) {
+      char what[512];
+      snprintf(what, sizeof(what), "%s@%s", p->g->name, p->g->version);
+      nub_diag_mark("linked", what);
     }
   }
 }
@@ -465,7 +479,18 @@ static int top_links(struct ictx *c)
       }
     }
   }
-  /* the hidden hoist: every package once, for undeclared (phantom) deps */
+  /* The hidden hoist: every package once, for undeclared (phantom) deps of
+   * the packages in the project. Node resolves a package in the global
+   * virtual store from its real path there, so when every package is there
+   * the hoist would be links nobody follows (phantom links are in the
+   * entries instead). */
+  {
+    bool any_local = false;
+    for (size_t i = 0; i < c->n && !any_local; i++)
+      any_local = c->p[i].local;
+    if (!any_local)
+      goto out;
+  }
   nub_mkdirs_at(c->proj_fd, "node_modules/.nub/node_modules");
   for (size_t i = 0; i < c->n; i++) {
     struct ipkg *p = &c->p[i];
@@ -510,7 +535,17 @@ int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
   pthread_mutex_init(&c.lock, NULL);
   nub_err_clear(&c.err);
   prepare(&c);
-  rc = nub_mkdirs_at(proj_fd, "node_modules/.nub");
+  rc = nub_mkdirs_at(proj_fd, "node_modules");
+  if (rc == 0) {
+    /* .nub below it then lands in a fresh allocation group, and with it the
+     * inodes of its symlinks (see hoisted.c) */
+    int nm = nub_plat_open_dir_at(proj_fd, "node_modules");
+    if (nm >= 0) {
+      nub_plat_spread_hint(nm);
+      nub_plat_close(nm);
+    }
+    rc = nub_mkdirs_at(proj_fd, "node_modules/.nub");
+  }
   if (rc < 0) {
     nub_err_set(err, rc, "cannot create node_modules/.nub: %s", nub_strerror(rc));
     goto out;
@@ -537,6 +572,8 @@ int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
   c.stats = nub_calloc((size_t)nw, sizeof(*c.stats));
   nub_progress_set(prog, &prog->link_total, c.n);
   nub_pool_for(pool, c.n, link_one, &c);
+  if (!c.rc && o->gvs)
+    link_entries(&c);
   if (!c.rc && nub_plat_interrupted())
     nub_err_set(&c.err, c.rc = -NUB_EINTR, "interrupted while linking");
   if (!c.rc)
