@@ -3,12 +3,29 @@
 
 #include <errno.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* OpenSSL 3 looks an algorithm up in its provider table, under a lock, each
+ * time EVP_sha256() & co are used to start a digest; nub starts one per
+ * file. Fetch each once and keep it. */
+static EVP_MD *mds[4];
+static pthread_once_t mds_once = PTHREAD_ONCE_INIT;
+
+static void fetch_mds(void)
+{
+  static const char *const names[4] = {"SHA1", "SHA256", "SHA384", "SHA512"};
+  for (int i = 0; i < 4; i++)
+    mds[i] = EVP_MD_fetch(NULL, names[i], NULL);
+}
+
 static const EVP_MD *md_of(enum nub_hash_algo a)
 {
+  pthread_once(&mds_once, fetch_mds);
+  if ((unsigned)a < 4 && mds[a])
+    return mds[a];
   switch (a) {
   case NUB_HASH_SHA1: return EVP_sha1();
   case NUB_HASH_SHA256: return EVP_sha256();
@@ -210,7 +227,7 @@ void nub_hasher_release(struct nub_hasher *h)
 void nub_sha256(const void *p, size_t n, unsigned char out[32])
 {
   unsigned int l = 32;
-  EVP_Digest(p, n, out, &l, EVP_sha256(), NULL);
+  EVP_Digest(p, n, out, &l, md_of(NUB_HASH_SHA256), NULL);
 }
 
 void nub_hex(const unsigned char *p, size_t n, char *out)

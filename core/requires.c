@@ -1,6 +1,7 @@
 /* requires.c - textual scan for bare module specifiers. */
 #include "requires.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "path.h"
@@ -44,40 +45,45 @@ static const char *skip_ws(const char *p, const char *end)
   return p;
 }
 
+static bool ident_char(char ch)
+{
+  return ch == '_' || ch == '$' || ch == '.' || (ch >= 'a' && ch <= 'z') ||
+         (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+}
+
+/* One linear pass per keyword (memmem), instead of stepping through every
+ * 'r', 'i' and 'f' of the source. */
 void nub_scan_requires(const char *data, size_t len, void (*cb)(void *, const char *),
                        void *ud)
 {
-  const char *p = data, *end = data + len;
+  static const struct {
+    const char *kw;
+    size_t n;
+  } kws[] = {{"require", 7}, {"import", 6}, {"from", 4}};
+  const char *end = data + len;
 
-  while (p < end) {
-    const char *r = memchr(p, 'r', (size_t)(end - p));
-    const char *i = memchr(p, 'i', (size_t)(end - p));
-    const char *f = memchr(p, 'f', (size_t)(end - p));
-    const char *hit = r;
-    if (!hit || (i && i < hit))
-      hit = i;
-    if (!hit || (f && f < hit))
-      hit = f;
-    if (!hit)
-      break;
-    p = hit + 1;
-    if (hit > data && (hit[-1] == '_' || hit[-1] == '$' || hit[-1] == '.' ||
-                       (hit[-1] >= 'a' && hit[-1] <= 'z') || (hit[-1] >= 'A' && hit[-1] <= 'Z') ||
-                       (hit[-1] >= '0' && hit[-1] <= '9')))
-      continue; /* inside another identifier */
-    if (*hit == 'r' && end - hit > 8 && !memcmp(hit, "require", 7)) {
-      const char *q = skip_ws(hit + 7, end);
-      if (q < end && *q == '(')
-        take(skip_ws(q + 1, end), end, cb, ud);
-    } else if (*hit == 'i' && end - hit > 7 && !memcmp(hit, "import", 6)) {
-      const char *q = skip_ws(hit + 6, end);
-      if (q < end && *q == '(')
-        take(skip_ws(q + 1, end), end, cb, ud);
-      else if (q < end && (*q == '"' || *q == '\''))
-        take(q, end, cb, ud); /* import "x" */
-    } else if (*hit == 'f' && end - hit > 5 && !memcmp(hit, "from", 4) &&
-               (hit[4] == ' ' || hit[4] == '"' || hit[4] == '\'')) {
-      take(skip_ws(hit + 4, end), end, cb, ud);
+  for (size_t k = 0; k < sizeof(kws) / sizeof(kws[0]); k++) {
+    const char *p = data;
+    while (p < end) {
+      const char *hit = memmem(p, (size_t)(end - p), kws[k].kw, kws[k].n);
+      const char *q;
+      if (!hit)
+        break;
+      p = hit + kws[k].n;
+      if (hit > data && ident_char(hit[-1]))
+        continue; /* inside another identifier */
+      q = skip_ws(p, end);
+      if (k == 0) { /* require("x") */
+        if (q < end && *q == '(')
+          take(skip_ws(q + 1, end), end, cb, ud);
+      } else if (k == 1) { /* import("x"), import "x" */
+        if (q < end && *q == '(')
+          take(skip_ws(q + 1, end), end, cb, ud);
+        else if (q < end && (*q == '"' || *q == '\''))
+          take(q, end, cb, ud);
+      } else if (p < end && (*p == ' ' || *p == '"' || *p == '\'')) { /* from "x" */
+        take(q, end, cb, ud);
+      }
     }
   }
 }

@@ -89,6 +89,12 @@ int nub_store_open(struct nub_store *s, const char *dir, struct nub_err *err)
     rc = s->files_fd < 0 ? s->files_fd : s->index_fd < 0 ? s->index_fd : s->tmp_fd;
     goto fail;
   }
+  /* Shards and staging directories start hierarchies of their own: spread,
+   * their files do not queue behind the inodes of a store deleted just
+   * before (see hoisted.c). */
+  nub_plat_spread_hint(s->files_fd);
+  nub_plat_spread_hint(s->index_fd);
+  nub_plat_spread_hint(s->tmp_fd);
   rc = ensure_shards(s->files_fd);
   if (rc == 0)
     rc = ensure_shards(s->index_fd);
