@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,18 +24,42 @@ struct wave {
   pthread_mutex_t lock;
   int rc;
   struct nub_err err;
+  size_t roots_done; /* atomic: package roots of the wave created so far */
 };
 
-static void link_node(void *vctx, size_t i, int worker)
+/* The package roots of a wave share a few parents (node_modules above all),
+ * and creating a directory holds its parent's lock - long, when the file
+ * system spreads it over allocation groups. One thread makes the roots, in
+ * job order, ahead of the workers that fill them: nobody spins on the lock. */
+static void make_roots(struct wave *w)
+{
+  for (size_t k = 0; k < w->n; k++) {
+    struct nub_node *n = &w->t->nodes[w->order[k]];
+    if (!(n->flags & NUB_NF_LINK))
+      nub_mkdirs_at(w->proj_fd, n->path); /* errors surface when linking */
+    __atomic_store_n(&w->roots_done, k + 1, __ATOMIC_RELEASE);
+  }
+}
+
+static void link_node(void *vctx, size_t job, int worker)
 {
   struct wave *w = vctx;
-  size_t ni = w->order[i];
-  struct nub_node *n = &w->t->nodes[ni];
+  size_t i, ni;
+  struct nub_node *n;
   struct nub_err err;
   int rc;
 
+  if (job == 0) {
+    make_roots(w);
+    return;
+  }
+  i = job - 1;
+  ni = w->order[i];
+  n = &w->t->nodes[ni];
   if (__atomic_load_n(&w->rc, __ATOMIC_RELAXED) || nub_plat_interrupted())
     return;
+  while (__atomic_load_n(&w->roots_done, __ATOMIC_ACQUIRE) <= i)
+    sched_yield();
   if (n->flags & NUB_NF_LINK) {
     /* symlink relative to the link's own directory */
     char *parent = nub_strdup(n->path), *slash = strrchr(parent, '/');
@@ -219,7 +244,8 @@ int nub_hoisted_link(int proj_fd, struct nub_tree *t, const struct nub_state *ol
       if (t->nodes[i].depth == d && is_installable(&t->nodes[i]) && !w.keep[i])
         w.order[w.n++] = i;
     sort_order(w.order, w.n, t);
-    nub_pool_for(pool, w.n, link_node, &w);
+    w.roots_done = 0;
+    nub_pool_for(pool, w.n + 1, link_node, &w); /* job 0 makes the roots */
     if (nub_plat_interrupted() && !w.rc) {
       w.rc = -NUB_EINTR;
       nub_err_set(&w.err, -NUB_EINTR, "interrupted while linking");

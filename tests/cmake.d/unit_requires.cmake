@@ -1,0 +1,1 @@
+nub_unit_test(requires unit/test_requires.c)

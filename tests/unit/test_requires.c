@@ -1,0 +1,90 @@
+/* test_requires.c - the textual scan for bare module specifiers that feeds
+ * phantom-dependency links in the global virtual store. */
+#include "nub_test.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "nub_alloc.h"
+#include "requires.h"
+
+struct found {
+  char names[32][64];
+  int n;
+};
+
+static void collect(void *ud, const char *name)
+{
+  struct found *f = ud;
+  if (f->n < 32)
+    snprintf(f->names[f->n++], 64, "%s", name);
+}
+
+static bool has(const struct found *f, const char *name)
+{
+  for (int i = 0; i < f->n; i++)
+    if (!strcmp(f->names[i], name))
+      return true;
+  return false;
+}
+
+static void scan(const char *src, struct found *f)
+{
+  memset(f, 0, sizeof(*f));
+  nub_scan_requires(src, strlen(src), collect, f);
+}
+
+static void test_requires__forms(void **state)
+{
+  struct found f;
+  (void)state;
+  scan("var a = require('alpha');\n"
+       "const b = require( \"beta/sub/file\" );\n"
+       "import g from 'gamma';\n"
+       "import { d } from \"@scope/delta/x.js\";\n"
+       "import 'side-effect';\n"
+       "const e = await import(`eps`);\n"
+       "export * from 'zeta'\n",
+       &f);
+  assert_true(has(&f, "alpha"));
+  assert_true(has(&f, "beta"));
+  assert_true(has(&f, "gamma"));
+  assert_true(has(&f, "@scope/delta"));
+  assert_true(has(&f, "side-effect"));
+  assert_true(has(&f, "eps"));
+  assert_true(has(&f, "zeta"));
+  assert_int_equal(f.n, 7);
+}
+
+static void test_requires__not_packages(void **state)
+{
+  struct found f;
+  (void)state;
+  scan("require('./local'); require('../up'); require('/abs/x');\n"
+       "require('node:fs'); import x from 'https://cdn/x.js';\n"
+       "myrequire('nope'); obj.require('nope2'); reimport('nope3');\n"
+       "require(variable); require('@scope'); require('');\n"
+       "const from = 1; // from\n",
+       &f);
+  assert_int_equal(f.n, 0);
+}
+
+static void test_requires__unterminated_input(void **state)
+{
+  struct found f;
+  (void)state;
+  scan("require('abc", &f); /* cut off: no name */
+  assert_int_equal(f.n, 0);
+  scan("require", &f);
+  assert_int_equal(f.n, 0);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_requires__forms),
+    cmocka_unit_test(test_requires__not_packages),
+    cmocka_unit_test(test_requires__unterminated_input),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
