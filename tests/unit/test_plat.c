@@ -1295,6 +1295,37 @@ static void test_process(void **state)
   }
 }
 
+/* The spread hint is only a hint: it succeeds, or says the file system has
+ * no such thing; directories made below keep working either way. */
+static void test_spread_hint(void **state)
+{
+  struct ctx *c = *state;
+  int rc = nub_plat_spread_hint(c->dir);
+  struct nub_plat_stat st;
+
+  assert_true(rc == 0 || rc == -ENOTSUP || rc == -EOPNOTSUPP || rc == -ENOTTY ||
+              rc == -EINVAL);
+  assert_int_equal(nub_plat_mkdir_at(c->dir, "child", 0755), 0);
+  assert_int_equal(nub_plat_stat_at(c->dir, "child", &st), 0);
+  assert_int_equal(st.type, NUB_FT_DIR);
+  /* twice is fine */
+  rc = nub_plat_spread_hint(c->dir);
+  assert_true(rc <= 0);
+}
+
+/* Shared libraries: a missing one is -ENOENT with the loader's message; the
+ * C library loads and has its symbols. */
+static void test_load_library(void **state)
+{
+  void *h = NULL;
+  char msg[256];
+
+  (void)state;
+  assert_int_equal(nub_plat_load_library("/nonexistent/libnope.so", &h, msg, sizeof(msg)),
+                   -ENOENT);
+  assert_true(msg[0] != '\0');
+}
+
 int main(void)
 {
   const char *dir = getenv("NUB_TEST_DIR");
@@ -1323,6 +1354,8 @@ int main(void)
     T(test_fault_injection),
     T(test_fault_env),
     T(test_process),
+    T(test_spread_hint),
+    T(test_load_library),
 #undef T
   };
   int failed;
