@@ -2,6 +2,7 @@
  * phantom-dependency links in the global virtual store. */
 #include "nub_test.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
