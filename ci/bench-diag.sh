@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # What tracing costs: the warm-offline hoisted install of a bench fixture with
 # a build that has the diag layer compiled out, the normal build with every
-# NUB_DIAG_* unset, and the normal build with each knob on - back to back in
-# one hyperfine run. Prints medians and the overhead ratio against the
-# compiled-out build.
+# NUB_DIAG_* unset, and the normal build with each knob on - back to back,
+# in rotating order (ci/bench_rr.py over hyperfine). Prints medians and the
+# overhead ratio against the compiled-out build.
 #
 # usage: ci/bench-diag.sh [fixture]   (default coffee2)
 # env:   RUNS (15), WARMUP (3), BENCH_DIR (build/bench-diag)
@@ -32,25 +32,23 @@ sed "s#@@REGISTRY@@#$reg#g" "$root/ci/bench/fixtures/$fx/package-lock.json" > "$
 prep="rm -rf $d/node_modules && test ! -e $d/node_modules"
 run="cd $d && "
 
-hyperfine --runs "$RUNS" --warmup "$WARMUP" --style basic --export-json "$BENCH_DIR/diag.json" \
-  --prepare "$prep" -n "diag compiled out" "$run $off install --offline -s" \
-  --prepare "$prep" -n "diag in, all off" "$run $on install --offline -s" \
-  --prepare "$prep" -n "NUB_LOG=debug" "$run NUB_LOG=debug $on install --offline -s 2>/dev/null" \
-  --prepare "$prep" -n "NUB_DIAG_FILE" "$run NUB_DIAG_FILE=$BENCH_DIR/d.jsonl $on install --offline -s" \
-  --prepare "$prep" -n "NUB_DIAG_SUMMARY" "$run NUB_DIAG_SUMMARY=1 $on install --offline -s 2>/dev/null" \
-  --prepare "$prep" -n "NUB_DIAG_CRITPATH" "$run NUB_DIAG_CRITPATH=1 $on install --offline -s 2>/dev/null" \
-  --prepare "$prep" -n "NUB_DIAG_KERNEL" "$run NUB_DIAG_KERNEL=1 $on install --offline -s" \
+python3 "$root/ci/bench_rr.py" --rounds "$RUNS" --warmup "$WARMUP" --json "$BENCH_DIR/diag.json" \
+  "diag compiled out" "$prep" "$run $off install --offline -s" \
+  "diag in, all off" "$prep" "$run $on install --offline -s" \
+  "NUB_LOG=debug" "$prep" "$run NUB_LOG=debug $on install --offline -s 2>/dev/null" \
+  "NUB_DIAG_FILE" "$prep" "$run NUB_DIAG_FILE=$BENCH_DIR/d.jsonl $on install --offline -s" \
+  "NUB_DIAG_SUMMARY" "$prep" "$run NUB_DIAG_SUMMARY=1 $on install --offline -s 2>/dev/null" \
+  "NUB_DIAG_CRITPATH" "$prep" "$run NUB_DIAG_CRITPATH=1 $on install --offline -s 2>/dev/null" \
+  "NUB_DIAG_KERNEL" "$prep" "$run NUB_DIAG_KERNEL=1 $on install --offline -s" \
   >/dev/null
 
 python3 - "$BENCH_DIR/diag.json" <<'PY'
 import json, statistics, sys
-res = json.load(open(sys.argv[1]))["results"]
-for r in res:
-    bad = [c for c in r.get("exit_codes", []) if c]
-    assert not bad, f"{r['command']}: non-zero exit {bad}"
-base = statistics.median(res[0]["times"])
+times = json.load(open(sys.argv[1]))["times"]
+names = list(times)
+base = statistics.median(times[names[0]])
 print(f"{'variant':<22}{'median ms':>11}{'vs compiled out':>17}")
-for r in res:
-    m = statistics.median(r["times"])
-    print(f"{r['command']:<22}{m * 1000:>11.1f}{m / base:>16.3f}x")
+for k in names:
+    m = statistics.median(times[k])
+    print(f"{k:<22}{m * 1000:>11.1f}{m / base:>16.3f}x")
 PY

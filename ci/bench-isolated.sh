@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The isolated layout with the global virtual store, against its peers, back
-# to back in one hyperfine run per scenario:
+# to back per scenario (hyperfine measures; rounds rotate the order, see
+# ci/bench_rr.py):
 #   warm   store/caches warm, node_modules deleted (and asserted gone) before
 #          each run, offline: nub (pnpm-lock.yaml -> isolated + GVS), the Rust
 #          nub at its defaults, pnpm at its defaults, bun (bun.lock);
@@ -73,26 +74,22 @@ done
 summarise() { # json
   python3 - "$1" <<'PY'
 import json, statistics, sys
-res = json.load(open(sys.argv[1]))["results"]
-for r in res:
-    bad = [c for c in r.get("exit_codes", []) if c]
-    assert not bad, f"{r['command']}: non-zero exit {bad}"
-med = {r["command"]: statistics.median(r["times"]) for r in res}
+times = json.load(open(sys.argv[1]))["times"]
+med = {k: statistics.median(v) for k, v in times.items()}
 nub = med["nub"]
 print(f"{'tool':<10}{'median s':>10}{'min s':>9}{'nub/tool':>10}")
-for r in res:
-    m = med[r["command"]]
-    print(f"{r['command']:<10}{m:>10.4f}{min(r['times']):>9.4f}{nub / m:>10.2f}")
+for k, v in times.items():
+    print(f"{k:<10}{med[k]:>10.4f}{min(v):>9.4f}{nub / med[k]:>10.2f}")
 PY
 }
 
 for sc in $SCENARIOS; do
   echo; echo "=== $fx: $sc ==="
-  hf=(hyperfine --style basic --export-json "$BENCH_DIR/$fx-$sc.json")
+  rr=(python3 "$root/ci/bench_rr.py" --json "$BENCH_DIR/$fx-$sc.json")
   case $sc in
-    warm) hf+=(--runs "$RUNS" --warmup "$WARMUP") ;;
-    noop) hf+=(--runs "$((RUNS * 3))" --warmup "$WARMUP" -N) ;;
-    cold) hf+=(--runs "$COLD_RUNS") ;;
+    warm) rr+=(--rounds "$RUNS" --warmup "$WARMUP") ;;
+    noop) rr+=(--rounds "$((RUNS * 3))" --warmup "$WARMUP" --no-shell) ;;
+    cold) rr+=(--rounds "$COLD_RUNS" --warmup 0) ;;
   esac
   for t in nub rnub pnpm bun; do
     [ -n "${dir[$t]:-}" ] || continue
@@ -104,13 +101,13 @@ for sc in $SCENARIOS; do
       noop) (cd "$d" && env $(env_of $t) $(cmd_of $t warm) >/dev/null 2>&1); prep="" ;;
     esac
     if [ "$sc" = noop ]; then
-      # -N: no shell, so the few milliseconds of a no-op are not a shell's
-      hf+=(-n "$t" "env -C $d $(env_of $t) $(cmd_of $t warm)")
+      # no shell: the few milliseconds of a no-op are not a shell's
+      rr+=("$t" "" "env -C $d $(env_of $t) $(cmd_of $t warm)")
     else
-      hf+=(--prepare "$prep" -n "$t" "cd $d && env $(env_of $t) $(cmd_of $t $sc) >/dev/null 2>&1")
+      rr+=("$t" "$prep" "cd $d && env $(env_of $t) $(cmd_of $t $sc) >/dev/null 2>&1")
     fi
   done
-  "${hf[@]}" >/dev/null
+  "${rr[@]}" >/dev/null
   summarise "$BENCH_DIR/$fx-$sc.json"
 done
 (cd "${dir[nub]}" && rm -rf node_modules && env $(env_of nub) NUB_LOG=debug $(cmd_of nub warm) 2>&1 |

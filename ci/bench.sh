@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Warm-offline install benchmark: nub vs npm ci, bun, pnpm (hoisted), the
 # existing Rust nub (hoisted, from pnpm-lock.yaml) and a single-threaded
-# `cp -al` of nub's finished tree (the floor), back to back in one hyperfine
-# run per fixture.
+# `cp -al` of nub's finished tree (the floor), back to back in one run per
+# fixture: hyperfine measures, rounds rotate the order (ci/bench_rr.py).
 #
 # usage: ci/bench.sh [fixture...]        (default: webpack3 coffee2 large)
 # env:   NUB=path/to/nub (default build/core/nub), RUNS (10), WARMUP (2),
@@ -78,7 +78,7 @@ for fx in "${fixtures[@]}"; do
   (cd "$d" && NUB_DIAG_FILE=$BENCH_DIR/$fx-nub.jsonl NUB_LOG=debug "$NUB" install --offline --frozen-lockfile -s 2>"$BENCH_DIR/$fx-nub.phases")
   add nub "$(clean "$d")" "cd $d && $NUB install --offline --frozen-lockfile -s"
   files=$(find "$d/node_modules" -type f | wc -l)
-  pkgs=$(find "$d/node_modules" -name package.json -path '*node_modules/*' -not -path '*/node_modules/*/*/package.json' | wc -l)
+  pkgs=$(grep -c '^[^ ]* node_modules/' "$d/node_modules/.nub-state")
 
   # the floor: a single-threaded cp -al of nub's finished tree
   floor=$BENCH_DIR/$fx/floor-src
@@ -109,25 +109,21 @@ for fx in "${fixtures[@]}"; do
     esac
   done
 
-  hf=(hyperfine --runs "$RUNS" --warmup "$WARMUP" --export-json "$BENCH_DIR/$fx.json" --style basic)
+  rr=(python3 "$root/ci/bench_rr.py" --rounds "$RUNS" --warmup "$WARMUP" --json "$BENCH_DIR/$fx.json")
   for i in "${!names[@]}"; do
-    hf+=(--prepare "${preps[$i]}" -n "${names[$i]}" "${runs[$i]}")
+    rr+=("${names[$i]}" "${preps[$i]}" "${runs[$i]}")
   done
-  "${hf[@]}" >/dev/null
+  "${rr[@]}" >/dev/null
 
   python3 - "$BENCH_DIR/$fx.json" "$BENCH_DIR/$fx-nub.jsonl" "$BENCH_DIR/$fx-nub.phases" "$files" "$pkgs" <<'PY'
 import json, re, statistics, sys
-res = json.load(open(sys.argv[1]))["results"]
-med = {r["command"]: statistics.median(r["times"]) for r in res}
-for r in res:
-    bad = [c for c in r.get("exit_codes", []) if c != 0]
-    assert not bad, f"{r['command']}: non-zero exit codes {bad}"
+times = json.load(open(sys.argv[1]))["times"]
+med = {k: statistics.median(v) for k, v in times.items()}
 nub = med["nub"]
 print(f"files {sys.argv[4]}, packages {sys.argv[5]}")
 print(f"{'tool':<20}{'median s':>10}{'min s':>9}{'nub/tool':>10}")
-for r in res:
-    m = med[r["command"]]
-    print(f"{r['command']:<20}{m:>10.3f}{min(r['times']):>9.3f}{nub / m:>10.2f}")
+for k, v in times.items():
+    print(f"{k:<20}{med[k]:>10.3f}{min(v):>9.3f}{nub / med[k]:>10.2f}")
 tally = {}
 for line in open(sys.argv[2]):
     e = json.loads(line)
