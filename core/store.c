@@ -66,6 +66,7 @@ int nub_store_open(struct nub_store *s, const char *dir, struct nub_err *err)
   int rc;
 
   memset(s, 0, sizeof(*s));
+  pthread_mutex_init(&s->stage_lock, NULL);
   s->root_fd = s->files_fd = s->index_fd = s->tmp_fd = -1;
   s->root = nub_asprintf("%s/v1", dir);
   rc = nub_plat_mkdir_p(s->root, 0755);
@@ -109,12 +110,21 @@ fail:
 
 void nub_store_close(struct nub_store *s)
 {
+  for (size_t i = 0; i < s->nall; i++) {
+    nub_plat_close(s->all[i].fd);
+    nub_plat_rm_rf_at(s->tmp_fd, s->all[i].name);
+    nub_free(s->all[i].name);
+  }
+  nub_free(s->all);
+  nub_free(s->stages);
+  pthread_mutex_destroy(&s->stage_lock);
   nub_plat_close(s->root_fd);
   nub_plat_close(s->files_fd);
   nub_plat_close(s->index_fd);
   nub_plat_close(s->tmp_fd);
   nub_free(s->root);
   memset(s, 0, sizeof(*s));
+  pthread_mutex_init(&s->stage_lock, NULL);
   s->root_fd = s->files_fd = s->index_fd = s->tmp_fd = -1;
 }
 
@@ -303,9 +313,8 @@ struct imp_file {
 
 struct nub_import {
   struct nub_store *store;
-  char *dir;  /* staging dir name under tmp/ */
-  int dir_fd; /* -1 until first spill */
-  unsigned seq;
+  struct nub_stage_dir stage; /* borrowed from the store; fd -1 until needed */
+  int dir_fd;                  /* stage.fd */
   struct imp_file *files;
   size_t nfiles, capfiles;
   char **dirs;
@@ -323,22 +332,45 @@ struct nub_import {
   bool cur_is_pkgjson;
 };
 
-static unsigned import_seq;
-
 static int ensure_stage_dir(struct nub_import *im)
 {
-  int rc;
+  struct nub_store *s = im->store;
+  struct nub_stage_dir d = {NULL, -1};
+  int rc = 0;
 
   if (im->dir_fd >= 0)
     return 0;
-  im->dir = nub_asprintf("%d-%u-%llu", nub_plat_pid(),
-                         __atomic_add_fetch(&import_seq, 1, __ATOMIC_RELAXED),
-                         (unsigned long long)(nub_plat_now_ns() % 1000000007ull));
-  rc = nub_plat_mkdir_at(im->store->tmp_fd, im->dir, 0755);
+  pthread_mutex_lock(&s->stage_lock);
+  if (s->nstages) {
+    d = s->stages[--s->nstages];
+  } else {
+    d.name = nub_asprintf("%d-%zu-%llu", nub_plat_pid(), s->nall,
+                          (unsigned long long)(nub_plat_now_ns() % 1000000007ull));
+    rc = nub_plat_mkdir_at(s->tmp_fd, d.name, 0755);
+    if (rc == 0) {
+      d.fd = nub_plat_open_dir_at(s->tmp_fd, d.name);
+      rc = d.fd < 0 ? d.fd : 0;
+    }
+    if (rc == 0) {
+      NUB_GROW(s->all, s->capall, s->nall + 1);
+      s->all[s->nall++] = d;
+    } else {
+      nub_plat_rm_rf_at(s->tmp_fd, d.name);
+      nub_free(d.name);
+    }
+  }
+  pthread_mutex_unlock(&s->stage_lock);
   if (rc < 0)
     return rc;
-  im->dir_fd = nub_plat_open_dir_at(im->store->tmp_fd, im->dir);
-  return im->dir_fd < 0 ? im->dir_fd : 0;
+  im->stage = d;
+  im->dir_fd = d.fd;
+  return 0;
+}
+
+/* A name no other import of this store handle stages under. */
+static unsigned next_tmpno(struct nub_import *im)
+{
+  return __atomic_fetch_add(&im->store->tmp_seq, 1, __ATOMIC_RELAXED);
 }
 
 int nub_import_begin(struct nub_store *s, struct nub_import **out, struct nub_err *err)
@@ -398,7 +430,7 @@ static int spill(struct nub_import *im)
 
   if (rc < 0)
     return rc;
-  im->cur.tmpno = im->seq++;
+  im->cur.tmpno = next_tmpno(im);
   snprintf(name, sizeof(name), "%u", im->cur.tmpno);
   im->cur_fd = nub_plat_create_excl_at(im->dir_fd, name, 0644);
   if (im->cur_fd < 0)
@@ -482,7 +514,7 @@ int nub_import_file_end(struct nub_import *im)
   rc = ensure_stage_dir(im);
   if (rc < 0)
     goto out;
-  im->cur.tmpno = im->seq++;
+  im->cur.tmpno = next_tmpno(im);
   snprintf(tmp, sizeof(tmp), "%u", im->cur.tmpno);
   {
     const char *data = im->cur_is_pkgjson ? im->pkgjson : im->mem.data;
@@ -524,10 +556,14 @@ static void free_import(struct nub_import *im)
   nub_free(im->pkgjson);
   nub_strmap_release(&im->required, NULL);
   if (im->dir_fd >= 0) {
-    nub_plat_close(im->dir_fd);
-    nub_plat_rm_rf_at(im->store->tmp_fd, im->dir);
+    /* Files an aborted import left behind have names no one reuses; they
+     * go when the store is closed. */
+    struct nub_store *s = im->store;
+    pthread_mutex_lock(&s->stage_lock);
+    NUB_GROW(s->stages, s->capstages, s->nstages + 1);
+    s->stages[s->nstages++] = im->stage;
+    pthread_mutex_unlock(&s->stage_lock);
   }
-  nub_free(im->dir);
   nub_free(im);
 }
 
@@ -568,7 +604,7 @@ static int publish(struct nub_import *im, struct imp_file *f, bool exec)
       if (rc < 0)
         return rc;
       nub_store_file_name(f->hash, !exec, other);
-      f->tmpno = im->seq++;
+      f->tmpno = next_tmpno(im);
       snprintf(tmp, sizeof(tmp), "%u", f->tmpno);
       rc = nub_plat_copy_stream_at(im->store->files_fd, other, im->dir_fd, tmp,
                                    0644, f->size);
@@ -585,7 +621,7 @@ static int publish(struct nub_import *im, struct imp_file *f, bool exec)
   }
   rc = nub_plat_rename_noreplace_at(im->dir_fd, tmp, im->store->files_fd, name);
   if (rc == -EEXIST || rc == -ENOTEMPTY)
-    rc = nub_plat_unlink_at(im->dir_fd, tmp, false);
+    rc = 0; /* another import published it first; ours goes at close */
   return rc;
 }
 
@@ -782,7 +818,7 @@ int nub_import_commit(struct nub_import *im, const char key[65],
     nub_err_set(err, rc, "cannot stage the index: %s", nub_strerror(rc));
     goto out;
   }
-  snprintf(tmpname, sizeof(tmpname), "index.%u", im->seq++);
+  snprintf(tmpname, sizeof(tmpname), "index.%u", next_tmpno(im));
   {
     int fd = nub_plat_create_excl_at(im->dir_fd, tmpname, 0644);
     if (fd < 0) {

@@ -15,19 +15,36 @@
 #ifndef NUB_STORE_H
 #define NUB_STORE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
 
+struct nub_stage_dir {
+  char *name; /* under tmp/, led by our pid so that clean_tmp knows it */
+  int fd;
+};
+
 struct nub_store {
   char *root; /* <dir>/v1 */
   int root_fd, files_fd, index_fd, tmp_fd;
+  /* Staging directories are reused by later imports and removed only at
+   * close: a file system without a journal (ext4) scans every inode freed
+   * in the last half minute on each allocation in its group, so freeing
+   * while importing makes each later create slower. */
+  pthread_mutex_t stage_lock;
+  struct nub_stage_dir *stages; /* idle ones */
+  size_t nstages, capstages;
+  struct nub_stage_dir *all; /* every one made, for close */
+  size_t nall, capall;
+  unsigned tmp_seq; /* staged file names, unique across the store handle */
 };
 
 /* Open (creating on first use) the store under dir. */
 int nub_store_open(struct nub_store *s, const char *dir, struct nub_err *err);
+/* Close, removing the staging directories this handle made. */
 void nub_store_close(struct nub_store *s);
 /* Remove staging directories whose process is gone. */
 void nub_store_clean_tmp(struct nub_store *s);
