@@ -108,6 +108,7 @@ struct nub_http {
   const struct nub_config *cfg;
   char ua[96];
   long stall_s;
+  char *cafile; /* the one CA bundle every connection verifies against */
   void **free_easy; /* recycled easy handles keep their connection hints */
   size_t nfree, capfree;
   struct nub_http_req **active; /* started, not finished */
@@ -276,9 +277,13 @@ static void start_req(struct nub_http *h, struct nub_http_req *r)
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
   }
-  v = nub_config_get(h->cfg, "cafile");
-  if (v && *v)
-    curl_easy_setopt(e, CURLOPT_CAINFO, v);
+  if (h->cafile) {
+    /* A bundle alone lets libcurl parse it once per multi handle and keep
+     * the store; with a CA directory beside it (Debian's libcurl default)
+     * every new connection parses the whole bundle again. */
+    curl_easy_setopt(e, CURLOPT_CAINFO, h->cafile);
+    curl_easy_setopt(e, CURLOPT_CAPATH, NULL);
+  }
   v = nub_config_get(h->cfg, "https-proxy");
   if (!(v && *v))
     v = nub_config_get(h->cfg, "proxy");
@@ -409,6 +414,29 @@ static void *loop(void *arg)
   return NULL;
 }
 
+/* The configured cafile, else libcurl's built-in bundle when it is a file
+ * we can see; NULL leaves libcurl's own defaults alone. */
+static char *pick_cafile(const struct nub_config *cfg)
+{
+  const char *v = nub_config_get(cfg, "cafile");
+  struct nub_plat_stat st;
+  char *def = NULL;
+  CURL *e;
+
+  if (v && *v)
+    return nub_strdup(v);
+  e = curl_easy_init();
+  if (!e)
+    return NULL;
+  if (curl_easy_getinfo(e, CURLINFO_CAINFO, &def) == CURLE_OK && def && *def &&
+      nub_plat_stat_at(NUB_PLAT_CWD, def, &st) == 0 && st.type == NUB_FT_FILE)
+    def = nub_strdup(def);
+  else
+    def = NULL;
+  curl_easy_cleanup(e);
+  return def;
+}
+
 int nub_http_start(struct nub_http **out, const struct nub_config *cfg,
                    struct nub_err *err)
 {
@@ -428,6 +456,7 @@ int nub_http_start(struct nub_http **out, const struct nub_config *cfg,
   }
   nub_plat_caps(&caps);
   snprintf(h->ua, sizeof(h->ua), "nub/%s (%s)", NUB_VERSION, caps.os);
+  h->cafile = pick_cafile(cfg);
   h->stall_s = cfg->fetch_timeout_ms / 1000;
   if (h->stall_s < 1)
     h->stall_s = 1;
@@ -439,6 +468,7 @@ int nub_http_start(struct nub_http **out, const struct nub_config *cfg,
   pthread_mutex_init(&h->lock, NULL);
   if (pthread_create(&h->thread, NULL, loop, h) != 0) {
     curl_multi_cleanup(h->multi);
+    nub_free(h->cafile);
     nub_free(h);
     return nub_err_set(err, -NUB_ENETWORK, "cannot start the network thread");
   }
@@ -470,6 +500,7 @@ void nub_http_stop(struct nub_http *h)
     curl_easy_cleanup(h->free_easy[i]);
   nub_free(h->free_easy);
   nub_free(h->active);
+  nub_free(h->cafile);
   curl_multi_cleanup(h->multi);
   pthread_mutex_destroy(&h->lock);
   nub_free(h);
