@@ -660,7 +660,7 @@ int nub_install(const struct nub_install_opts *o, struct nub_err *err)
     /* File work is syscall-bound: two workers per CPU keep the disk busy
      * while some sleep on locks. */
     const char *jobs = nub_plat_getenv("NUB_JOBS");
-    int n = jobs && atoi(jobs) > 0 ? atoi(jobs) : caps.ncpu;
+    int n = jobs && atoi(jobs) > 0 ? atoi(jobs) : 2 * caps.ncpu;
     /* the calling thread works too, so n threads means n - 1 workers */
     c.pool = nub_pool_new(n > 1 ? n - 1 : 0, "workers");
   }
