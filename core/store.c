@@ -327,6 +327,7 @@ struct nub_import {
   int cur_fd;
   struct nub_hasher h;
   struct nub_strmap required; /* package names its JS files load */
+  struct nub_strmap byname;   /* file path -> index + 1 in files */
   char *pkgjson; /* the package's own package.json, for bins and scripts */
   size_t pkgjson_len;
   bool cur_is_pkgjson;
@@ -456,15 +457,16 @@ int nub_import_file_write(struct nub_import *im, const void *p, size_t n)
 static void add_file(struct nub_import *im)
 {
   /* tar semantics: a later entry with the same path replaces the earlier */
-  for (size_t i = 0; i < im->nfiles; i++) {
-    if (!strcmp(im->files[i].path, im->cur.path)) {
-      nub_free(im->files[i].path);
-      im->files[i] = im->cur;
-      return;
-    }
+  uintptr_t at = (uintptr_t)nub_strmap_get(&im->byname, im->cur.path);
+
+  if (at) {
+    nub_free(im->files[at - 1].path);
+    im->files[at - 1] = im->cur;
+    return;
   }
   NUB_GROW(im->files, im->capfiles, im->nfiles + 1);
   im->files[im->nfiles++] = im->cur;
+  nub_strmap_put(&im->byname, im->cur.path, (void *)(uintptr_t)im->nfiles);
 }
 
 static void note_required(void *ud, const char *name)
@@ -555,6 +557,7 @@ static void free_import(struct nub_import *im)
   nub_hasher_release(&im->h);
   nub_free(im->pkgjson);
   nub_strmap_release(&im->required, NULL);
+  nub_strmap_release(&im->byname, NULL);
   if (im->dir_fd >= 0) {
     /* Files an aborted import left behind have names no one reuses; they
      * go when the store is closed. */

@@ -609,6 +609,21 @@ class OddPackagesTest(NpmLockMixin, nubtest.NubTestCase):
                 self.assertFalse(os.path.lexists(os.path.join(d, entry)))
                 self.assert_package_files("node_modules/" + pkg, pkg, "1.0.0")
 
+    def test_repeated_tar_entry_keeps_the_last(self):
+        # tar semantics, as npm extracts it: a later entry of a path wins
+        self.write_lock({"dup-entry": "1.0.0"})
+        diag = os.path.join(self.tmp, "dup.jsonl")
+        self.nub("install", env={"NUB_DIAG_FILE": diag})
+        with open(diag) as f:
+            events = [json.loads(line) for line in f if line.strip()]
+        linked = [e for e in events if e["cat"] == "linker" and e["name"].startswith("link_")
+                  and e.get("meta", {}).get("pkg") == "dup-entry@1.0.0"]
+        self.assertEqual(len(linked), 2, linked)  # index.js once, package.json
+        d = os.path.join(self.proj, "node_modules", "dup-entry")
+        self.assertEqual(sorted(os.listdir(d)), ["index.js", "package.json"])
+        with open(os.path.join(d, "index.js")) as f:
+            self.assertEqual(f.read(), "module.exports = 'second';\n")
+
     def test_other_root_folder(self):
         self.write_lock({"other-root": "1.0.0", "a": "1.0.0", "b": "1.0.0"})
         self.nub("install")
