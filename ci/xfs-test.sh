@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# xfs-test.sh - run the platform contract test on a real reflink file system.
+# xfs-test.sh - run tests on a real reflink file system (the platform contract
+# test, the diag tally of --package-import-method clone).
 #
 #   ci/xfs-test.sh [test_plat [more test binaries...]]
 #

@@ -13,6 +13,8 @@ import re
 import shutil
 import tempfile
 
+import unittest
+
 import nubtest
 from nubtest import Registry
 
@@ -125,6 +127,19 @@ class DiagTest(nubtest.NubTestCase):
             self.assertNotIn("fallback_from", e["meta"])
         for p in self.installed_files():
             self.assertEqual(os.stat(p).st_nlink, 1, "%s is linked, not copied" % p)
+
+    @unittest.skipUnless(os.environ.get("NUB_TEST_EXPECT_REFLINK") == "1",
+                         "needs a reflink file system (ctest e2e.diag_xfs runs it on XFS)")
+    def test_clone_import_method_on_a_reflink_file_system(self):
+        self.nub("install", "--package-import-method", "clone",
+                 env={"NUB_DIAG_FILE": self.diag_path})
+        linker = self.linker_events()
+        self.assertEqual(len(linker), len(self.installed_files()))
+        self.assertEqual({e["name"] for e in linker}, {"link_reflink"})
+        for e in linker:
+            self.assertNotIn("fallback_from", e["meta"])
+        for p in self.installed_files():
+            self.assertEqual(os.stat(p).st_nlink, 1, "%s is hard-linked, not cloned" % p)
 
     def test_hardlink_exdev_falls_back_to_copy(self):
         proc = self.nub("install", env={"NUB_DIAG_FILE": self.diag_path,
