@@ -361,11 +361,16 @@ int nub_link_package(struct nub_linker *l, const struct nub_index *idx,
     if (rc != 0)
       return rc < 0 ? rc : 0;
   }
-  rc = nub_mkdirs_at(parent_fd, name);
-  if (rc < 0)
-    return nub_err_set(err, rc, "cannot create %s for %s: %s", name, pkg,
-                       nub_strerror(rc));
+  /* The hoisted linker makes package roots ahead of the workers: open
+   * first, so that an existing root costs no failing mkdir. */
   fd = nub_plat_open_dir_at(parent_fd, name);
+  if (fd == -ENOENT) {
+    rc = nub_mkdirs_at(parent_fd, name);
+    if (rc < 0)
+      return nub_err_set(err, rc, "cannot create %s for %s: %s", name, pkg,
+                         nub_strerror(rc));
+    fd = nub_plat_open_dir_at(parent_fd, name);
+  }
   if (fd < 0)
     return nub_err_set(err, fd, "cannot open %s for %s: %s", name, pkg,
                        nub_strerror(fd));
