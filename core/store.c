@@ -314,7 +314,6 @@ struct imp_file {
 struct nub_import {
   struct nub_store *store;
   struct nub_stage_dir stage; /* borrowed from the store; fd -1 until needed */
-  int dir_fd;                  /* stage.fd */
   struct imp_file *files;
   size_t nfiles, capfiles;
   char **dirs;
@@ -339,7 +338,7 @@ static int ensure_stage_dir(struct nub_import *im)
   struct nub_stage_dir d = {NULL, -1};
   int rc = 0;
 
-  if (im->dir_fd >= 0)
+  if (im->stage.fd >= 0)
     return 0;
   pthread_mutex_lock(&s->stage_lock);
   if (s->nstages) {
@@ -364,7 +363,6 @@ static int ensure_stage_dir(struct nub_import *im)
   if (rc < 0)
     return rc;
   im->stage = d;
-  im->dir_fd = d.fd;
   return 0;
 }
 
@@ -380,7 +378,7 @@ int nub_import_begin(struct nub_store *s, struct nub_import **out, struct nub_er
 
   (void)err;
   im->store = s;
-  im->dir_fd = -1;
+  im->stage.fd = -1;
   im->cur_fd = -1;
   nub_hasher_init(&im->h, NUB_HASH_SHA256);
   *out = im;
@@ -433,7 +431,7 @@ static int spill(struct nub_import *im)
     return rc;
   im->cur.tmpno = next_tmpno(im);
   snprintf(name, sizeof(name), "%u", im->cur.tmpno);
-  im->cur_fd = nub_plat_create_excl_at(im->dir_fd, name, 0644);
+  im->cur_fd = nub_plat_create_excl_at(im->stage.fd, name, 0644);
   if (im->cur_fd < 0)
     return im->cur_fd;
   rc = nub_plat_write_all(im->cur_fd, im->mem.data ? im->mem.data : "", im->mem.len);
@@ -521,7 +519,7 @@ int nub_import_file_end(struct nub_import *im)
   {
     const char *data = im->cur_is_pkgjson ? im->pkgjson : im->mem.data;
     size_t len = im->cur_is_pkgjson ? im->pkgjson_len : im->mem.len;
-    int fd = nub_plat_create_excl_at(im->dir_fd, tmp, 0644);
+    int fd = nub_plat_create_excl_at(im->stage.fd, tmp, 0644);
     if (fd < 0) {
       rc = fd;
       goto out;
@@ -558,7 +556,7 @@ static void free_import(struct nub_import *im)
   nub_free(im->pkgjson);
   nub_strmap_release(&im->required, NULL);
   nub_strmap_release(&im->byname, NULL);
-  if (im->dir_fd >= 0) {
+  if (im->stage.fd >= 0) {
     /* Files an aborted import left behind have names no one reuses; they
      * go when the store is closed. */
     struct nub_store *s = im->store;
@@ -609,7 +607,7 @@ static int publish(struct nub_import *im, struct imp_file *f, bool exec)
       nub_store_file_name(f->hash, !exec, other);
       f->tmpno = next_tmpno(im);
       snprintf(tmp, sizeof(tmp), "%u", f->tmpno);
-      rc = nub_plat_copy_stream_at(im->store->files_fd, other, im->dir_fd, tmp,
+      rc = nub_plat_copy_stream_at(im->store->files_fd, other, im->stage.fd, tmp,
                                    0644, f->size);
       if (rc < 0)
         return rc;
@@ -618,11 +616,11 @@ static int publish(struct nub_import *im, struct imp_file *f, bool exec)
   }
   snprintf(tmp, sizeof(tmp), "%u", f->tmpno);
   if (exec) {
-    rc = nub_plat_chmod_at(im->dir_fd, tmp, 0755);
+    rc = nub_plat_chmod_at(im->stage.fd, tmp, 0755);
     if (rc < 0)
       return rc;
   }
-  rc = nub_plat_rename_noreplace_at(im->dir_fd, tmp, im->store->files_fd, name);
+  rc = nub_plat_rename_noreplace_at(im->stage.fd, tmp, im->store->files_fd, name);
   if (rc == -EEXIST || rc == -ENOTEMPTY)
     rc = 0; /* another import published it first; ours goes at close */
   return rc;
@@ -823,7 +821,7 @@ int nub_import_commit(struct nub_import *im, const char key[65],
   }
   snprintf(tmpname, sizeof(tmpname), "index.%u", next_tmpno(im));
   {
-    int fd = nub_plat_create_excl_at(im->dir_fd, tmpname, 0644);
+    int fd = nub_plat_create_excl_at(im->stage.fd, tmpname, 0644);
     if (fd < 0) {
       rc = fd;
     } else {
@@ -834,7 +832,7 @@ int nub_import_commit(struct nub_import *im, const char key[65],
   }
   key_path(key, rel);
   if (rc == 0) {
-    rc = nub_plat_rename_noreplace_at(im->dir_fd, tmpname, im->store->index_fd, rel);
+    rc = nub_plat_rename_noreplace_at(im->stage.fd, tmpname, im->store->index_fd, rel);
     if (rc == -EEXIST)
       rc = 0; /* another install published the same package first */
   }
