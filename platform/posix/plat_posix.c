@@ -538,6 +538,10 @@ int nub_plat_read_file_at(int dir, const char *path, size_t max, char **out,
     if (n == 0)
       break;
     got += (size_t)n;
+    /* a regular file read up to its size: no growing, no read for EOF
+     * (size 0 may mean "unknown", as in /proc: read on) */
+    if (st.st_size > 0 && got == (size_t)st.st_size)
+      break;
   }
   close(fd);
   if (rc < 0) {
