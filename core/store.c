@@ -300,15 +300,13 @@ void nub_store_index_remove(struct nub_store *s, const char key[65])
 
 /* ---- import ------------------------------------------------------------- */
 
-enum imp_state { IMP_PRESENT, IMP_STAGED };
-
+/* A file of the package. Its content is in the store (under the mode the
+ * tar entry had) from the moment its entry ends. */
 struct imp_file {
   char *path;
   unsigned char hash[32];
   uint64_t size;
   bool tar_exec;
-  enum imp_state state;
-  unsigned tmpno;
 };
 
 struct nub_import {
@@ -319,11 +317,12 @@ struct nub_import {
   char **dirs;
   size_t ndirs, capdirs;
   uint64_t bytes;
+  size_t nfresh; /* files this import wrote into the store */
   /* the file being written */
   struct imp_file cur;
   bool in_file;
   struct nub_buf mem;
-  int cur_fd;
+  struct nub_plat_newfile nf; /* nf.fd >= 0 once a big file spilled */
   struct nub_hasher h;
   struct nub_strmap required; /* package names its JS files load */
   struct nub_strmap byname;   /* file path -> index + 1 in files */
@@ -379,7 +378,7 @@ int nub_import_begin(struct nub_store *s, struct nub_import **out, struct nub_er
   (void)err;
   im->store = s;
   im->stage.fd = -1;
-  im->cur_fd = -1;
+  im->nf.fd = -1;
   nub_hasher_init(&im->h, NUB_HASH_SHA256);
   *out = im;
   return 0;
@@ -393,13 +392,8 @@ void nub_import_totals(const struct nub_import *im, uint64_t *files, uint64_t *b
 
 void nub_import_counts(const struct nub_import *im, uint64_t *fresh, uint64_t *present)
 {
-  *fresh = *present = 0;
-  for (size_t i = 0; i < im->nfiles; i++) {
-    if (im->files[i].state == IMP_PRESENT)
-      (*present)++;
-    else
-      (*fresh)++;
-  }
+  *fresh = im->nfresh;
+  *present = im->nfiles - im->nfresh;
 }
 
 int nub_import_dir(struct nub_import *im, const char *relpath)
@@ -414,7 +408,6 @@ int nub_import_file_begin(struct nub_import *im, const char *relpath, unsigned t
   memset(&im->cur, 0, sizeof(im->cur));
   im->cur.path = nub_strdup(relpath);
   im->cur.tar_exec = (tar_mode & 0111) != 0;
-  im->cur_fd = -1;
   im->in_file = true;
   im->cur_is_pkgjson = !strcmp(relpath, "package.json");
   nub_buf_reset(&im->mem);
@@ -422,20 +415,37 @@ int nub_import_file_begin(struct nub_import *im, const char *relpath, unsigned t
   return 0;
 }
 
-static int spill(struct nub_import *im)
+/* A new store file, unnamed until its hash is known. */
+static int open_new(struct nub_import *im, bool exec)
 {
   int rc = ensure_stage_dir(im);
-  char name[16];
 
   if (rc < 0)
     return rc;
-  im->cur.tmpno = next_tmpno(im);
-  snprintf(name, sizeof(name), "%u", im->cur.tmpno);
-  im->cur_fd = nub_plat_create_excl_at(im->stage.fd, name, 0644);
-  if (im->cur_fd < 0)
-    return im->cur_fd;
-  rc = nub_plat_write_all(im->cur_fd, im->mem.data ? im->mem.data : "", im->mem.len);
+  return nub_plat_newfile_open(&im->nf, im->store->files_fd, im->stage.fd,
+                               exec ? 0755 : 0644);
+}
+
+static int spill(struct nub_import *im)
+{
+  int rc = open_new(im, im->cur.tar_exec);
+
+  if (rc < 0)
+    return rc;
+  rc = nub_plat_write_all(im->nf.fd, im->mem.data ? im->mem.data : "", im->mem.len);
   nub_buf_reset(&im->mem);
+  return rc;
+}
+
+/* Name the new file after its content; content already there is as good. */
+static int publish_new(struct nub_import *im, const char *name)
+{
+  int rc = nub_plat_newfile_publish(&im->nf, im->store->files_fd, name);
+
+  if (rc == -EEXIST || rc == -ENOTEMPTY)
+    return 0;
+  if (rc == 0)
+    im->nfresh++;
   return rc;
 }
 
@@ -444,8 +454,8 @@ int nub_import_file_write(struct nub_import *im, const void *p, size_t n)
   nub_hasher_update(&im->h, p, n);
   im->cur.size += n;
   im->bytes += n;
-  if (im->cur_fd >= 0)
-    return nub_plat_write_all(im->cur_fd, p, n);
+  if (im->nf.fd >= 0)
+    return nub_plat_write_all(im->nf.fd, p, n);
   nub_buf_add(&im->mem, p, n);
   if (im->mem.len > MEM_LIMIT && !im->cur_is_pkgjson)
     return spill(im);
@@ -482,7 +492,7 @@ static bool is_js(const char *path)
 
 int nub_import_file_end(struct nub_import *im)
 {
-  char name[67], tmp[16];
+  char name[67];
   struct nub_plat_stat st;
   int rc = 0;
 
@@ -493,42 +503,32 @@ int nub_import_file_end(struct nub_import *im)
     im->pkgjson_len = im->mem.len;
     im->pkgjson = nub_buf_take(&im->mem);
   }
-  if (im->cur_fd < 0 && !im->cur_is_pkgjson && im->mem.len && is_js(im->cur.path))
+  if (im->nf.fd < 0 && !im->cur_is_pkgjson && im->mem.len && is_js(im->cur.path))
     nub_scan_requires(im->mem.data, im->mem.len, note_required, im);
-  if (im->cur_fd >= 0) {
-    rc = nub_plat_close(im->cur_fd);
-    im->cur_fd = -1;
-    im->cur.state = IMP_STAGED;
-    add_file(im);
-    return rc;
+  /* Files are content-addressed, so each is published as soon as its hash
+   * is known: whatever happens to the rest of the tarball, a file under its
+   * own hash is correct. The package appears only with its index. */
+  nub_store_file_name(im->cur.hash, im->cur.tar_exec, name);
+  if (im->nf.fd >= 0) {
+    rc = publish_new(im, name);
+    goto out;
   }
   /* Small file: skip the write when the store already has this content. */
-  nub_store_file_name(im->cur.hash, im->cur.tar_exec, name);
   if (nub_plat_stat_at(im->store->files_fd, name, &st) == 0 &&
-      st.size == im->cur.size) {
-    im->cur.state = IMP_PRESENT;
-    add_file(im);
-    nub_buf_reset(&im->mem);
-    return 0;
-  }
-  rc = ensure_stage_dir(im);
+      st.size == im->cur.size)
+    goto out;
+  rc = open_new(im, im->cur.tar_exec);
   if (rc < 0)
     goto out;
-  im->cur.tmpno = next_tmpno(im);
-  snprintf(tmp, sizeof(tmp), "%u", im->cur.tmpno);
   {
     const char *data = im->cur_is_pkgjson ? im->pkgjson : im->mem.data;
     size_t len = im->cur_is_pkgjson ? im->pkgjson_len : im->mem.len;
-    int fd = nub_plat_create_excl_at(im->stage.fd, tmp, 0644);
-    if (fd < 0) {
-      rc = fd;
-      goto out;
-    }
-    rc = nub_plat_write_all(fd, data ? data : "", len);
-    if (nub_plat_close(fd) < 0 && rc == 0)
-      rc = -EIO;
+    rc = nub_plat_write_all(im->nf.fd, data ? data : "", len);
   }
-  im->cur.state = IMP_STAGED;
+  if (rc < 0)
+    nub_plat_newfile_discard(&im->nf);
+  else
+    rc = publish_new(im, name);
 out:
   nub_buf_reset(&im->mem);
   if (rc < 0) {
@@ -550,7 +550,7 @@ static void free_import(struct nub_import *im)
   nub_free(im->dirs);
   if (im->in_file)
     nub_free(im->cur.path);
-  nub_plat_close(im->cur_fd);
+  nub_plat_newfile_discard(&im->nf);
   nub_buf_release(&im->mem);
   nub_hasher_release(&im->h);
   nub_free(im->pkgjson);
@@ -584,43 +584,31 @@ static int cmp_file(const void *a, const void *b)
   return strcmp(((const struct imp_file *)a)->path, ((const struct imp_file *)b)->path);
 }
 
-/* Publish one file under its final name. Never replaces an existing file. */
-static int publish(struct nub_import *im, struct imp_file *f, bool exec)
+/* Make the content of f present under mode `exec` too, when its tar entry
+ * had the other mode (a bin target without its x bit): one inode cannot
+ * carry both modes, so that takes a copy. */
+static int publish_mode(struct nub_import *im, struct imp_file *f, bool exec)
 {
-  char name[67], tmp[16];
+  char name[67], other[67], tmp[16];
+  struct nub_plat_stat st;
   int rc;
 
+  if (exec == f->tar_exec)
+    return 0;
   nub_store_file_name(f->hash, exec, name);
-  if (f->state == IMP_PRESENT) {
-    struct nub_plat_stat st;
-    if (exec == f->tar_exec)
-      return 0;
-    if (nub_plat_stat_at(im->store->files_fd, name, &st) == 0)
-      return 0;
-    /* The content is present with the other mode only: make our own copy
-     * of it in staging, since one inode cannot carry both modes. */
-    {
-      char other[67];
-      rc = ensure_stage_dir(im);
-      if (rc < 0)
-        return rc;
-      nub_store_file_name(f->hash, !exec, other);
-      f->tmpno = next_tmpno(im);
-      snprintf(tmp, sizeof(tmp), "%u", f->tmpno);
-      rc = nub_plat_copy_stream_at(im->store->files_fd, other, im->stage.fd, tmp,
-                                   0644, f->size);
-      if (rc < 0)
-        return rc;
-      f->state = IMP_STAGED;
-    }
-  }
-  snprintf(tmp, sizeof(tmp), "%u", f->tmpno);
-  if (exec) {
-    rc = nub_plat_chmod_at(im->stage.fd, tmp, 0755);
-    if (rc < 0)
-      return rc;
-  }
-  rc = nub_plat_rename_noreplace_at(im->stage.fd, tmp, im->store->files_fd, name);
+  if (nub_plat_stat_at(im->store->files_fd, name, &st) == 0)
+    return 0;
+  rc = ensure_stage_dir(im);
+  if (rc < 0)
+    return rc;
+  nub_store_file_name(f->hash, !exec, other);
+  snprintf(tmp, sizeof(tmp), "%u", next_tmpno(im));
+  rc = nub_plat_copy_stream_at(im->store->files_fd, other, im->stage.fd, tmp,
+                               exec ? 0755 : 0644, f->size);
+  if (rc == 0 && exec)
+    rc = nub_plat_chmod_at(im->stage.fd, tmp, 0755); /* past the umask */
+  if (rc == 0)
+    rc = nub_plat_rename_noreplace_at(im->stage.fd, tmp, im->store->files_fd, name);
   if (rc == -EEXIST || rc == -ENOTEMPTY)
     rc = 0; /* another import published it first; ours goes at close */
   return rc;
@@ -657,7 +645,7 @@ int nub_import_commit(struct nub_import *im, const char key[65],
   struct idx_hdr h;
   unsigned flags = 0;
   int rc = 0;
-  char rel[67], tmpname[32];
+  char rel[67];
 
   memset(&m, 0, sizeof(m));
   if (im->pkgjson) {
@@ -704,9 +692,7 @@ int nub_import_commit(struct nub_import *im, const char key[65],
         exec = true;
     if (!strcmp(f->path, "binding.gyp"))
       flags |= NUB_IDX_BINDING_GYP;
-    /* publish() sees the final mode and, in f->tar_exec, the mode the
-     * content was staged or found under. */
-    rc = publish(im, f, exec);
+    rc = publish_mode(im, f, exec);
     if (rc < 0) {
       nub_err_set(err, rc, "cannot publish %s into the store: %s", f->path,
                   nub_strerror(rc));
@@ -819,20 +805,15 @@ int nub_import_commit(struct nub_import *im, const char key[65],
     nub_err_set(err, rc, "cannot stage the index: %s", nub_strerror(rc));
     goto out;
   }
-  snprintf(tmpname, sizeof(tmpname), "index.%u", next_tmpno(im));
-  {
-    int fd = nub_plat_create_excl_at(im->stage.fd, tmpname, 0644);
-    if (fd < 0) {
-      rc = fd;
-    } else {
-      rc = nub_plat_write_all(fd, blob.data, blob.len);
-      if (nub_plat_close(fd) < 0 && rc == 0)
-        rc = -EIO;
-    }
+  rc = nub_plat_newfile_open(&im->nf, im->store->index_fd, im->stage.fd, 0644);
+  if (rc == 0) {
+    rc = nub_plat_write_all(im->nf.fd, blob.data, blob.len);
+    if (rc < 0)
+      nub_plat_newfile_discard(&im->nf);
   }
   key_path(key, rel);
   if (rc == 0) {
-    rc = nub_plat_rename_noreplace_at(im->stage.fd, tmpname, im->store->index_fd, rel);
+    rc = nub_plat_newfile_publish(&im->nf, im->store->index_fd, rel);
     if (rc == -EEXIST)
       rc = 0; /* another install published the same package first */
   }

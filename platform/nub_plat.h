@@ -154,6 +154,25 @@ int nub_plat_read_file_at(int dir, const char *path, size_t max, char **out,
 /* Write a file atomically: temp file beside it, then rename over `path`. */
 int nub_plat_write_file_atomic(const char *path, const void *buf, size_t len,
                                unsigned mode);
+/* A file written before it has a name, then published under one at once,
+ * never replacing anything: Linux makes it with O_TMPFILE and names it with
+ * linkat(2) (no directory entry until then, nothing left after a crash);
+ * elsewhere, or where the file system refuses O_TMPFILE, it is a temp name in
+ * `stage_dir` renamed into place. `dir` must be on the file system the file
+ * will be published on. Write through nf->fd. */
+struct nub_plat_newfile {
+  int fd;
+  int stage_dir;
+  char tmp[40]; /* its temp name in stage_dir; "" while unnamed (O_TMPFILE) */
+};
+int nub_plat_newfile_open(struct nub_plat_newfile *nf, int dir, int stage_dir,
+                          unsigned mode);
+/* Name the file dir/path and close it. -EEXIST when path exists (the new
+ * file is then dropped). Always closes and clears nf. */
+int nub_plat_newfile_publish(struct nub_plat_newfile *nf, int dir, const char *path);
+/* Drop an unpublished file. Safe on a cleared nf. */
+void nub_plat_newfile_discard(struct nub_plat_newfile *nf);
+
 /* Create a new file O_EXCL|O_WRONLY; returns fd or -errno. */
 int nub_plat_create_excl_at(int dir, const char *path, unsigned mode);
 int nub_plat_open_read_at(int dir, const char *path);

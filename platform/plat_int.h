@@ -26,6 +26,12 @@ const char *nub__plat_npm_cpu(void);
 int nub__plat_rename_noreplace_fallback(int sdir, const char *from, int ddir,
                                         const char *to);
 
+/* nub_plat_newfile_* with a temp name in nf->stage_dir (plat_posix.c). */
+int nub__plat_newfile_named_open(struct nub_plat_newfile *nf, int stage_dir,
+                                 unsigned mode);
+int nub__plat_newfile_named_publish(struct nub_plat_newfile *nf, int dir,
+                                    const char *path);
+
 /* errno as a negative value (never 0, even if errno was clobbered). */
 int nub__plat_neg_errno(void);
 

@@ -158,6 +158,102 @@ int nub_plat_rename_noreplace_at(int sdir, const char *from, int ddir,
   return nub__plat_rename_noreplace_fallback(sdir, from, ddir, to);
 }
 
+/* How an O_TMPFILE file gets its name: linkat(AT_EMPTY_PATH) needs
+ * CAP_DAC_READ_SEARCH, the /proc/self/fd path does not but needs /proc.
+ * 0 = not tried yet; cached, like noreplace_unsupported. */
+enum { TMPF_UNKNOWN, TMPF_EMPTY_PATH, TMPF_PROC, TMPF_NONE };
+static int tmpfile_link_how;
+static int tmpfile_unsupported; /* the file system refused O_TMPFILE */
+
+int nub_plat_newfile_open(struct nub_plat_newfile *nf, int dir, int stage_dir,
+                          unsigned mode)
+{
+  nf->stage_dir = stage_dir;
+  nf->tmp[0] = '\0';
+  if (!__atomic_load_n(&tmpfile_unsupported, __ATOMIC_RELAXED) &&
+      __atomic_load_n(&tmpfile_link_how, __ATOMIC_RELAXED) != TMPF_NONE) {
+    nf->fd = openat(PD(dir), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, (mode_t)mode);
+    if (nf->fd >= 0)
+      return 0;
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+      return nub__plat_neg_errno();
+    __atomic_store_n(&tmpfile_unsupported, 1, __ATOMIC_RELAXED);
+  }
+  return nub__plat_newfile_named_open(nf, stage_dir, mode);
+}
+
+static int link_tmpfile(int fd, int dir, const char *path)
+{
+  int how = __atomic_load_n(&tmpfile_link_how, __ATOMIC_RELAXED);
+  char proc[40];
+
+  if (how == TMPF_UNKNOWN || how == TMPF_EMPTY_PATH) {
+    if (linkat(fd, "", PD(dir), path, AT_EMPTY_PATH) == 0) {
+      __atomic_store_n(&tmpfile_link_how, TMPF_EMPTY_PATH, __ATOMIC_RELAXED);
+      return 0;
+    }
+    if (errno != EPERM && errno != ENOENT && errno != EINVAL)
+      return nub__plat_neg_errno();
+    /* ENOENT here is "no capability" only if the target dir exists; the
+     * /proc attempt below tells the two apart. */
+  }
+  snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+  if (linkat(AT_FDCWD, proc, PD(dir), path, AT_SYMLINK_FOLLOW) == 0) {
+    __atomic_store_n(&tmpfile_link_how, TMPF_PROC, __ATOMIC_RELAXED);
+    return 0;
+  }
+  if (errno == ENOENT && access("/proc/self/fd", X_OK) != 0) {
+    __atomic_store_n(&tmpfile_link_how, TMPF_NONE, __ATOMIC_RELAXED);
+    return -ENOTSUP;
+  }
+  return nub__plat_neg_errno();
+}
+
+/* No way to name an O_TMPFILE file here: copy it to a named one. */
+static int rename_by_copy(struct nub_plat_newfile *nf, int dir, const char *path)
+{
+  struct nub_plat_newfile named;
+  char buf[65536];
+  off_t off = 0;
+  ssize_t n;
+  int rc = nub__plat_newfile_named_open(&named, nf->stage_dir, 0644);
+
+  if (rc < 0)
+    return rc;
+  {
+    struct stat st;
+    if (fstat(nf->fd, &st) == 0)
+      fchmod(named.fd, st.st_mode & 07777);
+  }
+  while ((n = pread(nf->fd, buf, sizeof(buf), off)) > 0) {
+    rc = nub_plat_write_all(named.fd, buf, (size_t)n);
+    if (rc < 0)
+      break;
+    off += n;
+  }
+  if (n < 0)
+    rc = nub__plat_neg_errno();
+  if (rc < 0) {
+    nub_plat_newfile_discard(&named);
+    return rc;
+  }
+  return nub__plat_newfile_named_publish(&named, dir, path);
+}
+
+int nub_plat_newfile_publish(struct nub_plat_newfile *nf, int dir, const char *path)
+{
+  int rc;
+
+  if (nf->tmp[0])
+    return nub__plat_newfile_named_publish(nf, dir, path);
+  rc = link_tmpfile(nf->fd, dir, path);
+  if (rc == -ENOTSUP)
+    rc = rename_by_copy(nf, dir, path);
+  close(nf->fd);
+  nf->fd = -1;
+  return rc;
+}
+
 int nub_plat_spread_hint(int dir)
 {
   int flags = 0;

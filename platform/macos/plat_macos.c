@@ -136,6 +136,19 @@ int nub_plat_rename_noreplace_at(int sdir, const char *from, int ddir,
   return nub__plat_rename_noreplace_fallback(sdir, from, ddir, to);
 }
 
+/* No O_TMPFILE on macOS: a temp name in the stage directory. */
+int nub_plat_newfile_open(struct nub_plat_newfile *nf, int dir, int stage_dir,
+                          unsigned mode)
+{
+  (void)dir;
+  return nub__plat_newfile_named_open(nf, stage_dir, mode);
+}
+
+int nub_plat_newfile_publish(struct nub_plat_newfile *nf, int dir, const char *path)
+{
+  return nub__plat_newfile_named_publish(nf, dir, path);
+}
+
 int nub_plat_spread_hint(int dir)
 {
   (void)dir;

@@ -460,6 +460,48 @@ int nub_plat_create_excl_at(int dir, const char *path, unsigned mode)
   return fd < 0 ? nub__plat_neg_errno() : fd;
 }
 
+static unsigned newfile_seq;
+
+int nub__plat_newfile_named_open(struct nub_plat_newfile *nf, int stage_dir,
+                                 unsigned mode)
+{
+  unsigned n = __atomic_fetch_add(&newfile_seq, 1, __ATOMIC_RELAXED);
+
+  snprintf(nf->tmp, sizeof(nf->tmp), "nf.%ld.%u", (long)getpid(), n);
+  nf->fd = openat(PD(stage_dir), nf->tmp,
+                  O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, (mode_t)mode);
+  nf->stage_dir = stage_dir;
+  if (nf->fd < 0) {
+    nf->tmp[0] = '\0';
+    return nub__plat_neg_errno();
+  }
+  return 0;
+}
+
+int nub__plat_newfile_named_publish(struct nub_plat_newfile *nf, int dir,
+                                    const char *path)
+{
+  int rc = close(nf->fd) < 0 ? nub__plat_neg_errno() : 0;
+
+  nf->fd = -1;
+  if (rc == 0)
+    rc = nub_plat_rename_noreplace_at(nf->stage_dir, nf->tmp, dir, path);
+  if (rc < 0)
+    unlinkat(PD(nf->stage_dir), nf->tmp, 0);
+  nf->tmp[0] = '\0';
+  return rc;
+}
+
+void nub_plat_newfile_discard(struct nub_plat_newfile *nf)
+{
+  if (nf->fd >= 0)
+    close(nf->fd);
+  if (nf->tmp[0])
+    unlinkat(PD(nf->stage_dir), nf->tmp, 0);
+  nf->fd = -1;
+  nf->tmp[0] = '\0';
+}
+
 int nub_plat_open_read_at(int dir, const char *path)
 {
   int fd = openat(PD(dir), path, O_RDONLY | O_CLOEXEC);

@@ -716,6 +716,46 @@ static void test_classifier(void **state)
 
 /* ---- names and directories ----------------------------------------------- */
 
+/* A new file has no name until it is published; publishing never replaces,
+ * and a dropped file leaves nothing in either directory. */
+static void test_newfile(void **state)
+{
+  struct ctx *c = *state;
+  struct nub_plat_newfile nf;
+  struct stat st;
+
+  assert_int_equal(mkdirat(c->dir, "stage", 0755), 0);
+  assert_int_equal(mkdirat(c->dir, "pub", 0755), 0);
+  {
+    int stage = nub_plat_open_dir_at(c->dir, "stage");
+    int pub = nub_plat_open_dir_at(c->dir, "pub");
+    assert_true(stage >= 0 && pub >= 0);
+
+    CHECK_RC(nub_plat_newfile_open(&nf, pub, stage, 0755), 0, "newfile_open");
+    CHECK_RC(nub_plat_write_all(nf.fd, "one\n", 4), 0, "write");
+    assert_int_equal(entries(pub, "."), 0); /* unnamed until published */
+    CHECK_RC(nub_plat_newfile_publish(&nf, pub, "x"), 0, "publish");
+    assert_int_equal(nf.fd, -1);
+    assert_content(pub, "x", "one\n");
+    assert_int_equal(fstatat(pub, "x", &st, 0), 0);
+    assert_int_equal(st.st_mode & 0100, 0100);
+
+    CHECK_RC(nub_plat_newfile_open(&nf, pub, stage, 0644), 0, "newfile_open 2");
+    CHECK_RC(nub_plat_write_all(nf.fd, "two\n", 4), 0, "write 2");
+    CHECK_RC(nub_plat_newfile_publish(&nf, pub, "x"), -EEXIST, "publish onto x");
+    assert_content(pub, "x", "one\n");
+
+    CHECK_RC(nub_plat_newfile_open(&nf, pub, stage, 0644), 0, "newfile_open 3");
+    CHECK_RC(nub_plat_write_all(nf.fd, "three\n", 6), 0, "write 3");
+    nub_plat_newfile_discard(&nf);
+    nub_plat_newfile_discard(&nf); /* twice is harmless */
+    assert_int_equal(entries(pub, "."), 1);
+    assert_int_equal(entries(stage, "."), 0);
+    nub_plat_close(stage);
+    nub_plat_close(pub);
+  }
+}
+
 static void test_rename_noreplace(void **state)
 {
   struct ctx *c = *state;
@@ -1341,6 +1381,7 @@ int main(void)
     T(test_copy_range_large),
     T(test_classifier),
     T(test_rename_noreplace),
+    T(test_newfile),
     T(test_mkdir_p),
     T(test_rm_rf),
     T(test_stat_symlink_readlink),
