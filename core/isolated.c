@@ -71,6 +71,7 @@ struct ictx {
   struct ipkg *p;
   size_t n;
   struct nub_strmap bykey;
+  size_t *order; /* c->p indices, most files first */
   int proj_fd, links_fd;
   char *links_abs;
   struct nub_store *store;
@@ -340,9 +341,22 @@ static int build_entry(struct ictx *c, struct ipkg *p, int base_fd, const char *
   return rc;
 }
 
-static void link_one(void *vctx, size_t i, int worker)
+struct by_size {
+  size_t size, i;
+};
+
+static int cmp_size_desc(const void *a, const void *b)
+{
+  const struct by_size *x = a, *y = b;
+  if (x->size != y->size)
+    return x->size < y->size ? 1 : -1;
+  return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static void link_one(void *vctx, size_t k, int worker)
 {
   struct ictx *c = vctx;
+  size_t i = c->order[k];
   struct ipkg *p = &c->p[i];
   char nmpath[600];
   int rc;
@@ -370,8 +384,11 @@ static void link_one(void *vctx, size_t i, int worker)
       char tmp[128];
       int tfd;
       snprintf(tmp, sizeof(tmp), ".tmp-%d-%zu", nub_plat_pid(), i);
-      nub_plat_rm_rf_at(c->links_fd, tmp);
       rc = nub_plat_mkdir_at(c->links_fd, tmp, 0755);
+      if (rc == -EEXIST) { /* left by a crashed process that had our pid */
+        nub_plat_rm_rf_at(c->links_fd, tmp);
+        rc = nub_plat_mkdir_at(c->links_fd, tmp, 0755);
+      }
       if (rc < 0) {
         fail(c, rc, "cannot create %s/%s: %s", c->links_abs, tmp, nub_strerror(rc));
         return;
@@ -379,14 +396,19 @@ static void link_one(void *vctx, size_t i, int worker)
       tfd = nub_plat_open_dir_at(c->links_fd, tmp);
       rc = tfd < 0 ? tfd : build_entry(c, p, tfd, "", true, worker);
       nub_plat_close(tfd);
-      if (rc == 0) {
-        rc = nub_plat_rename_noreplace_at(c->links_fd, tmp, c->links_fd, p->entry);
-        if (rc == -EEXIST || rc == -ENOTEMPTY)
-          rc = 0;
-        else if (rc == 0)
-          __atomic_add_fetch(&c->built, 1, __ATOMIC_RELAXED);
+      {
+        bool published = false;
+        if (rc == 0) {
+          rc = nub_plat_rename_noreplace_at(c->links_fd, tmp, c->links_fd, p->entry);
+          published = rc == 0;
+          if (rc == -EEXIST || rc == -ENOTEMPTY)
+            rc = 0; /* a racing install's copy won; ours goes below */
+          else if (rc == 0)
+            __atomic_add_fetch(&c->built, 1, __ATOMIC_RELAXED);
+        }
+        if (!published)
+          nub_plat_rm_rf_at(c->links_fd, tmp);
       }
-      nub_plat_rm_rf_at(c->links_fd, tmp);
       if (rc < 0) {
         fail(c, rc, "cannot publish %s in the global virtual store: %s", p->entry,
              nub_strerror(rc));
@@ -571,6 +593,21 @@ int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
   }
   c.stats = nub_calloc((size_t)nw, sizeof(*c.stats));
   nub_progress_set(prog, &prog->link_total, c.n);
+  /* Biggest packages first, so that no thread is left with a big one at
+   * the end while the others idle. */
+  {
+    struct by_size *bs = nub_calloc(c.n + 1, sizeof(*bs));
+    c.order = nub_calloc(c.n + 1, sizeof(*c.order));
+    for (size_t i = 0; i < c.n; i++) {
+      const struct nub_index *idx = c.p[i].g->fetch ? c.p[i].g->fetch->index : NULL;
+      bs[i].size = idx ? (size_t)idx->nfiles + idx->ndirs : 0;
+      bs[i].i = i;
+    }
+    nub_sort(bs, c.n, sizeof(*bs), cmp_size_desc);
+    for (size_t i = 0; i < c.n; i++)
+      c.order[i] = bs[i].i;
+    nub_free(bs);
+  }
   nub_pool_for(pool, c.n, link_one, &c);
   if (!c.rc && o->gvs)
     link_entries(&c);
@@ -591,6 +628,7 @@ out:
   for (size_t i = 0; i < c.n; i++)
     nub_free(c.p[i].edges);
   nub_free(c.p);
+  nub_free(c.order);
   nub_free(c.stats);
   nub_strmap_release(&c.bykey, NULL);
   nub_plat_close(c.links_fd);

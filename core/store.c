@@ -18,6 +18,7 @@
 
 #define IDX_MAGIC "NUBIDX3"
 #define MEM_LIMIT (1u << 20) /* file bytes kept in memory before spilling */
+#define RATE_ONE 65536u       /* 1.0 in nub_store.hit_rate */
 
 struct idx_hdr {
   char magic[8];
@@ -68,6 +69,7 @@ int nub_store_open(struct nub_store *s, const char *dir, struct nub_err *err)
   memset(s, 0, sizeof(*s));
   pthread_mutex_init(&s->stage_lock, NULL);
   s->root_fd = s->files_fd = s->index_fd = s->tmp_fd = -1;
+  s->hit_rate = RATE_ONE; /* look first until looking stops paying */
   s->root = nub_asprintf("%s/v1", dir);
   rc = nub_plat_mkdir_p(s->root, 0755);
   if (rc < 0)
@@ -437,15 +439,38 @@ static int spill(struct nub_import *im)
   return rc;
 }
 
+/* Whether to look for a small file's content in the store before writing
+ * it. A look costs a directory lookup; not looking costs a wasted write when
+ * the content is there after all (the publish then says so). A write costs
+ * about three lookups, so looking pays while more than a quarter of recent
+ * files were present. Every file, looked for or not, tells which it was. The
+ * rate is shared by threads without a lock: a lost update only nudges it. */
+static bool worth_looking(struct nub_store *s)
+{
+  return __atomic_load_n(&s->hit_rate, __ATOMIC_RELAXED) > RATE_ONE / 4;
+}
+
+static void note_look(struct nub_store *s, bool found)
+{
+  unsigned r = __atomic_load_n(&s->hit_rate, __ATOMIC_RELAXED);
+
+  r = r - r / 64 + (found ? RATE_ONE / 64 : 0);
+  __atomic_store_n(&s->hit_rate, r, __ATOMIC_RELAXED);
+}
+
 /* Name the new file after its content; content already there is as good. */
 static int publish_new(struct nub_import *im, const char *name)
 {
   int rc = nub_plat_newfile_publish(&im->nf, im->store->files_fd, name);
 
-  if (rc == -EEXIST || rc == -ENOTEMPTY)
+  if (rc == -EEXIST || rc == -ENOTEMPTY) {
+    note_look(im->store, true);
     return 0;
-  if (rc == 0)
+  }
+  if (rc == 0) {
+    note_look(im->store, false);
     im->nfresh++;
+  }
   return rc;
 }
 
@@ -514,9 +539,13 @@ int nub_import_file_end(struct nub_import *im)
     goto out;
   }
   /* Small file: skip the write when the store already has this content. */
-  if (nub_plat_stat_at(im->store->files_fd, name, &st) == 0 &&
-      st.size == im->cur.size)
-    goto out;
+  if (worth_looking(im->store)) {
+    if (nub_plat_stat_at(im->store->files_fd, name, &st) == 0 &&
+        st.size == im->cur.size) {
+      note_look(im->store, true);
+      goto out;
+    }
+  }
   rc = open_new(im, im->cur.tar_exec);
   if (rc < 0)
     goto out;
