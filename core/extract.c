@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "inflate.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "path.h"
@@ -24,7 +25,7 @@
   X(archive_entry_filetype) X(archive_entry_hardlink) X(archive_entry_pathname) \
   X(archive_entry_perm) X(archive_error_string) X(archive_read_data_block)     \
   X(archive_read_free) X(archive_read_new) X(archive_read_next_header)         \
-  X(archive_read_open) X(archive_read_support_filter_gzip)                     \
+  X(archive_read_open)                      \
   X(archive_read_support_filter_none) X(archive_read_support_format_tar)       \
   X(archive_set_error)
 
@@ -76,7 +77,6 @@ out:
 #define archive_read_new la.archive_read_new
 #define archive_read_next_header la.archive_read_next_header
 #define archive_read_open la.archive_read_open
-#define archive_read_support_filter_gzip la.archive_read_support_filter_gzip
 #define archive_read_support_filter_none la.archive_read_support_filter_none
 #define archive_read_support_format_tar la.archive_read_support_format_tar
 #define archive_set_error la.archive_set_error
@@ -85,23 +85,42 @@ const struct nub_extract_limits nub_extract_default_limits = {
   200000, 512ull << 20, 1ull << 30,
 };
 
+/* Scratch buffers bigger than this are not kept for the next tarball. */
+#define KEEP_IN_MAX (8u << 20)
+#define KEEP_OUT_MAX (32u << 20)
+
+/* The tar stream, whole, handed to libarchive in one piece. */
 struct src {
-  nub_extract_read_fn rd;
-  void *ud;
-  int rc; /* first error from rd */
+  const unsigned char *data;
+  size_t len;
+  bool given;
+  int rc; /* always 0: reading cannot fail once the stream is in memory */
 };
 
 static la_ssize_t read_cb(struct archive *a, void *ud, const void **buf)
 {
   struct src *s = ud;
-  long n = s->rd(s->ud, buf);
 
-  if (n < 0) {
-    s->rc = (int)n;
-    archive_set_error(a, EIO, "read failed");
-    return -1;
+  (void)a;
+  if (s->given)
+    return 0;
+  s->given = true;
+  *buf = s->data;
+  return (la_ssize_t)s->len;
+}
+
+/* Read rd to its end into one buffer, at most `max` bytes. */
+static int slurp(nub_extract_read_fn rd, void *ud, uint64_t max, struct nub_buf *b)
+{
+  for (;;) {
+    const void *p;
+    long n = rd(ud, &p);
+    if (n <= 0)
+      return (int)n;
+    if (b->len + (size_t)n > max)
+      return -EFBIG;
+    nub_buf_add(b, p, (size_t)n);
   }
-  return (la_ssize_t)n;
 }
 
 static const char *type_name(mode_t t)
@@ -118,21 +137,53 @@ static const char *type_name(mode_t t)
 
 int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
                 const char *what, const struct nub_extract_limits *lim,
+                bool digest_checked, struct nub_extract_scratch *scratch,
                 struct nub_extract_stats *st, struct nub_err *err)
 {
-  struct archive *a;
+  struct archive *a = NULL;
   struct archive_entry *e;
-  struct src s = {rd, ud, 0};
+  struct src s = {NULL, 0, false, 0};
+  struct nub_extract_scratch own = {NUB_BUF_INIT, {NULL, 0, 0}};
+  struct nub_extract_scratch *sc = scratch ? scratch : &own;
   char norm[4096];
   int rc = archive_load(err), r;
 
   memset(st, 0, sizeof(*st));
   if (rc < 0)
     return rc;
-  a = archive_read_new();
   if (!lim)
     lim = &nub_extract_default_limits;
-  archive_read_support_filter_gzip(a);
+  /* the tar stream may exceed the content cap by its headers */
+  nub_buf_reset(&sc->in);
+  rc = slurp(rd, ud, lim->max_total_bytes, &sc->in);
+  if (rc == -EFBIG) {
+    rc = nub_err_set(err, -NUB_EEXTRACT, "%s: tarball is larger than the per-package cap; "
+                     "refusing the package", what);
+    goto out;
+  }
+  if (rc < 0)
+    goto out;
+  if (nub_is_gzip(sc->in.data, sc->in.len)) {
+    const char *why;
+    rc = nub_gunzip(sc->in.data, sc->in.len, lim->max_total_bytes + (lim->max_total_bytes >> 3),
+                    !digest_checked, &sc->out, &why);
+    if (rc == -EFBIG) {
+      rc = nub_err_set(err, -NUB_EEXTRACT,
+                       "%s: tarball unpacks to more than the per-package cap; refusing "
+                       "the package", what);
+      goto out;
+    }
+    if (rc < 0) {
+      rc = nub_err_set(err, -NUB_EEXTRACT, "%s: corrupt tarball (gzip: %s)", what, why);
+      goto out;
+    }
+    s.data = sc->out.p;
+    s.len = sc->out.len;
+  } else {
+    s.data = (const unsigned char *)sc->in.data;
+    s.len = sc->in.len;
+  }
+  a = archive_read_new();
   archive_read_support_filter_none(a);
   archive_read_support_format_tar(a);
   if (archive_read_open(a, &s, NULL, read_cb, NULL) != ARCHIVE_OK) {
@@ -246,8 +297,19 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
 io_fail:
   nub_err_set(err, rc, "%s: cannot write to the store: %s", what, nub_strerror(rc));
 out:
-  archive_read_free(a);
+  if (a)
+    archive_read_free(a);
+  if (sc == &own || sc->in.cap > KEEP_IN_MAX || sc->out.cap > KEEP_OUT_MAX)
+    nub_extract_scratch_release(sc);
   return rc;
+}
+
+void nub_extract_scratch_release(struct nub_extract_scratch *s)
+{
+  nub_buf_release(&s->in);
+  nub_free(s->out.p);
+  s->out.p = NULL;
+  s->out.len = s->out.cap = 0;
 }
 
 struct walk {

@@ -13,9 +13,12 @@
 #ifndef NUB_EXTRACT_H
 #define NUB_EXTRACT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "err.h"
+#include "inflate.h"
 #include "store.h"
 
 /* Pull the next chunk of the compressed stream: returns its length (>0), 0 at
@@ -31,11 +34,26 @@ struct nub_extract_stats {
   uint64_t entries, files, dirs, bytes, skipped;
 };
 
+/* Buffers for the whole compressed and the whole unpacked stream, which a
+ * thread keeps from one tarball to the next so that their pages stay mapped
+ * (faulting in fresh pages for every tarball costs more system time than
+ * the inflating saves). Zero-initialise; nub_extract_scratch_release at the
+ * end. Very big buffers are dropped after use rather than kept. */
+struct nub_extract_scratch {
+  struct nub_buf in;
+  struct nub_inflate_out out;
+};
+void nub_extract_scratch_release(struct nub_extract_scratch *s);
+
 /* Extract a gzip'd tar from rd into im. `what` names the package in errors
- * ("lodash@4.17.21"). Returns 0, the read callback's own negative error, or
- * -NUB_EEXTRACT with a message. */
+ * ("lodash@4.17.21"). The whole compressed stream is read first, then
+ * inflated at once (inflate.h), in `scratch` (NULL: buffers of its own). `digest_checked`: the caller verifies a
+ * cryptographic digest of the stream before it commits the import, so
+ * gzip's CRC-32 adds nothing and is skipped. Returns 0, the read callback's
+ * own negative error, or -NUB_EEXTRACT with a message. */
 int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
                 const char *what, const struct nub_extract_limits *lim,
+                bool digest_checked, struct nub_extract_scratch *scratch,
                 struct nub_extract_stats *st, struct nub_err *err);
 
 /* Import a directory of the project (a "file:" dependency) into im: every

@@ -66,6 +66,8 @@ struct fetcher {
   int rc;
   struct nub_err err;
   uint64_t bytes;
+  struct nub_extract_scratch *scratch; /* one per pool worker */
+  int nscratch;
 };
 
 /* ---- phase 1: what is already in the store ----------------------------- */
@@ -322,7 +324,6 @@ static void worker_run(void *arg, int worker)
   uint64_t t0 = nub_plat_now_ns(), fresh = 0, present = 0;
   char why[384];
 
-  (void)worker;
   nub_err_clear(&err);
   memset(&st, 0, sizeof(st));
   have_want = j->pkg->integrity && nub_sri_parse(&want, j->pkg->integrity) == 0;
@@ -337,7 +338,8 @@ static void worker_run(void *arg, int worker)
     return;
   }
   nub_import_begin(f->store, &im, &err);
-  rc = nub_extract(im, pull, j, j->what, NULL, &st, &err);
+  rc = nub_extract(im, pull, j, j->what, NULL, have_want,
+                   worker < f->nscratch ? &f->scratch[worker] : NULL, &st, &err);
   drain(j); /* the tail after tar's end still counts for the hash */
   got.algo = have_want ? want.algo : NUB_HASH_SHA512;
   nub_hasher_final(&j->h, got.digest, &got.len);
@@ -422,6 +424,8 @@ int nub_fetch_begin(struct nub_fetch **out, struct nub_store *store,
   f->store = store;
   f->cfg = cfg;
   f->pool = pool;
+  f->nscratch = nub_pool_size(pool);
+  f->scratch = nub_calloc((size_t)f->nscratch + 1, sizeof(*f->scratch));
   f->prog = prog;
   f->offline = o->offline;
   f->http = http;
@@ -570,6 +574,9 @@ int nub_fetch_end(struct nub_fetch *fs, struct nub_fetch_result *res, struct nub
     pthread_cond_destroy(&j->cv);
     nub_free(j);
   }
+  for (int i = 0; i < f->nscratch; i++)
+    nub_extract_scratch_release(&f->scratch[i]);
+  nub_free(f->scratch);
   pthread_mutex_destroy(&f->lock);
   pthread_cond_destroy(&f->cv);
   nub_free(f);

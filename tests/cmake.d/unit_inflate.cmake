@@ -1,0 +1,1 @@
+nub_unit_test(inflate unit/test_inflate.c)
