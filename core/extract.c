@@ -137,7 +137,7 @@ static const char *type_name(mode_t t)
 
 int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
                 const char *what, const struct nub_extract_limits *lim,
-                bool digest_checked, struct nub_extract_scratch *scratch,
+                nub_extract_check_fn check, struct nub_extract_scratch *scratch,
                 struct nub_extract_stats *st, struct nub_err *err)
 {
   struct archive *a = NULL;
@@ -161,12 +161,14 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
                      "refusing the package", what);
     goto out;
   }
+  if (rc == 0 && check)
+    rc = check(ud);
   if (rc < 0)
     goto out;
   if (nub_is_gzip(sc->in.data, sc->in.len)) {
     const char *why;
     rc = nub_gunzip(sc->in.data, sc->in.len, lim->max_total_bytes + (lim->max_total_bytes >> 3),
-                    !digest_checked, &sc->out, &why);
+                    check == NULL, &sc->out, &why);
     if (rc == -EFBIG) {
       rc = nub_err_set(err, -NUB_EEXTRACT,
                        "%s: tarball unpacks to more than the per-package cap; refusing "

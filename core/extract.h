@@ -24,6 +24,10 @@
 /* Pull the next chunk of the compressed stream: returns its length (>0), 0 at
  * the end, or a negative error. *buf stays valid until the next call. */
 typedef long (*nub_extract_read_fn)(void *ud, const void **buf);
+/* Called once the whole stream has been read and before anything of it is
+ * unpacked (same ud): a non-zero return (a negative error) stops the
+ * extraction with that error, e.g. for an integrity mismatch. */
+typedef int (*nub_extract_check_fn)(void *ud);
 
 struct nub_extract_limits {
   uint64_t max_entries, max_entry_bytes, max_total_bytes;
@@ -47,13 +51,13 @@ void nub_extract_scratch_release(struct nub_extract_scratch *s);
 
 /* Extract a gzip'd tar from rd into im. `what` names the package in errors
  * ("lodash@4.17.21"). The whole compressed stream is read first, then
- * inflated at once (inflate.h), in `scratch` (NULL: buffers of its own). `digest_checked`: the caller verifies a
- * cryptographic digest of the stream before it commits the import, so
- * gzip's CRC-32 adds nothing and is skipped. Returns 0, the read callback's
+ * inflated at once (inflate.h), in `scratch` (NULL: buffers of its own). With a `check` (the caller's
+ * verification of a cryptographic digest of the stream), gzip's CRC-32 adds
+ * nothing and is skipped. Returns 0, the read callback's
  * own negative error, or -NUB_EEXTRACT with a message. */
 int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
                 const char *what, const struct nub_extract_limits *lim,
-                bool digest_checked, struct nub_extract_scratch *scratch,
+                nub_extract_check_fn check, struct nub_extract_scratch *scratch,
                 struct nub_extract_stats *st, struct nub_err *err);
 
 /* Import a directory of the project (a "file:" dependency) into im: every

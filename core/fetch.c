@@ -46,6 +46,8 @@ struct job {
   struct nub_http_result res;
   /* worker side */
   struct nub_hasher h;
+  struct nub_sri want, got; /* got is valid once digested */
+  bool have_want, digested;
   uint64_t bytes_in;
   uint64_t t_submit, t_first, t_wait_ns;
 };
@@ -236,6 +238,29 @@ static void drain(struct job *j)
   }
 }
 
+/* The whole body has been hashed: finish the digest, once. */
+static void digest(struct job *j)
+{
+  if (j->digested)
+    return;
+  drain(j); /* the tail after tar's end still counts for the hash */
+  j->got.algo = j->have_want ? j->want.algo : NUB_HASH_SHA512;
+  nub_hasher_final(&j->h, j->got.digest, &j->got.len);
+  nub_hasher_release(&j->h);
+  j->digested = true;
+}
+
+/* Between download and unpacking: a tarball whose digest is wrong is
+ * never unpacked, so none of its bytes reach the store. */
+static int check_integrity(void *ud)
+{
+  struct job *j = ud;
+  digest(j);
+  if (j->res.cls != NUB_HTTP_OK || j->res.curl_code)
+    return -NUB_ENETWORK; /* worker_run reports the transfer's failure */
+  return j->have_want && !nub_sri_equal(&j->want, &j->got) ? -NUB_EINTEGRITY : 0;
+}
+
 /* Decide between retry and failure for an attempt that went wrong. */
 /* A package that cannot be fetched fails the install, unless it is only an
  * optional dependency: then it is left out with a warning, as npm does. */
@@ -317,7 +342,7 @@ static void worker_run(void *arg, int worker)
   struct nub_import *im = NULL;
   struct nub_extract_stats st;
   struct nub_err err;
-  struct nub_sri want, got;
+  struct nub_sri *want = &j->want, *got = &j->got;
   const struct nub_http_result *r = &j->res;
   bool have_want;
   int rc;
@@ -326,9 +351,10 @@ static void worker_run(void *arg, int worker)
 
   nub_err_clear(&err);
   memset(&st, 0, sizeof(st));
-  have_want = j->pkg->integrity && nub_sri_parse(&want, j->pkg->integrity) == 0;
-
-  nub_hasher_init(&j->h, have_want ? want.algo : NUB_HASH_SHA512);
+  have_want = j->have_want =
+      j->pkg->integrity && nub_sri_parse(want, j->pkg->integrity) == 0;
+  j->digested = false;
+  nub_hasher_init(&j->h, have_want ? want->algo : NUB_HASH_SHA512);
   j->bytes_in = 0;
   j->t_wait_ns = 0;
   if (f->cancel) {
@@ -338,12 +364,9 @@ static void worker_run(void *arg, int worker)
     return;
   }
   nub_import_begin(f->store, &im, &err);
-  rc = nub_extract(im, pull, j, j->what, NULL, have_want,
+  rc = nub_extract(im, pull, j, j->what, NULL, have_want ? check_integrity : NULL,
                    worker < f->nscratch ? &f->scratch[worker] : NULL, &st, &err);
-  drain(j); /* the tail after tar's end still counts for the hash */
-  got.algo = have_want ? want.algo : NUB_HASH_SHA512;
-  nub_hasher_final(&j->h, got.digest, &got.len);
-  nub_hasher_release(&j->h);
+  digest(j);
 
   if (r->cls != NUB_HTTP_OK || r->curl_code) {
     nub_import_abort(im);
@@ -367,9 +390,9 @@ static void worker_run(void *arg, int worker)
   }
   /* The whole body has been hashed: judge integrity first, so a corrupted
    * transfer is reported as what it is, whatever it did to tar. */
-  if (have_want && !nub_sri_equal(&want, &got)) {
+  if (have_want && !nub_sri_equal(want, got)) {
     char g[128];
-    nub_sri_format(&got, g, sizeof(g));
+    nub_sri_format(got, g, sizeof(g));
     nub_import_abort(im);
     snprintf(why, sizeof(why), "integrity mismatch: expected %s, got %s",
              j->pkg->integrity, g);
