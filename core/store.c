@@ -18,7 +18,6 @@
 
 #define IDX_MAGIC "NUBIDX3"
 #define MEM_LIMIT (1u << 20) /* file bytes kept in memory before spilling */
-#define RATE_ONE 65536u       /* 1.0 in nub_store.hit_rate */
 
 struct idx_hdr {
   char magic[8];
@@ -69,7 +68,6 @@ int nub_store_open(struct nub_store *s, const char *dir, struct nub_err *err)
   memset(s, 0, sizeof(*s));
   pthread_mutex_init(&s->stage_lock, NULL);
   s->root_fd = s->files_fd = s->index_fd = s->tmp_fd = -1;
-  s->hit_rate = RATE_ONE; /* look first until looking stops paying */
   s->root = nub_asprintf("%s/v1", dir);
   rc = nub_plat_mkdir_p(s->root, 0755);
   if (rc < 0)
@@ -439,23 +437,50 @@ static int spill(struct nub_import *im)
   return rc;
 }
 
-/* Whether to look for a small file's content in the store before writing
- * it. A look costs a directory lookup; not looking costs a wasted write when
- * the content is there after all (the publish then says so). A write costs
- * about three lookups, so looking pays while more than a quarter of recent
- * files were present. Every file, looked for or not, tells which it was. The
- * rate is shared by threads without a lock: a lost update only nudges it. */
-static bool worth_looking(struct nub_store *s)
+/* A small file, whose hash is known before it is written, is created under
+ * its final name at once: an atomic publish (a temp file renamed or linked
+ * in) costs a third more system time per file, and most files are small.
+ * The protocol that keeps the store consistent without it: a store file is
+ * whole when its size is the size its content hashed at. Everything that
+ * trusts a file found in the store compares sizes first (a package's index
+ * records them, and is published only after all its files were whole), so a
+ * file cut short by a crash or a full disk is never linked; the next import
+ * of that content finds it short and replaces it with a whole copy, renamed
+ * over it in one step (which also covers a writer that is still busy: it
+ * keeps writing to an inode no name points to any more). */
+static int put_small(struct nub_import *im, const char *name, const char *data,
+                     size_t len)
 {
-  return __atomic_load_n(&s->hit_rate, __ATOMIC_RELAXED) > RATE_ONE / 4;
-}
+  struct nub_plat_stat st;
+  int fd = nub_plat_create_excl_at(im->store->files_fd, name,
+                                   im->cur.tar_exec ? 0755 : 0644);
+  int rc;
 
-static void note_look(struct nub_store *s, bool found)
-{
-  unsigned r = __atomic_load_n(&s->hit_rate, __ATOMIC_RELAXED);
-
-  r = r - r / 64 + (found ? RATE_ONE / 64 : 0);
-  __atomic_store_n(&s->hit_rate, r, __ATOMIC_RELAXED);
+  if (fd >= 0) {
+    rc = nub_plat_write_all(fd, data, len);
+    if (nub_plat_close(fd) < 0 && rc == 0)
+      rc = -EIO;
+    if (rc == 0)
+      im->nfresh++;
+    return rc; /* a short file left by a failed write is replaced later */
+  }
+  if (fd != -EEXIST)
+    return fd;
+  rc = nub_plat_stat_at(im->store->files_fd, name, &st);
+  if (rc == 0 && st.type == NUB_FT_FILE && st.size == len)
+    return 0; /* the content is there, whole */
+  /* short (or not a file): a whole copy, renamed over it */
+  rc = open_new(im, im->cur.tar_exec);
+  if (rc < 0)
+    return rc;
+  rc = nub_plat_write_all(im->nf.fd, data, len);
+  if (rc == 0)
+    rc = nub_plat_newfile_replace(&im->nf, im->store->files_fd, name);
+  else
+    nub_plat_newfile_discard(&im->nf);
+  if (rc == 0)
+    im->nfresh++;
+  return rc;
 }
 
 /* Name the new file after its content; content already there is as good. */
@@ -463,14 +488,10 @@ static int publish_new(struct nub_import *im, const char *name)
 {
   int rc = nub_plat_newfile_publish(&im->nf, im->store->files_fd, name);
 
-  if (rc == -EEXIST || rc == -ENOTEMPTY) {
-    note_look(im->store, true);
-    return 0;
-  }
-  if (rc == 0) {
-    note_look(im->store, false);
+  if (rc == -EEXIST || rc == -ENOTEMPTY)
+    return 0; /* published by a racing import a moment ago */
+  if (rc == 0)
     im->nfresh++;
-  }
   return rc;
 }
 
@@ -518,7 +539,6 @@ static bool is_js(const char *path)
 int nub_import_file_end(struct nub_import *im)
 {
   char name[67];
-  struct nub_plat_stat st;
   int rc = 0;
 
   nub_hasher_final(&im->h, im->cur.hash, NULL);
@@ -534,30 +554,25 @@ int nub_import_file_end(struct nub_import *im)
    * is known: whatever happens to the rest of the tarball, a file under its
    * own hash is correct. The package appears only with its index. */
   nub_store_file_name(im->cur.hash, im->cur.tar_exec, name);
-  if (im->nf.fd >= 0) {
-    rc = publish_new(im, name);
-    goto out;
-  }
-  /* Small file: skip the write when the store already has this content. */
-  if (worth_looking(im->store)) {
-    if (nub_plat_stat_at(im->store->files_fd, name, &st) == 0 &&
-        st.size == im->cur.size) {
-      note_look(im->store, true);
-      goto out;
+  if (im->nf.fd >= 0) { /* a big file, written as it came */
+    struct nub_plat_stat st;
+    int sr = nub_plat_stat_at(im->store->files_fd, name, &st);
+    if (sr == 0 && st.type == NUB_FT_FILE && st.size == im->cur.size) {
+      nub_plat_newfile_discard(&im->nf); /* whole already */
+    } else if (sr == 0) {
+      rc = nub_plat_newfile_replace(&im->nf, im->store->files_fd, name);
+      if (rc == 0)
+        im->nfresh++;
+    } else {
+      rc = publish_new(im, name);
     }
-  }
-  rc = open_new(im, im->cur.tar_exec);
-  if (rc < 0)
     goto out;
+  }
   {
     const char *data = im->cur_is_pkgjson ? im->pkgjson : im->mem.data;
     size_t len = im->cur_is_pkgjson ? im->pkgjson_len : im->mem.len;
-    rc = nub_plat_write_all(im->nf.fd, data ? data : "", len);
+    rc = put_small(im, name, data ? data : "", len);
   }
-  if (rc < 0)
-    nub_plat_newfile_discard(&im->nf);
-  else
-    rc = publish_new(im, name);
 out:
   nub_buf_reset(&im->mem);
   if (rc < 0) {
@@ -620,13 +635,15 @@ static int publish_mode(struct nub_import *im, struct imp_file *f, bool exec)
 {
   char name[67], other[67], tmp[16];
   struct nub_plat_stat st;
+  bool found;
   int rc;
 
   if (exec == f->tar_exec)
     return 0;
   nub_store_file_name(f->hash, exec, name);
-  if (nub_plat_stat_at(im->store->files_fd, name, &st) == 0)
-    return 0;
+  found = nub_plat_stat_at(im->store->files_fd, name, &st) == 0;
+  if (found && st.type == NUB_FT_FILE && st.size == f->size)
+    return 0; /* whole (see put_small) */
   rc = ensure_stage_dir(im);
   if (rc < 0)
     return rc;
@@ -636,7 +653,9 @@ static int publish_mode(struct nub_import *im, struct imp_file *f, bool exec)
                                exec ? 0755 : 0644, f->size);
   if (rc == 0 && exec)
     rc = nub_plat_chmod_at(im->stage.fd, tmp, 0755); /* past the umask */
-  if (rc == 0)
+  if (rc == 0 && found) /* short: replaced in one step */
+    rc = nub_plat_rename_at(im->stage.fd, tmp, im->store->files_fd, name);
+  else if (rc == 0)
     rc = nub_plat_rename_noreplace_at(im->stage.fd, tmp, im->store->files_fd, name);
   if (rc == -EEXIST || rc == -ENOTEMPTY)
     rc = 0; /* another import published it first; ours goes at close */

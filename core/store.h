@@ -40,10 +40,6 @@ struct nub_store {
   struct nub_stage_dir *all; /* every one made, for close */
   size_t nall, capall;
   unsigned tmp_seq; /* staged file names, unique across the store handle */
-  /* How often a new file's content was in the store already, recently
-   * (1/65536ths); when a store is being filled from nothing, looking before
-   * writing is wasted work (see worth_looking in store.c). */
-  unsigned hit_rate;
 };
 
 /* Open (creating on first use) the store under dir. */

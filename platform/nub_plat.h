@@ -170,6 +170,9 @@ int nub_plat_newfile_open(struct nub_plat_newfile *nf, int dir, int stage_dir,
 /* Name the file dir/path and close it. -EEXIST when path exists (the new
  * file is then dropped). Always closes and clears nf. */
 int nub_plat_newfile_publish(struct nub_plat_newfile *nf, int dir, const char *path);
+/* Name the file dir/path, replacing whatever has that name, in one step
+ * (rename(2)). Always closes and clears nf. */
+int nub_plat_newfile_replace(struct nub_plat_newfile *nf, int dir, const char *path);
 /* Drop an unpublished file. Safe on a cleared nf. */
 void nub_plat_newfile_discard(struct nub_plat_newfile *nf);
 

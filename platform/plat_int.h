@@ -31,6 +31,10 @@ int nub__plat_newfile_named_open(struct nub_plat_newfile *nf, int stage_dir,
                                  unsigned mode);
 int nub__plat_newfile_named_publish(struct nub_plat_newfile *nf, int dir,
                                     const char *path);
+int nub__plat_newfile_named_replace(struct nub_plat_newfile *nf, int dir,
+                                    const char *path);
+/* A temp name for nf in nf->stage_dir ("nf.<pid>.<n>"). */
+void nub__plat_newfile_tmpname(struct nub_plat_newfile *nf);
 
 /* errno as a negative value (never 0, even if errno was clobbered). */
 int nub__plat_neg_errno(void);

@@ -209,35 +209,66 @@ static int link_tmpfile(int fd, int dir, const char *path)
   return nub__plat_neg_errno();
 }
 
-/* No way to name an O_TMPFILE file here: copy it to a named one. */
-static int rename_by_copy(struct nub_plat_newfile *nf, int dir, const char *path)
+/* No way to name an O_TMPFILE file here: copy it into a named one in the
+ * stage directory. */
+static int copy_to_named(struct nub_plat_newfile *nf, struct nub_plat_newfile *named)
 {
-  struct nub_plat_newfile named;
   char buf[65536];
   off_t off = 0;
   ssize_t n;
-  int rc = nub__plat_newfile_named_open(&named, nf->stage_dir, 0644);
+  int rc = nub__plat_newfile_named_open(named, nf->stage_dir, 0644);
 
   if (rc < 0)
     return rc;
   {
     struct stat st;
     if (fstat(nf->fd, &st) == 0)
-      fchmod(named.fd, st.st_mode & 07777);
+      fchmod(named->fd, st.st_mode & 07777);
   }
   while ((n = pread(nf->fd, buf, sizeof(buf), off)) > 0) {
-    rc = nub_plat_write_all(named.fd, buf, (size_t)n);
+    rc = nub_plat_write_all(named->fd, buf, (size_t)n);
     if (rc < 0)
       break;
     off += n;
   }
   if (n < 0)
     rc = nub__plat_neg_errno();
-  if (rc < 0) {
-    nub_plat_newfile_discard(&named);
-    return rc;
+  if (rc < 0)
+    nub_plat_newfile_discard(named);
+  return rc;
+}
+
+/* Give an unnamed file its temp name in the stage directory. */
+static int name_in_stage(struct nub_plat_newfile *nf)
+{
+  int rc;
+
+  nub__plat_newfile_tmpname(nf);
+  rc = link_tmpfile(nf->fd, nf->stage_dir, nf->tmp);
+  if (rc == -ENOTSUP) {
+    struct nub_plat_newfile named;
+    rc = copy_to_named(nf, &named);
+    if (rc == 0) {
+      close(nf->fd);
+      *nf = named;
+      return 0;
+    }
   }
-  return nub__plat_newfile_named_publish(&named, dir, path);
+  if (rc < 0)
+    nf->tmp[0] = '\0';
+  return rc;
+}
+
+int nub_plat_newfile_replace(struct nub_plat_newfile *nf, int dir, const char *path)
+{
+  if (!nf->tmp[0]) { /* linkat cannot replace: a temp name, then rename */
+    int rc = name_in_stage(nf);
+    if (rc < 0) {
+      nub_plat_newfile_discard(nf);
+      return rc;
+    }
+  }
+  return nub__plat_newfile_named_replace(nf, dir, path);
 }
 
 int nub_plat_newfile_publish(struct nub_plat_newfile *nf, int dir, const char *path)
@@ -247,8 +278,11 @@ int nub_plat_newfile_publish(struct nub_plat_newfile *nf, int dir, const char *p
   if (nf->tmp[0])
     return nub__plat_newfile_named_publish(nf, dir, path);
   rc = link_tmpfile(nf->fd, dir, path);
-  if (rc == -ENOTSUP)
-    rc = rename_by_copy(nf, dir, path);
+  if (rc == -ENOTSUP) {
+    rc = name_in_stage(nf);
+    if (rc == 0)
+      return nub__plat_newfile_named_publish(nf, dir, path);
+  }
   close(nf->fd);
   nf->fd = -1;
   return rc;

@@ -149,6 +149,11 @@ int nub_plat_newfile_publish(struct nub_plat_newfile *nf, int dir, const char *p
   return nub__plat_newfile_named_publish(nf, dir, path);
 }
 
+int nub_plat_newfile_replace(struct nub_plat_newfile *nf, int dir, const char *path)
+{
+  return nub__plat_newfile_named_replace(nf, dir, path);
+}
+
 int nub_plat_spread_hint(int dir)
 {
   (void)dir;

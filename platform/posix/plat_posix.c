@@ -462,12 +462,16 @@ int nub_plat_create_excl_at(int dir, const char *path, unsigned mode)
 
 static unsigned newfile_seq;
 
+void nub__plat_newfile_tmpname(struct nub_plat_newfile *nf)
+{
+  unsigned n = __atomic_fetch_add(&newfile_seq, 1, __ATOMIC_RELAXED);
+  snprintf(nf->tmp, sizeof(nf->tmp), "nf.%ld.%u", (long)getpid(), n);
+}
+
 int nub__plat_newfile_named_open(struct nub_plat_newfile *nf, int stage_dir,
                                  unsigned mode)
 {
-  unsigned n = __atomic_fetch_add(&newfile_seq, 1, __ATOMIC_RELAXED);
-
-  snprintf(nf->tmp, sizeof(nf->tmp), "nf.%ld.%u", (long)getpid(), n);
+  nub__plat_newfile_tmpname(nf);
   nf->fd = openat(PD(stage_dir), nf->tmp,
                   O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, (mode_t)mode);
   nf->stage_dir = stage_dir;
@@ -486,6 +490,20 @@ int nub__plat_newfile_named_publish(struct nub_plat_newfile *nf, int dir,
   nf->fd = -1;
   if (rc == 0)
     rc = nub_plat_rename_noreplace_at(nf->stage_dir, nf->tmp, dir, path);
+  if (rc < 0)
+    unlinkat(PD(nf->stage_dir), nf->tmp, 0);
+  nf->tmp[0] = '\0';
+  return rc;
+}
+
+int nub__plat_newfile_named_replace(struct nub_plat_newfile *nf, int dir,
+                                    const char *path)
+{
+  int rc = close(nf->fd) < 0 ? nub__plat_neg_errno() : 0;
+
+  nf->fd = -1;
+  if (rc == 0 && renameat(PD(nf->stage_dir), nf->tmp, PD(dir), path) < 0)
+    rc = nub__plat_neg_errno();
   if (rc < 0)
     unlinkat(PD(nf->stage_dir), nf->tmp, 0);
   nf->tmp[0] = '\0';

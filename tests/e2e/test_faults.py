@@ -330,6 +330,34 @@ class InterruptTest(FaultTestCase):
         self.assertEqual(self.store_tmp_entries(), [])
         self.assertEqual(self.nub("install").stdout.strip(), "Already up to date")
 
+    def test_short_store_file_from_a_crash_is_replaced(self):
+        # What a crash mid-write leaves: files cut short under their content
+        # names and no index for their packages. The next install must not
+        # link them: it finds them short and puts whole copies in their place.
+        self.basic()
+        self.nub("install")
+        files = os.path.join(self.store, "v1", "files")
+        cut = []
+        for dirpath, _, names in os.walk(files):
+            for n in names:
+                p = os.path.join(dirpath, n)
+                if os.path.getsize(p) > 1:
+                    with open(p, "r+b") as f:
+                        f.truncate(1)
+                    cut.append(p)
+        self.assertTrue(cut)
+        shutil.rmtree(os.path.join(self.store, "v1", "index"))
+        shutil.rmtree(self.node_modules())
+        self.nub("install")
+        self.assert_basic_tree()
+        nm = self.node_modules()
+        with open(os.path.join(nm, "e", "lib", "x", "y.js"), "rb") as f:
+            self.assertGreater(len(f.read()), 1)
+        self.node_require(self.proj, "a")
+        self.node_require(self.proj, "c")
+        for p in cut:
+            self.assertGreater(os.path.getsize(p), 1, p)
+
     def test_kill_9_during_link_then_rerun(self):
         # Warm store, then a run killed as early as possible, then a rerun
         self.basic()

@@ -751,6 +751,15 @@ static void test_newfile(void **state)
     nub_plat_newfile_discard(&nf); /* twice is harmless */
     assert_int_equal(entries(pub, "."), 1);
     assert_int_equal(entries(stage, "."), 0);
+
+    /* replace: over an existing name, in one step */
+    CHECK_RC(nub_plat_newfile_open(&nf, pub, stage, 0644), 0, "newfile_open 4");
+    CHECK_RC(nub_plat_write_all(nf.fd, "four\n", 5), 0, "write 4");
+    CHECK_RC(nub_plat_newfile_replace(&nf, pub, "x"), 0, "replace x");
+    assert_int_equal(nf.fd, -1);
+    assert_content(pub, "x", "four\n");
+    assert_int_equal(entries(pub, "."), 1);
+    assert_int_equal(entries(stage, "."), 0);
     nub_plat_close(stage);
     nub_plat_close(pub);
   }
