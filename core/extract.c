@@ -85,28 +85,47 @@ const struct nub_extract_limits nub_extract_default_limits = {
   200000, 512ull << 20, 1ull << 30,
 };
 
-/* Scratch buffers bigger than this are not kept for the next tarball. */
+/* An input buffer bigger than this is not kept for the next tarball. */
 #define KEEP_IN_MAX (8u << 20)
-#define KEEP_OUT_MAX (32u << 20)
 
-/* The tar stream, whole, handed to libarchive in one piece. */
+/* The tar stream for libarchive: the decoder's windows, or the input as it
+ * is when it is not gzip'd. */
 struct src {
+  struct nub_inflate_stream *zs; /* NULL: plain */
   const unsigned char *data;
   size_t len;
   bool given;
-  int rc; /* always 0: reading cannot fail once the stream is in memory */
+  int rc;          /* the decoder's error */
+  const char *why; /* its reason */
 };
 
 static la_ssize_t read_cb(struct archive *a, void *ud, const void **buf)
 {
   struct src *s = ud;
+  size_t n;
 
-  (void)a;
-  if (s->given)
-    return 0;
-  s->given = true;
-  *buf = s->data;
-  return (la_ssize_t)s->len;
+  if (!s->zs) {
+    if (s->given)
+      return 0;
+    s->given = true;
+    *buf = s->data;
+    return (la_ssize_t)s->len;
+  }
+  s->rc = nub_inflate_stream_next(s->zs, (const unsigned char **)buf, &n, &s->why);
+  if (s->rc < 0) {
+    archive_set_error(a, EIO, "gzip: %s", s->why);
+    return -1;
+  }
+  return (la_ssize_t)n;
+}
+
+/* The decoder's failure as the message a user sees. */
+static int decode_error(const struct src *s, const char *what, struct nub_err *err)
+{
+  if (s->rc == -EFBIG)
+    return nub_err_set(err, -NUB_EEXTRACT, "%s: tarball unpacks to more than the "
+                       "per-package cap; refusing the package", what);
+  return nub_err_set(err, -NUB_EEXTRACT, "%s: corrupt tarball (gzip: %s)", what, s->why);
 }
 
 /* Read rd to its end into one buffer, at most `max` bytes. */
@@ -142,8 +161,8 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
 {
   struct archive *a = NULL;
   struct archive_entry *e;
-  struct src s = {NULL, 0, false, 0};
-  struct nub_extract_scratch own = {NUB_BUF_INIT, {NULL, 0, 0}};
+  struct src s = {NULL, NULL, 0, false, 0, ""};
+  struct nub_extract_scratch own = {NUB_BUF_INIT, NULL};
   struct nub_extract_scratch *sc = scratch ? scratch : &own;
   char norm[4096];
   int rc = archive_load(err), r;
@@ -166,21 +185,12 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
   if (rc < 0)
     goto out;
   if (nub_is_gzip(sc->in.data, sc->in.len)) {
-    const char *why;
-    rc = nub_gunzip(sc->in.data, sc->in.len, lim->max_total_bytes + (lim->max_total_bytes >> 3),
-                    check == NULL, &sc->out, &why);
-    if (rc == -EFBIG) {
-      rc = nub_err_set(err, -NUB_EEXTRACT,
-                       "%s: tarball unpacks to more than the per-package cap; refusing "
-                       "the package", what);
-      goto out;
-    }
-    if (rc < 0) {
-      rc = nub_err_set(err, -NUB_EEXTRACT, "%s: corrupt tarball (gzip: %s)", what, why);
-      goto out;
-    }
-    s.data = sc->out.p;
-    s.len = sc->out.len;
+    if (!sc->zs)
+      sc->zs = nub_inflate_stream_new();
+    /* the tar stream may exceed the content cap by its headers */
+    nub_inflate_stream_begin(sc->zs, sc->in.data, sc->in.len, true, check == NULL,
+                             lim->max_total_bytes + (lim->max_total_bytes >> 3));
+    s.zs = sc->zs;
   } else {
     s.data = (const unsigned char *)sc->in.data;
     s.len = sc->in.len;
@@ -189,7 +199,7 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
   archive_read_support_filter_none(a);
   archive_read_support_format_tar(a);
   if (archive_read_open(a, &s, NULL, read_cb, NULL) != ARCHIVE_OK) {
-    rc = s.rc ? s.rc
+    rc = s.rc ? decode_error(&s, what, err)
               : nub_err_set(err, -NUB_EEXTRACT, "%s: not a tarball (%s)", what,
                             archive_error_string(a));
     goto out;
@@ -278,7 +288,7 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
         expect = off + (la_int64_t)size;
       }
       if (r != ARCHIVE_EOF) {
-        rc = s.rc ? s.rc
+        rc = s.rc ? decode_error(&s, what, err)
                   : nub_err_set(err, -NUB_EEXTRACT, "%s: corrupt tarball at '%s' (%s)",
                                 what, raw, archive_error_string(a));
         goto out;
@@ -290,7 +300,7 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
     }
   }
   if (r != ARCHIVE_EOF) {
-    rc = s.rc ? s.rc
+    rc = s.rc ? decode_error(&s, what, err)
               : nub_err_set(err, -NUB_EEXTRACT, "%s: corrupt tarball (%s)", what,
                             archive_error_string(a));
     goto out;
@@ -301,17 +311,18 @@ io_fail:
 out:
   if (a)
     archive_read_free(a);
-  if (sc == &own || sc->in.cap > KEEP_IN_MAX || sc->out.cap > KEEP_OUT_MAX)
+  if (sc == &own)
     nub_extract_scratch_release(sc);
+  else if (sc->in.cap > KEEP_IN_MAX)
+    nub_buf_release(&sc->in);
   return rc;
 }
 
 void nub_extract_scratch_release(struct nub_extract_scratch *s)
 {
   nub_buf_release(&s->in);
-  nub_free(s->out.p);
-  s->out.p = NULL;
-  s->out.len = s->out.cap = 0;
+  nub_inflate_stream_free(s->zs);
+  s->zs = NULL;
 }
 
 struct walk {

@@ -38,14 +38,13 @@ struct nub_extract_stats {
   uint64_t entries, files, dirs, bytes, skipped;
 };
 
-/* Buffers for the whole compressed and the whole unpacked stream, which a
- * thread keeps from one tarball to the next so that their pages stay mapped
- * (faulting in fresh pages for every tarball costs more system time than
- * the inflating saves). Zero-initialise; nub_extract_scratch_release at the
- * end. Very big buffers are dropped after use rather than kept. */
+/* The buffer for the whole compressed stream and the decoder (with its
+ * window), which a thread keeps from one tarball to the next so that their
+ * pages stay mapped. Zero-initialise; nub_extract_scratch_release at the
+ * end. A very big input buffer is dropped after use rather than kept. */
 struct nub_extract_scratch {
   struct nub_buf in;
-  struct nub_inflate_out out;
+  struct nub_inflate_stream *zs;
 };
 void nub_extract_scratch_release(struct nub_extract_scratch *s);
 

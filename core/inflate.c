@@ -182,40 +182,6 @@ static inline uint32_t lookup(const uint32_t *t, unsigned tbits, uint64_t buf)
 
 /* cap is what the decoder may fill: the allocation, but never more than
  * max (+ SLACK), so that a reused big buffer does not lift the cap. */
-struct out {
-  unsigned char *p;
-  size_t len, cap, alloc, max;
-};
-
-static void out_init(struct out *o, const struct nub_inflate_out *io, size_t max)
-{
-  o->p = io->p;
-  o->len = 0;
-  o->alloc = io->cap;
-  o->max = max;
-  o->cap = o->alloc < max + SLACK ? o->alloc : max + SLACK;
-}
-
-/* Room for `need` more bytes plus SLACK. */
-static int grow(struct out *o, size_t need)
-{
-  size_t want = o->len + need + SLACK, cap = o->alloc > 65536 ? o->alloc : 65536;
-  if (o->len + need > o->max)
-    return -EFBIG;
-  if (want <= o->cap)
-    return 0;
-  while (cap < want)
-    cap *= 2;
-  if (cap > o->max + SLACK)
-    cap = o->max + SLACK;
-  if (cap > o->alloc) {
-    o->p = nub_realloc(o->p, cap);
-    o->alloc = cap;
-  }
-  o->cap = cap;
-  return 0;
-}
-
 struct tables {
   uint32_t lit[LSIZE];
   uint32_t dist[DSIZE];
@@ -368,146 +334,108 @@ static void read_fixed(struct tables *T)
 }
 
 /* One block's symbols, through the tables. */
-static int inflate_codes(struct bits *b, struct tables *T, struct out *o, const char **why)
-{
-  for (;;) {
-    uint32_t e, len, d, dist;
-    int rc;
+/* ---- the stream: a window of output over the whole input ---------------- */
 
+#define WIN_HIST 32768u               /* deflate's distance limit */
+#define WIN_CHUNK (256u * 1024u)      /* new output per call: stays in cache */
+#define WIN_LIM (WIN_HIST + WIN_CHUNK) /* a symbol starts only below this */
+
+enum { S_MEMBER, S_BLOCK, S_CODES, S_STORED, S_TRAILER, S_DONE };
+
+struct nub_inflate_stream {
+  struct tables T;
+  struct bits b;
+  const uint8_t *in, *end, *member; /* member: where the current one starts */
+  bool gzip, check_crc, final, first;
+  int state;
+  size_t stored_left;
+  uint64_t max, slid;     /* total output = slid + len */
+  uint64_t member_start;  /* total output when the member began */
+  uint32_t crc;
+  size_t crc_from;        /* win[crc_from, len) is not in crc yet */
+  size_t len;
+  unsigned char win[WIN_LIM + 258 + SLACK];
+};
+
+/* Decode symbols until the block ends (0), the window is full (1) or an
+ * error. A symbol starts only with room for the longest match. */
+static int inflate_codes(struct nub_inflate_stream *s, const char **why)
+{
+  struct bits *b = &s->b;
+  const struct tables *T = &s->T;
+  unsigned char *win = s->win;
+  size_t len = s->len;
+  int rc = 0;
+
+  for (;;) {
+    uint32_t e, mlen, dist;
+
+    if (len >= WIN_LIM) {
+      rc = 1;
+      break;
+    }
     refill(b); /* >= 56 bits: a length code with its extra bits, a distance
                   code with its extra bits (15 + 5 + 15 + 13 = 48) */
-    if (__builtin_expect(b->virt > 8, 0))
-      return *why = "truncated", -EBADMSG; /* decoding the zeros past the end */
+    if (__builtin_expect(b->virt > 8, 0)) {
+      rc = -EBADMSG, *why = "truncated"; /* decoding the zeros past the end */
+      break;
+    }
     e = lookup(T->lit, LBITS, b->buf);
     drop(b, E_LEN(e));
     if (E_KIND(e) == K_LIT) {
-      if (o->len >= o->cap - SLACK && (rc = grow(o, 1)) < 0)
-        return *why = "output too large", rc;
-      o->p[o->len++] = (unsigned char)E_VAL(e);
-      /* a second literal while the buffer holds enough bits */
-      if (b->n >= MAXBITS) {
-        e = lookup(T->lit, LBITS, b->buf);
-        if (E_KIND(e) == K_LIT) {
-          drop(b, E_LEN(e));
-          if (o->len >= o->cap - SLACK && (rc = grow(o, 1)) < 0)
-            return *why = "output too large", rc;
-          o->p[o->len++] = (unsigned char)E_VAL(e);
-        }
+      win[len++] = (unsigned char)E_VAL(e);
+      e = lookup(T->lit, LBITS, b->buf); /* >= 41 bits left: another one */
+      if (E_KIND(e) == K_LIT) {
+        drop(b, E_LEN(e));
+        win[len++] = (unsigned char)E_VAL(e);
       }
       continue;
     }
     if (E_KIND(e) == K_END) {
       if (truncated(b))
-        return *why = "truncated", -EBADMSG;
-      return 0;
+        rc = -EBADMSG, *why = "truncated";
+      break;
     }
-    if (E_KIND(e) != K_LEN)
-      return *why = truncated(b) ? "truncated" : "invalid literal/length code", -EBADMSG;
-    len = E_VAL(e) + take(b, E_EXTRA(e));
+    if (E_KIND(e) != K_LEN) {
+      rc = -EBADMSG, *why = truncated(b) ? "truncated" : "invalid literal/length code";
+      break;
+    }
+    mlen = E_VAL(e) + take(b, E_EXTRA(e));
     e = lookup(T->dist, DBITS, b->buf);
-    if (E_KIND(e) != K_LEN)
-      return *why = truncated(b) ? "truncated" : "invalid distance code", -EBADMSG;
+    if (E_KIND(e) != K_LEN) {
+      rc = -EBADMSG, *why = truncated(b) ? "truncated" : "invalid distance code";
+      break;
+    }
     drop(b, E_LEN(e));
     dist = E_VAL(e) + take(b, E_EXTRA(e));
-    if (truncated(b))
-      return *why = "truncated", -EBADMSG;
-    if (dist > o->len)
-      return *why = "distance too far back", -EBADMSG;
-    if (o->len + len > o->cap - SLACK && (rc = grow(o, len)) < 0)
-      return *why = "output too large", rc;
+    if (truncated(b)) {
+      rc = -EBADMSG, *why = "truncated";
+      break;
+    }
+    if (dist > len) {
+      rc = -EBADMSG, *why = "distance too far back";
+      break;
+    }
     {
-      unsigned char *dst = o->p + o->len;
+      unsigned char *dst = win + len;
       const unsigned char *src = dst - dist;
-      o->len += len;
+      len += mlen;
       if (dist >= 8) {
         /* 8 bytes at a time; may write up to 7 past the match (SLACK) */
-        for (d = 0; d < len; d += 8) {
+        for (uint32_t d = 0; d < mlen; d += 8) {
           uint64_t w;
           memcpy(&w, src + d, 8);
           memcpy(dst + d, &w, 8);
         }
       } else if (dist == 1) {
-        memset(dst, *src, len);
+        memset(dst, *src, mlen);
       } else {
-        for (d = 0; d < len; d++)
+        for (uint32_t d = 0; d < mlen; d++)
           dst[d] = src[d];
       }
     }
   }
-}
-
-static int inflate_stream(struct bits *b, struct out *o, const char **why)
-{
-  struct tables *T = nub_malloc(sizeof(*T));
-  int rc = 0, final;
-
-  do {
-    unsigned type;
-    refill(b);
-    final = (int)take(b, 1);
-    type = take(b, 2);
-    if (type == 0) {
-      size_t n;
-      realign(b);
-      if (b->end - b->p < 4) {
-        rc = -EBADMSG, *why = "truncated";
-        break;
-      }
-      n = (size_t)b->p[0] | (size_t)b->p[1] << 8;
-      if ((n ^ ((size_t)b->p[2] | (size_t)b->p[3] << 8)) != 0xffff) {
-        rc = -EBADMSG, *why = "stored block length check failed";
-        break;
-      }
-      b->p += 4;
-      if ((size_t)(b->end - b->p) < n) {
-        rc = -EBADMSG, *why = "truncated";
-        break;
-      }
-      if (o->len + n > o->cap - SLACK && (rc = grow(o, n)) < 0) {
-        *why = "output too large";
-        break;
-      }
-      memcpy(o->p + o->len, b->p, n);
-      o->len += n;
-      b->p += n;
-    } else if (type == 1) {
-      read_fixed(T);
-      rc = inflate_codes(b, T, o, why);
-    } else if (type == 2) {
-      rc = read_dynamic(b, T, why);
-      if (rc == 0)
-        rc = inflate_codes(b, T, o, why);
-    } else {
-      rc = -EBADMSG, *why = "invalid block type";
-    }
-    if (rc == 0 && truncated(b))
-      rc = -EBADMSG, *why = "truncated";
-  } while (rc == 0 && !final);
-  nub_free(T);
-  if (rc == 0)
-    realign(b);
-  return rc;
-}
-
-int nub_inflate_raw(const void *in, size_t len, size_t max_out,
-                    struct nub_inflate_out *io, size_t *used, const char **why)
-{
-  struct bits b = {in, (const uint8_t *)in + len, 0, 0, 0};
-  struct out o;
-  int rc;
-
-  out_init(&o, io, max_out);
-  rc = grow(&o, 0);
-  *why = "";
-  if (rc == 0)
-    rc = inflate_stream(&b, &o, why);
-  io->p = o.p;
-  io->cap = o.alloc;
-  io->len = rc == 0 ? o.len : 0;
-  if (rc == -EFBIG)
-    *why = "output too large";
-  if (rc == 0)
-    *used = (size_t)(b.p - (const uint8_t *)in);
+  s->len = len;
   return rc;
 }
 
@@ -544,70 +472,249 @@ static long gz_header(const uint8_t *p, size_t len)
   return i <= len ? (long)i : -1;
 }
 
-/* A member's ISIZE, a hint for the output size (it may lie: never trusted
- * beyond that). */
-static size_t size_hint(const uint8_t *p, size_t len, size_t max)
+struct nub_inflate_stream *nub_inflate_stream_new(void)
 {
-  size_t n;
-  if (len < 18)
+  return nub_calloc(1, sizeof(struct nub_inflate_stream));
+}
+
+void nub_inflate_stream_free(struct nub_inflate_stream *s)
+{
+  nub_free(s);
+}
+
+void nub_inflate_stream_begin(struct nub_inflate_stream *s, const void *in, size_t len,
+                              bool gzip, bool check_crc, uint64_t max_out)
+{
+  s->in = s->member = in;
+  s->end = s->in + len;
+  s->gzip = gzip;
+  s->check_crc = check_crc;
+  s->first = true;
+  s->final = false;
+  s->state = S_MEMBER;
+  s->stored_left = 0;
+  s->max = max_out;
+  s->slid = s->member_start = 0;
+  s->crc = 0;
+  s->crc_from = s->len = 0;
+  memset(&s->b, 0, sizeof(s->b));
+}
+
+size_t nub_inflate_stream_used(const struct nub_inflate_stream *s)
+{
+  return (size_t)(s->b.p - s->in);
+}
+
+static void crc_upto(struct nub_inflate_stream *s)
+{
+  if (s->check_crc && s->len > s->crc_from)
+    s->crc = nub_crc32(s->crc, s->win + s->crc_from, s->len - s->crc_from);
+  s->crc_from = s->len;
+}
+
+/* One step of the state machine; 1 when the window is full. */
+static int step(struct nub_inflate_stream *s, const char **why)
+{
+  struct bits *b = &s->b;
+  int rc;
+
+  switch (s->state) {
+  case S_MEMBER:
+    if (!s->gzip) {
+      if (!s->first) {
+        s->state = S_DONE;
+        return 0;
+      }
+      s->b = (struct bits){s->in, s->end, 0, 0, 0};
+    } else {
+      long h;
+      if (!s->first && (s->end - s->member < 2 || s->member[0] != 0x1f ||
+                        s->member[1] != 0x8b)) {
+        s->state = S_DONE; /* bytes after the last member are ignored, as gzip does */
+        return 0;
+      }
+      h = gz_header(s->member, (size_t)(s->end - s->member));
+      if (h < 0)
+        return *why = s->first ? "not gzip data" : "bad gzip header", -EBADMSG;
+      s->b = (struct bits){s->member + h, s->end, 0, 0, 0};
+      s->member_start = s->slid + s->len;
+      s->crc = 0;
+      s->crc_from = s->len;
+    }
+    s->first = false;
+    s->final = false;
+    s->state = S_BLOCK;
     return 0;
-  p += len - 4;
-  n = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
-  return n < max ? n : max;
+  case S_BLOCK: {
+    unsigned type;
+    if (s->final) {
+      realign(b);
+      s->state = S_TRAILER;
+      return 0;
+    }
+    refill(b);
+    s->final = take(b, 1);
+    type = take(b, 2);
+    if (truncated(b))
+      return *why = "truncated", -EBADMSG;
+    if (type == 0) {
+      realign(b);
+      if (s->end - b->p < 4)
+        return *why = "truncated", -EBADMSG;
+      s->stored_left = (size_t)b->p[0] | (size_t)b->p[1] << 8;
+      if ((s->stored_left ^ ((size_t)b->p[2] | (size_t)b->p[3] << 8)) != 0xffff)
+        return *why = "stored block length check failed", -EBADMSG;
+      b->p += 4;
+      if ((size_t)(s->end - b->p) < s->stored_left)
+        return *why = "truncated", -EBADMSG;
+      s->state = S_STORED;
+    } else if (type == 1) {
+      read_fixed(&s->T);
+      s->state = S_CODES;
+    } else if (type == 2) {
+      rc = read_dynamic(b, &s->T, why);
+      if (rc < 0)
+        return rc;
+      s->state = S_CODES;
+    } else {
+      return *why = "invalid block type", -EBADMSG;
+    }
+    return 0;
+  }
+  case S_CODES:
+    rc = inflate_codes(s, why);
+    if (rc == 0)
+      s->state = S_BLOCK;
+    return rc;
+  case S_STORED: {
+    size_t n = s->stored_left, room = s->len < WIN_LIM ? WIN_LIM - s->len : 0;
+    if (n > room)
+      n = room;
+    memcpy(s->win + s->len, b->p, n);
+    s->len += n;
+    b->p += n;
+    s->stored_left -= n;
+    if (s->stored_left)
+      return 1;
+    s->state = S_BLOCK;
+    return 0;
+  }
+  case S_TRAILER:
+    if (!s->gzip) {
+      s->state = S_DONE;
+      return 0;
+    }
+    if (s->end - b->p < 8)
+      return *why = "truncated (no gzip trailer)", -EBADMSG;
+    {
+      const uint8_t *t = b->p;
+      uint32_t crc = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 |
+                     (uint32_t)t[3] << 24;
+      uint32_t isize = (uint32_t)t[4] | (uint32_t)t[5] << 8 | (uint32_t)t[6] << 16 |
+                       (uint32_t)t[7] << 24;
+      if (isize != (uint32_t)(s->slid + s->len - s->member_start))
+        return *why = "length check failed", -EBADMSG;
+      crc_upto(s);
+      if (s->check_crc && s->crc != crc)
+        return *why = "CRC check failed", -EBADMSG;
+    }
+    s->member = b->p + 8;
+    s->state = S_MEMBER;
+    return 0;
+  default:
+    return 0;
+  }
+}
+
+int nub_inflate_stream_next(struct nub_inflate_stream *s, const unsigned char **out,
+                            size_t *n, const char **why)
+{
+  size_t start;
+  int rc = 0;
+
+  *why = "";
+  /* keep the last WIN_HIST bytes as history for the matches to come */
+  if (s->len > WIN_HIST) {
+    size_t drop_n = s->len - WIN_HIST;
+    crc_upto(s);
+    memmove(s->win, s->win + drop_n, WIN_HIST);
+    s->len = WIN_HIST;
+    s->crc_from = WIN_HIST;
+    s->slid += drop_n;
+  }
+  start = s->len;
+  while (s->state != S_DONE) {
+    rc = step(s, why);
+    if (rc < 0)
+      break;
+    if (rc == 1) {
+      rc = 0;
+      break;
+    }
+  }
+  if (rc == 0 && s->slid + s->len > s->max)
+    rc = -EFBIG, *why = "output too large";
+  if (rc < 0) {
+    *out = NULL;
+    *n = 0;
+    return rc;
+  }
+  *out = s->win + start;
+  *n = s->len - start;
+  return 0;
+}
+
+/* Whole-buffer helpers over the stream (tests, small callers). */
+static int drain_all(struct nub_inflate_stream *s, struct nub_inflate_out *o,
+                     const char **why)
+{
+  int rc;
+
+  o->len = 0;
+  for (;;) {
+    const unsigned char *p;
+    size_t n;
+    rc = nub_inflate_stream_next(s, &p, &n, why);
+    if (rc < 0 || n == 0)
+      break;
+    if (o->len + n + 1 > o->cap) {
+      size_t cap = o->cap ? o->cap : 65536;
+      while (cap < o->len + n + 1)
+        cap *= 2;
+      o->p = nub_realloc(o->p, cap);
+      o->cap = cap;
+    }
+    memcpy(o->p + o->len, p, n);
+    o->len += n;
+  }
+  if (rc < 0)
+    o->len = 0;
+  return rc;
+}
+
+int nub_inflate_raw(const void *in, size_t len, size_t max_out,
+                    struct nub_inflate_out *o, size_t *used, const char **why)
+{
+  struct nub_inflate_stream *s = nub_inflate_stream_new();
+  int rc;
+
+  nub_inflate_stream_begin(s, in, len, false, false, max_out);
+  rc = drain_all(s, o, why);
+  if (rc == 0)
+    *used = nub_inflate_stream_used(s);
+  nub_inflate_stream_free(s);
+  return rc;
 }
 
 int nub_gunzip(const void *in, size_t len, size_t max_out, bool check_crc,
-               struct nub_inflate_out *io, const char **why)
+               struct nub_inflate_out *o, const char **why)
 {
-  const uint8_t *p = in, *end = p + len;
-  struct out o;
+  struct nub_inflate_stream *s = nub_inflate_stream_new();
   int rc;
-  bool first = true;
 
-  out_init(&o, io, max_out);
-  rc = grow(&o, size_hint(p, len, max_out));
-  *why = "";
-  while (rc == 0) {
-    long h;
-    size_t start = o.len;
-    struct bits b;
-    if (!first && (end - p < 2 || p[0] != 0x1f || p[1] != 0x8b))
-      break; /* trailing bytes after the last member are ignored, as gzip does */
-    h = gz_header(p, (size_t)(end - p));
-    if (h < 0) {
-      rc = -EBADMSG, *why = first ? "not gzip data" : "bad gzip header";
-      break;
-    }
-    b = (struct bits){p + h, end, 0, 0, 0};
-    rc = inflate_stream(&b, &o, why);
-    if (rc < 0)
-      break;
-    if (end - b.p < 8) {
-      rc = -EBADMSG, *why = "truncated (no gzip trailer)";
-      break;
-    }
-    {
-      uint32_t crc = (uint32_t)b.p[0] | (uint32_t)b.p[1] << 8 |
-                     (uint32_t)b.p[2] << 16 | (uint32_t)b.p[3] << 24;
-      uint32_t isize = (uint32_t)b.p[4] | (uint32_t)b.p[5] << 8 |
-                       (uint32_t)b.p[6] << 16 | (uint32_t)b.p[7] << 24;
-      if (isize != (uint32_t)(o.len - start)) {
-        rc = -EBADMSG, *why = "length check failed";
-        break;
-      }
-      if (check_crc && nub_crc32(0, o.p + start, o.len - start) != crc) {
-        rc = -EBADMSG, *why = "CRC check failed";
-        break;
-      }
-    }
-    p = b.p + 8;
-    first = false;
-  }
-  io->p = o.p;
-  io->cap = o.alloc;
-  io->len = rc == 0 ? o.len : 0;
-  if (rc == -EFBIG)
-    *why = "output too large";
+  nub_inflate_stream_begin(s, in, len, true, check_crc, max_out);
+  rc = drain_all(s, o, why);
+  nub_inflate_stream_free(s);
   return rc;
 }
 

@@ -69,6 +69,11 @@ flagged = hdr + body + struct.pack("<II", zlib.crc32(b"flags!\n"), 7)
 print("/* inflate_vectors.h - written by gen_inflate_vectors.py; do not edit. */")
 print("#define V_TEXT_LEN %d" % len(t))
 print("#define V_TEXT_CRC 0x%08xu" % zlib.crc32(t))
+# long: 800 KB of output, matches reaching back across the decoder's window
+# (the same as long_text() in test_inflate.c)
+big = b"".join(t[:4000] + b"%06d\n" % i for i in range(200))
+print("#define V_LONG_LEN %d" % len(big))
+print(carr("v_long", gz(big, 9)), end="")
 print(carr("v_dyn", gz(t, 9)) + carr("v_stored", gz(b"abc" * 10, 0)) +
       carr("v_fixed", gz(b"hello hello hello hello\n", 6)) + carr("v_flagged", flagged) +
       carr("v_far", far_stream()) + carr("v_raw", raw(t, 9)), end="")

@@ -102,6 +102,92 @@ static void test_valid_streams(void **state)
   nub_free(text);
 }
 
+/* the text of v_long: 200 times the first 4000 bytes of gen_text and a
+ * counter line */
+static unsigned char *long_text(size_t *len)
+{
+  size_t tlen, n = 0;
+  unsigned char *t = gen_text(&tlen), *out = nub_malloc(V_LONG_LEN + 8);
+
+  for (int i = 0; i < 200; i++) {
+    memcpy(out + n, t, 4000);
+    n += 4000;
+    n += (size_t)snprintf((char *)out + n, 8, "%06d\n", i);
+  }
+  nub_free(t);
+  assert_int_equal(n, V_LONG_LEN);
+  *len = n;
+  return out;
+}
+
+/* Output many times the decoder's window: matches reach back across its
+ * slides, stored blocks are split between windows, and the pieces come out
+ * in order. */
+static void test_longer_than_the_window(void **state)
+{
+  struct nub_inflate_out o = {NULL, 0, 0};
+  struct nub_inflate_stream *s = nub_inflate_stream_new();
+  size_t llen, got = 0, used;
+  unsigned char *want = long_text(&llen);
+  const char *why;
+  int pieces = 0;
+
+  (void)state;
+  assert_int_equal(gunzip(v_long, sizeof(v_long), 1 << 24, true, &o), 0);
+  assert_int_equal(o.len, llen);
+  assert_memory_equal(o.p, want, llen);
+  /* piece by piece */
+  nub_inflate_stream_begin(s, v_long, sizeof(v_long), true, true, 1 << 24);
+  for (;;) {
+    const unsigned char *p;
+    size_t n;
+    assert_int_equal(nub_inflate_stream_next(s, &p, &n, &why), 0);
+    if (!n)
+      break;
+    assert_true(got + n <= llen);
+    assert_memory_equal(p, want + got, n);
+    got += n;
+    pieces++;
+  }
+  assert_int_equal(got, llen);
+  assert_true(pieces > 2);
+  /* the cap counts the whole output, not one window */
+  assert_int_equal(gunzip(v_long, sizeof(v_long), llen - 1, false, &o), -EFBIG);
+  /* cut anywhere: an error */
+  for (size_t cut = 11; cut < sizeof(v_long); cut += 97)
+    assert_int_not_equal(gunzip(v_long, cut, 1 << 24, false, &o), 0);
+
+  /* stored blocks, 10 x 65535 bytes, made here */
+  {
+    size_t blk = 65535, nblk = 10, rawlen = nblk * (blk + 5);
+    unsigned char *raw = nub_malloc(rawlen), *data = nub_malloc(nblk * blk);
+    uint32_t x = 7;
+    for (size_t i = 0; i < nblk * blk; i++) {
+      x = x * 1103515245u + 12345u;
+      data[i] = (unsigned char)(x >> 16);
+    }
+    for (size_t k = 0; k < nblk; k++) {
+      unsigned char *h = raw + k * (blk + 5);
+      h[0] = k == nblk - 1 ? 1 : 0; /* BFINAL, BTYPE 00, then byte-aligned */
+      h[1] = (unsigned char)(blk & 0xff);
+      h[2] = (unsigned char)(blk >> 8);
+      h[3] = (unsigned char)(~blk & 0xff);
+      h[4] = (unsigned char)((~blk >> 8) & 0xff);
+      memcpy(h + 5, data + k * blk, blk);
+    }
+    assert_int_equal(nub_inflate_raw(raw, rawlen, 1 << 24, &o, &used, &why), 0);
+    assert_int_equal(o.len, nblk * blk);
+    assert_memory_equal(o.p, data, nblk * blk);
+    assert_int_equal(used, rawlen);
+    assert_int_equal(nub_inflate_raw(raw, rawlen - 1, 1 << 24, &o, &used, &why), -EBADMSG);
+    nub_free(raw);
+    nub_free(data);
+  }
+  nub_inflate_stream_free(s);
+  nub_free(want);
+  nub_free(o.p);
+}
+
 static void test_invalid_streams(void **state)
 {
   struct nub_inflate_out o = {NULL, 0, 0};
@@ -200,6 +286,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_crc32),
       cmocka_unit_test(test_valid_streams),
+      cmocka_unit_test(test_longer_than_the_window),
       cmocka_unit_test(test_invalid_streams),
       cmocka_unit_test(test_every_truncation),
       cmocka_unit_test(test_corruption),
