@@ -11,12 +11,18 @@
 # Some CI disks are made that way. A journaled file system measures the
 # tools, not the previous run.
 #
-# usage: ci/bench-fs.sh DIR [SIZE]   (root; default SIZE 8G; image DIR.img)
+# Size: the image is sparse, so SIZE costs only what is written, but mkfs
+# sizes the journal from it: 64 MiB at 8-16 GiB, 1 GiB from 128 GiB up (what
+# a workstation disk gets). A cold install of the large fixture writes more
+# metadata than a 64 MiB journal holds, and every tool then waits on journal
+# checkpoints (nub: 0.22 s of its link phase); the default is a workstation's.
+#
+# usage: ci/bench-fs.sh DIR [SIZE]   (root; default SIZE 256G; image DIR.img)
 #        then e.g. BENCH_DIR=DIR/iso ci/bench-isolated.sh large
 #        umount DIR && rm DIR.img   when done
 set -euo pipefail
 dir=${1:?usage: ci/bench-fs.sh DIR [SIZE]}
-size=${2:-8G}
+size=${2:-256G}
 [ "$(id -u)" = 0 ] || { echo "bench-fs: needs root (mount)" >&2; exit 1; }
 if mountpoint -q "$dir"; then
   echo "bench-fs: $dir is already a mount point" >&2
