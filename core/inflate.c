@@ -361,7 +361,9 @@ struct nub_inflate_stream {
  * error. A symbol starts only with room for the longest match. */
 static int inflate_codes(struct nub_inflate_stream *s, const char **why)
 {
-  struct bits *b = &s->b;
+  /* the bit reader in locals: stores into win (bytes, which may alias
+   * anything) would otherwise force it back to memory at every byte */
+  struct bits bl = s->b, *b = &bl;
   const struct tables *T = &s->T;
   unsigned char *win = s->win;
   size_t len = s->len;
@@ -384,10 +386,15 @@ static int inflate_codes(struct nub_inflate_stream *s, const char **why)
     drop(b, E_LEN(e));
     if (E_KIND(e) == K_LIT) {
       win[len++] = (unsigned char)E_VAL(e);
-      e = lookup(T->lit, LBITS, b->buf); /* >= 41 bits left: another one */
+      e = lookup(T->lit, LBITS, b->buf); /* >= 41 bits left: two more */
       if (E_KIND(e) == K_LIT) {
         drop(b, E_LEN(e));
         win[len++] = (unsigned char)E_VAL(e);
+        e = lookup(T->lit, LBITS, b->buf);
+        if (E_KIND(e) == K_LIT) {
+          drop(b, E_LEN(e));
+          win[len++] = (unsigned char)E_VAL(e);
+        }
       }
       continue;
     }
@@ -408,10 +415,8 @@ static int inflate_codes(struct nub_inflate_stream *s, const char **why)
     }
     drop(b, E_LEN(e));
     dist = E_VAL(e) + take(b, E_EXTRA(e));
-    if (truncated(b)) {
-      rc = -EBADMSG, *why = "truncated";
-      break;
-    }
+    /* bits past the end decode as zeros until the next refill notices or
+     * the block's end checks: never read, the output is dropped */
     if (dist > len) {
       rc = -EBADMSG, *why = "distance too far back";
       break;
@@ -420,8 +425,14 @@ static int inflate_codes(struct nub_inflate_stream *s, const char **why)
       unsigned char *dst = win + len;
       const unsigned char *src = dst - dist;
       len += mlen;
-      if (dist >= 8) {
-        /* 8 bytes at a time; may write up to 7 past the match (SLACK) */
+      if (dist >= 16) {
+        /* 16 bytes at a time; may write up to 15 past the match (SLACK) */
+        for (uint32_t d = 0; d < mlen; d += 16) {
+          uint64_t w[2];
+          memcpy(w, src + d, 16);
+          memcpy(dst + d, w, 16);
+        }
+      } else if (dist >= 8) {
         for (uint32_t d = 0; d < mlen; d += 8) {
           uint64_t w;
           memcpy(&w, src + d, 8);
@@ -436,6 +447,7 @@ static int inflate_codes(struct nub_inflate_stream *s, const char **why)
     }
   }
   s->len = len;
+  s->b = bl;
   return rc;
 }
 
