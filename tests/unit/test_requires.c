@@ -80,12 +80,45 @@ static void test_requires__unterminated_input(void **state)
   assert_int_equal(f.n, 0);
 }
 
+/* The scan steps 16 bytes at a time and finishes byte by byte: a keyword
+ * must be found at every offset, across a step and in the tail. */
+static void test_requires__every_alignment(void **state)
+{
+  static const char *forms[3] = {"require('abc')", "import('abc')", "x from 'abc'"};
+  char src[128];
+  struct found f;
+
+  (void)state;
+  for (int k = 0; k < 3; k++) {
+    for (int pad = 0; pad < 48; pad++) {
+      for (int after_n = 0; after_n < 24; after_n += 23) {
+        memset(src, ' ', sizeof(src));
+        memcpy(src + pad, forms[k], strlen(forms[k]));
+        src[pad + strlen(forms[k]) + (size_t)after_n] = '\0';
+        scan(src, &f);
+        if (f.n != 1 || !has(&f, "abc"))
+          fail_msg("form %d at offset %d (+%d after): %d names", k, pad, after_n, f.n);
+      }
+    }
+  }
+  /* near misses at every offset find nothing */
+  for (int pad = 0; pad < 40; pad++) {
+    static const char miss[] = "requir('a') fro 'b' impor('c') xrequire('d')";
+    memset(src, ' ', sizeof(src));
+    memcpy(src + pad, miss, sizeof(miss) - 1);
+    src[pad + sizeof(miss) - 1] = '\0';
+    scan(src, &f);
+    assert_int_equal(f.n, 0);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_requires__forms),
     cmocka_unit_test(test_requires__not_packages),
     cmocka_unit_test(test_requires__unterminated_input),
+    cmocka_unit_test(test_requires__every_alignment),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
