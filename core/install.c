@@ -17,6 +17,7 @@
 #include "hoisted.h"
 #include "integrity.h"
 #include "link.h"
+#include "lockfile_bun.h"
 #include "lockfile_npm.h"
 #include "manifest.h"
 #include "nub_alloc.h"
@@ -268,7 +269,10 @@ static int read_npm_lock(struct nub_install_ctx *c, struct nub_err *err)
 
   if (rc < 0)
     return nub_err_set(err, rc, "cannot read %s: %s", c->proj.lockfile, nub_strerror(rc));
-  rc = nub_lockfile_npm_parse(&c->tree, text, len, c->proj.lockfile, &c->cfg, err);
+  if (c->proj.lock == NUB_LOCK_BUN)
+    rc = nub_lockfile_bun_parse(&c->tree, text, len, c->proj.lockfile, &c->cfg, err);
+  else
+    rc = nub_lockfile_npm_parse(&c->tree, text, len, c->proj.lockfile, &c->cfg, err);
   nub_free(text);
   return rc;
 }
@@ -670,7 +674,6 @@ int nub_install(const struct nub_install_opts *o, struct nub_err *err)
                   c.proj.layout_source);
   switch (c.proj.lock) {
   case NUB_LOCK_YARN:
-  case NUB_LOCK_BUN:
     rc = nub_err_set(err, -NUB_ELOCKVERSION,
                      "%s is not supported by this nub yet; install with its own tool, "
                      "or convert it to package-lock.json", c.proj.lockfile);
@@ -678,7 +681,8 @@ int nub_install(const struct nub_install_opts *o, struct nub_err *err)
   default:
     break;
   }
-  if (c.proj.lock == NUB_LOCK_NPM || c.proj.lock == NUB_LOCK_SHRINKWRAP) {
+  if (c.proj.lock == NUB_LOCK_NPM || c.proj.lock == NUB_LOCK_SHRINKWRAP ||
+      c.proj.lock == NUB_LOCK_BUN) {
     if (c.proj.layout == NUB_LINKER_ISOLATED)
       rc = install_npm_isolated(&c, err);
     else

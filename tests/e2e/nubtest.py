@@ -220,7 +220,7 @@ class NubTestCase(unittest.TestCase):
         else:
             src = os.path.join(PROJECTS_DIR, name_or_dict)
             for entry in os.listdir(src):
-                if re.match(r"package-lock\.v\d+\.json$", entry):
+                if re.match(r"package-lock\.v\d+\.json$|.*\.template$", entry):
                     continue
                 path = os.path.join(src, entry)
                 if os.path.isdir(path):
@@ -237,6 +237,14 @@ class NubTestCase(unittest.TestCase):
             with open(os.path.join(self.proj, "package-lock.json"), "w") as f:
                 f.write(text)
         return self.proj
+
+    def write_lock_template(self, template, dest):
+        """Render a lockfile template of the fixture projects
+        ('basic/bun.lock.template') into the project as `dest`."""
+        with open(os.path.join(PROJECTS_DIR, template)) as f:
+            text = self.render(f.read())
+        with open(os.path.join(self.proj, dest), "w") as f:
+            f.write(text)
 
     # -- inspecting results
 

@@ -1,0 +1,448 @@
+/* lockfile_bun.c - bun.lock into the install plan; see lockfile_bun.h. */
+#include "lockfile_bun.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+#include "integrity.h"
+#include "lockfile_npm.h"
+#include "manifest.h"
+#include "nub_plat.h"
+#include "nub_alloc.h"
+#include "path.h"
+#include "strmap.h"
+
+/* bun.lock is JSON with trailing commas: drop each comma that only white
+ * space separates from a closing bracket (never inside a string). */
+static char *strip_trailing_commas(const char *s, size_t len)
+{
+  char *out = nub_malloc(len + 1);
+  size_t w = 0;
+  bool in_str = false;
+
+  for (size_t i = 0; i < len; i++) {
+    char ch = s[i];
+    if (in_str) {
+      out[w++] = ch;
+      if (ch == '\\' && i + 1 < len)
+        out[w++] = s[++i];
+      else if (ch == '"')
+        in_str = false;
+      continue;
+    }
+    if (ch == '"') {
+      in_str = true;
+    } else if (ch == ',') {
+      size_t j = i + 1;
+      while (j < len && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r'))
+        j++;
+      if (j < len && (s[j] == '}' || s[j] == ']'))
+        continue;
+    }
+    out[w++] = ch;
+  }
+  out[w] = '\0';
+  return out;
+}
+
+/* "a/@s/b/c" -> "node_modules/a/node_modules/@s/b/node_modules/c"; false
+ * when a segment is not a package name. */
+static bool key_to_path(const char *key, struct nub_buf *out)
+{
+  const char *p = key;
+
+  nub_buf_reset(out);
+  while (*p) {
+    const char *e = strchr(p, '/');
+    char name[215];
+    size_t n;
+    if (*p == '@') { /* a scope takes the next segment with it */
+      if (!e)
+        return false;
+      e = strchr(e + 1, '/');
+    }
+    n = e ? (size_t)(e - p) : strlen(p);
+    if (n == 0 || n >= sizeof(name))
+      return false;
+    memcpy(name, p, n);
+    name[n] = '\0';
+    if (!nub_valid_pkg_name(name))
+      return false;
+    nub_buf_adds(out, "node_modules/");
+    nub_buf_adds(out, name);
+    if (!e)
+      break;
+    nub_buf_addc(out, '/');
+    p = e + 1;
+  }
+  return out->len > 0;
+}
+
+static bool is_url(const char *s)
+{
+  return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8);
+}
+
+/* The tarball of a registry package: V[1] is "" (the configured registry),
+ * a registry's base URL, or a tarball URL. */
+static char *tarball_of(const struct nub_config *cfg, const char *name, const char *version,
+                        const char *where)
+{
+  size_t n = strlen(where);
+  const char *base = strrchr(name, '/');
+
+  if (!*where)
+    return nub_registry_tarball_url(cfg, name, version);
+  if (!is_url(where))
+    return NULL;
+  if (n > 4 && !strcmp(where + n - 4, ".tgz"))
+    return nub_rewrite_registry_url(cfg, name, where);
+  return nub_asprintf("%s%s%s/-/%s-%s.tgz", where, where[n - 1] == '/' ? "" : "/", name,
+                      base ? base + 1 : name, version);
+}
+
+struct entry {
+  char *path;
+  const cJSON *meta; /* V[2], or NULL */
+};
+
+/* One "packages" entry into a node. */
+static int add_entry(struct nub_tree *t, const char *key, const cJSON *v, const char *fname,
+                     const struct nub_config *cfg, struct entry *out, struct nub_err *err)
+{
+  struct nub_buf path = NUB_BUF_INIT;
+  const cJSON *spec = cJSON_GetArrayItem(v, 0), *where = cJSON_GetArrayItem(v, 1);
+  const cJSON *meta = cJSON_GetArrayItem(v, 2), *sri = cJSON_GetArrayItem(v, 3);
+  char name[215], *tarball;
+  const char *at, *version;
+  struct nub_node *n;
+  int rc = 0;
+
+  if (cJSON_IsString(sri) && !*sri->valuestring)
+    sri = NULL; /* "": none recorded */
+  if (!cJSON_IsArray(v) || !cJSON_IsString(spec))
+    return nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' is not a package", fname, key);
+  if (!key_to_path(key, &path)) {
+    nub_buf_release(&path);
+    return nub_err_set(err, -NUB_EUNSAFE, "%s has an unsafe entry path '%s'", fname, key);
+  }
+  at = strrchr(spec->valuestring + 1, '@');
+  if (!at || (size_t)(at - spec->valuestring) >= sizeof(name)) {
+    rc = nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' has a bad spec '%s'", fname, key,
+                     spec->valuestring);
+    goto out;
+  }
+  memcpy(name, spec->valuestring, (size_t)(at - spec->valuestring));
+  name[at - spec->valuestring] = '\0';
+  version = at + 1;
+  if (!nub_valid_pkg_name(name)) {
+    rc = nub_err_set(err, -NUB_EUNSAFE, "%s entry '%s' has an invalid package name '%s'",
+                     fname, key, name);
+    goto out;
+  }
+  if (strchr(version, ':') || is_url(version) || !cJSON_IsString(where)) {
+    rc = nub_err_set(err, -NUB_ELOCKFILE,
+                     "%s entry '%s' is %s, not a registry package; nub installs "
+                     "registry packages from bun.lock only", fname, key, spec->valuestring);
+    goto out;
+  }
+  if (cJSON_IsString(sri)) {
+    struct nub_sri s;
+    if (nub_sri_parse(&s, sri->valuestring) < 0) {
+      rc = nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' has an invalid integrity '%s'",
+                       fname, key, sri->valuestring);
+      goto out;
+    }
+  }
+  tarball = tarball_of(cfg, name, version, where->valuestring);
+  if (!tarball) {
+    rc = *where->valuestring
+             ? nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' comes from '%s', which is "
+                           "not a registry URL", fname, key, where->valuestring)
+             : nub_err_set(err, -NUB_ENOREGISTRY, "%s entry '%s': %s", fname, key,
+                           nub_config_no_registry_hint);
+    goto out;
+  }
+  {
+    size_t idx = nub_tree_add_node(t, path.data); /* may move t->nodes */
+    n = &t->nodes[idx];
+  }
+  n->pkg = nub_tree_pkg(t, name, version, tarball,
+                        cJSON_IsString(sri) ? sri->valuestring : NULL);
+  nub_free(tarball);
+  if (cJSON_IsObject(meta)) {
+    static const char *const keys[] = {"dependencies", "optionalDependencies",
+                                       "peerDependencies"};
+    size_t cap = 0;
+    nub_json_strarray(cJSON_GetObjectItemCaseSensitive(meta, "os"), &n->os, &n->nos);
+    nub_json_strarray(cJSON_GetObjectItemCaseSensitive(meta, "cpu"), &n->cpu, &n->ncpu);
+    nub_json_strarray(cJSON_GetObjectItemCaseSensitive(meta, "libc"), &n->libc, &n->nlibc);
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meta, "hasInstallScript")))
+      n->flags |= NUB_NF_INSTALL_SCRIPT;
+    for (size_t k = 0; k < 3; k++) {
+      const cJSON *m = cJSON_GetObjectItemCaseSensitive(meta, keys[k]), *it;
+      cJSON_ArrayForEach(it, m)
+      {
+        if (!it->string)
+          continue;
+        NUB_GROW(n->deps, cap, n->ndeps + 1);
+        n->deps[n->ndeps++] = nub_strdup(it->string);
+      }
+    }
+  }
+  out->path = nub_buf_take(&path);
+  out->meta = cJSON_IsObject(meta) ? meta : NULL;
+out:
+  nub_buf_release(&path);
+  return rc;
+}
+
+/* ---- dev and optional, from the edges ------------------------------------ */
+
+struct walk {
+  struct nub_tree *t;
+  struct nub_plat_caps caps;
+  struct nub_strmap at; /* path -> node index + 1 */
+  const struct nub_strmap *meta; /* path -> meta */
+  size_t *queue;
+  unsigned char *mark;
+};
+
+/* Node resolution: dep `name` from node `from` (-1: the project). */
+static long resolve(const struct walk *w, long from, const char *name)
+{
+  struct nub_buf p = NUB_BUF_INIT;
+  long found = -1;
+
+  for (long j = from;; j = w->t->nodes[j].parent) {
+    uintptr_t v;
+    nub_buf_reset(&p);
+    if (j >= 0)
+      nub_buf_addf(&p, "%s/", w->t->nodes[j].path);
+    nub_buf_addf(&p, "node_modules/%s", name);
+    v = (uintptr_t)nub_strmap_get(&w->at, p.data);
+    if (v) {
+      found = (long)v - 1;
+      break;
+    }
+    if (j < 0)
+      break;
+  }
+  nub_buf_release(&p);
+  return found;
+}
+
+enum { E_REQ = 1, E_OPT = 2 };
+
+/* Packages for another platform are not entered, so what only they need is
+ * left out too, as bun does (fsevents' bindings and nan on Linux). */
+static bool here(const struct walk *w, long j)
+{
+  const struct nub_node *n = &w->t->nodes[j];
+  return nub_platform_allows(n->os, n->nos, w->caps.npm_os) &&
+         nub_platform_allows(n->cpu, n->ncpu, w->caps.npm_cpu) &&
+         (!w->caps.libc || nub_platform_allows(n->libc, n->nlibc, w->caps.libc));
+}
+
+static bool in_array(const cJSON *a, const char *s)
+{
+  const cJSON *it;
+  cJSON_ArrayForEach(it, a)
+  {
+    if (cJSON_IsString(it) && !strcmp(it->valuestring, s))
+      return true;
+  }
+  return false;
+}
+
+/* Mark `bit` on everything reachable from the seeds through edges whose kind
+ * is in `kinds`. */
+static void reach(struct walk *w, const cJSON *const *seeds, const unsigned *seed_kinds,
+                  size_t nseeds, unsigned kinds, unsigned char bit)
+{
+  static const char *const keys[] = {"dependencies", "peerDependencies",
+                                     "optionalDependencies"};
+  static const unsigned key_kind[] = {E_REQ, E_REQ, E_OPT};
+  size_t head = 0, tail = 0;
+
+  for (size_t s = 0; s < nseeds; s++) {
+    const cJSON *it;
+    if (!(seed_kinds[s] & kinds))
+      continue;
+    cJSON_ArrayForEach(it, seeds[s])
+    {
+      long j = it->string ? resolve(w, -1, it->string) : -1;
+      if (j >= 0 && !(w->mark[j] & bit) && here(w, j)) {
+        w->mark[j] |= bit;
+        w->queue[tail++] = (size_t)j;
+      }
+    }
+  }
+  while (head < tail) {
+    size_t i = w->queue[head++];
+    const cJSON *meta = nub_strmap_get(w->meta, w->t->nodes[i].path);
+    const cJSON *opt_peers = meta ? cJSON_GetObjectItemCaseSensitive(meta, "optionalPeers")
+                                  : NULL;
+    for (size_t k = 0; meta && k < 3; k++) {
+      const cJSON *m = cJSON_GetObjectItemCaseSensitive(meta, keys[k]), *it;
+      cJSON_ArrayForEach(it, m)
+      {
+        unsigned kind = key_kind[k];
+        long j;
+        if (!it->string)
+          continue;
+        if (k == 1 && in_array(opt_peers, it->string))
+          kind = E_OPT; /* a peer listed in optionalPeers */
+        if (!(kind & kinds))
+          continue;
+        j = resolve(w, (long)i, it->string);
+        if (j >= 0 && !(w->mark[j] & bit) && here(w, j)) {
+          w->mark[j] |= bit;
+          w->queue[tail++] = (size_t)j;
+        }
+      }
+    }
+  }
+}
+
+static void set_flags(struct nub_tree *t, const cJSON *root_ws, const struct nub_strmap *meta)
+{
+  struct walk w;
+  const cJSON *seeds[4];
+  unsigned kinds_prod[4], kinds_all[4];
+  enum { PROD = 1, DEV = 2, REQ = 4 };
+
+  memset(&w, 0, sizeof(w));
+  w.t = t;
+  nub_plat_caps(&w.caps);
+  w.meta = meta;
+  w.queue = nub_calloc(t->n + 1, sizeof(size_t));
+  w.mark = nub_calloc(t->n + 1, 1);
+  for (size_t i = 0; i < t->n; i++)
+    nub_strmap_put(&w.at, t->nodes[i].path, (void *)(uintptr_t)(i + 1));
+  seeds[0] = cJSON_GetObjectItemCaseSensitive(root_ws, "dependencies");
+  seeds[1] = cJSON_GetObjectItemCaseSensitive(root_ws, "peerDependencies");
+  seeds[2] = cJSON_GetObjectItemCaseSensitive(root_ws, "optionalDependencies");
+  seeds[3] = cJSON_GetObjectItemCaseSensitive(root_ws, "devDependencies");
+  /* kinds_prod: which seeds count for "production"; kinds_all: required-ness */
+  kinds_prod[0] = kinds_prod[1] = kinds_prod[2] = E_REQ | E_OPT;
+  kinds_prod[3] = 0;
+  reach(&w, seeds, kinds_prod, 4, E_REQ | E_OPT, PROD);
+  kinds_prod[0] = kinds_prod[1] = kinds_prod[2] = 0;
+  kinds_prod[3] = E_REQ | E_OPT;
+  reach(&w, seeds, kinds_prod, 4, E_REQ | E_OPT, DEV);
+  kinds_all[0] = kinds_all[1] = kinds_all[3] = E_REQ;
+  kinds_all[2] = E_OPT;
+  reach(&w, seeds, kinds_all, 4, E_REQ, REQ);
+  for (size_t i = 0; i < t->n; i++) {
+    if (!w.mark[i] && !here(&w, (long)i)) {
+      /* another platform's: flagged optional so the filter skips it */
+      t->nodes[i].flags |= NUB_NF_OPTIONAL;
+      continue;
+    }
+    if (!w.mark[i]) {
+      t->nodes[i].skip = true; /* needed only by another platform's package */
+      continue;
+    }
+    if ((w.mark[i] & DEV) && !(w.mark[i] & PROD))
+      t->nodes[i].flags |= NUB_NF_DEV;
+    if ((w.mark[i] & (PROD | DEV)) && !(w.mark[i] & REQ))
+      t->nodes[i].flags |= (w.mark[i] & PROD) ? NUB_NF_OPTIONAL : NUB_NF_DEV_OPTIONAL;
+  }
+  nub_strmap_release(&w.at, NULL);
+  nub_free(w.queue);
+  nub_free(w.mark);
+}
+
+int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
+                           const char *fname, const struct nub_config *cfg,
+                           struct nub_err *err)
+{
+  char *json = strip_trailing_commas(text, len);
+  const char *end = NULL;
+  cJSON *root = cJSON_ParseWithOpts(json, &end, 0);
+  const cJSON *ver, *ws, *root_ws, *packages, *e;
+  struct entry *ents = NULL;
+  struct nub_strmap meta;
+  size_t nents = 0, capents = 0;
+  int rc = 0;
+
+  memset(&meta, 0, sizeof(meta));
+  if (!root || !cJSON_IsObject(root)) {
+    int line, col;
+    /* the position in the text as given: count the dropped commas back in */
+    size_t off = end && end >= json ? (size_t)(end - json) : 0, shown = 0, i = 0;
+    while (i < len && shown < off) {
+      if (text[i] == json[shown])
+        shown++;
+      i++;
+    }
+    nub_text_linecol(text, i, &line, &col);
+    rc = nub_err_set(err, -NUB_ELOCKFILE, "%s is not valid JSON (line %d column %d)", fname,
+                     line, col);
+    goto out;
+  }
+  ver = cJSON_GetObjectItemCaseSensitive(root, "lockfileVersion");
+  t->lockfile_version = cJSON_IsNumber(ver) ? ver->valueint : -1;
+  if (t->lockfile_version < 0 || t->lockfile_version > 2) {
+    rc = nub_err_set(err, -NUB_ELOCKVERSION,
+                     "%s has lockfileVersion %s, which nub does not read (0-2)", fname,
+                     cJSON_IsNumber(ver) ? "newer than 2" : "missing");
+    goto out;
+  }
+  ws = cJSON_GetObjectItemCaseSensitive(root, "workspaces");
+  root_ws = cJSON_GetObjectItemCaseSensitive(ws, "");
+  if (!cJSON_IsObject(root_ws)) {
+    rc = nub_err_set(err, -NUB_ELOCKFILE, "%s has no root workspace (\"workspaces\": "
+                     "{\"\": ...})", fname);
+    goto out;
+  }
+  cJSON_ArrayForEach(e, ws)
+  {
+    if (e->string && *e->string) {
+      rc = nub_err_set(err, -NUB_ELOCKFILE, "%s has workspace '%s'; nub installs "
+                       "single-package projects from bun.lock only", fname, e->string);
+      goto out;
+    }
+  }
+  nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root_ws, "dependencies"), &t->root_deps);
+  nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root_ws, "devDependencies"), &t->root_dev);
+  nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root_ws, "optionalDependencies"),
+                  &t->root_optional);
+  nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root_ws, "peerDependencies"),
+                  &t->root_peer);
+  t->has_root_deps = true;
+  packages = cJSON_GetObjectItemCaseSensitive(root, "packages");
+  if (packages && !cJSON_IsObject(packages)) {
+    rc = nub_err_set(err, -NUB_ELOCKFILE, "%s: \"packages\" is not an object", fname);
+    goto out;
+  }
+  cJSON_ArrayForEach(e, packages)
+  {
+    if (!e->string)
+      continue;
+    NUB_GROW(ents, capents, nents + 1);
+    memset(&ents[nents], 0, sizeof(ents[nents]));
+    rc = add_entry(t, e->string, e, fname, cfg, &ents[nents], err);
+    if (rc < 0)
+      goto out;
+    nents++;
+  }
+  rc = nub_tree_finish(t, fname, err);
+  if (rc < 0)
+    goto out;
+  for (size_t i = 0; i < nents; i++)
+    if (ents[i].meta)
+      nub_strmap_put(&meta, ents[i].path, (void *)ents[i].meta);
+  set_flags(t, root_ws, &meta);
+out:
+  for (size_t i = 0; i < nents; i++)
+    nub_free(ents[i].path);
+  nub_free(ents);
+  nub_strmap_release(&meta, NULL);
+  cJSON_Delete(root);
+  nub_free(json);
+  return rc;
+}

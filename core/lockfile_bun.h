@@ -1,0 +1,22 @@
+/* lockfile_bun.h - bun.lock (bun's text lockfile, lockfileVersion 0-2) read
+ * into the install plan, as the hoisted tree bun itself lays out: every key
+ * of "packages" is a path of package names ("a", "a/b", "@s/x/c") and means
+ * node_modules/a/node_modules/b. The root workspace's dependency specs come
+ * from "workspaces"[""]. Other workspaces and non-registry sources (git,
+ * file:, link:) are refused with an error naming the entry. */
+#ifndef NUB_LOCKFILE_BUN_H
+#define NUB_LOCKFILE_BUN_H
+
+#include "config.h"
+#include "err.h"
+#include "tree.h"
+
+/* Parse bun.lock text (JSON with trailing commas). `fname` names the file in
+ * errors. Registry packages get their tarball on the configured registry
+ * (or on the registry the entry names). Dev-only and optional-only packages
+ * are flagged from the dependency edges, as bun decides them. */
+int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
+                           const char *fname, const struct nub_config *cfg,
+                           struct nub_err *err);
+
+#endif
