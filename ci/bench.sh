@@ -3,6 +3,8 @@
 # existing Rust nub (hoisted, from pnpm-lock.yaml) and a single-threaded
 # `cp -al` of nub's finished tree (the floor), back to back in one run per
 # fixture: hyperfine measures, rounds rotate the order (ci/bench_rr.py).
+# nub runs twice: from package-lock.json (npm's tree, the ratios) and from
+# bun.lock (bun's tree, against bun on the same lockfile).
 #
 # usage: ci/bench.sh [fixture...]        (default: webpack3 coffee2 large)
 # env:   NUB=path/to/nub (default build/core/nub), RUNS (10), WARMUP (2),
@@ -80,6 +82,11 @@ for fx in "${fixtures[@]}"; do
   files=$(find "$d/node_modules" -type f | wc -l)
   pkgs=$(grep -cE '^([0-9a-f]{64}|-) node_modules/' "$d/node_modules/.nub-state")
 
+  # the same lockfile as bun's: nub from bun.lock (bun's tree)
+  db=$(setup_proj "$fx" nub-bunlock bun.lock)
+  (cd "$db" && "$NUB" install --frozen-lockfile -s) # the store is already warm
+  add "nub (bun.lock)" "$(clean "$db")" "cd $db && $NUB install --offline --frozen-lockfile -s"
+
   # the floor: a single-threaded cp -al of nub's finished tree
   floor=$BENCH_DIR/$fx/floor-src
   rm -rf "$floor"; mkdir -p "$floor"; cp -al "$d/node_modules" "$floor/node_modules"
@@ -129,6 +136,8 @@ for line in open(sys.argv[2]):
     e = json.loads(line)
     if e["cat"] == "linker":
         tally[e["name"]] = tally.get(e["name"], 0) + 1
+if "bun" in med and "nub (bun.lock)" in med:
+    print(f"nub (bun.lock) / bun, same lockfile: {med['nub (bun.lock)'] / med['bun']:.2f}")
 print("nub strategy tally:", ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
 print("nub phases:", " | ".join(l.strip().replace("DEBUG ", "") for l in open(sys.argv[3]) if "phase:" in l))
 PY
