@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import time
+import unittest
 import urllib.parse
 
 import nubtest
@@ -524,6 +525,48 @@ class BrokenProjectTest(FaultTestCase):
         proc = self.nub_fails("install")
         self.assertEqual(proc.returncode, 44, proc.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "escape")))
+
+
+
+@unittest.skipUnless(platform.system() == "Linux" and os.geteuid() == 0,
+                     "mounts a small tmpfs (Linux, root)")
+class DiskFullTest(FaultTestCase):
+    """A store on a file system that fills up mid-install."""
+
+    def setUp(self):
+        super().setUp()
+        self.small = os.path.join(self.tmp, "small")
+        os.makedirs(self.small)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48k", "nubtest", self.small],
+                       check=True)
+        self.addCleanup(subprocess.run, ["umount", "-l", self.small])
+        self.env["NUB_STORE_DIR"] = os.path.join(self.small, "store")
+
+    def test_full_store_fails_cleanly_and_recovers(self):
+        self.basic()
+        # fill the file system but a little, so that the store starts and then runs out
+        with open(os.path.join(self.small, "filler"), "wb") as f:
+            try:
+                f.write(b"x" * (40 * 1024))
+            except OSError:
+                pass
+        proc = self.nub_fails("install")
+        self.assertNotEqual(proc.returncode, 0)
+        lines = proc.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, proc.stderr)
+        self.assertIn("No space left on device", lines[0])
+        self.assertIn("cannot write to the store", lines[0])
+        files = os.path.join(self.small, "store", "v1", "files")
+        self.assertTrue(any(f for _, _, f in os.walk(files)), "the store never started")
+        # the store filled up while fetching: nothing was linked
+        self.assertFalse(os.path.exists(os.path.join(self.node_modules(), "a")))
+        # room again: the same store finishes the job, with whole files
+        os.unlink(os.path.join(self.small, "filler"))
+        subprocess.run(["mount", "-o", "remount,size=16m", self.small], check=True)
+        self.nub("install")
+        self.assert_basic_tree()
+        for dep in ("a", "c", "@scope/d", "e"):
+            self.assertEqual(self.node_require(self.proj, dep)["name"], dep)
 
 
 if __name__ == "__main__":
