@@ -65,6 +65,16 @@ int nub_project_detect(struct nub_project *p, const char *dir,
     if (first < 0)
       first = (int)i;
   }
+  if (npresent == 0) {
+    /* bun's old binary lockfile alone: resolving afresh would silently
+     * ignore the versions it pins */
+    struct nub_plat_stat st;
+    if (nub_plat_stat_follow_at(p->dir_fd, "bun.lockb", &st) == 0)
+      return nub_err_set(err, -NUB_ELOCKVERSION,
+                         "bun.lockb is bun's binary lockfile, which nub does not read; "
+                         "have bun write bun.lock (`bun install --save-text-lockfile`), "
+                         "or delete bun.lockb to resolve afresh");
+  }
   if (npresent > 1) {
     int pick = -1;
     for (size_t i = 0; i < sizeof(locks) / sizeof(locks[0]) && tool[0]; i++)

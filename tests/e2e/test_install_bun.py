@@ -80,6 +80,22 @@ class BunLockTest(nubtest.NubTestCase):
                 self.assertIn(words, proc.stderr)
                 self.assertIn("'x'", proc.stderr)
 
+    def test_binary_lockfile_alone_is_refused(self):
+        os.unlink(os.path.join(self.proj, "bun.lock"))
+        with open(os.path.join(self.proj, "bun.lockb"), "wb") as f:
+            f.write(b"#!/usr/bin/env bun\nbun-lockfile-format-v0\n\x00\x01")
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 12, proc.stderr)
+        self.assertIn("bun.lockb", proc.stderr)
+        self.assertFalse(os.path.exists(self.nm))
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+
+    def test_text_lockfile_wins_over_binary(self):
+        with open(os.path.join(self.proj, "bun.lockb"), "wb") as f:
+            f.write(b"\x00binary")
+        self.nub("install")
+        self.assertEqual(self.version("c/node_modules/b"), "2.0.0")
+
     def test_newer_version_is_refused(self):
         with open(os.path.join(self.proj, "bun.lock"), "w") as f:
             f.write('{"lockfileVersion": 9, "workspaces": {"": {}}, "packages": {}}')
