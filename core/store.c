@@ -437,6 +437,30 @@ static int spill(struct nub_import *im)
   return rc;
 }
 
+/* Whether the store holds `name` whole: a file of the size its content
+ * hashed at (see put_small). *exists tells whether anything has the name. */
+static bool have_whole(struct nub_import *im, const char *name, uint64_t size, bool *exists)
+{
+  struct nub_plat_stat st;
+
+  *exists = nub_plat_stat_at(im->store->files_fd, name, &st) == 0;
+  return *exists && st.type == NUB_FT_FILE && st.size == size;
+}
+
+/* Name the new file in im->nf after its content: over a short one that has
+ * the name (`over`), or afresh, where a racing import's copy is as good. */
+static int publish_new(struct nub_import *im, const char *name, bool over)
+{
+  int rc = over ? nub_plat_newfile_replace(&im->nf, im->store->files_fd, name)
+                : nub_plat_newfile_publish(&im->nf, im->store->files_fd, name);
+
+  if (rc == -EEXIST || rc == -ENOTEMPTY)
+    return 0;
+  if (rc == 0)
+    im->nfresh++;
+  return rc;
+}
+
 /* A small file, whose hash is known before it is written, is created under
  * its final name at once: an atomic publish (a temp file renamed or linked
  * in) costs a third more system time per file, and most files are small.
@@ -451,9 +475,9 @@ static int spill(struct nub_import *im)
 static int put_small(struct nub_import *im, const char *name, const char *data,
                      size_t len)
 {
-  struct nub_plat_stat st;
   int fd = nub_plat_create_excl_at(im->store->files_fd, name,
                                    im->cur.tar_exec ? 0755 : 0644);
+  bool exists;
   int rc;
 
   if (fd >= 0) {
@@ -466,33 +490,18 @@ static int put_small(struct nub_import *im, const char *name, const char *data,
   }
   if (fd != -EEXIST)
     return fd;
-  rc = nub_plat_stat_at(im->store->files_fd, name, &st);
-  if (rc == 0 && st.type == NUB_FT_FILE && st.size == len)
-    return 0; /* the content is there, whole */
+  if (have_whole(im, name, len, &exists))
+    return 0;
   /* short (or not a file): a whole copy, renamed over it */
   rc = open_new(im, im->cur.tar_exec);
   if (rc < 0)
     return rc;
   rc = nub_plat_write_all(im->nf.fd, data, len);
-  if (rc == 0)
-    rc = nub_plat_newfile_replace(&im->nf, im->store->files_fd, name);
-  else
+  if (rc < 0) {
     nub_plat_newfile_discard(&im->nf);
-  if (rc == 0)
-    im->nfresh++;
-  return rc;
-}
-
-/* Name the new file after its content; content already there is as good. */
-static int publish_new(struct nub_import *im, const char *name)
-{
-  int rc = nub_plat_newfile_publish(&im->nf, im->store->files_fd, name);
-
-  if (rc == -EEXIST || rc == -ENOTEMPTY)
-    return 0; /* published by a racing import a moment ago */
-  if (rc == 0)
-    im->nfresh++;
-  return rc;
+    return rc;
+  }
+  return publish_new(im, name, exists);
 }
 
 int nub_import_file_write(struct nub_import *im, const void *p, size_t n)
@@ -555,17 +564,11 @@ int nub_import_file_end(struct nub_import *im)
    * own hash is correct. The package appears only with its index. */
   nub_store_file_name(im->cur.hash, im->cur.tar_exec, name);
   if (im->nf.fd >= 0) { /* a big file, written as it came */
-    struct nub_plat_stat st;
-    int sr = nub_plat_stat_at(im->store->files_fd, name, &st);
-    if (sr == 0 && st.type == NUB_FT_FILE && st.size == im->cur.size) {
-      nub_plat_newfile_discard(&im->nf); /* whole already */
-    } else if (sr == 0) {
-      rc = nub_plat_newfile_replace(&im->nf, im->store->files_fd, name);
-      if (rc == 0)
-        im->nfresh++;
-    } else {
-      rc = publish_new(im, name);
-    }
+    bool exists;
+    if (have_whole(im, name, im->cur.size, &exists))
+      nub_plat_newfile_discard(&im->nf);
+    else
+      rc = publish_new(im, name, exists);
     goto out;
   }
   {
@@ -634,16 +637,14 @@ static int cmp_file(const void *a, const void *b)
 static int publish_mode(struct nub_import *im, struct imp_file *f, bool exec)
 {
   char name[67], other[67], tmp[16];
-  struct nub_plat_stat st;
   bool found;
   int rc;
 
   if (exec == f->tar_exec)
     return 0;
   nub_store_file_name(f->hash, exec, name);
-  found = nub_plat_stat_at(im->store->files_fd, name, &st) == 0;
-  if (found && st.type == NUB_FT_FILE && st.size == f->size)
-    return 0; /* whole (see put_small) */
+  if (have_whole(im, name, f->size, &found))
+    return 0;
   rc = ensure_stage_dir(im);
   if (rc < 0)
     return rc;
