@@ -1,11 +1,10 @@
-/* fetch.c - store lookups, then streaming downloads into the store.
+/* fetch.c - store lookups, then downloads into the store.
  *
  * Per download: the network thread appends body chunks to the job's queue;
- * the job goes to the worker pool when 256 KiB are queued or the body is
- * complete (small tarballs never tie a worker to a slow socket). The worker
- * hashes each chunk (SRI) and feeds it to libarchive, which writes files into
- * a staging area; after the stream ends it checks status and integrity, then
- * commits (files, then the index) or aborts (nothing published). */
+ * the job goes to the worker pool when the body is complete. The worker
+ * hashes the chunks (SRI), checks status and integrity, and only then
+ * unpacks the tarball into the store (files as their entries end, the index
+ * last); a failed check aborts with nothing of the tarball stored. */
 #include "fetch.h"
 
 #include <errno.h>
@@ -20,8 +19,6 @@
 #include "integrity.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
-
-#define SCHEDULE_BYTES (256 * 1024)
 
 struct chunk {
   struct chunk *next;
@@ -136,11 +133,13 @@ static void free_chunks(struct job *j)
 
 static void worker_run(void *arg, int worker);
 
+/* The body is queued as it comes; the worker starts when it is complete,
+ * since a tarball is unpacked only once it is whole and verified (a worker
+ * started earlier would only wait on the network). */
 static bool on_body(void *ud, const char *p, size_t n)
 {
   struct job *j = ud;
   struct chunk *c;
-  bool schedule = false;
 
   if (__atomic_load_n(&j->f->cancel, __ATOMIC_RELAXED))
     return false;
@@ -157,12 +156,7 @@ static bool on_body(void *ud, const char *p, size_t n)
     j->head = c;
   j->tail = c;
   j->queued += n;
-  if (!j->scheduled && j->queued >= SCHEDULE_BYTES)
-    schedule = j->scheduled = true;
-  pthread_cond_signal(&j->cv);
   pthread_mutex_unlock(&j->lock);
-  if (schedule)
-    nub_pool_submit(j->f->pool, worker_run, j);
   return true;
 }
 
