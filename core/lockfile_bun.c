@@ -1,7 +1,7 @@
 /* lockfile_bun.c - bun.lock into the install plan; see lockfile_bun.h. */
 #include "lockfile_bun.h"
 
-#include <cjson/cJSON.h>
+#include <cJSON.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,27 +80,24 @@ static bool key_to_path(const char *key, struct nub_buf *out)
   return out->len > 0;
 }
 
-static bool is_url(const char *s)
-{
-  return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8);
-}
-
 /* The tarball of a registry package: V[1] is "" (the configured registry),
  * a registry's base URL, or a tarball URL. */
 static char *tarball_of(const struct nub_config *cfg, const char *name, const char *version,
                         const char *where)
 {
   size_t n = strlen(where);
-  const char *base = strrchr(name, '/');
+  char *reg, *url;
 
   if (!*where)
     return nub_registry_tarball_url(cfg, name, version);
-  if (!is_url(where))
+  if (!nub_is_http_url(where))
     return NULL;
   if (n > 4 && !strcmp(where + n - 4, ".tgz"))
     return nub_rewrite_registry_url(cfg, name, where);
-  return nub_asprintf("%s%s%s/-/%s-%s.tgz", where, where[n - 1] == '/' ? "" : "/", name,
-                      base ? base + 1 : name, version);
+  reg = nub_asprintf("%s%s", where, where[n - 1] == '/' ? "" : "/");
+  url = nub_tarball_url_on(reg, name, version);
+  nub_free(reg);
+  return url;
 }
 
 struct entry {
@@ -142,7 +139,7 @@ static int add_entry(struct nub_tree *t, const char *key, const cJSON *v, const 
                      fname, key, name);
     goto out;
   }
-  if (strchr(version, ':') || is_url(version) || !cJSON_IsString(where)) {
+  if (strchr(version, ':') || nub_is_http_url(version) || !cJSON_IsString(where)) {
     rc = nub_err_set(err, -NUB_ELOCKFILE,
                      "%s entry '%s' is %s, not a registry package; nub installs "
                      "registry packages from bun.lock only", fname, key, spec->valuestring);
@@ -259,19 +256,30 @@ static bool in_array(const cJSON *a, const char *s)
 
 /* Mark `bit` on everything reachable from the seeds through edges whose kind
  * is in `kinds`. */
-static void reach(struct walk *w, const cJSON *const *seeds, const unsigned *seed_kinds,
-                  size_t nseeds, unsigned kinds, unsigned char bit)
+enum { FROM_PROD = 1, FROM_DEV = 2 };
+
+/* Mark `bit` on everything reachable from the root workspace's dependency
+ * maps of the classes in `from`, through edges whose kind is in `kinds`. */
+static void reach(struct walk *w, const cJSON *root_ws, unsigned from, unsigned kinds,
+                  unsigned char bit)
 {
+  static const struct {
+    const char *key;
+    unsigned kind, from;
+  } roots[] = {{"dependencies", E_REQ, FROM_PROD},
+               {"peerDependencies", E_REQ, FROM_PROD},
+               {"optionalDependencies", E_OPT, FROM_PROD},
+               {"devDependencies", E_REQ, FROM_DEV}};
   static const char *const keys[] = {"dependencies", "peerDependencies",
                                      "optionalDependencies"};
   static const unsigned key_kind[] = {E_REQ, E_REQ, E_OPT};
   size_t head = 0, tail = 0;
 
-  for (size_t s = 0; s < nseeds; s++) {
+  for (size_t s = 0; s < sizeof(roots) / sizeof(roots[0]); s++) {
     const cJSON *it;
-    if (!(seed_kinds[s] & kinds))
+    if (!(roots[s].from & from) || !(roots[s].kind & kinds))
       continue;
-    cJSON_ArrayForEach(it, seeds[s])
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root_ws, roots[s].key))
     {
       long j = it->string ? resolve(w, -1, it->string) : -1;
       if (j >= 0 && !(w->mark[j] & bit) && here(w, j)) {
@@ -310,8 +318,6 @@ static void reach(struct walk *w, const cJSON *const *seeds, const unsigned *see
 static void set_flags(struct nub_tree *t, const cJSON *root_ws, const struct nub_strmap *meta)
 {
   struct walk w;
-  const cJSON *seeds[4];
-  unsigned kinds_prod[4], kinds_all[4];
   enum { PROD = 1, DEV = 2, REQ = 4 };
 
   memset(&w, 0, sizeof(w));
@@ -322,20 +328,9 @@ static void set_flags(struct nub_tree *t, const cJSON *root_ws, const struct nub
   w.mark = nub_calloc(t->n + 1, 1);
   for (size_t i = 0; i < t->n; i++)
     nub_strmap_put(&w.at, t->nodes[i].path, (void *)(uintptr_t)(i + 1));
-  seeds[0] = cJSON_GetObjectItemCaseSensitive(root_ws, "dependencies");
-  seeds[1] = cJSON_GetObjectItemCaseSensitive(root_ws, "peerDependencies");
-  seeds[2] = cJSON_GetObjectItemCaseSensitive(root_ws, "optionalDependencies");
-  seeds[3] = cJSON_GetObjectItemCaseSensitive(root_ws, "devDependencies");
-  /* kinds_prod: which seeds count for "production"; kinds_all: required-ness */
-  kinds_prod[0] = kinds_prod[1] = kinds_prod[2] = E_REQ | E_OPT;
-  kinds_prod[3] = 0;
-  reach(&w, seeds, kinds_prod, 4, E_REQ | E_OPT, PROD);
-  kinds_prod[0] = kinds_prod[1] = kinds_prod[2] = 0;
-  kinds_prod[3] = E_REQ | E_OPT;
-  reach(&w, seeds, kinds_prod, 4, E_REQ | E_OPT, DEV);
-  kinds_all[0] = kinds_all[1] = kinds_all[3] = E_REQ;
-  kinds_all[2] = E_OPT;
-  reach(&w, seeds, kinds_all, 4, E_REQ, REQ);
+  reach(&w, root_ws, FROM_PROD, E_REQ | E_OPT, PROD);
+  reach(&w, root_ws, FROM_DEV, E_REQ | E_OPT, DEV);
+  reach(&w, root_ws, FROM_PROD | FROM_DEV, E_REQ, REQ); /* not through optional edges */
   for (size_t i = 0; i < t->n; i++) {
     if (!w.mark[i] && !here(&w, (long)i)) {
       /* another platform's: flagged optional so the filter skips it */

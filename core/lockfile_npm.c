@@ -11,20 +11,25 @@
 #include "nub_alloc.h"
 #include "path.h"
 
+bool nub_is_http_url(const char *s)
+{
+  return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8);
+}
+
+char *nub_tarball_url_on(const char *reg, const char *name, const char *version)
+{
+  const char *base = strrchr(name, '/');
+
+  /* "@s/n" is "@s%2fn" in packument paths but stays "@s/n" in tarball paths */
+  return nub_asprintf("%s%s/-/%s-%s.tgz", reg, name, base ? base + 1 : name, version);
+}
+
 char *nub_registry_tarball_url(const struct nub_config *cfg, const char *name,
                                const char *version)
 {
   const char *reg = nub_config_registry_for(cfg, name);
-  const char *base = strrchr(name, '/');
-  char *enc, *url;
 
-  if (!reg)
-    return NULL;
-  /* "@s/n" is "@s%2fn" in packument paths but stays "@s/n" in tarball paths */
-  enc = nub_strdup(name);
-  url = nub_asprintf("%s%s/-/%s-%s.tgz", reg, enc, base ? base + 1 : name, version);
-  nub_free(enc);
-  return url;
+  return reg ? nub_tarball_url_on(reg, name, version) : NULL;
 }
 
 char *nub_rewrite_registry_url(const struct nub_config *cfg, const char *name,
@@ -55,11 +60,6 @@ static const char *jstr(const cJSON *o, const char *k)
 static bool jtrue(const cJSON *o, const char *k)
 {
   return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
-}
-
-static bool is_url(const char *s)
-{
-  return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8);
 }
 
 /* Fill a node's package from version/resolved/integrity; handles npm:
@@ -103,9 +103,9 @@ static int set_pkg(struct nub_tree *t, struct nub_node *n, const char *real_name
       return nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' has an invalid integrity '%s'",
                          fname, n->path, integrity);
   }
-  if (resolved && is_url(resolved)) {
+  if (resolved && nub_is_http_url(resolved)) {
     tarball = nub_rewrite_registry_url(cfg, name, resolved);
-  } else if (is_url(version)) { /* v1 URL dependency: version is the URL */
+  } else if (nub_is_http_url(version)) { /* v1 URL dependency: version is the URL */
     tarball = nub_strdup(version);
   } else {
     tarball = nub_registry_tarball_url(cfg, name, version);

@@ -5,6 +5,8 @@
 #ifndef NUB_LOCKFILE_NPM_H
 #define NUB_LOCKFILE_NPM_H
 
+#include <stdbool.h>
+
 #include "config.h"
 #include "err.h"
 #include "tree.h"
@@ -16,6 +18,13 @@
 int nub_lockfile_npm_parse(struct nub_tree *t, const char *text, size_t len,
                            const char *fname, const struct nub_config *cfg,
                            struct nub_err *err);
+
+/* Whether s is an http(s) URL. */
+bool nub_is_http_url(const char *s);
+
+/* <reg><name>/-/<basename>-<version>.tgz, the registry tarball path (reg
+ * ends in '/'; caller frees). */
+char *nub_tarball_url_on(const char *reg, const char *name, const char *version);
 
 /* The tarball URL of name@version on the configured registry for name
  * (caller frees), or NULL when no registry is configured. */
