@@ -172,7 +172,6 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
     return rc;
   if (!lim)
     lim = &nub_extract_default_limits;
-  /* the tar stream may exceed the content cap by its headers */
   nub_buf_reset(&sc->in);
   rc = slurp(rd, ud, lim->max_total_bytes, &sc->in);
   if (rc == -EFBIG) {

@@ -49,11 +49,12 @@ struct nub_extract_scratch {
 void nub_extract_scratch_release(struct nub_extract_scratch *s);
 
 /* Extract a gzip'd tar from rd into im. `what` names the package in errors
- * ("lodash@4.17.21"). The whole compressed stream is read first, then
- * inflated at once (inflate.h), in `scratch` (NULL: buffers of its own). With a `check` (the caller's
- * verification of a cryptographic digest of the stream), gzip's CRC-32 adds
- * nothing and is skipped. Returns 0, the read callback's
- * own negative error, or -NUB_EEXTRACT with a message. */
+ * ("lodash@4.17.21"). The whole compressed stream is read first (into
+ * `scratch`; NULL: buffers of its own), then `check` runs, then it is
+ * inflated (inflate.h) and unpacked. With a check (the caller's verification
+ * of a cryptographic digest of the stream) gzip's CRC-32 adds nothing and is
+ * skipped. Returns 0, the read callback's or the check's own negative error,
+ * or -NUB_EEXTRACT with a message. */
 int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
                 const char *what, const struct nub_extract_limits *lim,
                 nub_extract_check_fn check, struct nub_extract_scratch *scratch,

@@ -20,6 +20,7 @@ them for inspection).  ctest sets the first two (tests/CMakeLists.txt).
 
 import json
 import os
+import platform
 import re
 import shutil
 import stat
@@ -48,6 +49,31 @@ SCRUBBED_ENV = ("CI", "CONTINUOUS_INTEGRATION", "BUILD_NUMBER", "RUN_ID",
 
 # @@INTEGRITY:name@version@@ etc.; a scoped name starts with '@' itself.
 PLACEHOLDER = re.compile(r"@@(INTEGRITY|SHASUM|SRI_SHA1):((?:@[^@/]+/)?[^@]+)@([^@]+)@@")
+
+
+# npm's names for this machine, and its os/cpu rule (a list allows the value
+# if it names it, or only has negations that do not; an empty list allows
+# anything).
+def npm_os():
+    return {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}.get(
+        platform.system(), platform.system().lower())
+
+
+def npm_cpu():
+    m = platform.machine().lower()
+    return {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64",
+            "i386": "ia32", "i686": "ia32"}.get(m, m)
+
+
+def platform_ok(os_list, cpu_list):
+    def allows(lst, value):
+        if not lst:
+            return True
+        pos = [x for x in lst if not x.startswith("!")]
+        if ("!" + value) in lst:
+            return False
+        return not pos or value in pos
+    return allows(os_list, npm_os()) and allows(cpu_list, npm_cpu())
 
 
 def have_node():

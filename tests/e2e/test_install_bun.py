@@ -1,15 +1,11 @@
 """bun.lock: the hoisted tree bun lays out, from the local test registry."""
 import json
 import os
-import platform
 import shutil
 import unittest
 
 import nubtest
 
-
-def npm_os():
-    return {"Linux": "linux", "Darwin": "darwin"}.get(platform.system(), "other")
 
 
 class BunLockTest(nubtest.NubTestCase):
@@ -32,8 +28,8 @@ class BunLockTest(nubtest.NubTestCase):
         for rel, v in want.items():
             self.assertEqual(self.version(rel), v, rel)
         # another platform's optional package stays out
-        self.assertEqual(os.path.isdir(os.path.join(self.nm, "opt-linux")), npm_os() == "linux")
-        self.assertEqual(os.path.isdir(os.path.join(self.nm, "opt-darwin")), npm_os() == "darwin")
+        self.assertEqual(os.path.isdir(os.path.join(self.nm, "opt-linux")), nubtest.npm_os() == "linux")
+        self.assertEqual(os.path.isdir(os.path.join(self.nm, "opt-darwin")), nubtest.npm_os() == "darwin")
         self.assertFalse(os.path.isdir(os.path.join(self.nm, ".nub")), "hoisted, not isolated")
         self.assertEqual(sorted(os.listdir(os.path.join(self.nm, ".bin"))), ["c-cli", "d"])
         for dep in ("a", "c", "@scope/d", "e"):

@@ -32,28 +32,7 @@ FAST_RETRIES = {
 DEAD_PROXY = "http://127.0.0.1:9"
 
 
-def npm_os():
-    return {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}.get(
-        platform.system(), platform.system().lower())
 
-
-def npm_cpu():
-    m = platform.machine().lower()
-    return {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64",
-            "i386": "ia32", "i686": "ia32"}.get(m, m)
-
-
-def platform_ok(os_list, cpu_list):
-    """npm's rule: a list allows the value if it names it (or only has
-    negations that do not), and an empty list allows anything."""
-    def allows(lst, value):
-        if not lst:
-            return True
-        pos = [x for x in lst if not x.startswith("!")]
-        if ("!" + value) in lst:
-            return False
-        return not pos or value in pos
-    return allows(os_list, npm_os()) and allows(cpu_list, npm_cpu())
 
 
 def folder_of(path):
@@ -158,7 +137,7 @@ class NpmLockMixin:
             if any(path.startswith(s + "/") for s in skipped):
                 continue
             if ((e["dev"] and omit_dev) or (e["optional"] and omit_optional) or
-                    (e["optional"] and not platform_ok(e["os"], e["cpu"]))):
+                    (e["optional"] and not nubtest.platform_ok(e["os"], e["cpu"]))):
                 skipped.append(path)
                 continue
             want[path] = e
@@ -305,11 +284,11 @@ class BasicTreeTest(NpmLockMixin, nubtest.NubTestCase):
                 self.assertEqual(self.pkg_version("node_modules/c/node_modules/b"), "2.0.0")
                 nm = os.path.join(self.proj, "node_modules")
                 self.assertEqual(os.path.isdir(os.path.join(nm, "opt-linux")),
-                                 npm_os() == "linux")
+                                 nubtest.npm_os() == "linux")
                 self.assertEqual(os.path.isdir(os.path.join(nm, "opt-darwin")),
-                                 npm_os() == "darwin")
+                                 nubtest.npm_os() == "darwin")
                 self.assertEqual(os.path.isdir(os.path.join(nm, "opt-win")),
-                                 npm_os() == "win32" and npm_cpu() == "x64")
+                                 nubtest.npm_os() == "win32" and nubtest.npm_cpu() == "x64")
                 self.assertTrue(os.path.isdir(os.path.join(nm, "dev-only")))
                 self.assert_bin("c-cli", "node_modules/c/bin/cli.js")
                 self.assert_bin("d", "node_modules/@scope/d/bin/d.js")

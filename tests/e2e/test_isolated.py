@@ -18,7 +18,7 @@ import time
 
 import nubtest
 from test_resolve import (LockMixin, BASIC_IMPORTER, dep_key, dep_path_filename,
-                          key_name, key_version, platform_ok)
+                          key_name, key_version)
 
 PHASE_LINE = re.compile(r"^DEBUG phase:(\w+) (\S+) ?(?:\((.*)\))?$", re.M)
 DIAG_KNOBS = ("NUB_DIAG_FILE", "NUB_DIAG_PRINT", "NUB_DIAG_THRESHOLD_MS", "NUB_DIAG_SUMMARY",
@@ -63,7 +63,7 @@ class IsolatedTestCase(LockMixin, nubtest.NubTestCase):
         and, with omit_dev, dev-only ones left out)."""
         def fits(key):
             entry = lock["packages"].get(key.split("(", 1)[0], {})
-            return platform_ok(entry.get("os"), entry.get("cpu"))
+            return nubtest.platform_ok(entry.get("os"), entry.get("cpu"))
 
         graph, todo = {}, []
         for alias, (field, spec, version) in self.importer_deps(lock).items():
@@ -256,7 +256,7 @@ class LayoutTest(IsolatedTestCase):
         # a, b@1, b@2, c, @scope/d, e, dev-only and the opt-* for this platform
         opts = [self.read_json(os.path.join(nubtest.PACKAGES_DIR, o + "@1.0.0", "package.json"))
                 for o in ("opt-linux", "opt-darwin", "opt-win")]
-        self.assertEqual(len(graph), 7 + sum(platform_ok(m.get("os"), m.get("cpu")) for m in opts))
+        self.assertEqual(len(graph), 7 + sum(nubtest.platform_ok(m.get("os"), m.get("cpu")) for m in opts))
         # every entry of the store's links dir that this project uses exists once
         used = {os.path.basename(t) for t in self.gvs_targets().values()}
         self.assertTrue(used <= set(os.listdir(self.links_dir())))

@@ -27,7 +27,6 @@ Run: NUB_BIN=build/core/nub python3 tests/e2e/test_resolve.py
 
 import json
 import os
-import platform
 import re
 import shutil
 
@@ -175,26 +174,7 @@ def dep_path_filename(key):
     return out
 
 
-def npm_os():
-    return {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}.get(
-        platform.system(), platform.system().lower())
 
-
-def npm_cpu():
-    m = platform.machine().lower()
-    return {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64",
-            "i386": "ia32", "i686": "ia32"}.get(m, m)
-
-
-def platform_ok(os_list, cpu_list):
-    def allows(lst, value):
-        if not lst:
-            return True
-        if ("!" + value) in lst:
-            return False
-        pos = [x for x in lst if not x.startswith("!")]
-        return not pos or value in pos
-    return allows(os_list, npm_os()) and allows(cpu_list, npm_cpu())
 
 
 class LockMixin:
@@ -449,7 +429,7 @@ class VersionSelectionTest(ResolveTestCase):
                 self.assertEqual(entry.get("os"), manifest.get("os"))
                 self.assertEqual(entry.get("cpu"), manifest.get("cpu"))
                 self.assertEqual(lock["snapshots"][key], {"optional": True})
-                ok = platform_ok(manifest.get("os"), manifest.get("cpu"))
+                ok = nubtest.platform_ok(manifest.get("os"), manifest.get("cpu"))
                 self.assertEqual(os.path.lexists(self.nm(name)), ok)
                 self.assertEqual(os.path.lexists(self.nm(".nub", key)), ok)
                 # the hidden hoist is only made for packages kept in the
