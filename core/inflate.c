@@ -2,11 +2,14 @@
  *
  * Huffman codes are decoded through a first-level table indexed by the next
  * LBITS (DBITS) input bits; the rare longer codes go through second-level
- * tables. Entries are 32 bits:
- *   bits 0-4   code length (bits to consume; the full length in sub-tables)
- *   bits 5-7   kind (below)
- *   bits 8-12  extra bits of a length or distance / bits of a sub-table
- *   bits 16-31 literal, base value, or sub-table offset
+ * tables. Entries are 32 bits, laid out so that the hot path needs few
+ * instructions (the bits to drop are the low byte, a literal is the sign):
+ *   bits 0-7   bits to consume: code length plus its extra bits (the full
+ *              code length in sub-tables)
+ *   bits 8-11  code length alone / bits of a sub-table's index
+ *   bits 12-14 kind (below)
+ *   bits 16-30 literal, base value, or sub-table offset
+ *   bit 31     set for literals
  * Codes a set leaves unused stay K_BAD, so an incomplete code is refused
  * when (and only when) the input uses a missing code. */
 #include "inflate.h"
@@ -26,13 +29,16 @@ enum { K_BAD, K_LIT, K_LEN, K_END, K_SUB };
 #define DSIZE ((1u << DBITS) + 32u * (1u << (MAXBITS - DBITS)))
 #define SLACK 320 /* output room kept past the end: a match + word copies */
 
-#define ENTRY(len, kind, extra, val)                                        \
-  ((uint32_t)(len) | ((uint32_t)(kind) << 5) | ((uint32_t)(extra) << 8) | \
-   ((uint32_t)(val) << 16))
-#define E_LEN(e) ((e) & 31u)
-#define E_KIND(e) (((e) >> 5) & 7u)
-#define E_EXTRA(e) (((e) >> 8) & 31u)
-#define E_VAL(e) ((e) >> 16)
+#define ENTRY(len, kind, extra, val)                                               \
+  ((uint32_t)((len) + (extra)) | ((uint32_t)(len) << 8) | ((uint32_t)(kind) << 12) | \
+   ((uint32_t)(val) << 16) | ((kind) == K_LIT ? 1u << 31 : 0u))
+#define SUB_ENTRY(sbits, off) (((uint32_t)(sbits) << 8) | ((uint32_t)K_SUB << 12) | \
+                               ((uint32_t)(off) << 16))
+#define E_TOTAL(e) ((e) & 0xffu)
+#define E_LEN(e) (((e) >> 8) & 15u)
+#define E_KIND(e) (((e) >> 12) & 7u)
+#define E_VAL(e) (((e) >> 16) & 0x7fffu)
+#define E_IS_LIT(e) ((int32_t)(e) < 0)
 
 static const uint16_t len_base[29] = {3,  4,  5,  6,  7,  8,  9,  10,  11,  13,
                                       15, 17, 19, 23, 27, 31, 35, 43,  51,  59,
@@ -162,7 +168,7 @@ static int build(uint32_t *t, unsigned tbits, unsigned tsize, const uint8_t *len
         if (subused + (1u << sbits) > tsize)
           return -1;
         sub_of[lo] = subused;
-        t[lo] = ENTRY(0, K_SUB, sbits, subused);
+        t[lo] = SUB_ENTRY(sbits, subused);
         subused += 1u << sbits;
       }
       for (uint32_t i = r >> tbits; i < (1u << sbits); i += 1u << (l - tbits))
@@ -176,7 +182,7 @@ static inline uint32_t lookup(const uint32_t *t, unsigned tbits, uint64_t buf)
 {
   uint32_t e = t[buf & ((1u << tbits) - 1)];
   if (E_KIND(e) == K_SUB)
-    e = t[E_VAL(e) + ((buf >> tbits) & ((1u << E_EXTRA(e)) - 1))];
+    e = t[E_VAL(e) + ((buf >> tbits) & ((1u << E_LEN(e)) - 1))];
   return e;
 }
 
@@ -371,6 +377,7 @@ static int inflate_codes(struct nub_inflate_stream *s, const char **why)
 
   for (;;) {
     uint32_t e, mlen, dist;
+    uint64_t saved;
 
     if (len >= WIN_LIM) {
       rc = 1;
@@ -383,38 +390,40 @@ static int inflate_codes(struct nub_inflate_stream *s, const char **why)
       break;
     }
     e = lookup(T->lit, LBITS, b->buf);
-    drop(b, E_LEN(e));
-    if (E_KIND(e) == K_LIT) {
-      win[len++] = (unsigned char)E_VAL(e);
+    if (E_IS_LIT(e)) {
+      drop(b, E_TOTAL(e));
+      win[len++] = (unsigned char)(e >> 16);
       e = lookup(T->lit, LBITS, b->buf); /* >= 41 bits left: two more */
-      if (E_KIND(e) == K_LIT) {
-        drop(b, E_LEN(e));
-        win[len++] = (unsigned char)E_VAL(e);
+      if (E_IS_LIT(e)) {
+        drop(b, E_TOTAL(e));
+        win[len++] = (unsigned char)(e >> 16);
         e = lookup(T->lit, LBITS, b->buf);
-        if (E_KIND(e) == K_LIT) {
-          drop(b, E_LEN(e));
-          win[len++] = (unsigned char)E_VAL(e);
+        if (E_IS_LIT(e)) {
+          drop(b, E_TOTAL(e));
+          win[len++] = (unsigned char)(e >> 16);
         }
       }
       continue;
     }
-    if (E_KIND(e) == K_END) {
-      if (truncated(b))
-        rc = -EBADMSG, *why = "truncated";
-      break;
-    }
     if (E_KIND(e) != K_LEN) {
-      rc = -EBADMSG, *why = truncated(b) ? "truncated" : "invalid literal/length code";
+      drop(b, E_TOTAL(e));
+      if (E_KIND(e) == K_END)
+        rc = truncated(b) ? (*why = "truncated", -EBADMSG) : 0;
+      else
+        rc = -EBADMSG, *why = truncated(b) ? "truncated" : "invalid literal/length code";
       break;
     }
-    mlen = E_VAL(e) + take(b, E_EXTRA(e));
+    saved = b->buf;
+    drop(b, E_TOTAL(e));
+    mlen = E_VAL(e) + (uint32_t)((saved & ((1ull << E_TOTAL(e)) - 1)) >> E_LEN(e));
     e = lookup(T->dist, DBITS, b->buf);
     if (E_KIND(e) != K_LEN) {
       rc = -EBADMSG, *why = truncated(b) ? "truncated" : "invalid distance code";
       break;
     }
-    drop(b, E_LEN(e));
-    dist = E_VAL(e) + take(b, E_EXTRA(e));
+    saved = b->buf;
+    drop(b, E_TOTAL(e));
+    dist = E_VAL(e) + (uint32_t)((saved & ((1ull << E_TOTAL(e)) - 1)) >> E_LEN(e));
     /* bits past the end decode as zeros until the next refill notices or
      * the block's end checks: never read, the output is dropped */
     if (dist > len) {
@@ -425,16 +434,17 @@ static int inflate_codes(struct nub_inflate_stream *s, const char **why)
       unsigned char *dst = win + len;
       const unsigned char *src = dst - dist;
       len += mlen;
-      if (dist >= 16) {
-        /* 16 bytes at a time; may write up to 15 past the match (SLACK) */
-        for (uint32_t d = 0; d < mlen; d += 16) {
-          uint64_t w[2];
-          memcpy(w, src + d, 16);
-          memcpy(dst + d, w, 16);
-        }
-      } else if (dist >= 8) {
-        for (uint32_t d = 0; d < mlen; d += 8) {
-          uint64_t w;
+      if (dist >= 8) {
+        /* five words at once cover most matches; may write up to 37 bytes
+         * past the match (SLACK). A load that reads back an earlier store
+         * has that store's size and address, which the CPU forwards */
+        uint64_t w;
+        memcpy(&w, src, 8), memcpy(dst, &w, 8);
+        memcpy(&w, src + 8, 8), memcpy(dst + 8, &w, 8);
+        memcpy(&w, src + 16, 8), memcpy(dst + 16, &w, 8);
+        memcpy(&w, src + 24, 8), memcpy(dst + 24, &w, 8);
+        memcpy(&w, src + 32, 8), memcpy(dst + 32, &w, 8);
+        for (uint32_t d = 40; d < mlen; d += 8) {
           memcpy(&w, src + d, 8);
           memcpy(dst + d, &w, 8);
         }
