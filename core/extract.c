@@ -162,7 +162,7 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
   struct archive *a = NULL;
   struct archive_entry *e;
   struct src s = {NULL, NULL, 0, false, 0, ""};
-  struct nub_extract_scratch own = {NUB_BUF_INIT, NULL};
+  struct nub_extract_scratch own = {NUB_BUF_INIT, NULL, NUB_BUF_INIT};
   struct nub_extract_scratch *sc = scratch ? scratch : &own;
   char norm[4096];
   int rc = archive_load(err), r;
@@ -173,6 +173,8 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
   if (!lim)
     lim = &nub_extract_default_limits;
   nub_buf_reset(&sc->in);
+  if (scratch)
+    nub_import_reuse(im, &scratch->files);
   rc = slurp(rd, ud, lim->max_total_bytes, &sc->in);
   if (rc == -EFBIG) {
     rc = nub_err_set(err, -NUB_EEXTRACT, "%s: tarball is larger than the per-package cap; "
@@ -320,6 +322,7 @@ out:
 void nub_extract_scratch_release(struct nub_extract_scratch *s)
 {
   nub_buf_release(&s->in);
+  nub_buf_release(&s->files);
   nub_inflate_stream_free(s->zs);
   s->zs = NULL;
 }

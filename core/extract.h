@@ -45,6 +45,7 @@ struct nub_extract_stats {
 struct nub_extract_scratch {
   struct nub_buf in;
   struct nub_inflate_stream *zs;
+  struct nub_buf files; /* the import's file bytes (nub_import_reuse) */
 };
 void nub_extract_scratch_release(struct nub_extract_scratch *s);
 

@@ -321,7 +321,7 @@ struct nub_import {
   /* the file being written */
   struct imp_file cur;
   bool in_file;
-  struct nub_buf mem;
+  struct nub_buf own_mem, *mem; /* mem: own_mem or a caller's, see nub_import_reuse */
   struct nub_plat_newfile nf; /* nf.fd >= 0 once a big file spilled */
   struct nub_hasher h;
   struct nub_strmap required; /* package names its JS files load */
@@ -379,9 +379,15 @@ int nub_import_begin(struct nub_store *s, struct nub_import **out, struct nub_er
   im->store = s;
   im->stage.fd = -1;
   im->nf.fd = -1;
+  im->mem = &im->own_mem;
   nub_hasher_init(&im->h, NUB_HASH_SHA256);
   *out = im;
   return 0;
+}
+
+void nub_import_reuse(struct nub_import *im, struct nub_buf *buf)
+{
+  im->mem = buf;
 }
 
 void nub_import_totals(const struct nub_import *im, uint64_t *files, uint64_t *bytes)
@@ -410,7 +416,7 @@ int nub_import_file_begin(struct nub_import *im, const char *relpath, unsigned t
   im->cur.tar_exec = (tar_mode & 0111) != 0;
   im->in_file = true;
   im->cur_is_pkgjson = !strcmp(relpath, "package.json");
-  nub_buf_reset(&im->mem);
+  nub_buf_reset(im->mem);
   nub_hasher_reset(&im->h);
   return 0;
 }
@@ -432,8 +438,8 @@ static int spill(struct nub_import *im)
 
   if (rc < 0)
     return rc;
-  rc = nub_plat_write_all(im->nf.fd, im->mem.data ? im->mem.data : "", im->mem.len);
-  nub_buf_reset(&im->mem);
+  rc = nub_plat_write_all(im->nf.fd, im->mem->data ? im->mem->data : "", im->mem->len);
+  nub_buf_reset(im->mem);
   return rc;
 }
 
@@ -511,8 +517,8 @@ int nub_import_file_write(struct nub_import *im, const void *p, size_t n)
   im->bytes += n;
   if (im->nf.fd >= 0)
     return nub_plat_write_all(im->nf.fd, p, n);
-  nub_buf_add(&im->mem, p, n);
-  if (im->mem.len > MEM_LIMIT && !im->cur_is_pkgjson)
+  nub_buf_add(im->mem, p, n);
+  if (im->mem->len > MEM_LIMIT && !im->cur_is_pkgjson)
     return spill(im);
   return 0;
 }
@@ -554,11 +560,13 @@ int nub_import_file_end(struct nub_import *im)
   im->in_file = false;
   if (im->cur_is_pkgjson) {
     nub_free(im->pkgjson);
-    im->pkgjson_len = im->mem.len;
-    im->pkgjson = nub_buf_take(&im->mem);
+    im->pkgjson_len = im->mem->len;
+    im->pkgjson = nub_malloc(im->mem->len + 1);
+    memcpy(im->pkgjson, im->mem->data ? im->mem->data : "", im->mem->len);
+    im->pkgjson[im->mem->len] = 0;
   }
-  if (im->nf.fd < 0 && !im->cur_is_pkgjson && im->mem.len && is_js(im->cur.path))
-    nub_scan_requires(im->mem.data, im->mem.len, note_required, im);
+  if (im->nf.fd < 0 && !im->cur_is_pkgjson && im->mem->len && is_js(im->cur.path))
+    nub_scan_requires(im->mem->data, im->mem->len, note_required, im);
   /* Files are content-addressed, so each is published as soon as its hash
    * is known: whatever happens to the rest of the tarball, a file under its
    * own hash is correct. The package appears only with its index. */
@@ -572,12 +580,12 @@ int nub_import_file_end(struct nub_import *im)
     goto out;
   }
   {
-    const char *data = im->cur_is_pkgjson ? im->pkgjson : im->mem.data;
-    size_t len = im->cur_is_pkgjson ? im->pkgjson_len : im->mem.len;
+    const char *data = im->cur_is_pkgjson ? im->pkgjson : im->mem->data;
+    size_t len = im->cur_is_pkgjson ? im->pkgjson_len : im->mem->len;
     rc = put_small(im, name, data ? data : "", len);
   }
 out:
-  nub_buf_reset(&im->mem);
+  nub_buf_reset(im->mem);
   if (rc < 0) {
     nub_free(im->cur.path);
     im->cur.path = NULL;
@@ -598,7 +606,7 @@ static void free_import(struct nub_import *im)
   if (im->in_file)
     nub_free(im->cur.path);
   nub_plat_newfile_discard(&im->nf);
-  nub_buf_release(&im->mem);
+  nub_buf_release(&im->own_mem);
   nub_hasher_release(&im->h);
   nub_free(im->pkgjson);
   nub_strmap_release(&im->required, NULL);

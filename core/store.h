@@ -22,6 +22,8 @@
 
 #include "err.h"
 
+struct nub_buf;
+
 struct nub_stage_dir {
   char *name; /* under tmp/, led by our pid so that clean_tmp knows it */
   int fd;
@@ -98,6 +100,10 @@ struct nub_import;
 
 int nub_import_begin(struct nub_store *s, struct nub_import **out,
                      struct nub_err *err);
+/* Hold file bytes in buf (the caller's, kept across imports: a buffer that
+ * is already grown and mapped costs no reallocation and no page faults)
+ * rather than a buffer of the import's own. buf must outlive the import. */
+void nub_import_reuse(struct nub_import *im, struct nub_buf *buf);
 /* An explicit directory entry (files imply their parents). */
 int nub_import_dir(struct nub_import *im, const char *relpath);
 /* A regular file: begin, write its bytes, end. relpath is normalised and
