@@ -358,6 +358,8 @@ static void worker_run(void *arg, int worker)
     return;
   }
   nub_import_begin(f->store, &im, &err);
+  if (j->pkg->as_tree)
+    nub_import_as_tree(im, j->pkg->name);
   rc = nub_extract(im, pull, j, j->what, NULL, have_want ? check_integrity : NULL,
                    worker < f->nscratch ? &f->scratch[worker] : NULL, &st, &err);
   digest(j);

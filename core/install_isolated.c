@@ -48,6 +48,10 @@ static struct nub_pkg *identity(struct iso *s, const char *name, const char *ver
                       : nub_registry_tarball_url(&s->c->cfg, name, version);
   struct nub_pkg *p = nub_tree_pkg(&s->c->tree, name, version, url, integrity);
   nub_free(url);
+  /* a package new to the store becomes its entry in the global virtual
+   * store where it is unpacked (isolated.c, adopt); not where whole
+   * directories are cloned from content files (macOS) */
+  p->as_tree = s->c->cfg.gvs && !s->caps.has_clonedir;
   return p;
 }
 
@@ -576,8 +580,8 @@ out_phase:
     rc = nub_isolated_link(c->proj.dir_fd, &s.g, &c->store, &c->linker, c->pool, &c->prog,
                            &io, &ir, err);
   }
-  snprintf(detail, sizeof(detail), "%zu files, %zu packages, %zu reused", ir.files, ir.packages,
-           ir.reused);
+  snprintf(detail, sizeof(detail), "%zu files, %zu packages, %zu reused, %zu adopted",
+           ir.files, ir.packages, ir.reused, ir.adopted);
   nub_diag_phase_end(&ph, detail);
   nub_diag_tally_add(&ir.st.t);
   nub_diag_set_count("files", (long long)ir.files);

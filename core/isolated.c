@@ -79,7 +79,7 @@ struct ictx {
   struct nub_progress *prog;
   const struct nub_isolated_opts *o;
   struct nub_link_stats *stats;
-  size_t built, reused;
+  size_t built, reused, adopted;
   pthread_mutex_t lock;
   int rc;
   struct nub_err err;
@@ -290,27 +290,16 @@ static int prepare(struct ictx *c)
   return 0;
 }
 
-/* The package's files plus its dependency links, under base (a directory fd)
- * at "<prefix>node_modules/". `root` is how links reach sibling entries. */
-static int build_entry(struct ictx *c, struct ipkg *p, int base_fd, const char *prefix,
-                       bool gvs_siblings, int worker)
+/* The package's dependency links, in base at "<prefix>node_modules/".
+ * Siblings are reached as <sib><entry> in the global virtual store (sib is
+ * how the links directory is reached from two levels above the link), or
+ * through their .nub/<dir> names in the project when sib is NULL. */
+static int link_deps(struct ictx *c, struct ipkg *p, int base_fd, const char *prefix,
+                     const char *sib, const char *what)
 {
-  struct nub_err err;
   struct nub_buf path = NUB_BUF_INIT, tgt = NUB_BUF_INIT;
-  const struct nub_index *idx = p->g->fetch ? p->g->fetch->index : NULL;
-  char what[512];
-  int rc;
+  int rc = 0;
 
-  snprintf(what, sizeof(what), "%s@%s", p->g->name, p->g->version);
-  if (!idx)
-    return nub_err_set(&c->err, -NUB_ESTORE, "%s is not in the store", what), -NUB_ESTORE;
-  nub_buf_addf(&path, "%snode_modules/%s", prefix, p->g->name);
-  rc = nub_link_package(c->l, idx, base_fd, path.data, what, &c->stats[worker], &err);
-  if (rc < 0) {
-    fail(c, rc, "%s", err.msg);
-    nub_buf_release(&path);
-    return rc;
-  }
   for (size_t e = 0; e < p->nedges; e++) {
     struct ipkg *t = p->edges[e].to;
     const char *alias = p->edges[e].alias;
@@ -320,8 +309,8 @@ static int build_entry(struct ictx *c, struct ipkg *p, int base_fd, const char *
     nub_buf_reset(&tgt);
     nub_buf_addf(&path, "%snode_modules/%s", prefix, alias);
     up_levels(&tgt, alias, 2);
-    if (gvs_siblings && !t->local)
-      nub_buf_addf(&tgt, "%s/node_modules/%s", t->entry, t->g->name);
+    if (sib && !t->local)
+      nub_buf_addf(&tgt, "%s%s/node_modules/%s", sib, t->entry, t->g->name);
     else
       nub_buf_addf(&tgt, "%s/node_modules/%s", t->dir, t->g->name);
     if (strchr(alias, '/')) {
@@ -339,6 +328,74 @@ static int build_entry(struct ictx *c, struct ipkg *p, int base_fd, const char *
   nub_buf_release(&path);
   nub_buf_release(&tgt);
   return rc;
+}
+
+/* The package's files plus its dependency links, under base (a directory fd)
+ * at "<prefix>node_modules/". */
+static int build_entry(struct ictx *c, struct ipkg *p, int base_fd, const char *prefix,
+                       bool gvs_siblings, int worker)
+{
+  struct nub_err err;
+  struct nub_buf path = NUB_BUF_INIT;
+  const struct nub_index *idx = p->g->fetch ? p->g->fetch->index : NULL;
+  char what[512];
+  int rc;
+
+  snprintf(what, sizeof(what), "%s@%s", p->g->name, p->g->version);
+  if (!idx)
+    return nub_err_set(&c->err, -NUB_ESTORE, "%s is not in the store", what), -NUB_ESTORE;
+  nub_buf_addf(&path, "%snode_modules/%s", prefix, p->g->name);
+  rc = nub_link_package(c->l, idx, base_fd, path.data, what, &c->stats[worker], &err);
+  nub_buf_release(&path);
+  if (rc < 0) {
+    fail(c, rc, "%s", err.msg);
+    return rc;
+  }
+  return link_deps(c, p, base_fd, prefix, gvs_siblings ? "" : NULL, what);
+}
+
+/* A package the store holds as a tree (packages/<key>/node_modules/<name>)
+ * becomes the entry of the first closure that needs it, where it is: its
+ * dependency links go beside it and links/<entry> is a symlink to
+ * packages/<key>. No file is linked or copied. A claim (packages/<key>/entry,
+ * a symlink naming the entry, created atomically) gives the tree to one
+ * closure; an install of the same closure may finish a claimed adoption (its
+ * links are the same), any other closure gets a copy (0). 1 = adopted. */
+static int adopt(struct ictx *c, struct ipkg *p)
+{
+  const struct nub_index *idx = p->g->fetch->index;
+  char cur[sizeof(p->entry)], target[128], what[512];
+  int pfd, rc;
+
+  if (!idx->tree || c->l->nrungs == 0 || c->l->ladder[0] == NUB_PRIM_CLONEDIR)
+    return 0;
+  pfd = nub_plat_open_dir_at(c->store->packages_fd, idx->key);
+  if (pfd < 0)
+    return 0; /* the copy reports what is missing */
+  rc = nub_plat_symlink_at(p->entry, pfd, "entry");
+  if (rc == -EEXIST && (nub_plat_readlink_at(pfd, "entry", cur, sizeof(cur)) < 0 ||
+                        strcmp(cur, p->entry))) {
+    nub_plat_close(pfd);
+    return 0; /* another closure's */
+  }
+  if (rc < 0 && rc != -EEXIST) {
+    nub_plat_close(pfd);
+    return 0;
+  }
+  snprintf(what, sizeof(what), "%s@%s", p->g->name, p->g->version);
+  /* the links sit two levels below packages/<key>: ../links/ from there */
+  rc = link_deps(c, p, pfd, "", "../links/", what);
+  nub_plat_close(pfd);
+  if (rc < 0)
+    return rc;
+  snprintf(target, sizeof(target), "../packages/%s", idx->key);
+  rc = nub_plat_symlink_at(target, c->links_fd, p->entry);
+  if (rc < 0 && rc != -EEXIST) {
+    fail(c, rc, "cannot publish %s in the global virtual store: %s", p->entry,
+         nub_strerror(rc));
+    return rc;
+  }
+  return 1;
 }
 
 struct by_size {
@@ -378,11 +435,20 @@ static void link_one(void *vctx, size_t k, int worker)
   }
   {
     struct nub_plat_stat st;
-    if (nub_plat_stat_at(c->links_fd, p->entry, &st) != 0) {
+    /* followed: an adopted entry is a symlink to its tree, which must be there */
+    if (nub_plat_stat_follow_at(c->links_fd, p->entry, &st) != 0) {
       /* build it beside the others under a private name, then publish it
        * with a rename that never replaces: a racing install's copy wins */
       char tmp[128];
       int tfd;
+      if (nub_plat_stat_at(c->links_fd, p->entry, &st) == 0 && st.type == NUB_FT_LINK)
+        nub_plat_unlink_at(c->links_fd, p->entry, false); /* its tree is gone */
+      rc = p->g->fetch && p->g->fetch->index ? adopt(c, p) : 0;
+      if (rc != 0) {
+        if (rc > 0)
+          __atomic_add_fetch(&c->adopted, 1, __ATOMIC_RELAXED);
+        return;
+      }
       snprintf(tmp, sizeof(tmp), ".tmp-%d-%zu", nub_plat_pid(), i);
       rc = nub_plat_mkdir_at(c->links_fd, tmp, 0755);
       if (rc == -EEXIST) { /* left by a crashed process that had our pid */
@@ -620,6 +686,7 @@ int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
   res->packages = c.n;
   res->built = c.built;
   res->reused = c.reused;
+  res->adopted = c.adopted;
   res->files = res->st.files;
   rc = c.rc;
   if (rc)

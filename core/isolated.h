@@ -36,6 +36,7 @@ struct nub_isolated_opts {
 
 struct nub_isolated_result {
   size_t packages, built, reused, files;
+  size_t adopted; /* trees in the store made entries where they are */
   struct nub_link_stats st;
 };
 

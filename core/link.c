@@ -121,11 +121,9 @@ static void rule_out(struct nub_linker *l, enum nub_prim p, int rc)
   pthread_mutex_unlock(&l->lock);
 }
 
-static int try_prim(struct nub_linker *l, enum nub_prim p, const char *src,
+static int try_prim(enum nub_prim p, int sfd, const char *src,
                     const struct nub_index_file *f, int ddir, const char *dst)
 {
-  int sfd = l->store->files_fd;
-
   switch (p) {
   case NUB_PRIM_HARDLINK:
     return nub_plat_hardlink_at(sfd, src, ddir, dst);
@@ -143,18 +141,19 @@ static int try_prim(struct nub_linker *l, enum nub_prim p, const char *src,
   return -ENOTSUP;
 }
 
-int nub_link_file(struct nub_linker *l, const struct nub_index_file *f, int ddir,
-                  const char *dst, const char *pkg, struct nub_link_stats *st)
+/* One file from src (under directory fd sfd: a content name in the store's
+ * files, or a path in a package tree) to dst under ddir. */
+static int link_from(struct nub_linker *l, int sfd, const char *src,
+                     const struct nub_index_file *f, int ddir, const char *dst,
+                     const char *pkg, struct nub_link_stats *st)
 {
-  char src[67];
   int first_err = 0, rc = -ENOTSUP;
   enum nub_prim first_prim = NUB_PRIM_COPY, used = NUB_PRIM_COPY;
   uint64_t t0 = NUB_DIAG_ON() ? nub_plat_now_ns() : 0;
 
-  nub_store_file_name(f->hash, f->mode & 0111, src);
   if (l->small_copy && f->size <= SMALL_COPY_MAX) {
     used = NUB_PRIM_SMALL_COPY;
-    rc = try_prim(l, NUB_PRIM_SMALL_COPY, src, f, ddir, dst);
+    rc = try_prim(NUB_PRIM_SMALL_COPY, sfd, src, f, ddir, dst);
     goto done;
   }
   for (int i = 0; i < l->nrungs; i++) {
@@ -168,7 +167,7 @@ int nub_link_file(struct nub_linker *l, const struct nub_index_file *f, int ddir
       }
       continue;
     }
-    rc = try_prim(l, p, src, f, ddir, dst);
+    rc = try_prim(p, sfd, src, f, ddir, dst);
     used = p;
     if (rc == 0 || i + 1 == l->nrungs || !nub_plat_is_fallback(p, rc))
       break;
@@ -192,6 +191,15 @@ done:
     }
   }
   return rc;
+}
+
+int nub_link_file(struct nub_linker *l, const struct nub_index_file *f, int ddir,
+                  const char *dst, const char *pkg, struct nub_link_stats *st)
+{
+  char src[67];
+
+  nub_store_file_name(f->hash, f->mode & 0111, src);
+  return link_from(l, l->store->files_fd, src, f, ddir, dst, pkg, st);
 }
 
 int nub_mkdirs_at(int dir, const char *path)
@@ -224,34 +232,56 @@ static int link_files(struct nub_linker *l, const struct nub_index *idx, int fd,
                       const char *name, const char *pkg, struct nub_link_stats *st,
                       struct nub_err *err)
 {
-  int rc;
+  int rc = 0, tfd = -1;
 
+  if (idx->tree) {
+    tfd = nub_plat_open_dir_at(l->store->root_fd, idx->tree);
+    if (tfd < 0) {
+      /* gone from the store: forget the package, so that the next run
+       * fetches it again */
+      nub_store_index_remove(l->store, idx->key);
+      return nub_err_set(err, -NUB_ESTORE, "the store lost %s (%s: %s); run the install "
+                         "again to fetch it", pkg, idx->tree, nub_strerror(tfd));
+    }
+  }
   for (uint32_t i = 0; i < idx->ndirs; i++) {
     rc = nub_plat_mkdir_at(fd, idx->dirs[i], 0755);
-    if (rc < 0 && rc != -EEXIST)
-      return nub_err_set(err, rc, "cannot create %s/%s for %s: %s", name, idx->dirs[i], pkg,
-                         nub_strerror(rc));
+    if (rc < 0 && rc != -EEXIST) {
+      rc = nub_err_set(err, rc, "cannot create %s/%s for %s: %s", name, idx->dirs[i], pkg,
+                       nub_strerror(rc));
+      goto out;
+    }
     st->dirs++;
   }
   for (uint32_t i = 0; i < idx->nfiles; i++) {
     const struct nub_index_file *f = &idx->files[i];
-    rc = nub_link_file(l, f, fd, f->path, pkg, st);
+    rc = tfd >= 0 ? link_from(l, tfd, f->path, f, fd, f->path, pkg, st)
+                  : nub_link_file(l, f, fd, f->path, pkg, st);
     if (rc == -EEXIST) {
       /* a file the tree already has (a bundled copy under a deeper real
        * placement): the later placement wins, as npm's does */
       nub_plat_unlink_at(fd, f->path, false);
-      rc = nub_link_file(l, f, fd, f->path, pkg, st);
+      rc = tfd >= 0 ? link_from(l, tfd, f->path, f, fd, f->path, pkg, st)
+                    : nub_link_file(l, f, fd, f->path, pkg, st);
     }
     if (rc < 0) {
-      if (rc == -ENOENT)
-        return nub_err_set(err, -NUB_ESTORE,
-                           "the store lost a file of %s (%s); run the install again to "
-                           "fetch it", pkg, f->path);
-      return nub_err_set(err, rc, "cannot link %s/%s for %s: %s", name, f->path, pkg,
+      if (rc == -ENOENT) {
+        if (tfd >= 0)
+          nub_store_index_remove(l->store, idx->key);
+        rc = nub_err_set(err, -NUB_ESTORE,
+                         "the store lost a file of %s (%s); run the install again to "
+                         "fetch it", pkg, f->path);
+      } else {
+        rc = nub_err_set(err, rc, "cannot link %s/%s for %s: %s", name, f->path, pkg,
                          nub_strerror(rc));
+      }
+      goto out;
     }
   }
-  return 0;
+out:
+  if (tfd >= 0)
+    nub_plat_close(tfd);
+  return rc;
 }
 
 /* The package's tree in the store (<store>/v1/trees/<key>), built once from

@@ -23,7 +23,7 @@ struct idx_hdr {
   char magic[8];
   uint32_t nfiles, ndirs, nbins, flags;
   uint32_t strtab_len, name_off, version_off, os_off;
-  uint32_t cpu_off, libc_off, phantom_off, reserved;
+  uint32_t cpu_off, libc_off, phantom_off, tree_off; /* tree_off: NUB_IDX_TREE */
   uint64_t bytes;
 };
 
@@ -67,7 +67,7 @@ int nub_store_open(struct nub_store *s, const char *dir, struct nub_err *err)
 
   memset(s, 0, sizeof(*s));
   pthread_mutex_init(&s->stage_lock, NULL);
-  s->root_fd = s->files_fd = s->index_fd = s->tmp_fd = -1;
+  s->root_fd = s->files_fd = s->index_fd = s->tmp_fd = s->packages_fd = -1;
   s->root = nub_asprintf("%s/v1", dir);
   rc = nub_plat_mkdir_p(s->root, 0755);
   if (rc < 0)
@@ -77,8 +77,8 @@ int nub_store_open(struct nub_store *s, const char *dir, struct nub_err *err)
     rc = s->root_fd;
     goto fail;
   }
-  static const char *const subs[] = {"files", "index", "tmp"};
-  for (int i = 0; i < 3; i++) {
+  static const char *const subs[] = {"files", "index", "tmp", "packages"};
+  for (int i = 0; i < 4; i++) {
     rc = nub_plat_mkdir_at(s->root_fd, subs[i], 0755);
     if (rc < 0 && rc != -EEXIST)
       goto fail;
@@ -86,8 +86,10 @@ int nub_store_open(struct nub_store *s, const char *dir, struct nub_err *err)
   s->files_fd = nub_plat_open_dir_at(s->root_fd, "files");
   s->index_fd = nub_plat_open_dir_at(s->root_fd, "index");
   s->tmp_fd = nub_plat_open_dir_at(s->root_fd, "tmp");
-  if (s->files_fd < 0 || s->index_fd < 0 || s->tmp_fd < 0) {
-    rc = s->files_fd < 0 ? s->files_fd : s->index_fd < 0 ? s->index_fd : s->tmp_fd;
+  s->packages_fd = nub_plat_open_dir_at(s->root_fd, "packages");
+  if (s->files_fd < 0 || s->index_fd < 0 || s->tmp_fd < 0 || s->packages_fd < 0) {
+    rc = s->files_fd < 0 ? s->files_fd : s->index_fd < 0 ? s->index_fd
+         : s->tmp_fd < 0 ? s->tmp_fd : s->packages_fd;
     goto fail;
   }
   /* Shards and staging directories start hierarchies of their own: spread,
@@ -122,10 +124,11 @@ void nub_store_close(struct nub_store *s)
   nub_plat_close(s->files_fd);
   nub_plat_close(s->index_fd);
   nub_plat_close(s->tmp_fd);
+  nub_plat_close(s->packages_fd);
   nub_free(s->root);
   memset(s, 0, sizeof(*s));
   pthread_mutex_init(&s->stage_lock, NULL);
-  s->root_fd = s->files_fd = s->index_fd = s->tmp_fd = -1;
+  s->root_fd = s->files_fd = s->index_fd = s->tmp_fd = s->packages_fd = -1;
 }
 
 struct clean_ctx {
@@ -214,7 +217,8 @@ static int index_parse(char *blob, size_t len, struct nub_index **out)
   strtab = (const char *)(rb + 2 * (size_t)h.nbins);
   if (!str_ok(&h, strtab, h.name_off) || !str_ok(&h, strtab, h.version_off) ||
       !str_ok(&h, strtab, h.os_off) || !str_ok(&h, strtab, h.cpu_off) ||
-      !str_ok(&h, strtab, h.libc_off) || !str_ok(&h, strtab, h.phantom_off))
+      !str_ok(&h, strtab, h.libc_off) || !str_ok(&h, strtab, h.phantom_off) ||
+      ((h.flags & NUB_IDX_TREE) && !str_ok(&h, strtab, h.tree_off)))
     goto bad;
   idx = nub_calloc(1, sizeof(*idx));
   idx->blob = blob;
@@ -225,6 +229,7 @@ static int index_parse(char *blob, size_t len, struct nub_index **out)
   idx->cpu = strtab + h.cpu_off;
   idx->libc = strtab + h.libc_off;
   idx->phantoms = strtab + h.phantom_off;
+  idx->tree = h.flags & NUB_IDX_TREE ? strtab + h.tree_off : NULL;
   idx->flags = h.flags;
   idx->nfiles = h.nfiles;
   idx->ndirs = h.ndirs;
@@ -329,6 +334,12 @@ struct nub_import {
   char *pkgjson; /* the package's own package.json, for bins and scripts */
   size_t pkgjson_len;
   bool cur_is_pkgjson;
+  /* tree mode (nub_import_as_tree): the package directory being written,
+   * <stage>/<tree_stage>/node_modules/<tree_name>, and the open file */
+  char *tree_name;
+  char tree_stage[24];
+  int tree_fd, tfd;
+  struct nub_strmap made; /* directories made in the tree */
 };
 
 static int ensure_stage_dir(struct nub_import *im)
@@ -379,6 +390,7 @@ int nub_import_begin(struct nub_store *s, struct nub_import **out, struct nub_er
   im->store = s;
   im->stage.fd = -1;
   im->nf.fd = -1;
+  im->tree_fd = im->tfd = -1;
   im->mem = &im->own_mem;
   nub_hasher_init(&im->h, NUB_HASH_SHA256);
   *out = im;
@@ -388,6 +400,114 @@ int nub_import_begin(struct nub_store *s, struct nub_import **out, struct nub_er
 void nub_import_reuse(struct nub_import *im, struct nub_buf *buf)
 {
   im->mem = buf;
+}
+
+/* A registry name, safe as a path: "x" or "@s/x", no dot segments. */
+static bool tree_name_ok(const char *n)
+{
+  const char *slash = strchr(n, '/');
+  if (!*n || *n == '.' || strstr(n, "..") || strchr(n, '\\'))
+    return false;
+  if (slash)
+    return *n == '@' && slash[1] && slash[1] != '.' && !strchr(slash + 1, '/');
+  return true;
+}
+
+bool nub_import_as_tree(struct nub_import *im, const char *name)
+{
+  if (im->nfiles || im->in_file || !tree_name_ok(name))
+    return false;
+  nub_free(im->tree_name);
+  im->tree_name = nub_strdup(name);
+  return true;
+}
+
+static int ensure_tree_dir(struct nub_import *im)
+{
+  char path[600];
+  int rc;
+
+  if (im->tree_fd >= 0)
+    return 0;
+  rc = ensure_stage_dir(im);
+  if (rc < 0)
+    return rc;
+  snprintf(im->tree_stage, sizeof(im->tree_stage), "t%u", next_tmpno(im));
+  snprintf(path, sizeof(path), "%s/node_modules/%s", im->tree_stage, im->tree_name);
+  /* each level at once: new, so a first try of the whole path would fail */
+  for (char *sl = strchr(path, '/');; sl = strchr(sl + 1, '/')) {
+    if (sl)
+      *sl = '\0';
+    rc = nub_plat_mkdir_at(im->stage.fd, path, 0755);
+    if (sl)
+      *sl = '/';
+    if (rc < 0 && rc != -EEXIST)
+      return rc;
+    if (!sl)
+      break;
+  }
+  im->tree_fd = nub_plat_open_dir_at(im->stage.fd, path);
+  return im->tree_fd < 0 ? im->tree_fd : 0;
+}
+
+/* The directories above path (and path itself when `self`), each made
+ * once per import: tarballs seldom list their directories, and a create
+ * that fails first costs a syscall. */
+static int tree_mkdirs(struct nub_import *im, const char *path, bool self)
+{
+  char buf[4096];
+  size_t n = strlen(path);
+
+  if (n + 1 >= sizeof(buf))
+    return -ENAMETOOLONG;
+  memcpy(buf, path, n);
+  buf[n] = '/';
+  buf[n + 1] = '\0';
+  if (!self)
+    buf[n] = '\0';
+  for (char *s = strchr(buf, '/'); s; s = strchr(s + 1, '/')) {
+    *s = '\0';
+    if (!nub_strmap_get(&im->made, buf)) {
+      int rc = nub_plat_mkdir_at(im->tree_fd, buf, 0755);
+      if (rc < 0 && rc != -EEXIST)
+        return rc;
+      nub_strmap_put(&im->made, buf, im);
+    }
+    *s = '/';
+  }
+  return 0;
+}
+
+/* The current file, created in the package directory. A later tar entry
+ * with the same path replaces an earlier one, as tar does. */
+static int tree_create(struct nub_import *im)
+{
+  const char *path = im->cur.path;
+  unsigned mode = im->cur.tar_exec ? 0755 : 0644;
+  int rc = ensure_tree_dir(im), fd;
+
+  if (rc == 0)
+    rc = tree_mkdirs(im, path, false);
+  if (rc < 0)
+    return rc;
+  fd = nub_plat_create_excl_at(im->tree_fd, path, mode);
+  if (fd == -EEXIST) {
+    nub_plat_unlink_at(im->tree_fd, path, false);
+    fd = nub_plat_create_excl_at(im->tree_fd, path, mode);
+  }
+  return fd;
+}
+
+static int tree_spill(struct nub_import *im)
+{
+  int fd = tree_create(im);
+
+  if (fd < 0)
+    return fd;
+  im->tfd = fd;
+  fd = nub_plat_write_all(im->tfd, im->mem->data ? im->mem->data : "", im->mem->len);
+  nub_buf_reset(im->mem);
+  return fd;
 }
 
 void nub_import_totals(const struct nub_import *im, uint64_t *files, uint64_t *bytes)
@@ -512,14 +632,17 @@ static int put_small(struct nub_import *im, const char *name, const char *data,
 
 int nub_import_file_write(struct nub_import *im, const void *p, size_t n)
 {
-  nub_hasher_update(&im->h, p, n);
+  if (!im->tree_name)
+    nub_hasher_update(&im->h, p, n);
   im->cur.size += n;
   im->bytes += n;
   if (im->nf.fd >= 0)
     return nub_plat_write_all(im->nf.fd, p, n);
+  if (im->tfd >= 0)
+    return nub_plat_write_all(im->tfd, p, n);
   nub_buf_add(im->mem, p, n);
   if (im->mem->len > MEM_LIMIT && !im->cur_is_pkgjson)
-    return spill(im);
+    return im->tree_name ? tree_spill(im) : spill(im);
   return 0;
 }
 
@@ -556,7 +679,8 @@ int nub_import_file_end(struct nub_import *im)
   char name[67];
   int rc = 0;
 
-  nub_hasher_final(&im->h, im->cur.hash, NULL);
+  if (!im->tree_name)
+    nub_hasher_final(&im->h, im->cur.hash, NULL);
   im->in_file = false;
   if (im->cur_is_pkgjson) {
     nub_free(im->pkgjson);
@@ -565,8 +689,26 @@ int nub_import_file_end(struct nub_import *im)
     memcpy(im->pkgjson, im->mem->data ? im->mem->data : "", im->mem->len);
     im->pkgjson[im->mem->len] = 0;
   }
-  if (im->nf.fd < 0 && !im->cur_is_pkgjson && im->mem->len && is_js(im->cur.path))
+  if (im->nf.fd < 0 && im->tfd < 0 && !im->cur_is_pkgjson && im->mem->len &&
+      is_js(im->cur.path))
     nub_scan_requires(im->mem->data, im->mem->len, note_required, im);
+  if (im->tree_name) {
+    /* tree mode: the file's name is its path in the package directory */
+    if (im->tfd < 0) {
+      const char *data = im->cur_is_pkgjson ? im->pkgjson : im->mem->data;
+      size_t len = im->cur_is_pkgjson ? im->pkgjson_len : im->mem->len;
+      int fd = tree_create(im);
+      rc = fd < 0 ? fd : nub_plat_write_all(fd, data ? data : "", len);
+      if (fd >= 0 && nub_plat_close(fd) < 0 && rc == 0)
+        rc = -EIO;
+    } else {
+      rc = nub_plat_close(im->tfd) < 0 ? -EIO : 0;
+      im->tfd = -1;
+    }
+    if (rc == 0)
+      im->nfresh++;
+    goto out;
+  }
   /* Files are content-addressed, so each is published as soon as its hash
    * is known: whatever happens to the rest of the tarball, a file under its
    * own hash is correct. The package appears only with its index. */
@@ -606,6 +748,14 @@ static void free_import(struct nub_import *im)
   if (im->in_file)
     nub_free(im->cur.path);
   nub_plat_newfile_discard(&im->nf);
+  if (im->tfd >= 0)
+    nub_plat_close(im->tfd);
+  if (im->tree_fd >= 0)
+    nub_plat_close(im->tree_fd);
+  if (im->tree_stage[0] && im->stage.fd >= 0)
+    nub_plat_rm_rf_at(im->stage.fd, im->tree_stage); /* not published */
+  nub_free(im->tree_name);
+  nub_strmap_release(&im->made, NULL);
   nub_buf_release(&im->own_mem);
   nub_hasher_release(&im->h);
   nub_free(im->pkgjson);
@@ -650,6 +800,8 @@ static int publish_mode(struct nub_import *im, struct imp_file *f, bool exec)
 
   if (exec == f->tar_exec)
     return 0;
+  if (im->tree_name) /* the package's own file: its mode is the package's */
+    return nub_plat_chmod_at(im->tree_fd, f->path, exec ? 0755 : 0644);
   nub_store_file_name(f->hash, exec, name);
   if (have_whole(im, name, f->size, &found))
     return 0;
@@ -686,6 +838,58 @@ static bool is_under(const char *path, const char *dir)
 {
   size_t n = strlen(dir);
   return !strncmp(path, dir, n) && path[n] == '/';
+}
+
+/* Whether the tree at packages/<key> has every file of this import at its
+ * size: a racing import's copy, or a damaged one to be replaced. */
+static bool tree_whole(struct nub_import *im, const char *key)
+{
+  char path[600];
+  int fd;
+  bool ok = true;
+
+  snprintf(path, sizeof(path), "%s/node_modules/%s", key, im->tree_name);
+  fd = nub_plat_open_dir_at(im->store->packages_fd, path);
+  if (fd < 0)
+    return false;
+  for (size_t i = 0; i < im->nfiles && ok; i++) {
+    struct nub_plat_stat st;
+    ok = nub_plat_stat_at(fd, im->files[i].path, &st) == 0 && st.type == NUB_FT_FILE &&
+         st.size == im->files[i].size;
+  }
+  nub_plat_close(fd);
+  return ok;
+}
+
+/* Move the staged package directory to packages/<key> (one rename, however
+ * many files). A whole copy already there wins; a damaged one is moved
+ * aside (into our staging directory, removed at close) and replaced. */
+static int publish_tree(struct nub_import *im, const char *key)
+{
+  int rc;
+
+  nub_plat_close(im->tree_fd);
+  im->tree_fd = -1;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    rc = nub_plat_rename_noreplace_at(im->stage.fd, im->tree_stage, im->store->packages_fd,
+                                      key);
+    if (rc == 0) {
+      im->tree_stage[0] = '\0';
+      return 0;
+    }
+    if (rc != -EEXIST && rc != -ENOTEMPTY)
+      return rc;
+    if (tree_whole(im, key))
+      return 0; /* ours is removed with the import */
+    if (attempt == 0) {
+      char aside[32];
+      snprintf(aside, sizeof(aside), "old%u", next_tmpno(im));
+      rc = nub_plat_rename_at(im->store->packages_fd, key, im->stage.fd, aside);
+      if (rc < 0 && rc != -ENOENT)
+        return rc;
+    }
+  }
+  return -EEXIST;
 }
 
 int nub_import_commit(struct nub_import *im, const char key[65],
@@ -783,6 +987,16 @@ int nub_import_commit(struct nub_import *im, const char key[65],
     }
     ndirs = w;
   }
+  if (im->tree_name) {
+    rc = ensure_tree_dir(im);
+    for (size_t i = 0; rc == 0 && i < im->ndirs; i++)
+      rc = tree_mkdirs(im, im->dirs[i], true); /* explicit, maybe empty */
+    if (rc < 0) {
+      nub_err_set(err, rc, "cannot write to the store: %s", nub_strerror(rc));
+      goto out;
+    }
+    flags |= NUB_IDX_TREE;
+  }
   /* Serialise. */
   memset(&h, 0, sizeof(h));
   memcpy(h.magic, IDX_MAGIC, 8);
@@ -793,6 +1007,11 @@ int nub_import_commit(struct nub_import *im, const char key[65],
   h.bytes = im->bytes;
   h.name_off = st_add(&st, have_m && m.name ? m.name : "");
   h.version_off = st_add(&st, have_m && m.version ? m.version : "");
+  if (im->tree_name) {
+    char *t = nub_asprintf("packages/%s/node_modules/%s", key, im->tree_name);
+    h.tree_off = st_add(&st, t);
+    nub_free(t);
+  }
   {
     char *const *lists[3] = {m.os, m.cpu, m.libc};
     size_t counts[3] = {m.nos, m.ncpu, m.nlibc};
@@ -855,6 +1074,14 @@ int nub_import_commit(struct nub_import *im, const char key[65],
     nub_free(rf);
     nub_free(rd);
     nub_free(rb);
+  }
+  if (im->tree_name) {
+    rc = publish_tree(im, key);
+    if (rc < 0) {
+      nub_err_set(err, rc, "cannot publish the package into the store: %s",
+                  nub_strerror(rc));
+      goto out;
+    }
   }
   /* The index is published last: its presence means the package is whole. */
   rc = ensure_stage_dir(im);

@@ -1,4 +1,5 @@
-/* store.h - the content-addressed store (DESIGN.md "Store").
+/* store.h - the store (DESIGN.md "Store"): content-addressed files, and
+ * packages kept whole as trees.
  *
  * Layout under <store-dir>/v1:
  *   files/<2 hex>/<62 hex>[x]   file contents named by their SHA-256; the "x"
@@ -7,6 +8,10 @@
  *                               nub_pkg_key): paths, hashes, sizes, modes,
  *                               bins; written last and atomically, so its
  *                               presence means "complete"
+ *   packages/<key>/node_modules/<name>/
+ *                               a package imported as a tree (see
+ *                               nub_import_as_tree): its files under their
+ *                               own paths, not content names
  *   tmp/<pid>-<n>/              staging of an import in progress
  *
  * Write-once: every publish is a rename that never replaces; a loser of a
@@ -31,7 +36,7 @@ struct nub_stage_dir {
 
 struct nub_store {
   char *root; /* <dir>/v1 */
-  int root_fd, files_fd, index_fd, tmp_fd;
+  int root_fd, files_fd, index_fd, tmp_fd, packages_fd;
   /* Staging directories are reused by later imports and removed only at
    * close: a file system without a journal (ext4) scans every inode freed
    * in the last half minute on each allocation in its group, so freeing
@@ -54,6 +59,7 @@ void nub_store_clean_tmp(struct nub_store *s);
 enum nub_index_flag {
   NUB_IDX_INSTALL_SCRIPT = 1u << 0, /* preinstall/install/postinstall */
   NUB_IDX_BINDING_GYP = 1u << 1,    /* implicit `node-gyp rebuild` */
+  NUB_IDX_TREE = 1u << 2,           /* files live in `tree`, hashes are zero */
 };
 
 struct nub_index_file {
@@ -75,6 +81,8 @@ struct nub_index {
   const char *os, *cpu, *libc; /* package.json's lists, comma-joined ("" = any) */
   const char *phantoms;         /* packages its code loads without declaring them,
                                  * comma-joined and sorted */
+  const char *tree;             /* NUB_IDX_TREE: the package directory, relative
+                                 * to the store root; else NULL */
   unsigned flags;
   uint32_t nfiles, ndirs, nbins;
   struct nub_index_file *files;
@@ -104,6 +112,16 @@ int nub_import_begin(struct nub_store *s, struct nub_import **out,
  * is already grown and mapped costs no reallocation and no page faults)
  * rather than a buffer of the import's own. buf must outlive the import. */
 void nub_import_reuse(struct nub_import *im, struct nub_buf *buf);
+/* Write the package as a tree: each file straight into a package directory
+ * of the store (packages/<key>/node_modules/<name>, published with one
+ * rename at commit) instead of a content-addressed file. That costs no
+ * content hash and gives each file one name, which the isolated layout's
+ * global virtual store then adopts as the package's entry (isolated.c), so
+ * that a cold install neither hashes nor links its files; the price is that
+ * files equal across packages are not shared. Call before the first entry.
+ * false (and the import stays content-addressed) when name cannot be a
+ * directory name. */
+bool nub_import_as_tree(struct nub_import *im, const char *name);
 /* An explicit directory entry (files imply their parents). */
 int nub_import_dir(struct nub_import *im, const char *relpath);
 /* A regular file: begin, write its bytes, end. relpath is normalised and

@@ -34,6 +34,7 @@ struct nub_pkg {
   bool optional;   /* every node that installs it is optional: a failed fetch
                     * skips it instead of failing the install */
   bool failed;     /* an optional package that could not be fetched */
+  bool as_tree;    /* a miss is imported as a tree (nub_import_as_tree) */
   unsigned char fetch_state; /* private to fetch */
 };
 

@@ -13,6 +13,8 @@ import json
 import os
 import re
 import shutil
+import signal
+import subprocess
 import sys
 import time
 
@@ -596,6 +598,177 @@ class OfflineTest(IsolatedTestCase):
         self.assertEqual(proc.returncode, 43, proc.stderr)
         self.assertEqual(self.registry.requests, [])
         self.assertFalse(os.path.exists(self.nm()))
+
+
+class StoreTreeTest(IsolatedTestCase):
+    """A package new to the store is unpacked as a tree,
+    <store>/v1/packages/<key>/node_modules/<name>, and the first entry of the
+    global virtual store that needs it is made from that tree where it is
+    (links/<entry> -> ../packages/<key>, dependency links beside the package):
+    no file is linked twice. Other closures of the same package, other
+    layouts and the project-local entries link from the tree."""
+
+    def packages_dir(self, store=None):
+        return os.path.join(store or self.store, "v1", "packages")
+
+    def store_files(self, store=None):
+        root = os.path.join(store or self.store, "v1", "files")
+        return [os.path.join(d, n) for d, _, names in os.walk(root) for n in names
+                if not n.startswith(".")]
+
+    def test_cold_install_adopts_the_trees(self):
+        self.make_project("basic")
+        proc = self.nub("install", env={"NUB_LOG": "debug"})
+        graph = self.assert_layout(gvs=True)
+        self.assert_requires(gvs=True)
+        link = self.phase_lines(proc.stderr)["link"].group(3)
+        self.assertIn("%d adopted" % len(graph), link)
+        self.assertRegex(link, r"^0 files\b")
+        # nothing went to the content-addressed files
+        self.assertEqual(self.store_files(), [])
+        pkgs = os.path.realpath(self.packages_dir())
+        for key, g in graph.items():
+            with self.subTest(package=key):
+                entry = os.readlink(os.path.join(self.nm(".nub"), g["dir"]))
+                target = os.readlink(entry)       # links/<entry> -> ../packages/<key>
+                self.assertTrue(target.startswith("../packages/"), target)
+                tree = os.path.realpath(entry)
+                self.assertEqual(os.path.dirname(tree), pkgs)
+                # the claim names the entry that owns the tree
+                self.assertEqual(os.readlink(os.path.join(tree, "entry")),
+                                 os.path.basename(entry))
+                real = os.path.realpath(self.nm(g["name"]) if g["name"] in self.direct_deps(
+                    self.lock()) else os.path.join(entry, "node_modules", g["name"]))
+                self.assertTrue(real.startswith(tree + os.sep), real)
+        # a second project: every entry reused, nothing fetched or linked
+        proj2 = os.path.join(self.tmp, "proj2")
+        os.makedirs(proj2)
+        shutil.copy(os.path.join(self.proj, "package.json"), proj2)
+        shutil.copy(os.path.join(self.proj, "nub.lock"), proj2)
+        self.registry.reset_log()
+        proc = self.nub("install", cwd=proj2, env={"NUB_LOG": "debug"})
+        self.assertEqual(self.registry.count(r"\.tgz$"), 0)
+        self.assertIn("%d reused, 0 adopted" % len(graph),
+                      self.phase_lines(proc.stderr)["link"].group(3))
+        self.assert_requires(gvs=True, proj=proj2)
+
+    def test_bin_targets_are_executable_in_the_tree(self):
+        self.make_project("basic")
+        self.nub("install")
+        for name in os.listdir(self.nm(".bin")):
+            with self.subTest(bin=name):
+                self.assertExecutable(os.path.realpath(self.nm(".bin", name)))
+
+    def test_peer_variants_one_adopted_one_linked_from_it(self):
+        # plugin@1.0.0 is needed with react-like@1 (through host-a) and with
+        # react-like@2 (host-b): one tarball, two closures
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"host-a": "^1.0.0", "host-b": "^1.0.0"}})
+        self.nub("install")
+        self.assert_layout(gvs=True)
+        self.assert_requires(gvs=True)
+        vs = self.nm(".nub")
+        plugins = sorted(d for d in os.listdir(vs) if d.startswith("plugin@"))
+        self.assertEqual(len(plugins), 2, plugins)
+        reals = [os.path.realpath(os.path.join(vs, d, "node_modules", "plugin", "index.js"))
+                 for d in plugins]
+        pkgs = os.path.realpath(self.packages_dir())
+        adopted = [r for r in reals if r.startswith(pkgs + os.sep)]
+        self.assertEqual(len(adopted), 1, reals)
+        # the other closure's copy shares the tree's inode (a hard link)
+        self.assertEqual(os.stat(reals[0]).st_ino, os.stat(reals[1]).st_ino)
+        sees = {}
+        for d in plugins:
+            real = os.path.realpath(os.path.join(vs, d, "node_modules", "plugin"))
+            sees[d] = self.node_json(real, "require('react-like/package.json').version")
+        self.assertEqual(sorted(sees.values()), ["1.0.0", "2.0.0"], sees)
+        # and through the hosts, each plugin loads with its host's react-like
+        host_real = {h: os.path.realpath(self.nm(h)) for h in ("host-a", "host-b")}
+        self.assertEqual(self.node_json(host_real["host-a"], "require('plugin').deps"),
+                         {"react-like": "1.0.0"})
+        self.assertEqual(self.node_json(host_real["host-b"], "require('plugin').deps"),
+                         {"react-like": "2.0.0"})
+
+    def test_hoisted_install_links_from_the_trees(self):
+        self.make_project("basic")
+        self.nub("install")
+        tree_a = os.path.realpath(self.nm("a", "index.js"))
+        self.assertTrue(tree_a.startswith(os.path.realpath(self.packages_dir())), tree_a)
+        # a project with an npm lockfile (hoisted) on the same store
+        proj2 = os.path.join(self.tmp, "proj2")
+        os.makedirs(proj2)
+        saved, self.proj = self.proj, proj2
+        try:
+            self.make_project("basic", lockfile="package-lock.v3.json")
+        finally:
+            self.proj = saved
+        self.registry.reset_log()
+        self.nub("install", cwd=proj2)
+        self.assertEqual(self.registry.count(r"\.tgz$"), 0)
+        a = os.path.join(proj2, "node_modules", "a", "index.js")
+        self.assertFalse(os.path.islink(a))
+        self.assertEqual(os.stat(a).st_ino, os.stat(tree_a).st_ino)
+        for dep in ("a", "c", "@scope/d", "e"):
+            self.assertEqual(self.node_require(proj2, dep)["name"], dep)
+
+    def test_lost_tree_is_named_and_fetched_again(self):
+        self.make_project("basic")
+        self.nub("install")
+        tree = os.path.dirname(os.path.dirname(os.path.realpath(self.nm("a"))))
+        shutil.rmtree(tree)
+        shutil.rmtree(self.nm())
+        proc = self.nub_fails("install")
+        lines = proc.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, proc.stderr)
+        self.assertIn("a@1.0.0", lines[0])
+        self.assertIn("run the install again", lines[0])
+        self.nub("install")
+        self.assert_layout(gvs=True)
+        self.assert_requires(gvs=True)
+
+    def test_concurrent_cold_installs_share_one_store(self):
+        self.make_project("basic")
+        self.nub("install", "--lockfile-only")
+        projs = []
+        for i in range(3):
+            d = os.path.join(self.tmp, "p%d" % i)
+            os.makedirs(d)
+            for f in ("package.json", "nub.lock"):
+                shutil.copy(os.path.join(self.proj, f), d)
+            projs.append(d)
+        procs = [subprocess.Popen([self.nub_bin, "install"], cwd=d, env=self.env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  universal_newlines=True) for d in projs]
+        for p in procs:
+            out, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, err)
+        for d in projs:
+            with self.subTest(proj=d):
+                self.assert_layout(gvs=True, proj=d)
+                self.assert_requires(gvs=True, proj=d)
+        # one tree per package, each claimed once
+        for t in os.listdir(self.packages_dir()):
+            self.assertTrue(os.path.islink(os.path.join(self.packages_dir(), t, "entry")), t)
+
+    def test_killed_while_linking_then_finished(self):
+        self.make_project("basic")
+        self.nub("install", "--lockfile-only")
+        self.nub("install")
+        # a fresh store, then runs killed at several points of fetch and link
+        store2 = os.path.join(self.tmp, "store2")
+        env = {"NUB_STORE_DIR": store2}
+        for delay in (0.02, 0.05, 0.1, 0.2):
+            shutil.rmtree(self.nm(), ignore_errors=True)
+            full = dict(self.env, **env)
+            p = subprocess.Popen([self.nub_bin, "install"], cwd=self.proj, env=full,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(delay)
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+        shutil.rmtree(self.nm(), ignore_errors=True)
+        self.nub("install", env=env)
+        self.assert_layout(gvs=True, store=store2)
+        self.assert_requires(gvs=True)
 
 
 if __name__ == "__main__":
