@@ -164,16 +164,21 @@ static void on_done(void *ud, const struct nub_http_result *r)
 {
   struct job *j = ud;
   bool schedule = false;
+  size_t size;
 
   pthread_mutex_lock(&j->lock);
+  size = j->queued;
   j->res = *r;
   j->done = true;
   if (!j->scheduled)
     schedule = j->scheduled = true;
   pthread_cond_signal(&j->cv);
   pthread_mutex_unlock(&j->lock);
+  /* Biggest first: the last tarballs to finish downloading are the big
+   * ones, and started last they would leave one worker busy at the end
+   * while the others idle. */
   if (schedule)
-    nub_pool_submit(j->f->pool, worker_run, j);
+    nub_pool_submit_prio(j->f->pool, worker_run, j, size);
 }
 
 static void submit(struct job *j, uint64_t delay_ms)

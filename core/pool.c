@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "diag.h"
@@ -13,6 +14,7 @@
 struct job {
   nub_job_fn fn;
   void *arg;
+  uint64_t prio, seq; /* higher prio first; equal ones in submission order */
 };
 
 struct forctx {
@@ -28,8 +30,9 @@ struct nub_pool {
   pthread_cond_t cv_work, cv_idle;
   pthread_t *threads;
   int n;
-  struct job *q;
-  size_t head, len, cap;
+  struct job *q; /* a binary heap */
+  size_t len, cap;
+  uint64_t seq;
   size_t running;
   bool stop;
   struct forctx *fc; /* the nub_pool_for in progress, if any */
@@ -51,6 +54,34 @@ struct warg {
   struct nub_pool *p;
   int id;
 };
+
+static bool before(const struct job *a, const struct job *b)
+{
+  return a->prio != b->prio ? a->prio > b->prio : a->seq < b->seq;
+}
+
+/* The first job of the heap (p->len > 0, lock held). */
+static struct job heap_pop(struct nub_pool *p)
+{
+  struct job top = p->q[0];
+  size_t i = 0;
+
+  p->q[0] = p->q[--p->len];
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < p->len && before(&p->q[l], &p->q[m]))
+      m = l;
+    if (r < p->len && before(&p->q[r], &p->q[m]))
+      m = r;
+    if (m == i)
+      break;
+    struct job t = p->q[i];
+    p->q[i] = p->q[m];
+    p->q[m] = t;
+    i = m;
+  }
+  return top;
+}
 
 static void *worker_main(void *arg)
 {
@@ -89,9 +120,7 @@ static void *worker_main(void *arg)
         pthread_cond_wait(&p->cv_work, &p->lock);
       continue;
     }
-    j = p->q[p->head];
-    p->head = (p->head + 1) % p->cap;
-    p->len--;
+    j = heap_pop(p);
     p->running++;
     pthread_mutex_unlock(&p->lock);
     j.fn(j.arg, id);
@@ -130,24 +159,27 @@ struct nub_pool *nub_pool_new(int nthreads, const char *name)
 
 int nub_pool_size(const struct nub_pool *p) { return p->n + 1; }
 
-void nub_pool_submit(struct nub_pool *p, nub_job_fn fn, void *arg)
+void nub_pool_submit_prio(struct nub_pool *p, nub_job_fn fn, void *arg, uint64_t prio)
 {
+  size_t i;
+
   pthread_mutex_lock(&p->lock);
-  if (p->len == p->cap) {
-    size_t nc = p->cap ? p->cap * 2 : 64;
-    struct job *q = nub_malloc(nc * sizeof(*q));
-    for (size_t i = 0; i < p->len; i++)
-      q[i] = p->q[(p->head + i) % p->cap];
-    nub_free(p->q);
-    p->q = q;
-    p->head = 0;
-    p->cap = nc;
+  NUB_GROW(p->q, p->cap, p->len + 1);
+  i = p->len++;
+  p->q[i] = (struct job){fn, arg, prio, p->seq++};
+  while (i && before(&p->q[i], &p->q[(i - 1) / 2])) {
+    struct job t = p->q[i];
+    p->q[i] = p->q[(i - 1) / 2];
+    p->q[(i - 1) / 2] = t;
+    i = (i - 1) / 2;
   }
-  p->q[(p->head + p->len) % p->cap].fn = fn;
-  p->q[(p->head + p->len) % p->cap].arg = arg;
-  p->len++;
   pthread_cond_signal(&p->cv_work);
   pthread_mutex_unlock(&p->lock);
+}
+
+void nub_pool_submit(struct nub_pool *p, nub_job_fn fn, void *arg)
+{
+  nub_pool_submit_prio(p, fn, arg, 0);
 }
 
 void nub_pool_drain(struct nub_pool *p)

@@ -2,6 +2,7 @@
  *
  * Two ways to use it:
  *  - nub_pool_submit: queue one job (FIFO), e.g. a tarball to extract;
+ *    nub_pool_submit_prio puts it before every job of lower priority;
  *    nub_pool_drain waits until the queue is empty and every job finished;
  *  - nub_pool_for: run fn(ctx, i, worker) for i in [0, n) on every worker
  *    and the calling thread, items handed out in order through an atomic
@@ -10,6 +11,7 @@
 #define NUB_POOL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct nub_pool;
 
@@ -22,7 +24,8 @@ struct nub_pool *nub_pool_new(int nthreads, const char *name);
 void nub_pool_free(struct nub_pool *p);
 int nub_pool_size(const struct nub_pool *p); /* workers + 1 */
 
-void nub_pool_submit(struct nub_pool *p, nub_job_fn fn, void *arg);
+void nub_pool_submit(struct nub_pool *p, nub_job_fn fn, void *arg); /* priority 0 */
+void nub_pool_submit_prio(struct nub_pool *p, nub_job_fn fn, void *arg, uint64_t prio);
 void nub_pool_drain(struct nub_pool *p);
 
 void nub_pool_for(struct nub_pool *p, size_t n, nub_for_fn fn, void *ctx);
