@@ -486,9 +486,10 @@ static void link_one(void *vctx, size_t k, int worker)
   }
 }
 
-/* The project's view of the global virtual store: .nub/<dir> -> the entry.
- * One thread: every link goes into the same directory, whose lock would make
- * a second thread spin, not help. */
+/* The project's view of the global virtual store: .nub/<dir> -> the entry
+ * (which may not exist yet: it does when the install ends). One thread:
+ * every link goes into the same directory, whose lock would make a second
+ * thread spin, not help. */
 static void link_entries(struct ictx *c)
 {
   char nmpath[600], target[1024], cur[1024];
@@ -521,6 +522,14 @@ static void link_entries(struct ictx *c)
       nub_diag_mark("linked", what);
     }
   }
+}
+
+static void link_one_or_entries(void *vctx, size_t k, int worker)
+{
+  if (k == 0)
+    link_entries(vctx);
+  else
+    link_one(vctx, k - 1, worker);
 }
 
 static int top_links(struct ictx *c)
@@ -674,9 +683,9 @@ int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
       c.order[i] = bs[i].i;
     nub_free(bs);
   }
-  nub_pool_for(pool, c.n, link_one, &c);
-  if (!c.rc && o->gvs)
-    link_entries(&c);
+  /* with the global virtual store, item 0 is the project's links to the
+   * entries (one directory, one thread), made while the entries are */
+  nub_pool_for(pool, c.n + (o->gvs ? 1 : 0), o->gvs ? link_one_or_entries : link_one, &c);
   if (!c.rc && nub_plat_interrupted())
     nub_err_set(&c.err, c.rc = -NUB_EINTR, "interrupted while linking");
   if (!c.rc)
