@@ -7,7 +7,7 @@
  *   bits 0-7   bits to consume: code length plus its extra bits (the full
  *              code length in sub-tables)
  *   bits 8-11  code length alone / bits of a sub-table's index
- *   bits 12-14 kind (below)
+ *   bits 12-15 kind (below)
  *   bits 16-30 literal, base value, or sub-table offset
  *   bit 31     set for literals
  * Codes a set leaves unused stay K_BAD, so an incomplete code is refused
@@ -20,7 +20,8 @@
 
 #include "nub_alloc.h"
 
-enum { K_BAD, K_LIT, K_LEN, K_END, K_SUB };
+/* one bit each, so that the hot path tests a kind with one instruction */
+enum { K_BAD = 0, K_LIT = 1, K_LEN = 2, K_SUB = 4, K_END = 8 };
 
 #define LBITS 10
 #define DBITS 8
@@ -36,7 +37,8 @@ enum { K_BAD, K_LIT, K_LEN, K_END, K_SUB };
                                ((uint32_t)(off) << 16))
 #define E_TOTAL(e) ((e) & 0xffu)
 #define E_LEN(e) (((e) >> 8) & 15u)
-#define E_KIND(e) (((e) >> 12) & 7u)
+#define E_KIND(e) (((e) >> 12) & 15u)
+#define E_IS(e, k) (((e) & ((uint32_t)(k) << 12)) != 0)
 #define E_VAL(e) (((e) >> 16) & 0x7fffu)
 #define E_IS_LIT(e) ((int32_t)(e) < 0)
 
@@ -181,7 +183,7 @@ static int build(uint32_t *t, unsigned tbits, unsigned tsize, const uint8_t *len
 static inline uint32_t lookup(const uint32_t *t, unsigned tbits, uint64_t buf)
 {
   uint32_t e = t[buf & ((1u << tbits) - 1)];
-  if (E_KIND(e) == K_SUB)
+  if (__builtin_expect(E_IS(e, K_SUB), 0))
     e = t[E_VAL(e) + ((buf >> tbits) & ((1u << E_LEN(e)) - 1))];
   return e;
 }
@@ -405,7 +407,7 @@ static int inflate_codes(struct nub_inflate_stream *s, const char **why)
       }
       continue;
     }
-    if (E_KIND(e) != K_LEN) {
+    if (__builtin_expect(!E_IS(e, K_LEN), 0)) {
       drop(b, E_TOTAL(e));
       if (E_KIND(e) == K_END)
         rc = truncated(b) ? (*why = "truncated", -EBADMSG) : 0;
@@ -417,7 +419,7 @@ static int inflate_codes(struct nub_inflate_stream *s, const char **why)
     drop(b, E_TOTAL(e));
     mlen = E_VAL(e) + (uint32_t)((saved & ((1ull << E_TOTAL(e)) - 1)) >> E_LEN(e));
     e = lookup(T->dist, DBITS, b->buf);
-    if (E_KIND(e) != K_LEN) {
+    if (__builtin_expect(!E_IS(e, K_LEN), 0)) {
       rc = -EBADMSG, *why = truncated(b) ? "truncated" : "invalid distance code";
       break;
     }
