@@ -313,12 +313,13 @@ static int link_deps(struct ictx *c, struct ipkg *p, int base_fd, const char *pr
       nub_buf_addf(&tgt, "%s%s/node_modules/%s", sib, t->entry, t->g->name);
     else
       nub_buf_addf(&tgt, "%s/node_modules/%s", t->dir, t->g->name);
-    if (strchr(alias, '/')) {
+    rc = nub_plat_symlink_at(tgt.data, base_fd, path.data);
+    if (rc == -ENOENT && strchr(alias, '/')) { /* the scope's directory, once */
       char *scope = nub_strndup(path.data, (size_t)(strrchr(path.data, '/') - path.data));
       nub_mkdirs_at(base_fd, scope);
       nub_free(scope);
+      rc = nub_plat_symlink_at(tgt.data, base_fd, path.data);
     }
-    rc = nub_plat_symlink_at(tgt.data, base_fd, path.data);
     if (rc < 0 && rc != -EEXIST) {
       fail(c, rc, "cannot link %s of %s: %s", alias, what, nub_strerror(rc));
       break;
@@ -364,28 +365,22 @@ static int build_entry(struct ictx *c, struct ipkg *p, int base_fd, const char *
 static int adopt(struct ictx *c, struct ipkg *p)
 {
   const struct nub_index *idx = p->g->fetch->index;
-  char cur[sizeof(p->entry)], target[128], what[512];
-  int pfd, rc;
+  char cur[sizeof(p->entry)], claim[96], prefix[80], target[128], what[512];
+  int fd = c->store->packages_fd, rc;
 
   if (!idx->tree || c->l->nrungs == 0 || c->l->ladder[0] == NUB_PRIM_CLONEDIR)
     return 0;
-  pfd = nub_plat_open_dir_at(c->store->packages_fd, idx->key);
-  if (pfd < 0)
-    return 0; /* the copy reports what is missing */
-  rc = nub_plat_symlink_at(p->entry, pfd, "entry");
-  if (rc == -EEXIST && (nub_plat_readlink_at(pfd, "entry", cur, sizeof(cur)) < 0 ||
-                        strcmp(cur, p->entry))) {
-    nub_plat_close(pfd);
+  snprintf(claim, sizeof(claim), "%s/entry", idx->key);
+  rc = nub_plat_symlink_at(p->entry, fd, claim);
+  if (rc == -EEXIST &&
+      (nub_plat_readlink_at(fd, claim, cur, sizeof(cur)) < 0 || strcmp(cur, p->entry)))
     return 0; /* another closure's */
-  }
-  if (rc < 0 && rc != -EEXIST) {
-    nub_plat_close(pfd);
-    return 0;
-  }
+  if (rc < 0 && rc != -EEXIST)
+    return 0; /* no tree (the copy reports it) */
   snprintf(what, sizeof(what), "%s@%s", p->g->name, p->g->version);
   /* the links sit two levels below packages/<key>: ../links/ from there */
-  rc = link_deps(c, p, pfd, "", "../links/", what);
-  nub_plat_close(pfd);
+  snprintf(prefix, sizeof(prefix), "%s/", idx->key);
+  rc = link_deps(c, p, fd, prefix, "../links/", what);
   if (rc < 0)
     return rc;
   snprintf(target, sizeof(target), "../packages/%s", idx->key);
