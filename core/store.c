@@ -38,26 +38,38 @@ _Static_assert(sizeof(struct idx_file) == 48, "index file record layout");
 
 /* ---- open -------------------------------------------------------------- */
 
-static int ensure_shards(int dirfd)
+/* Shard directories are made when first written to, not at open: a cold
+ * install would otherwise start with 512 mkdir calls on its critical path
+ * (and an isolated one writes no content files at all). A store made by an
+ * earlier version has them all, which its marker says. */
+static void shards_known(uint64_t made[4], int dirfd)
 {
   struct nub_plat_stat st;
-  char name[4];
 
-  /* A marker, so that warm runs skip 256 mkdir calls. */
   if (nub_plat_stat_at(dirfd, ".shards", &st) == 0)
+    made[0] = made[1] = made[2] = made[3] = ~0ull;
+}
+
+static int hexval(char c)
+{
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The shard directory of name ("ab/..."), made if this handle has not. */
+static int shard_ready(uint64_t made[4], int dirfd, const char *name)
+{
+  int hi = hexval(name[0]), lo = hexval(name[1]), i, rc;
+  char dir[3] = {name[0], name[1], 0};
+
+  if (hi < 0 || lo < 0 || name[2] != '/')
     return 0;
-  for (int i = 0; i < 256; i++) {
-    int rc;
-    snprintf(name, sizeof(name), "%02x", i);
-    rc = nub_plat_mkdir_at(dirfd, name, 0755);
-    if (rc < 0 && rc != -EEXIST)
-      return rc;
-  }
-  {
-    int fd = nub_plat_create_excl_at(dirfd, ".shards", 0644);
-    if (fd >= 0)
-      nub_plat_close(fd);
-  }
+  i = hi * 16 + lo;
+  if (__atomic_load_n(&made[i / 64], __ATOMIC_RELAXED) & (1ull << (i % 64)))
+    return 0;
+  rc = nub_plat_mkdir_at(dirfd, dir, 0755);
+  if (rc < 0 && rc != -EEXIST)
+    return rc;
+  __atomic_fetch_or(&made[i / 64], 1ull << (i % 64), __ATOMIC_RELAXED);
   return 0;
 }
 
@@ -98,11 +110,8 @@ int nub_store_open(struct nub_store *s, const char *dir, struct nub_err *err)
   nub_plat_spread_hint(s->files_fd);
   nub_plat_spread_hint(s->index_fd);
   nub_plat_spread_hint(s->tmp_fd);
-  rc = ensure_shards(s->files_fd);
-  if (rc == 0)
-    rc = ensure_shards(s->index_fd);
-  if (rc < 0)
-    goto fail;
+  shards_known(s->files_made, s->files_fd);
+  shards_known(s->index_made, s->index_fd);
   return 0;
 fail:
   nub_err_set(err, rc, "cannot open the store at %s: %s", s->root, nub_strerror(rc));
@@ -577,8 +586,14 @@ static bool have_whole(struct nub_import *im, const char *name, uint64_t size, b
  * the name (`over`), or afresh, where a racing import's copy is as good. */
 static int publish_new(struct nub_import *im, const char *name, bool over)
 {
-  int rc = over ? nub_plat_newfile_replace(&im->nf, im->store->files_fd, name)
-                : nub_plat_newfile_publish(&im->nf, im->store->files_fd, name);
+  int rc = shard_ready(im->store->files_made, im->store->files_fd, name);
+
+  if (rc < 0) {
+    nub_plat_newfile_discard(&im->nf);
+    return rc;
+  }
+  rc = over ? nub_plat_newfile_replace(&im->nf, im->store->files_fd, name)
+            : nub_plat_newfile_publish(&im->nf, im->store->files_fd, name);
 
   if (rc == -EEXIST || rc == -ENOTEMPTY)
     return 0;
@@ -601,10 +616,12 @@ static int publish_new(struct nub_import *im, const char *name, bool over)
 static int put_small(struct nub_import *im, const char *name, const char *data,
                      size_t len)
 {
-  int fd = nub_plat_create_excl_at(im->store->files_fd, name,
-                                   im->cur.tar_exec ? 0755 : 0644);
   bool exists;
-  int rc;
+  int rc, fd = shard_ready(im->store->files_made, im->store->files_fd, name);
+
+  if (fd == 0)
+    fd = nub_plat_create_excl_at(im->store->files_fd, name,
+                                 im->cur.tar_exec ? 0755 : 0644);
 
   if (fd >= 0) {
     rc = nub_plat_write_all(fd, data, len);
@@ -814,6 +831,8 @@ static int publish_mode(struct nub_import *im, struct imp_file *f, bool exec)
                                exec ? 0755 : 0644, f->size);
   if (rc == 0 && exec)
     rc = nub_plat_chmod_at(im->stage.fd, tmp, 0755); /* past the umask */
+  if (rc == 0)
+    rc = shard_ready(im->store->files_made, im->store->files_fd, name);
   if (rc == 0 && found) /* short: replaced in one step */
     rc = nub_plat_rename_at(im->stage.fd, tmp, im->store->files_fd, name);
   else if (rc == 0)
@@ -1096,6 +1115,11 @@ int nub_import_commit(struct nub_import *im, const char key[65],
       nub_plat_newfile_discard(&im->nf);
   }
   key_path(key, rel);
+  if (rc == 0) {
+    rc = shard_ready(im->store->index_made, im->store->index_fd, rel);
+    if (rc < 0)
+      nub_plat_newfile_discard(&im->nf);
+  }
   if (rc == 0) {
     rc = nub_plat_newfile_publish(&im->nf, im->store->index_fd, rel);
     if (rc == -EEXIST)

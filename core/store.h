@@ -37,6 +37,7 @@ struct nub_stage_dir {
 struct nub_store {
   char *root; /* <dir>/v1 */
   int root_fd, files_fd, index_fd, tmp_fd, packages_fd;
+  uint64_t files_made[4], index_made[4]; /* shard directories known to exist */
   /* Staging directories are reused by later imports and removed only at
    * close: a file system without a journal (ext4) scans every inode freed
    * in the last half minute on each allocation in its group, so freeing
