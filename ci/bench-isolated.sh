@@ -6,8 +6,10 @@
 #          each run, offline: nub (pnpm-lock.yaml -> isolated + GVS), the Rust
 #          nub at its defaults, pnpm at its defaults, bun (bun.lock);
 #   noop   everything installed already: each tool's "up to date" path;
-#   cold   empty store and caches before each run, from the real registry:
-#          nub vs bun (and the Rust nub, pnpm when PEERS_COLD asks for them).
+#   cold   from the real registry, every tool's store, caches and
+#          node_modules deleted and synced before each run (the same file
+#          system state whoever ran before): nub vs bun (and the Rust nub,
+#          pnpm when PEERS_COLD asks for them).
 #
 # usage: ci/bench-isolated.sh [fixture]   (default: large)
 # env:   NUB, RUNS (10), COLD_RUNS (3), WARMUP (2), BENCH_DIR (build/bench-iso),
@@ -95,9 +97,15 @@ for sc in $SCENARIOS; do
     [ -n "${dir[$t]:-}" ] || continue
     [ "$sc" = cold ] && [ "$t" != nub ] && ! echo " $PEERS_COLD " | grep -q " $t " && continue
     d=${dir[$t]}
+    # warm and no-op need a full store (a cold round before empties it)
+    [ "$sc" = cold ] || (cd "$d" && env $(env_of $t) $(cmd_of $t cold) >/dev/null 2>&1) || true
     case $sc in
       warm) prep="rm -rf $d/node_modules && test ! -e $d/node_modules" ;;
-      cold) prep="rm -rf $d/node_modules $BENCH_DIR/cache/$t && test ! -e $d/node_modules" ;;
+      # Every tool starts from the same file system: what any earlier run
+      # left (another tool's store and node_modules, in the rotation) is
+      # deleted, and synced, so that no run pays for writing back or
+      # allocating around the one before it.
+      cold) prep="rm -rf $BENCH_DIR/$fx/*/node_modules $BENCH_DIR/cache && test ! -e $d/node_modules && sync" ;;
       noop) (cd "$d" && env $(env_of $t) $(cmd_of $t warm) >/dev/null 2>&1); prep="" ;;
     esac
     if [ "$sc" = noop ]; then
@@ -110,5 +118,7 @@ for sc in $SCENARIOS; do
   "${rr[@]}" >/dev/null
   summarise "$BENCH_DIR/$fx-$sc.json"
 done
+# (a cold round may have emptied the store: fill it first)
+(cd "${dir[nub]}" && env $(env_of nub) $(cmd_of nub cold) >/dev/null 2>&1 || true)
 (cd "${dir[nub]}" && rm -rf node_modules && env $(env_of nub) NUB_LOG=debug $(cmd_of nub warm) 2>&1 |
   grep phase: | sed 's/^DEBUG /nub warm phases: /')
