@@ -58,6 +58,8 @@ struct ipkg {
   struct nub_gpkg *g;
   char dir[256];
   char entry[300]; /* GVS entry name */
+  char *line;      /* "key\tintegrity\n", for closure hashes */
+  size_t linelen;
   bool local;      /* materialised in the project, not shared */
   struct iedge {
     const char *alias;
@@ -72,6 +74,7 @@ struct ictx {
   size_t n;
   struct nub_strmap bykey;
   size_t *order; /* c->p indices, most files first */
+  size_t *byrank; /* c->p indices in key order */
   int proj_fd, links_fd;
   char *links_abs;
   struct nub_store *store;
@@ -122,41 +125,33 @@ static void up_levels(struct nub_buf *b, const char *alias, int base)
     nub_buf_adds(b, "../");
 }
 
-static int cmp_keyptr(const void *a, const void *b)
-{
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Closure hash: the package and every package it can reach. */
-static void closure_hash(struct ictx *c, struct ipkg *p, bool *seen, size_t **stack,
+/* Closure hash: the package and every package it can reach, listed in key
+ * order (c->byrank) as "key\tintegrity" lines, then the package's own edges. */
+static void closure_hash(struct ictx *c, struct ipkg *p, bool *seen, size_t *stack,
                          char out[33])
 {
   struct nub_buf b = NUB_BUF_INIT;
   size_t sp = 0;
-  char **keys = NULL;
-  size_t nk = 0, capk = 0;
   unsigned char h[32];
   char hex[65];
 
   memset(seen, 0, c->n);
-  (*stack)[sp++] = (size_t)(p - c->p);
+  stack[sp++] = (size_t)(p - c->p);
   seen[p - c->p] = true;
   while (sp) {
-    struct ipkg *x = &c->p[(*stack)[--sp]];
-    NUB_GROW(keys, capk, nk + 1);
-    keys[nk++] = x->g->key;
+    struct ipkg *x = &c->p[stack[--sp]];
     for (size_t e = 0; e < x->nedges; e++) {
       struct ipkg *t = x->edges[e].to;
       if (t && !seen[t - c->p]) {
         seen[t - c->p] = true;
-        (*stack)[sp++] = (size_t)(t - c->p);
+        stack[sp++] = (size_t)(t - c->p);
       }
     }
   }
-  nub_sort(keys, nk, sizeof(*keys), cmp_keyptr);
-  for (size_t i = 0; i < nk; i++) {
-    struct ipkg *x = nub_strmap_get(&c->bykey, keys[i]);
-    nub_buf_addf(&b, "%s\t%s\n", keys[i], x && x->g->integrity ? x->g->integrity : "");
+  for (size_t r = 0; r < c->n; r++) {
+    size_t i = c->byrank[r];
+    if (seen[i])
+      nub_buf_add(&b, c->p[i].line, c->p[i].linelen);
   }
   /* the edges too: the same set can be wired differently */
   for (size_t e = 0; e < p->nedges; e++)
@@ -166,7 +161,16 @@ static void closure_hash(struct ictx *c, struct ipkg *p, bool *seen, size_t **st
   nub_hex(h, 8, hex);
   memcpy(out, hex, 17);
   nub_buf_release(&b);
-  nub_free(keys);
+}
+
+struct keyed {
+  const char *key;
+  size_t i;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+  return strcmp(((const struct keyed *)a)->key, ((const struct keyed *)b)->key);
 }
 
 static bool has_edge(const struct ipkg *p, const char *alias)
@@ -278,11 +282,26 @@ static int prepare(struct ictx *c)
   }
   stack = nub_malloc(sizeof(size_t) * (c->n + 1));
   seen = nub_malloc(c->n + 1);
+  c->byrank = nub_malloc(sizeof(size_t) * (c->n + 1));
+  {
+    struct keyed *k = nub_malloc(sizeof(*k) * (c->n + 1));
+    for (size_t i = 0; i < c->n; i++) {
+      struct nub_gpkg *g = c->p[i].g;
+      k[i].key = g->key;
+      k[i].i = i;
+      c->p[i].line = nub_asprintf("%s\t%s\n", g->key, g->integrity ? g->integrity : "");
+      c->p[i].linelen = strlen(c->p[i].line);
+    }
+    nub_sort(k, c->n, sizeof(*k), cmp_keyed);
+    for (size_t i = 0; i < c->n; i++)
+      c->byrank[i] = k[i].i;
+    nub_free(k);
+  }
   for (size_t i = 0; i < c->n; i++) {
     char h[33];
     if (c->p[i].local)
       continue;
-    closure_hash(c, &c->p[i], seen, &stack, h);
+    closure_hash(c, &c->p[i], seen, stack, h);
     snprintf(c->p[i].entry, sizeof(c->p[i].entry), "%s-%s", c->p[i].dir, h);
   }
   nub_free(stack);
@@ -696,8 +715,11 @@ int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
   if (rc)
     *err = c.err;
 out:
-  for (size_t i = 0; i < c.n; i++)
+  for (size_t i = 0; i < c.n; i++) {
     nub_free(c.p[i].edges);
+    nub_free(c.p[i].line);
+  }
+  nub_free(c.byrank);
   nub_free(c.p);
   nub_free(c.order);
   nub_free(c.stats);
