@@ -60,12 +60,22 @@ struct ipkg {
   char entry[300]; /* GVS entry name */
   char *line;      /* "key\tintegrity\n", for closure hashes */
   size_t linelen;
+  unsigned char disp; /* enum disp, decided before anything is linked */
   bool local;      /* materialised in the project, not shared */
   struct iedge {
     const char *alias;
     struct ipkg *to; /* NULL for link:/file: edges */
   } *edges;
   size_t nedges;
+};
+
+/* What the link phase does with a package (decide_one). */
+enum disp {
+  D_LOCAL,  /* materialised in the project (all are, without the store) */
+  D_REUSED, /* its entry is in links/, whole */
+  D_READY,  /* its tree is its entry, whole */
+  D_ADOPT,  /* its tree is claimed for its entry: link the dependencies */
+  D_BUILD,  /* an entry of its own in links/, linked from the store */
 };
 
 struct ictx {
@@ -309,12 +319,20 @@ static int prepare(struct ictx *c)
   return 0;
 }
 
+/* Whether t's entry is its package tree (packages/<key>) rather than a
+ * directory in links/ (decided in decide_one). */
+static bool entry_is_tree(const struct ipkg *t)
+{
+  return t->disp == D_READY || t->disp == D_ADOPT;
+}
+
 /* The package's dependency links, in base at "<prefix>node_modules/".
- * Siblings are reached as <sib><entry> in the global virtual store (sib is
- * how the links directory is reached from two levels above the link), or
- * through their .nub/<dir> names in the project when sib is NULL. */
+ * Siblings in the global virtual store are reached as <to_links><entry> or
+ * <to_packages><key>, the prefixes saying how links/ and packages/ are
+ * reached from two levels above the link; in the project (to_links NULL)
+ * through their .nub/<dir> names. */
 static int link_deps(struct ictx *c, struct ipkg *p, int base_fd, const char *prefix,
-                     const char *sib, const char *what)
+                     const char *to_links, const char *to_packages, const char *what)
 {
   struct nub_buf path = NUB_BUF_INIT, tgt = NUB_BUF_INIT;
   int rc = 0;
@@ -328,8 +346,11 @@ static int link_deps(struct ictx *c, struct ipkg *p, int base_fd, const char *pr
     nub_buf_reset(&tgt);
     nub_buf_addf(&path, "%snode_modules/%s", prefix, alias);
     up_levels(&tgt, alias, 2);
-    if (sib && !t->local)
-      nub_buf_addf(&tgt, "%s%s/node_modules/%s", sib, t->entry, t->g->name);
+    if (to_links && !t->local && entry_is_tree(t))
+      nub_buf_addf(&tgt, "%s%s/node_modules/%s", to_packages, t->g->fetch->index->key,
+                   t->g->name);
+    else if (to_links && !t->local)
+      nub_buf_addf(&tgt, "%s%s/node_modules/%s", to_links, t->entry, t->g->name);
     else
       nub_buf_addf(&tgt, "%s/node_modules/%s", t->dir, t->g->name);
     rc = nub_plat_symlink_at(tgt.data, base_fd, path.data);
@@ -371,45 +392,92 @@ static int build_entry(struct ictx *c, struct ipkg *p, int base_fd, const char *
     fail(c, rc, "%s", err.msg);
     return rc;
   }
-  return link_deps(c, p, base_fd, prefix, gvs_siblings ? "" : NULL, what);
+  return link_deps(c, p, base_fd, prefix, gvs_siblings ? "" : NULL, "../packages/", what);
 }
 
 /* A package the store holds as a tree (packages/<key>/node_modules/<name>)
  * becomes the entry of the first closure that needs it, where it is: its
- * dependency links go beside it and links/<entry> is a symlink to
- * packages/<key>. No file is linked or copied. A claim (packages/<key>/entry,
- * a symlink naming the entry, created atomically) gives the tree to one
- * closure; an install of the same closure may finish a claimed adoption (its
- * links are the same), any other closure gets a copy (0). 1 = adopted. */
-static int adopt(struct ictx *c, struct ipkg *p)
+ * dependency links go beside it and the project links to packages/<key>.
+ * No file is linked or copied, and nothing is added to the shared links/
+ * directory (whose lock the threads would queue on). In packages/<key>:
+ *   owner  a symlink naming the entry the tree is claimed for (made
+ *          atomically: one closure gets it; an install of the same closure
+ *          may finish what another started, its links being the same)
+ *   ready  the same, made once the dependency links are in: a warm install
+ *          trusts the tree as the entry when this names its entry
+ * Any other closure gets an entry of its own, hard-linked from the tree. */
+static bool adoptable(const struct ictx *c, const struct nub_index *idx)
 {
-  const struct nub_index *idx = p->g->fetch->index;
-  char cur[sizeof(p->entry)], claim[96], prefix[80], target[128], what[512];
-  int fd = c->store->packages_fd, rc;
+  return idx && idx->tree && c->l->nrungs && c->l->ladder[0] != NUB_PRIM_CLONEDIR;
+}
 
-  if (!idx->tree || c->l->nrungs == 0 || c->l->ladder[0] == NUB_PRIM_CLONEDIR)
-    return 0;
-  snprintf(claim, sizeof(claim), "%s/entry", idx->key);
-  rc = nub_plat_symlink_at(p->entry, fd, claim);
-  if (rc == -EEXIST &&
-      (nub_plat_readlink_at(fd, claim, cur, sizeof(cur)) < 0 || strcmp(cur, p->entry)))
-    return 0; /* another closure's */
-  if (rc < 0 && rc != -EEXIST)
-    return 0; /* no tree (the copy reports it) */
+static bool marker_is(struct ictx *c, const char *key, const char *marker, const char *entry)
+{
+  char path[96], cur[300];
+
+  snprintf(path, sizeof(path), "%s/%s", key, marker);
+  return nub_plat_readlink_at(c->store->packages_fd, path, cur, sizeof(cur)) >= 0 &&
+         !strcmp(cur, entry);
+}
+
+/* Claim the tree for p's entry: true when it is (now or already) ours. */
+static bool claim(struct ictx *c, struct ipkg *p, const char *key)
+{
+  char path[96];
+  int rc;
+
+  snprintf(path, sizeof(path), "%s/owner", key);
+  rc = nub_plat_symlink_at(p->entry, c->store->packages_fd, path);
+  return rc == 0 || (rc == -EEXIST && marker_is(c, key, "owner", p->entry));
+}
+
+static int finish_adoption(struct ictx *c, struct ipkg *p)
+{
+  const char *key = p->g->fetch->index->key;
+  char prefix[80], what[512], path[96];
+  int rc;
+
   snprintf(what, sizeof(what), "%s@%s", p->g->name, p->g->version);
   /* the links sit two levels below packages/<key>: ../links/ from there */
-  snprintf(prefix, sizeof(prefix), "%s/", idx->key);
-  rc = link_deps(c, p, fd, prefix, "../links/", what);
+  snprintf(prefix, sizeof(prefix), "%s/", key);
+  rc = link_deps(c, p, c->store->packages_fd, prefix, "../links/", "", what);
   if (rc < 0)
     return rc;
-  snprintf(target, sizeof(target), "../packages/%s", idx->key);
-  rc = nub_plat_symlink_at(target, c->links_fd, p->entry);
+  snprintf(path, sizeof(path), "%s/ready", key);
+  rc = nub_plat_symlink_at(p->entry, c->store->packages_fd, path);
   if (rc < 0 && rc != -EEXIST) {
     fail(c, rc, "cannot publish %s in the global virtual store: %s", p->entry,
          nub_strerror(rc));
     return rc;
   }
-  return 1;
+  return 0;
+}
+
+/* Pass one, before anything is linked: what becomes of each package. */
+static void decide_one(void *vctx, size_t i, int worker)
+{
+  struct ictx *c = vctx;
+  struct ipkg *p = &c->p[i];
+  const struct nub_index *idx = p->g->fetch ? p->g->fetch->index : NULL;
+  struct nub_plat_stat st;
+  bool tree = adoptable(c, idx);
+
+  (void)worker;
+  if (p->local) {
+    p->disp = D_LOCAL;
+    return;
+  }
+  if (tree && marker_is(c, idx->key, "ready", p->entry)) {
+    p->disp = D_READY;
+    return;
+  }
+  if (nub_plat_stat_follow_at(c->links_fd, p->entry, &st) == 0) {
+    p->disp = D_REUSED;
+    return;
+  }
+  if (nub_plat_stat_at(c->links_fd, p->entry, &st) == 0 && st.type == NUB_FT_LINK)
+    nub_plat_unlink_at(c->links_fd, p->entry, false); /* its tree is gone */
+  p->disp = tree && claim(c, p, idx->key) ? D_ADOPT : D_BUILD;
 }
 
 struct by_size {
@@ -435,7 +503,7 @@ static void link_one(void *vctx, size_t k, int worker)
   if (c->rc || nub_plat_interrupted())
     return;
   snprintf(nmpath, sizeof(nmpath), "node_modules/.nub/%s", p->dir);
-  if (p->local) {
+  if (p->disp == D_LOCAL) {
     struct nub_plat_stat st;
     char prefix[600];
     if (nub_plat_stat_at(c->proj_fd, nmpath, &st) == 0)
@@ -447,56 +515,49 @@ static void link_one(void *vctx, size_t k, int worker)
     __atomic_add_fetch(&c->built, 1, __ATOMIC_RELAXED);
     return;
   }
+  if (p->disp == D_ADOPT) {
+    if (finish_adoption(c, p) == 0)
+      __atomic_add_fetch(&c->adopted, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  if (p->disp != D_BUILD) {
+    __atomic_add_fetch(&c->reused, 1, __ATOMIC_RELAXED);
+    return;
+  }
   {
-    struct nub_plat_stat st;
-    /* followed: an adopted entry is a symlink to its tree, which must be there */
-    if (nub_plat_stat_follow_at(c->links_fd, p->entry, &st) != 0) {
-      /* build it beside the others under a private name, then publish it
-       * with a rename that never replaces: a racing install's copy wins */
-      char tmp[128];
-      int tfd;
-      if (nub_plat_stat_at(c->links_fd, p->entry, &st) == 0 && st.type == NUB_FT_LINK)
-        nub_plat_unlink_at(c->links_fd, p->entry, false); /* its tree is gone */
-      rc = p->g->fetch && p->g->fetch->index ? adopt(c, p) : 0;
-      if (rc != 0) {
-        if (rc > 0)
-          __atomic_add_fetch(&c->adopted, 1, __ATOMIC_RELAXED);
-        return;
-      }
-      snprintf(tmp, sizeof(tmp), ".tmp-%d-%zu", nub_plat_pid(), i);
+    /* build it beside the others under a private name, then publish it
+     * with a rename that never replaces: a racing install's copy wins */
+    char tmp[128];
+    int tfd;
+    snprintf(tmp, sizeof(tmp), ".tmp-%d-%zu", nub_plat_pid(), i);
+    rc = nub_plat_mkdir_at(c->links_fd, tmp, 0755);
+    if (rc == -EEXIST) { /* left by a crashed process that had our pid */
+      nub_plat_rm_rf_at(c->links_fd, tmp);
       rc = nub_plat_mkdir_at(c->links_fd, tmp, 0755);
-      if (rc == -EEXIST) { /* left by a crashed process that had our pid */
-        nub_plat_rm_rf_at(c->links_fd, tmp);
-        rc = nub_plat_mkdir_at(c->links_fd, tmp, 0755);
-      }
-      if (rc < 0) {
-        fail(c, rc, "cannot create %s/%s: %s", c->links_abs, tmp, nub_strerror(rc));
-        return;
-      }
-      tfd = nub_plat_open_dir_at(c->links_fd, tmp);
-      rc = tfd < 0 ? tfd : build_entry(c, p, tfd, "", true, worker);
-      nub_plat_close(tfd);
-      {
-        bool published = false;
-        if (rc == 0) {
-          rc = nub_plat_rename_noreplace_at(c->links_fd, tmp, c->links_fd, p->entry);
-          published = rc == 0;
-          if (rc == -EEXIST || rc == -ENOTEMPTY)
-            rc = 0; /* a racing install's copy won; ours goes below */
-          else if (rc == 0)
-            __atomic_add_fetch(&c->built, 1, __ATOMIC_RELAXED);
-        }
-        if (!published)
-          nub_plat_rm_rf_at(c->links_fd, tmp);
-      }
-      if (rc < 0) {
-        fail(c, rc, "cannot publish %s in the global virtual store: %s", p->entry,
-             nub_strerror(rc));
-        return;
-      }
-    } else {
-      __atomic_add_fetch(&c->reused, 1, __ATOMIC_RELAXED);
     }
+    if (rc < 0) {
+      fail(c, rc, "cannot create %s/%s: %s", c->links_abs, tmp, nub_strerror(rc));
+      return;
+    }
+    tfd = nub_plat_open_dir_at(c->links_fd, tmp);
+    rc = tfd < 0 ? tfd : build_entry(c, p, tfd, "", true, worker);
+    nub_plat_close(tfd);
+    {
+      bool published = false;
+      if (rc == 0) {
+        rc = nub_plat_rename_noreplace_at(c->links_fd, tmp, c->links_fd, p->entry);
+        published = rc == 0;
+        if (rc == -EEXIST || rc == -ENOTEMPTY)
+          rc = 0; /* a racing install's copy won; ours goes below */
+        else if (rc == 0)
+          __atomic_add_fetch(&c->built, 1, __ATOMIC_RELAXED);
+      }
+      if (!published)
+        nub_plat_rm_rf_at(c->links_fd, tmp);
+    }
+    if (rc < 0)
+      fail(c, rc, "cannot publish %s in the global virtual store: %s", p->entry,
+           nub_strerror(rc));
   }
 }
 
@@ -514,7 +575,11 @@ static void link_entries(struct ictx *c)
     if (p->local)
       continue;
     snprintf(nmpath, sizeof(nmpath), "node_modules/.nub/%s", p->dir);
-    snprintf(target, sizeof(target), "%s/%s", c->links_abs, p->entry);
+    if (p->disp == D_READY || p->disp == D_ADOPT)
+      snprintf(target, sizeof(target), "%s/packages/%s", c->store->root,
+               p->g->fetch->index->key);
+    else
+      snprintf(target, sizeof(target), "%s/%s", c->links_abs, p->entry);
     rc = nub_plat_symlink_at(target, c->proj_fd, nmpath);
     if (rc == -EEXIST) {
       if (nub_plat_readlink_at(c->proj_fd, nmpath, cur, sizeof(cur)) >= 0 &&
@@ -699,6 +764,8 @@ int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
   }
   /* with the global virtual store, item 0 is the project's links to the
    * entries (one directory, one thread), made while the entries are */
+  if (o->gvs)
+    nub_pool_for(pool, c.n, decide_one, &c);
   nub_pool_for(pool, c.n + (o->gvs ? 1 : 0), o->gvs ? link_one_or_entries : link_one, &c);
   if (!c.rc && nub_plat_interrupted())
     nub_err_set(&c.err, c.rc = -NUB_EINTR, "interrupted while linking");

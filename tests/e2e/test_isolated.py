@@ -141,15 +141,21 @@ class IsolatedTestCase(LockMixin, nubtest.NubTestCase):
         # .nub: one entry per package
         self.assertEqual(set(os.listdir(vs)) - {"node_modules"}, {g["dir"] for g in graph.values()})
         links = os.path.realpath(self.links_dir(store))
+        packages = os.path.realpath(os.path.join(store or self.store, "v1", "packages"))
         for key, g in sorted(graph.items()):
             with self.subTest(package=key):
                 entry = os.path.join(vs, g["dir"])
                 if gvs:
                     self.assertTrue(os.path.islink(entry), "%s is not a symlink" % entry)
                     target = os.readlink(entry)
-                    self.assertEqual(os.path.realpath(os.path.dirname(target)), links, target)
-                    self.assertRegex(os.path.basename(target),
-                                     "^" + re.escape(g["dir"]) + "-[0-9a-f]{16}$")
+                    name = os.path.basename(target)
+                    if os.path.realpath(os.path.dirname(target)) == packages:
+                        # a package tree that is the entry itself: its ready
+                        # marker names the entry (see isolated.c)
+                        name = os.readlink(os.path.join(target, "ready"))
+                    else:
+                        self.assertEqual(os.path.realpath(os.path.dirname(target)), links, target)
+                    self.assertRegex(name, "^" + re.escape(g["dir"]) + "-[0-9a-f]{16}$")
                 else:
                     self.assertFalse(os.path.islink(entry), "%s is a symlink" % entry)
                     self.assertTrue(os.path.isdir(entry))
@@ -259,9 +265,13 @@ class LayoutTest(IsolatedTestCase):
         opts = [self.read_json(os.path.join(nubtest.PACKAGES_DIR, o + "@1.0.0", "package.json"))
                 for o in ("opt-linux", "opt-darwin", "opt-win")]
         self.assertEqual(len(graph), 7 + sum(nubtest.platform_ok(m.get("os"), m.get("cpu")) for m in opts))
-        # every entry of the store's links dir that this project uses exists once
-        used = {os.path.basename(t) for t in self.gvs_targets().values()}
-        self.assertTrue(used <= set(os.listdir(self.links_dir())))
+        # every entry the project uses is in the store: in links/, or a package
+        # tree that is its own entry
+        homes = {os.path.realpath(self.links_dir()),
+                 os.path.realpath(os.path.join(self.store, "v1", "packages"))}
+        for t in self.gvs_targets().values():
+            self.assertTrue(os.path.isdir(t), t)
+            self.assertIn(os.path.realpath(os.path.dirname(t)), homes, t)
         self.assert_requires(gvs=True)
 
     def test_layout_without_global_virtual_store(self):
@@ -624,22 +634,20 @@ class StoreTreeTest(IsolatedTestCase):
         link = self.phase_lines(proc.stderr)["link"].group(3)
         self.assertIn("%d adopted" % len(graph), link)
         self.assertRegex(link, r"^0 files\b")
-        # nothing went to the content-addressed files
+        # nothing went to the content-addressed files, nor to links/
         self.assertEqual(self.store_files(), [])
+        self.assertEqual(os.listdir(self.links_dir()), [])
         pkgs = os.path.realpath(self.packages_dir())
         for key, g in graph.items():
             with self.subTest(package=key):
-                entry = os.readlink(os.path.join(self.nm(".nub"), g["dir"]))
-                target = os.readlink(entry)       # links/<entry> -> ../packages/<key>
-                self.assertTrue(target.startswith("../packages/"), target)
-                tree = os.path.realpath(entry)
-                self.assertEqual(os.path.dirname(tree), pkgs)
-                # the claim names the entry that owns the tree
-                self.assertEqual(os.readlink(os.path.join(tree, "entry")),
-                                 os.path.basename(entry))
-                real = os.path.realpath(self.nm(g["name"]) if g["name"] in self.direct_deps(
-                    self.lock()) else os.path.join(entry, "node_modules", g["name"]))
-                self.assertTrue(real.startswith(tree + os.sep), real)
+                tree = os.readlink(os.path.join(self.nm(".nub"), g["dir"]))
+                self.assertEqual(os.path.dirname(os.path.realpath(tree)), pkgs)
+                # claimed for, and then made, the entry of this closure
+                owner = os.readlink(os.path.join(tree, "owner"))
+                self.assertRegex(owner, "^" + re.escape(g["dir"]) + "-[0-9a-f]{16}$")
+                self.assertEqual(os.readlink(os.path.join(tree, "ready")), owner)
+                self.assertTrue(os.path.isfile(os.path.join(tree, "node_modules", g["name"],
+                                                            "package.json")))
         # a second project: every entry reused, nothing fetched or linked
         proj2 = os.path.join(self.tmp, "proj2")
         os.makedirs(proj2)
@@ -746,9 +754,11 @@ class StoreTreeTest(IsolatedTestCase):
             with self.subTest(proj=d):
                 self.assert_layout(gvs=True, proj=d)
                 self.assert_requires(gvs=True, proj=d)
-        # one tree per package, each claimed once
+        # one tree per package, each claimed once and made ready for that entry
         for t in os.listdir(self.packages_dir()):
-            self.assertTrue(os.path.islink(os.path.join(self.packages_dir(), t, "entry")), t)
+            tree = os.path.join(self.packages_dir(), t)
+            self.assertEqual(os.readlink(os.path.join(tree, "ready")),
+                             os.readlink(os.path.join(tree, "owner")), t)
 
     def test_killed_while_linking_then_finished(self):
         self.make_project("basic")
