@@ -734,6 +734,22 @@ class StoreTreeTest(IsolatedTestCase):
         self.assert_layout(gvs=True)
         self.assert_requires(gvs=True)
 
+    def test_claimed_tree_without_ready_is_finished(self):
+        # what a crash between the claim and the end of the dependency links
+        # leaves: the owner marker, some links, no ready marker
+        self.make_project("basic")
+        self.nub("install")
+        tree = os.path.dirname(os.path.dirname(os.path.realpath(self.nm("a"))))
+        os.unlink(os.path.join(tree, "ready"))
+        os.unlink(os.path.join(tree, "node_modules", "b"))
+        shutil.rmtree(self.nm())
+        proc = self.nub("install", env={"NUB_LOG": "debug"})
+        self.assertIn("1 adopted", self.phase_lines(proc.stderr)["link"].group(3))
+        self.assertEqual(os.readlink(os.path.join(tree, "ready")),
+                         os.readlink(os.path.join(tree, "owner")))
+        self.assert_layout(gvs=True)
+        self.assert_requires(gvs=True)
+
     def test_concurrent_cold_installs_share_one_store(self):
         self.make_project("basic")
         self.nub("install", "--lockfile-only")
