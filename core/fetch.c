@@ -426,6 +426,7 @@ static void worker_run(void *arg, int worker)
     job_error(j, rc, "%s: %s", j->what, err.msg);
     return;
   }
+  j->pkg->imported = true;
   free_chunks(j);
   pthread_mutex_lock(&f->lock);
   f->bytes += j->bytes_in;

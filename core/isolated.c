@@ -467,6 +467,12 @@ static void decide_one(void *vctx, size_t i, int worker)
     p->disp = D_LOCAL;
     return;
   }
+  /* a tree this install just unpacked is nobody's entry yet (or, raced,
+   * the claim says whose): straight to the claim */
+  if (tree && p->g->fetch->imported) {
+    p->disp = claim(c, p, idx->key) ? D_ADOPT : D_BUILD;
+    return;
+  }
   if (tree && marker_is(c, idx->key, "ready", p->entry)) {
     p->disp = D_READY;
     return;

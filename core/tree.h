@@ -35,6 +35,7 @@ struct nub_pkg {
                     * skips it instead of failing the install */
   bool failed;     /* an optional package that could not be fetched */
   bool as_tree;    /* a miss is imported as a tree (nub_import_as_tree) */
+  bool imported;   /* this install put it in the store */
   unsigned char fetch_state; /* private to fetch */
 };
 
