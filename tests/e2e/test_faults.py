@@ -568,6 +568,30 @@ class DiskFullTest(FaultTestCase):
         for dep in ("a", "c", "@scope/d", "e"):
             self.assertEqual(self.node_require(self.proj, dep)["name"], dep)
 
+    def test_full_store_isolated_fails_cleanly_and_recovers(self):
+        # the isolated layout unpacks packages as trees: the same promise
+        self.basic(lockfile=None)
+        self.nub("install", "--lockfile-only",
+                 env={"NUB_STORE_DIR": os.path.join(self.tmp, "scratch-store")})
+        with open(os.path.join(self.small, "filler"), "wb") as f:
+            try:
+                f.write(b"x" * (40 * 1024))
+            except OSError:
+                pass
+        proc = self.nub_fails("install")
+        lines = proc.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, proc.stderr)
+        self.assertIn("No space left on device", lines[0])
+        self.assertRegex(lines[0], r"@1\.0\.0: cannot write to the store")
+        self.assertFalse(os.path.exists(os.path.join(self.node_modules(), "a")))
+        os.unlink(os.path.join(self.small, "filler"))
+        subprocess.run(["mount", "-o", "remount,size=16m", self.small], check=True)
+        self.nub("install")
+        for dep in ("a", "c", "@scope/d", "e"):
+            self.assertEqual(self.node_require(self.proj, dep)["name"], dep)
+        self.assertEqual(self.node_require(os.path.realpath(os.path.join(
+            self.node_modules(), "c")), "b")["version"], "2.0.0")
+
     def test_full_project_disk_fails_cleanly(self):
         # the project itself on the small file system, the store elsewhere
         del self.env["NUB_STORE_DIR"]
