@@ -542,27 +542,38 @@ class DiskFullTest(FaultTestCase):
         self.addCleanup(subprocess.run, ["umount", "-l", self.small])
         self.env["NUB_STORE_DIR"] = os.path.join(self.small, "store")
 
-    def test_full_store_fails_cleanly_and_recovers(self):
-        self.basic()
-        # fill the file system but a little, so that the store starts and then runs out
+    def fill(self, size):
+        """Fill the small file system but `size` bytes short of full."""
         with open(os.path.join(self.small, "filler"), "wb") as f:
             try:
-                f.write(b"x" * (40 * 1024))
+                f.write(b"x" * size)
             except OSError:
                 pass
+
+    def make_room(self):
+        os.unlink(os.path.join(self.small, "filler"))
+        subprocess.run(["mount", "-o", "remount,size=16m", self.small], check=True)
+
+    def install_fails_full(self):
+        """One error line, about the store being full; returns it."""
         proc = self.nub_fails("install")
-        self.assertNotEqual(proc.returncode, 0)
         lines = proc.stderr.strip().splitlines()
         self.assertEqual(len(lines), 1, proc.stderr)
         self.assertIn("No space left on device", lines[0])
         self.assertIn("store", lines[0])
+        return lines[0]
+
+    def test_full_store_fails_cleanly_and_recovers(self):
+        self.basic()
+        # fill the file system but a little, so that the store starts and then runs out
+        self.fill(40 * 1024)
+        self.install_fails_full()
         files = os.path.join(self.small, "store", "v1", "files")
         self.assertTrue(any(f for _, _, f in os.walk(files)), "the store never started")
         # the store filled up while fetching: nothing was linked
         self.assertFalse(os.path.exists(os.path.join(self.node_modules(), "a")))
         # room again: the same store finishes the job, with whole files
-        os.unlink(os.path.join(self.small, "filler"))
-        subprocess.run(["mount", "-o", "remount,size=16m", self.small], check=True)
+        self.make_room()
         self.nub("install")
         self.assert_basic_tree()
         for dep in ("a", "c", "@scope/d", "e"):
@@ -573,19 +584,10 @@ class DiskFullTest(FaultTestCase):
         self.basic(lockfile=None)
         self.nub("install", "--lockfile-only",
                  env={"NUB_STORE_DIR": os.path.join(self.tmp, "scratch-store")})
-        with open(os.path.join(self.small, "filler"), "wb") as f:
-            try:
-                f.write(b"x" * (40 * 1024))
-            except OSError:
-                pass
-        proc = self.nub_fails("install")
-        lines = proc.stderr.strip().splitlines()
-        self.assertEqual(len(lines), 1, proc.stderr)
-        self.assertIn("No space left on device", lines[0])
-        self.assertRegex(lines[0], r"@1\.0\.0: cannot write to the store")
+        self.fill(40 * 1024)
+        self.assertRegex(self.install_fails_full(), r"@1\.0\.0: cannot write (to )?the store")
         self.assertFalse(os.path.exists(os.path.join(self.node_modules(), "a")))
-        os.unlink(os.path.join(self.small, "filler"))
-        subprocess.run(["mount", "-o", "remount,size=16m", self.small], check=True)
+        self.make_room()
         self.nub("install")
         for dep in ("a", "c", "@scope/d", "e"):
             self.assertEqual(self.node_require(self.proj, dep)["name"], dep)
@@ -600,11 +602,7 @@ class DiskFullTest(FaultTestCase):
         self.basic()
         for f in ("package.json", "package-lock.json"):
             shutil.copy(os.path.join(self.proj, f), proj)
-        with open(os.path.join(self.small, "filler"), "wb") as f:
-            try:
-                f.write(b"x" * (36 * 1024))
-            except OSError:
-                pass
+        self.fill(36 * 1024)
         proc = self.nub_fails("install", cwd=proj)
         # (a notice says the store is on another file system: files are copied)
         lines = [l for l in proc.stderr.strip().splitlines() if "error" in l]
@@ -616,8 +614,7 @@ class DiskFullTest(FaultTestCase):
                 open(os.path.join(self.proj, "package.json")) as b:
             self.assertEqual(a.read(), b.read())
         # room again: it finishes
-        os.unlink(os.path.join(self.small, "filler"))
-        subprocess.run(["mount", "-o", "remount,size=16m", self.small], check=True)
+        self.make_room()
         self.nub("install", cwd=proj)
         self.assert_basic_tree(proj)
 
