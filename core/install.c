@@ -25,6 +25,7 @@
 #include "pool.h"
 #include "progress.h"
 #include "project.h"
+#include "quickhash.h"
 #include "scripts.h"
 #include "semver.h"
 #include "state.h"
@@ -54,15 +55,15 @@ static int absolute_dir(const char *dir, char **out, struct nub_err *err)
 static void settings_hash(struct nub_install_ctx *c, char out[65])
 {
   struct nub_buf b = NUB_BUF_INIT;
-  unsigned char h[32];
+  unsigned char h[16];
 
   nub_buf_addf(&b, "nub %s\nlayout %d\nimport %d\nomit_dev %d\nomit_opt %d\ndev_only %d\n",
                NUB_VERSION, (int)c->proj.layout, (int)c->cfg.import_method,
                c->o->omit_dev, c->o->omit_optional, c->o->dev_only);
   nub_buf_addf(&b, "registry %s\nstore %s\ngvs %d\n", c->cfg.registry ? c->cfg.registry : "",
                c->cfg.store_dir, c->cfg.gvs);
-  nub_sha256(b.data, b.len, h);
-  nub_hex(h, 32, out);
+  nub_quickhash(b.data, b.len, h);
+  nub_hex(h, 16, out);
   nub_buf_release(&b);
 }
 
@@ -381,11 +382,11 @@ static void sample(void *ud, struct nub_jw *w)
 
 static int lock_project(struct nub_install_ctx *c, struct nub_err *err)
 {
-  unsigned char h[32];
+  unsigned char h[16];
   char hex[65], *dir, *path;
   int rc;
 
-  nub_sha256(c->proj.dir, strlen(c->proj.dir), h);
+  nub_quickhash(c->proj.dir, strlen(c->proj.dir), h);
   nub_hex(h, 16, hex);
   dir = nub_asprintf("%s/locks", c->store.root);
   nub_plat_mkdir_p(dir, 0755);

@@ -1,4 +1,9 @@
-/* integrity.c - SRI parsing and hashing over OpenSSL's EVP interface. */
+/* integrity.c - SRI parsing and hashing over OpenSSL's EVP interface.
+ *
+ * libcrypto is loaded on first use (like libcurl and libarchive): an
+ * install with nothing to do, and `nub --version`, never pay for loading
+ * and relocating it. The calls below go through this table; the names
+ * shadow OpenSSL's own. */
 #include "integrity.h"
 
 #include <errno.h>
@@ -8,32 +13,68 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* OpenSSL 3 looks an algorithm up in its provider table, under a lock, each
- * time EVP_sha256() & co are used to start a digest; nub starts one per
- * file. Fetch each once and keep it. */
-static EVP_MD *mds[4];
-static pthread_once_t mds_once = PTHREAD_ONCE_INIT;
+#include "err.h"
+#include "nub_plat.h"
 
-static void fetch_mds(void)
+#ifndef NUB_LIBCRYPTO
+#define NUB_LIBCRYPTO "libcrypto.so.3"
+#endif
+
+#define CRYPTO_FUNCS(X)                                                         \
+  X(EVP_MD_fetch) X(EVP_MD_CTX_new) X(EVP_MD_CTX_free) X(EVP_DigestInit_ex)     \
+  X(EVP_DigestUpdate) X(EVP_DigestFinal_ex) X(EVP_Digest)
+
+static struct {
+  void *lib;
+#define X(f) __typeof__(f) *f;
+  CRYPTO_FUNCS(X)
+#undef X
+  EVP_MD *mds[4]; /* fetched once: OpenSSL 3 otherwise looks an algorithm up
+                   * in its provider table, under a lock, for every digest */
+} cr;
+static pthread_once_t cr_once = PTHREAD_ONCE_INIT;
+
+/* Hashing cannot go without libcrypto: a missing or broken one is an
+ * installation fault, reported in one line. */
+static void cr_fail(const char *what)
+{
+  fprintf(stderr, "nub: error: cannot use libcrypto (%s): %s\n", NUB_LIBCRYPTO, what);
+  exit(nub_err_exit(-NUB_EPLATFORM));
+}
+
+static void cr_load(void)
 {
   static const char *const names[4] = {"SHA1", "SHA256", "SHA384", "SHA512"};
-  for (int i = 0; i < 4; i++)
-    mds[i] = EVP_MD_fetch(NULL, names[i], NULL);
+  char msg[512];
+
+  if (nub_plat_load_library(NUB_LIBCRYPTO, &cr.lib, msg, sizeof(msg)) < 0)
+    cr_fail(msg);
+#define X(f)                                                                   \
+  cr.f = (__typeof__(cr.f))nub_plat_symbol(cr.lib, #f);                        \
+  if (!cr.f)                                                                   \
+    cr_fail("no " #f);
+  CRYPTO_FUNCS(X)
+#undef X
+  for (int i = 0; i < 4; i++) {
+    cr.mds[i] = cr.EVP_MD_fetch(NULL, names[i], NULL);
+    if (!cr.mds[i])
+      cr_fail(names[i]);
+  }
 }
 
 static const EVP_MD *md_of(enum nub_hash_algo a)
 {
-  pthread_once(&mds_once, fetch_mds);
-  if ((unsigned)a < 4 && mds[a])
-    return mds[a];
-  switch (a) {
-  case NUB_HASH_SHA1: return EVP_sha1();
-  case NUB_HASH_SHA256: return EVP_sha256();
-  case NUB_HASH_SHA384: return EVP_sha384();
-  case NUB_HASH_SHA512: return EVP_sha512();
-  }
-  return EVP_sha512();
+  pthread_once(&cr_once, cr_load);
+  return cr.mds[(unsigned)a < 4 ? a : NUB_HASH_SHA512];
 }
+
+/* From here on the library calls go through the table. */
+#define EVP_MD_CTX_new cr.EVP_MD_CTX_new
+#define EVP_MD_CTX_free cr.EVP_MD_CTX_free
+#define EVP_DigestInit_ex cr.EVP_DigestInit_ex
+#define EVP_DigestUpdate cr.EVP_DigestUpdate
+#define EVP_DigestFinal_ex cr.EVP_DigestFinal_ex
+#define EVP_Digest cr.EVP_Digest
 
 static size_t len_of(enum nub_hash_algo a)
 {
@@ -190,9 +231,11 @@ bool nub_sri_equal(const struct nub_sri *want, const struct nub_sri *got)
 
 void nub_hasher_init(struct nub_hasher *h, enum nub_hash_algo algo)
 {
+  const EVP_MD *md = md_of(algo); /* loads libcrypto */
+
   h->ctx = EVP_MD_CTX_new();
   h->algo = algo;
-  if (!h->ctx || EVP_DigestInit_ex(h->ctx, md_of(algo), NULL) != 1) {
+  if (!h->ctx || EVP_DigestInit_ex(h->ctx, md, NULL) != 1) {
     fprintf(stderr, "nub: cannot initialise %s\n", nub_hash_algo_name(algo));
     abort();
   }
@@ -227,7 +270,8 @@ void nub_hasher_release(struct nub_hasher *h)
 void nub_sha256(const void *p, size_t n, unsigned char out[32])
 {
   unsigned int l = 32;
-  EVP_Digest(p, n, out, &l, md_of(NUB_HASH_SHA256), NULL);
+  const EVP_MD *md = md_of(NUB_HASH_SHA256); /* loads libcrypto */
+  EVP_Digest(p, n, out, &l, md, NULL);
 }
 
 void nub_hex(const unsigned char *p, size_t n, char *out)

@@ -11,13 +11,14 @@
 #include "nub_alloc.h"
 #include "manifest.h"
 #include "nub_plat.h"
+#include "quickhash.h"
 
 int nub_fingerprint(int dir_fd, const char *name, struct nub_fingerprint *out)
 {
   struct nub_plat_stat st;
   char *text = NULL;
   size_t len = 0;
-  unsigned char h[32];
+  unsigned char h[16];
   int rc;
 
   memset(out, 0, sizeof(*out));
@@ -27,9 +28,9 @@ int nub_fingerprint(int dir_fd, const char *name, struct nub_fingerprint *out)
   rc = nub_plat_read_file_at(dir_fd, name, 1u << 30, &text, &len);
   if (rc < 0)
     return rc;
-  nub_sha256(text, len, h);
+  nub_quickhash(text, len, h);
   nub_free(text);
-  nub_hex(h, 32, out->hash);
+  nub_hex(h, 16, out->hash);
   out->size = st.size;
   out->mtime_ns = st.mtime_ns;
   return 0;

@@ -1,0 +1,1 @@
+nub_unit_test(quickhash unit/test_quickhash.c)
