@@ -546,7 +546,8 @@ int nub_import_file_begin(struct nub_import *im, const char *relpath, unsigned t
   im->in_file = true;
   im->cur_is_pkgjson = !strcmp(relpath, "package.json");
   nub_buf_reset(im->mem);
-  nub_hasher_reset(&im->h);
+  if (!im->tree_name) /* a tree's files are named by their paths */
+    nub_hasher_reset(&im->h);
   return 0;
 }
 
