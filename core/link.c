@@ -226,6 +226,15 @@ int nub_mkdirs_at(int dir, const char *path)
   return rc == -EEXIST ? 0 : rc;
 }
 
+/* One file of idx into fd: from its package tree (tfd) or its content
+ * name in the store's files. */
+static int link_index_file(struct nub_linker *l, int tfd, const struct nub_index_file *f,
+                           int fd, const char *pkg, struct nub_link_stats *st)
+{
+  return tfd >= 0 ? link_from(l, tfd, f->path, f, fd, f->path, pkg, st)
+                  : nub_link_file(l, f, fd, f->path, pkg, st);
+}
+
 /* Per-file materialisation into dir fd (used for package directories and
  * for building the store's trees). */
 static int link_files(struct nub_linker *l, const struct nub_index *idx, int fd,
@@ -255,19 +264,17 @@ static int link_files(struct nub_linker *l, const struct nub_index *idx, int fd,
   }
   for (uint32_t i = 0; i < idx->nfiles; i++) {
     const struct nub_index_file *f = &idx->files[i];
-    rc = tfd >= 0 ? link_from(l, tfd, f->path, f, fd, f->path, pkg, st)
-                  : nub_link_file(l, f, fd, f->path, pkg, st);
+    rc = link_index_file(l, tfd, f, fd, pkg, st);
     if (rc == -EEXIST) {
       /* a file the tree already has (a bundled copy under a deeper real
        * placement): the later placement wins, as npm's does */
       nub_plat_unlink_at(fd, f->path, false);
-      rc = tfd >= 0 ? link_from(l, tfd, f->path, f, fd, f->path, pkg, st)
-                    : nub_link_file(l, f, fd, f->path, pkg, st);
+      rc = link_index_file(l, tfd, f, fd, pkg, st);
     }
     if (rc < 0) {
       if (rc == -ENOENT) {
-        if (tfd >= 0)
-          nub_store_index_remove(l->store, idx->key);
+        /* forget the package, so that the next run fetches it again */
+        nub_store_index_remove(l->store, idx->key);
         rc = nub_err_set(err, -NUB_ESTORE,
                          "the store lost a file of %s (%s); run the install again to "
                          "fetch it", pkg, f->path);

@@ -359,6 +359,29 @@ class InterruptTest(FaultTestCase):
         for p in cut:
             self.assertGreater(os.path.getsize(p), 1, p)
 
+    def test_lost_store_file_is_named_then_fetched_again(self):
+        # a content file gone from the store (someone cleaned it by hand):
+        # one error line, and the next run fetches the package again
+        self.basic()
+        self.nub("install")
+        nm = self.node_modules()
+        lost = os.path.join(nm, "e", "lib", "x", "y.js")
+        ino = os.stat(lost).st_ino
+        files = os.path.join(self.store, "v1", "files")
+        gone = [os.path.join(d, n) for d, _, names in os.walk(files) for n in names
+                if os.stat(os.path.join(d, n)).st_ino == ino]
+        self.assertEqual(len(gone), 1)
+        os.unlink(gone[0])
+        shutil.rmtree(nm)
+        proc = self.nub_fails("install")
+        lines = proc.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, proc.stderr)
+        self.assertIn("e@1.0.0", lines[0])
+        self.assertIn("run the install again", lines[0])
+        self.nub("install")
+        self.assert_basic_tree()
+        self.assertTrue(os.path.exists(gone[0]))
+
     def test_kill_9_during_link_then_rerun(self):
         # Warm store, then a run killed as early as possible, then a rerun
         self.basic()
