@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "nub_alloc.h"
 
 /* one bit each, so that the hot path tests a kind with one instruction */
@@ -60,22 +61,12 @@ struct bits {
   unsigned virt;    /* zero bytes appended past the end of the input */
 };
 
-static inline uint64_t load64le(const uint8_t *p)
-{
-  uint64_t w;
-  memcpy(&w, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  w = __builtin_bswap64(w);
-#endif
-  return w;
-}
-
 /* After a refill at least 56 bits are buffered. Past the end of the input
  * zero bytes are counted in virt; using any of them is a truncation. */
 static inline void refill(struct bits *b)
 {
   if (b->end - b->p >= 8) {
-    b->buf |= load64le(b->p) << b->n;
+    b->buf |= nub_load64le(b->p) << b->n;
     b->p += (63 - b->n) >> 3;
     b->n |= 56;
     return;
