@@ -434,7 +434,7 @@ int nub__install_isolated(struct nub_install_ctx *c, struct nub_err *err)
   struct nub_fetch_result fr;
   struct nub_isolated_result ir;
   struct nub_graph prev;
-  struct nub_depmap overrides;
+  const struct nub_depmap *overrides = &c->man.overrides;
   bool have_prev = false, frozen, fresh = false;
   char why[512] = "", detail[160];
   int rc;
@@ -453,7 +453,6 @@ int nub__install_isolated(struct nub_install_ctx *c, struct nub_err *err)
   frozen = c->o->frozen == NUB_FROZEN_YES ||
            (c->o->frozen == NUB_FROZEN_DEFAULT && nub_plat_getenv("CI") && c->proj.lockfile);
 
-  nub_overrides_load(c->proj.dir, &overrides, err);
   nub_diag_phase_begin(&ph, "resolve");
   if (c->given) {
     /* a plan made from another lockfile (npm's tree): install it as is */
@@ -469,7 +468,7 @@ int nub__install_isolated(struct nub_install_ctx *c, struct nub_err *err)
     if (rc < 0)
       goto out_phase;
     have_prev = true;
-    fresh = in_sync(&prev, &c->man, &overrides, why, sizeof(why));
+    fresh = in_sync(&prev, &c->man, overrides, why, sizeof(why));
   }
   if (frozen) {
     if (!have_prev) {
@@ -507,7 +506,7 @@ int nub__install_isolated(struct nub_install_ctx *c, struct nub_err *err)
     memset(&ro, 0, sizeof(ro));
     ro.project_dir = c->proj.dir;
     ro.previous = have_prev && c->o->frozen != NUB_FROZEN_NO ? &prev : NULL;
-    ro.overrides = &overrides;
+    ro.overrides = overrides;
     ro.on_pick = s.fetch ? on_pick : NULL;
     ro.ud = &s;
     rc = nub_resolve(&s.g, &c->man, s.meta, &ro, err);
@@ -622,6 +621,5 @@ out:
   if (have_prev)
     nub_graph_release(&prev);
   nub_graph_release(&s.g);
-  nub_depmap_release(&overrides);
   return rc;
 }

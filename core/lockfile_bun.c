@@ -1,51 +1,18 @@
 /* lockfile_bun.c - bun.lock into the install plan; see lockfile_bun.h. */
 #include "lockfile_bun.h"
 
-#include <cJSON.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "buf.h"
 #include "integrity.h"
+#include "json.h"
 #include "lockfile_npm.h"
 #include "manifest.h"
 #include "nub_plat.h"
 #include "nub_alloc.h"
 #include "path.h"
 #include "strmap.h"
-
-/* bun.lock is JSON with trailing commas: drop each comma that only white
- * space separates from a closing bracket (never inside a string). */
-static char *strip_trailing_commas(const char *s, size_t len)
-{
-  char *out = nub_malloc(len + 1);
-  size_t w = 0;
-  bool in_str = false;
-
-  for (size_t i = 0; i < len; i++) {
-    char ch = s[i];
-    if (in_str) {
-      out[w++] = ch;
-      if (ch == '\\' && i + 1 < len)
-        out[w++] = s[++i];
-      else if (ch == '"')
-        in_str = false;
-      continue;
-    }
-    if (ch == '"') {
-      in_str = true;
-    } else if (ch == ',') {
-      size_t j = i + 1;
-      while (j < len && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r'))
-        j++;
-      if (j < len && (s[j] == '}' || s[j] == ']'))
-        continue;
-    }
-    out[w++] = ch;
-  }
-  out[w] = '\0';
-  return out;
-}
 
 /* "a/@s/b/c" -> "node_modules/a/node_modules/@s/b/node_modules/c"; false
  * when a segment is not a package name. */
@@ -355,28 +322,19 @@ int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
                            const char *fname, const struct nub_config *cfg,
                            struct nub_err *err)
 {
-  char *json = strip_trailing_commas(text, len);
-  const char *end = NULL;
-  cJSON *root = cJSON_ParseWithOpts(json, &end, 0);
+  cJSON *root = NULL;
   const cJSON *ver, *ws, *root_ws, *packages, *e;
   struct entry *ents = NULL;
   struct nub_strmap meta;
   size_t nents = 0, capents = 0;
-  int rc = 0;
+  int rc;
 
   memset(&meta, 0, sizeof(meta));
-  if (!root || !cJSON_IsObject(root)) {
-    int line, col;
-    /* the position in the text as given: count the dropped commas back in */
-    size_t off = end && end >= json ? (size_t)(end - json) : 0, shown = 0, i = 0;
-    while (i < len && shown < off) {
-      if (text[i] == json[shown])
-        shown++;
-      i++;
-    }
-    nub_text_linecol(text, i, &line, &col);
-    rc = nub_err_set(err, -NUB_ELOCKFILE, "%s is not valid JSON (line %d column %d)", fname,
-                     line, col);
+  rc = nub_json_parse(text, len, fname, -NUB_ELOCKFILE, NUB_JSON_TRAILING_COMMAS, &root, err);
+  if (rc < 0)
+    goto out;
+  if (!cJSON_IsObject(root)) {
+    rc = nub_err_set(err, -NUB_ELOCKFILE, "%s must contain a JSON object", fname);
     goto out;
   }
   ver = cJSON_GetObjectItemCaseSensitive(root, "lockfileVersion");
@@ -438,6 +396,5 @@ out:
   nub_free(ents);
   nub_strmap_release(&meta, NULL);
   cJSON_Delete(root);
-  nub_free(json);
   return rc;
 }

@@ -1,13 +1,13 @@
 /* lockfile_npm.c - npm lockfile reader (v1 nested, v2/v3 flat). */
 #include "lockfile_npm.h"
 
-#include <cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "buf.h"
 #include "integrity.h"
+#include "json.h"
 #include "nub_alloc.h"
 #include "path.h"
 
@@ -51,16 +51,8 @@ char *nub_rewrite_registry_url(const struct nub_config *cfg, const char *name,
   return nub_strdup(url);
 }
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static bool jtrue(const cJSON *o, const char *k)
-{
-  return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
-}
+#define jstr nub_json_str
+#define jtrue nub_json_true
 
 /* Fill a node's package from version/resolved/integrity; handles npm:
  * aliases and refuses sources nub cannot fetch yet, naming the entry. */
@@ -313,24 +305,15 @@ int nub_lockfile_npm_parse(struct nub_tree *t, const char *text, size_t len,
                            const char *fname, const struct nub_config *cfg,
                            struct nub_err *err)
 {
-  const char *end = NULL;
-  cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+  cJSON *root;
   const cJSON *ver, *packages, *deps;
-  int rc = 0;
+  int rc = nub_json_parse(text, len, fname, -NUB_ELOCKFILE, 0, &root, err);
 
-  if (!root || !cJSON_IsObject(root)) {
-    int line, col;
-    if (strstr(text, "\n<<<<<<< ") || !strncmp(text, "<<<<<<< ", 8)) {
-      rc = nub_err_set(err, -NUB_ELOCKFILE,
-                       "%s has unresolved merge-conflict markers; resolve them "
-                       "(or delete the lockfile and re-resolve)", fname);
-    } else {
-      nub_text_linecol(text, end && end >= text ? (size_t)(end - text) : 0, &line, &col);
-      rc = nub_err_set(err, -NUB_ELOCKFILE, "%s is not valid JSON (line %d column %d)",
-                       fname, line, col);
-    }
-    cJSON_Delete(root);
+  if (rc < 0)
     return rc;
+  if (!cJSON_IsObject(root)) {
+    cJSON_Delete(root);
+    return nub_err_set(err, -NUB_ELOCKFILE, "%s must contain a JSON object", fname);
   }
   ver = cJSON_GetObjectItemCaseSensitive(root, "lockfileVersion");
   packages = cJSON_GetObjectItemCaseSensitive(root, "packages");

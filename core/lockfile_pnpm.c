@@ -1040,6 +1040,8 @@ static int rd_direct(struct rd *r, yaml_node_t *n, const char *what, struct nub_
     }
     if (!d->ref)
       return rd_bad(r, v, "%s['%s'] has no version", what, k);
+    if (!d->specifier)
+      return rd_bad(r, v, "%s['%s'] has no specifier", what, k);
   }
   return 0;
 }

@@ -1,7 +1,8 @@
 /* manifest.c - package.json reader. */
 #include "manifest.h"
 
-#include <cJSON.h>
+#include "json.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -25,29 +26,6 @@ void nub_text_linecol(const char *text, size_t off, int *line, int *col)
   *col = c;
 }
 
-void nub_json_depmap(const void *obj, struct nub_depmap *out)
-{
-  const cJSON *o = obj, *it;
-  size_t n = 0;
-
-  out->v = NULL;
-  out->n = 0;
-  if (!cJSON_IsObject(o))
-    return; /* arrays, null, strings: legacy oddities read as empty */
-  cJSON_ArrayForEach(it, o) n++;
-  if (!n)
-    return;
-  out->v = nub_calloc(n, sizeof(*out->v));
-  cJSON_ArrayForEach(it, o)
-  {
-    if (!it->string)
-      continue;
-    out->v[out->n].name = nub_strdup(it->string);
-    out->v[out->n].spec = nub_strdup(cJSON_IsString(it) ? it->valuestring : "*");
-    out->n++;
-  }
-}
-
 void nub_depmap_release(struct nub_depmap *m)
 {
   for (size_t i = 0; i < m->n; i++) {
@@ -67,74 +45,11 @@ const char *nub_depmap_get(const struct nub_depmap *m, const char *name)
   return NULL;
 }
 
-void nub_json_strarray(const void *arr, char ***out, size_t *n)
-{
-  const cJSON *a = arr, *it;
-  size_t k = 0;
-
-  *out = NULL;
-  *n = 0;
-  if (cJSON_IsString(a)) { /* "os": "linux" happens */
-    *out = nub_calloc(1, sizeof(char *));
-    (*out)[0] = nub_strdup(a->valuestring);
-    *n = 1;
-    return;
-  }
-  if (!cJSON_IsArray(a))
-    return;
-  cJSON_ArrayForEach(it, a) k++;
-  if (!k)
-    return;
-  *out = nub_calloc(k, sizeof(char *));
-  cJSON_ArrayForEach(it, a)
-  {
-    if (cJSON_IsString(it))
-      (*out)[(*n)++] = nub_strdup(it->valuestring);
-  }
-}
-
 void nub_strarray_free(char **v, size_t n)
 {
   for (size_t i = 0; i < n; i++)
     nub_free(v[i]);
   nub_free(v);
-}
-
-static void add_bin(struct nub_bin **out, size_t *n, size_t *cap,
-                    const char *name, const char *target)
-{
-  char nm[256], tg[4096];
-
-  if (!nub_bin_name(name, nm, sizeof(nm)))
-    return; /* unsafe names ("", "..", "../x") are dropped, like npm */
-  if (nub_path_normalize(target, tg, sizeof(tg)) < 0)
-    return;
-  for (size_t i = 0; i < *n; i++)
-    if (!strcmp((*out)[i].name, nm))
-      return;
-  NUB_GROW(*out, *cap, *n + 1);
-  (*out)[*n].name = nub_strdup(nm);
-  (*out)[*n].target = nub_strdup(tg);
-  (*n)++;
-}
-
-void nub_json_bins(const void *pkg, const char *pkgname, struct nub_bin **out,
-                   size_t *n)
-{
-  const cJSON *bin = cJSON_GetObjectItemCaseSensitive(pkg, "bin"), *it;
-  size_t cap = 0;
-
-  *out = NULL;
-  *n = 0;
-  if (cJSON_IsString(bin) && pkgname) {
-    add_bin(out, n, &cap, pkgname, bin->valuestring);
-  } else if (cJSON_IsObject(bin)) {
-    cJSON_ArrayForEach(it, bin)
-    {
-      if (it->string && cJSON_IsString(it))
-        add_bin(out, n, &cap, it->string, it->valuestring);
-    }
-  }
 }
 
 static char *dup_str(const cJSON *o, const char *key)
@@ -184,34 +99,87 @@ bool nub_platform_allows_csv(const char *csv, const char *value)
   return ok;
 }
 
+static void flatten(const cJSON *o, const char *prefix, struct nub_depmap *out, size_t *cap)
+{
+  const cJSON *it;
+
+  cJSON_ArrayForEach(it, o)
+  {
+    char *key;
+    if (!it->string)
+      continue;
+    if (!strcmp(it->string, ".")) {
+      if (prefix && cJSON_IsString(it)) {
+        NUB_GROW(out->v, *cap, out->n + 1);
+        out->v[out->n].name = nub_strdup(prefix);
+        out->v[out->n].spec = nub_strdup(it->valuestring);
+        out->n++;
+      }
+      continue;
+    }
+    {
+      /* keys may carry a range ("foo@1") which nub matches by name */
+      const char *at = strchr(it->string[0] == '@' ? it->string + 1 : it->string, '@');
+      char *nm = at ? nub_strndup(it->string, (size_t)(at - it->string)) : nub_strdup(it->string);
+      key = prefix ? nub_asprintf("%s>%s", prefix, nm) : nub_strdup(nm);
+      nub_free(nm);
+    }
+    if (cJSON_IsString(it)) {
+      NUB_GROW(out->v, *cap, out->n + 1);
+      out->v[out->n].name = key;
+      out->v[out->n].spec = nub_strdup(it->valuestring);
+      out->n++;
+      continue;
+    }
+    if (cJSON_IsObject(it))
+      flatten(it, key, out, cap);
+    nub_free(key);
+  }
+}
+
+/* npm "overrides", yarn "resolutions" and "pnpm.overrides", flattened to
+ * "name" / "parent>name" keys. */
+static void read_overrides(const cJSON *root, struct nub_depmap *out)
+{
+  size_t cap = 0;
+
+  {
+    const cJSON *pn = cJSON_GetObjectItemCaseSensitive(root, "pnpm");
+    const cJSON *srcs[3] = {cJSON_GetObjectItemCaseSensitive(root, "overrides"),
+                            cJSON_GetObjectItemCaseSensitive(root, "resolutions"),
+                            cJSON_IsObject(pn) ? cJSON_GetObjectItemCaseSensitive(pn, "overrides")
+                                               : NULL};
+    for (int i = 0; i < 3; i++) {
+      if (!cJSON_IsObject(srcs[i]))
+        continue;
+      /* yarn resolutions use "a/b" paths: take the last segment's parent */
+      flatten(srcs[i], NULL, out, &cap);
+    }
+    for (size_t i = 0; i < out->n; i++) {
+      /* yarn globs ("**" then "/foo") and paths ("a/b") become "foo" and "a>b" */
+      char *s = out->v[i].name;
+      if (!strncmp(s, "**/", 3))
+        memmove(s, s + 3, strlen(s + 3) + 1);
+      if (s[0] != '@' && strchr(s, '/')) {
+        char *sl = strrchr(s, '/');
+        *sl = '>';
+      }
+    }
+  }
+}
+
 int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
                        const char *path, struct nub_err *err)
 {
-  const char *end = NULL;
   cJSON *root, *scripts, *dirs, *pnpm;
+  int rc;
 
   memset(out, 0, sizeof(*out));
-  if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
-      (unsigned char)text[2] == 0xBF) {
-    text += 3;
-    len -= 3;
-  }
-  root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-  if (!root || !cJSON_IsObject(root)) {
-    int line, col;
-    size_t off = end && end >= text ? (size_t)(end - text) : 0;
-    const char *marker = strstr(text, "\n<<<<<<< ");
+  rc = nub_json_parse(text, len, path, -NUB_EMANIFEST, 0, &root, err);
+  if (rc < 0)
+    return rc;
+  if (!cJSON_IsObject(root)) {
     cJSON_Delete(root);
-    if (marker || !strncmp(text, "<<<<<<< ", 8))
-      return nub_err_set(err, -NUB_EMANIFEST,
-                         "%s has unresolved merge-conflict markers; resolve them "
-                         "and try again", path);
-    if (!root && len > 0) {
-      nub_text_linecol(text, off, &line, &col);
-      return nub_err_set(err, -NUB_EMANIFEST,
-                         "%s is not valid JSON: unexpected input at line %d "
-                         "column %d", path, line, col);
-    }
     return nub_err_set(err, -NUB_EMANIFEST, "%s must contain a JSON object", path);
   }
   out->name = dup_str(root, "name");
@@ -254,6 +222,7 @@ int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
   if (!out->ntrusted)
     nub_json_strarray(cJSON_GetObjectItemCaseSensitive(root, "allowBuilds"),
                       &out->trusted, &out->ntrusted);
+  read_overrides(root, &out->overrides);
   cJSON_Delete(root);
   return 0;
 }
@@ -266,7 +235,7 @@ int nub_manifest_load(struct nub_manifest *out, const char *dir, struct nub_err 
 
   if (rc < 0) {
     memset(out, 0, sizeof(*out));
-    rc = nub_err_set(err, rc == -ENOENT ? -NUB_EMANIFEST : rc,
+    rc = nub_err_set(err, rc == -ENOENT ? -NUB_ENOMANIFEST : rc,
                      rc == -ENOENT ? "no package.json in %s" : "cannot read %s/package.json: %s",
                      dir, nub_strerror(rc));
     nub_free(path);
@@ -286,6 +255,7 @@ void nub_manifest_release(struct nub_manifest *m)
   nub_depmap_release(&m->dev);
   nub_depmap_release(&m->optional);
   nub_depmap_release(&m->peer);
+  nub_depmap_release(&m->overrides);
   nub_strarray_free(m->bundled, m->nbundled);
   for (size_t i = 0; i < m->nbins; i++) {
     nub_free(m->bins[i].name);

@@ -24,6 +24,9 @@ struct nub_bin {
 struct nub_manifest {
   char *name, *version; /* NULL when absent */
   struct nub_depmap deps, dev, optional, peer;
+  /* npm "overrides", yarn "resolutions", "pnpm.overrides": "name" or
+   * "parent>name" -> spec */
+  struct nub_depmap overrides;
   char **bundled; size_t nbundled;
   struct nub_bin *bins; size_t nbins;
   char *directories_bin; /* "directories.bin" when there is no "bin" */
@@ -45,12 +48,6 @@ int nub_manifest_load(struct nub_manifest *out, const char *dir,
                       struct nub_err *err);
 void nub_manifest_release(struct nub_manifest *m);
 
-/* Read string arrays / dependency maps out of a cJSON object (shared with
- * the lockfile and registry readers). `obj` is a cJSON *. */
-void nub_json_depmap(const void *obj, struct nub_depmap *out);
-void nub_json_strarray(const void *arr, char ***out, size_t *n);
-void nub_json_bins(const void *pkg, const char *pkgname, struct nub_bin **out,
-                   size_t *n);
 void nub_depmap_release(struct nub_depmap *m);
 void nub_strarray_free(char **v, size_t n);
 const char *nub_depmap_get(const struct nub_depmap *m, const char *name);

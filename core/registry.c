@@ -1,7 +1,6 @@
 /* registry.c - packument client, cache and parser. */
 #include "registry.h"
 
-#include <cJSON.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include "buf.h"
 #include "diag.h"
 #include "integrity.h"
+#include "json.h"
 #include "lockfile_npm.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"

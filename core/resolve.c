@@ -3,7 +3,6 @@
  * peer context and pnpm-style dependency path. */
 #include "resolve.h"
 
-#include <cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -971,88 +970,4 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nu
   nub_strmap_release(&r.byname, free_namelist);
   nub_strmap_release(&r.memo, NULL);
   return rc;
-}
-
-/* ---- overrides -------------------------------------------------------------- */
-
-static void flatten(const cJSON *o, const char *prefix, struct nub_depmap *out, size_t *cap)
-{
-  const cJSON *it;
-
-  cJSON_ArrayForEach(it, o)
-  {
-    char *key;
-    if (!it->string)
-      continue;
-    if (!strcmp(it->string, ".")) {
-      if (prefix && cJSON_IsString(it)) {
-        NUB_GROW(out->v, *cap, out->n + 1);
-        out->v[out->n].name = nub_strdup(prefix);
-        out->v[out->n].spec = nub_strdup(it->valuestring);
-        out->n++;
-      }
-      continue;
-    }
-    {
-      /* keys may carry a range ("foo@1") which nub matches by name */
-      const char *at = strchr(it->string[0] == '@' ? it->string + 1 : it->string, '@');
-      char *nm = at ? nub_strndup(it->string, (size_t)(at - it->string)) : nub_strdup(it->string);
-      key = prefix ? nub_asprintf("%s>%s", prefix, nm) : nub_strdup(nm);
-      nub_free(nm);
-    }
-    if (cJSON_IsString(it)) {
-      NUB_GROW(out->v, *cap, out->n + 1);
-      out->v[out->n].name = key;
-      out->v[out->n].spec = nub_strdup(it->valuestring);
-      out->n++;
-      continue;
-    }
-    if (cJSON_IsObject(it))
-      flatten(it, key, out, cap);
-    nub_free(key);
-  }
-}
-
-int nub_overrides_load(const char *project_dir, struct nub_depmap *out, struct nub_err *err)
-{
-  char *path = nub_asprintf("%s/package.json", project_dir), *text = NULL;
-  size_t len, cap = 0;
-  cJSON *root;
-  int rc;
-
-  memset(out, 0, sizeof(*out));
-  rc = nub_plat_read_file_at(NUB_PLAT_CWD, path, 64u << 20, &text, &len);
-  nub_free(path);
-  if (rc < 0)
-    return 0;
-  root = cJSON_ParseWithLength(text, len);
-  nub_free(text);
-  (void)err;
-  if (!root)
-    return 0;
-  {
-    const cJSON *pn = cJSON_GetObjectItemCaseSensitive(root, "pnpm");
-    const cJSON *srcs[3] = {cJSON_GetObjectItemCaseSensitive(root, "overrides"),
-                            cJSON_GetObjectItemCaseSensitive(root, "resolutions"),
-                            cJSON_IsObject(pn) ? cJSON_GetObjectItemCaseSensitive(pn, "overrides")
-                                               : NULL};
-    for (int i = 0; i < 3; i++) {
-      if (!cJSON_IsObject(srcs[i]))
-        continue;
-      /* yarn resolutions use "a/b" paths: take the last segment's parent */
-      flatten(srcs[i], NULL, out, &cap);
-    }
-    for (size_t i = 0; i < out->n; i++) {
-      /* yarn globs ("**" then "/foo") and paths ("a/b") become "foo" and "a>b" */
-      char *s = out->v[i].name;
-      if (!strncmp(s, "**/", 3))
-        memmove(s, s + 3, strlen(s + 3) + 1);
-      if (s[0] != '@' && strchr(s, '/')) {
-        char *sl = strrchr(s, '/');
-        *sl = '>';
-      }
-    }
-  }
-  cJSON_Delete(root);
-  return 0;
 }

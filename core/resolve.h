@@ -40,9 +40,4 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man,
                 struct nub_meta *meta, const struct nub_resolve_opts *o,
                 struct nub_err *err);
 
-/* Read the overrides of a package.json (npm "overrides", yarn "resolutions",
- * "pnpm.overrides"), flattened to "name" / "parent>name" keys. */
-int nub_overrides_load(const char *project_dir, struct nub_depmap *out,
-                       struct nub_err *err);
-
 #endif

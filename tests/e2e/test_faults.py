@@ -485,7 +485,7 @@ class BrokenProjectTest(FaultTestCase):
 
     def test_missing_package_json(self):
         proc = self.nub_fails("install")
-        self.assertEqual(proc.returncode, 70, proc.stderr)
+        self.assertEqual(proc.returncode, 71, proc.stderr)
         self.assertIn("package.json", proc.stderr)
 
     def test_malformed_package_lock(self):

@@ -1,0 +1,268 @@
+/* json.c - strict JSON documents over cJSON, and typed field readers. */
+#include "json.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "nub_alloc.h"
+#include "path.h"
+
+static bool is_ws(unsigned char c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Length of the UTF-8 sequence at s (RFC 3629: no overlong forms, no
+ * surrogates, nothing past U+10FFFF), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s, size_t avail)
+{
+  unsigned char c = s[0];
+  size_t n;
+  unsigned char lo = 0x80, hi = 0xBF;
+
+  if (c >= 0xC2 && c <= 0xDF)
+    n = 2;
+  else if (c >= 0xE0 && c <= 0xEF)
+    n = 3;
+  else if (c >= 0xF0 && c <= 0xF4)
+    n = 4;
+  else
+    return 0;
+  if (c == 0xE0)
+    lo = 0xA0;
+  else if (c == 0xED)
+    hi = 0x9F;
+  else if (c == 0xF0)
+    lo = 0x90;
+  else if (c == 0xF4)
+    hi = 0x8F;
+  if (avail < n || s[1] < lo || s[1] > hi)
+    return 0;
+  for (size_t i = 2; i < n; i++)
+    if ((s[i] & 0xC0) != 0x80)
+      return 0;
+  return n;
+}
+
+/* What cJSON lets through: invalid UTF-8, raw control characters in
+ * strings, nesting too deep for its recursion. Trailing commas (JSONC)
+ * become spaces in `text`, so that offsets stay those of the file. Returns
+ * the offset of the first fault, or len when there is none. */
+static size_t scan(char *text, size_t len, bool jsonc, const char **why)
+{
+  const unsigned char *s = (const unsigned char *)text;
+  bool in_str = false;
+  int depth = 0;
+
+  for (size_t i = 0; i < len;) {
+    unsigned char c = s[i];
+    if (c >= 0x80) {
+      size_t n = utf8_len(s + i, len - i);
+      if (!n) {
+        *why = "bytes that are not UTF-8";
+        return i;
+      }
+      i += n;
+      continue;
+    }
+    if (in_str) {
+      if (c == '"') {
+        in_str = false;
+      } else if (c == '\\' && i + 1 < len && s[i + 1] < 0x80 && s[i + 1] >= 0x20) {
+        i += 2;
+        continue;
+      } else if (c < 0x20) {
+        *why = "a raw control character inside a string";
+        return i;
+      }
+    } else if (c == '"') {
+      in_str = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > NUB_JSON_MAX_DEPTH) {
+        *why = "nesting deeper than 512 levels";
+        return i;
+      }
+    } else if (c == '}' || c == ']') {
+      depth--;
+    } else if (c == ',' && jsonc) {
+      size_t j = i + 1;
+      while (j < len && is_ws(s[j]))
+        j++;
+      if (j < len && (s[j] == '}' || s[j] == ']'))
+        text[i] = ' ';
+    }
+    i++;
+  }
+  return len;
+}
+
+static bool conflict_markers(const char *text, size_t len)
+{
+  const char *p = text, *end = text + len;
+
+  while (p && p < end) {
+    if ((size_t)(end - p) >= 8 && !memcmp(p, "<<<<<<< ", 8))
+      return true;
+    p = memchr(p, '\n', (size_t)(end - p));
+    if (p)
+      p++;
+  }
+  return false;
+}
+
+int nub_json_parse(const char *text, size_t len, const char *fname, int code,
+                   unsigned flags, cJSON **out, struct nub_err *err)
+{
+  const char *why = NULL, *end = NULL;
+  size_t bom = 0, bad;
+  char *copy;
+  cJSON *root;
+  int line, col;
+
+  *out = NULL;
+  if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
+    bom = 3;
+  if (conflict_markers(text, len))
+    return nub_err_set(err, code,
+                       "%s has unresolved merge-conflict markers; resolve them and try "
+                       "again", fname);
+  /* a copy: the scan may blank trailing commas, and cJSON wants the text
+   * NUL-terminated to stop at a NUL byte inside it the way we report it */
+  copy = nub_malloc(len + 1);
+  memcpy(copy, text, len);
+  copy[len] = '\0';
+  bad = scan(copy + bom, len - bom, flags & NUB_JSON_TRAILING_COMMAS, &why);
+  if (bad < len - bom) {
+    nub_free(copy);
+    nub_text_linecol(text, bom + bad, &line, &col);
+    return nub_err_set(err, code, "%s is not valid JSON: %s at line %d column %d", fname,
+                       why, line, col);
+  }
+  root = cJSON_ParseWithLengthOpts(copy + bom, len - bom, &end, 0);
+  if (root) {
+    size_t off = (size_t)(end - (copy + bom));
+    while (off < len - bom && is_ws((unsigned char)copy[bom + off]))
+      off++;
+    if (off < len - bom) {
+      cJSON_Delete(root);
+      nub_free(copy);
+      nub_text_linecol(text, bom + off, &line, &col);
+      return nub_err_set(err, code,
+                         "%s is not valid JSON: unexpected text after the end at line %d "
+                         "column %d", fname, line, col);
+    }
+    nub_free(copy);
+    *out = root;
+    return 0;
+  }
+  {
+    size_t off = end && end >= copy + bom ? (size_t)(end - (copy + bom)) : 0, rest = off;
+    while (rest < len - bom && is_ws((unsigned char)copy[bom + rest]))
+      rest++;
+    nub_free(copy);
+    if (rest >= len - bom) {
+      nub_text_linecol(text, len, &line, &col);
+      return nub_err_set(err, code, "%s is not valid JSON: it ends early at line %d column %d",
+                         fname, line, col);
+    }
+    nub_text_linecol(text, bom + off, &line, &col);
+    return nub_err_set(err, code, "%s is not valid JSON: unexpected input at line %d column %d",
+                       fname, line, col);
+  }
+}
+
+const char *nub_json_str(const cJSON *obj, const char *key)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+bool nub_json_true(const cJSON *obj, const char *key)
+{
+  return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, key));
+}
+
+void nub_json_depmap(const cJSON *o, struct nub_depmap *out)
+{
+  const cJSON *it;
+  size_t n = 0;
+
+  out->v = NULL;
+  out->n = 0;
+  if (!cJSON_IsObject(o))
+    return; /* arrays, null, strings: legacy oddities read as empty */
+  cJSON_ArrayForEach(it, o) n++;
+  if (!n)
+    return;
+  out->v = nub_calloc(n, sizeof(*out->v));
+  cJSON_ArrayForEach(it, o)
+  {
+    if (!it->string)
+      continue;
+    out->v[out->n].name = nub_strdup(it->string);
+    out->v[out->n].spec = nub_strdup(cJSON_IsString(it) ? it->valuestring : "*");
+    out->n++;
+  }
+}
+
+void nub_json_strarray(const cJSON *a, char ***out, size_t *n)
+{
+  const cJSON *it;
+  size_t k = 0;
+
+  *out = NULL;
+  *n = 0;
+  if (cJSON_IsString(a)) {
+    *out = nub_calloc(1, sizeof(char *));
+    (*out)[0] = nub_strdup(a->valuestring);
+    *n = 1;
+    return;
+  }
+  if (!cJSON_IsArray(a))
+    return;
+  cJSON_ArrayForEach(it, a) k++;
+  if (!k)
+    return;
+  *out = nub_calloc(k, sizeof(char *));
+  cJSON_ArrayForEach(it, a)
+  {
+    if (cJSON_IsString(it))
+      (*out)[(*n)++] = nub_strdup(it->valuestring);
+  }
+}
+
+static void add_bin(struct nub_bin **out, size_t *n, size_t *cap, const char *name,
+                    const char *target)
+{
+  char nm[256], tg[4096];
+
+  if (!nub_bin_name(name, nm, sizeof(nm)))
+    return; /* unsafe names ("", "..", "../x") are dropped, like npm */
+  if (nub_path_normalize(target, tg, sizeof(tg)) < 0)
+    return;
+  for (size_t i = 0; i < *n; i++)
+    if (!strcmp((*out)[i].name, nm))
+      return;
+  NUB_GROW(*out, *cap, *n + 1);
+  (*out)[*n].name = nub_strdup(nm);
+  (*out)[*n].target = nub_strdup(tg);
+  (*n)++;
+}
+
+void nub_json_bins(const cJSON *pkg, const char *pkgname, struct nub_bin **out, size_t *n)
+{
+  const cJSON *bin = cJSON_GetObjectItemCaseSensitive(pkg, "bin"), *it;
+  size_t cap = 0;
+
+  *out = NULL;
+  *n = 0;
+  if (cJSON_IsString(bin) && pkgname) {
+    add_bin(out, n, &cap, pkgname, bin->valuestring);
+  } else if (cJSON_IsObject(bin)) {
+    cJSON_ArrayForEach(it, bin)
+    {
+      if (it->string && cJSON_IsString(it))
+        add_bin(out, n, &cap, it->string, it->valuestring);
+    }
+  }
+}

@@ -1,0 +1,46 @@
+/* json.h - reading JSON documents (package.json, npm and bun lockfiles,
+ * packuments) with cJSON, as strictly as JSON.parse: the modules that read
+ * JSON include this header; no cJSON type crosses into the rest of core.
+ *
+ * Strict means what npm refuses is refused here too: anything but
+ * whitespace after the top-level value, bytes that are not UTF-8, raw
+ * control characters inside strings, nesting deeper than NUB_JSON_MAX_DEPTH.
+ * cJSON on its own accepts all of these and stops reading at the first
+ * stray '}', which once installed 45 packages of a 78-package lockfile. */
+#ifndef NUB_JSON_H
+#define NUB_JSON_H
+
+#include <cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "manifest.h"
+
+#define NUB_JSON_MAX_DEPTH 512
+
+enum nub_json_flags {
+  NUB_JSON_TRAILING_COMMAS = 1u << 0, /* JSONC as bun writes it: ",}" and ",]" */
+};
+
+/* Parse text[0..len) into *out (cJSON_Delete it). A UTF-8 byte-order mark is
+ * skipped. On failure *out is NULL and err holds one line naming `fname`,
+ * the line and column and what is wrong, with `code` (-NUB_ELOCKFILE,
+ * -NUB_EMANIFEST, ...); the code is returned. */
+int nub_json_parse(const char *text, size_t len, const char *fname, int code,
+                   unsigned flags, cJSON **out, struct nub_err *err);
+
+/* Typed field readers: a missing field or one of another type reads as
+ * absent (NULL, false, empty), never as a crash. */
+const char *nub_json_str(const cJSON *obj, const char *key);
+bool nub_json_true(const cJSON *obj, const char *key);
+/* A dependency map; arrays, null or strings (legacy registry oddities) read
+ * as empty, a value that is not a string as "*". */
+void nub_json_depmap(const cJSON *obj, struct nub_depmap *out);
+/* A list of strings; a lone string is a list of one ("os": "linux"). */
+void nub_json_strarray(const cJSON *arr, char ***out, size_t *n);
+/* package.json "bin" (a string names the package's own command). Unsafe
+ * command names and targets are dropped, as npm drops them. */
+void nub_json_bins(const cJSON *pkg, const char *pkgname, struct nub_bin **out, size_t *n);
+
+#endif

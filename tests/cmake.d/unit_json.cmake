@@ -1,0 +1,1 @@
+nub_unit_test(json unit/test_json.c)

@@ -1,0 +1,149 @@
+/* test_json.c - core/json.h: JSON read as strictly as JSON.parse, with the
+ * fault's line and column, and field readers that survive wrong types. */
+#include <string.h>
+
+#include "nub_test.h"
+
+#include "err.h"
+#include "json.h"
+#include "nub_alloc.h"
+
+static int parse(const char *text, size_t len, unsigned flags, struct nub_err *err)
+{
+  cJSON *root = NULL;
+  int rc = nub_json_parse(text, len, "f.json", -NUB_ELOCKFILE, flags, &root, err);
+  if (rc == 0)
+    assert_non_null(root);
+  else
+    assert_null(root);
+  cJSON_Delete(root);
+  return rc;
+}
+
+#define P(s) parse((s), sizeof(s) - 1, 0, &err)
+
+static void test_json__accepts_what_json_parse_accepts(void **state)
+{
+  struct nub_err err;
+  (void)state;
+  assert_int_equal(P("{}"), 0);
+  assert_int_equal(P("  {\"a\": [1, 2, {\"b\": null}]}\n\n"), 0);
+  assert_int_equal(P("\xEF\xBB\xBF{\"caf\xC3\xA9\": \"\xF0\x9F\x98\x80\"}"), 0);
+  assert_int_equal(P("{\"esc\": \"\\u0001\\n\\t\\\"\"}"), 0);
+  assert_int_equal(P("[\"\xE2\x82\xAC\", \"\xF4\x8F\xBF\xBF\"]"), 0);
+}
+
+static void test_json__refuses_with_line_and_column(void **state)
+{
+  struct nub_err err;
+  (void)state;
+  assert_int_equal(P("{\"a\": 1}\n}\n"), -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "f.json is not valid JSON: unexpected text after the end at "
+                                  "line 2 column 1"));
+  assert_int_equal(P("{\"a\": 1} garbage"), -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "line 1 column 10"));
+  assert_int_equal(P("{\n\"a\x01\": 1}"), -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "control character inside a string at line 2 column 3"));
+  assert_int_equal(P("{\"a\": \"tab\there\"}"), -NUB_ELOCKFILE);
+  assert_int_equal(P("{\"\xFF\": 1}"), -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "not UTF-8 at line 1 column 3"));
+  /* overlong, surrogate, beyond U+10FFFF, truncated sequences */
+  assert_int_equal(P("[\"\xC0\xAF\"]"), -NUB_ELOCKFILE);
+  assert_int_equal(P("[\"\xE0\x80\xAF\"]"), -NUB_ELOCKFILE);
+  assert_int_equal(P("[\"\xED\xA0\x80\"]"), -NUB_ELOCKFILE);
+  assert_int_equal(P("[\"\xF4\x90\x80\x80\"]"), -NUB_ELOCKFILE);
+  assert_int_equal(P("[\"\xE2\x82\"]"), -NUB_ELOCKFILE);
+  /* a NUL byte ends nothing: it is a fault where it stands */
+  assert_int_equal(parse("{\"a\": 1}\0{}", 11, 0, &err), -NUB_ELOCKFILE);
+  assert_int_equal(parse("{\"a\0b\": 1}", 10, 0, &err), -NUB_ELOCKFILE);
+  assert_int_equal(P(""), -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "ends early"));
+  assert_int_equal(P("{\"a\": "), -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "ends early"));
+  assert_int_equal(P("{\n  \"a\": ^1\n}"), -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "unexpected input at line 2 column 8"));
+  assert_int_equal(P("{\n<<<<<<< HEAD\n}"), -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "merge-conflict"));
+  assert_int_equal(P("{\"a\": [1,]}"), -NUB_ELOCKFILE);
+}
+
+static void test_json__depth_is_bounded(void **state)
+{
+  struct nub_err err;
+  size_t n = 100000;
+  char *deep = nub_malloc(2 * n + 1);
+  (void)state;
+  memset(deep, '[', n);
+  memset(deep + n, ']', n);
+  deep[2 * n] = '\0';
+  assert_int_equal(parse(deep, 2 * n, 0, &err), -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "nesting deeper than 512 levels at line 1 column 513"));
+  assert_int_equal(parse(deep + n - 100, 200, 0, &err), 0);
+  nub_free(deep);
+}
+
+static void test_json__trailing_commas_when_asked(void **state)
+{
+  struct nub_err err;
+  static const char t[] = "{\n  \"a\": [1, 2,\n  ],\n  \"b\": {\"c\": \",}\",},\n}\n";
+  static const char bad[] = "{\n  \"a\": [1,\n  ],\n  x\n}";
+  (void)state;
+  assert_int_equal(parse(t, sizeof(t) - 1, NUB_JSON_TRAILING_COMMAS, &err), 0);
+  assert_int_equal(parse(t, sizeof(t) - 1, 0, &err), -NUB_ELOCKFILE);
+  /* positions are those of the file, commas and all */
+  assert_int_equal(parse(bad, sizeof(bad) - 1, NUB_JSON_TRAILING_COMMAS, &err), -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "at line 4 column"));
+}
+
+static void test_json__fields_of_the_wrong_type(void **state)
+{
+  struct nub_err err;
+  cJSON *root;
+  struct nub_depmap m;
+  char **v;
+  size_t n;
+  struct nub_bin *bins;
+  static const char t[] = "{\"name\": 3, \"dependencies\": [\"a\"], \"optionalDependencies\": "
+                          "{\"x\": 1, \"y\": \"^2\"}, \"os\": \"linux\", \"cpu\": [1, \"x64\"], "
+                          "\"bin\": {\"../evil\": \"a.js\", \"ok\": \"./bin/ok.js\", \"n\": 5}}";
+  (void)state;
+  assert_int_equal(nub_json_parse(t, sizeof(t) - 1, "p", -NUB_EMANIFEST, 0, &root, &err), 0);
+  assert_null(nub_json_str(root, "name"));
+  assert_null(nub_json_str(root, "missing"));
+  assert_false(nub_json_true(root, "name"));
+  nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root, "dependencies"), &m);
+  assert_int_equal(m.n, 0);
+  nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root, "optionalDependencies"), &m);
+  assert_int_equal(m.n, 2);
+  assert_string_equal(nub_depmap_get(&m, "x"), "*");
+  assert_string_equal(nub_depmap_get(&m, "y"), "^2");
+  nub_depmap_release(&m);
+  nub_json_strarray(cJSON_GetObjectItemCaseSensitive(root, "os"), &v, &n);
+  assert_int_equal(n, 1);
+  assert_string_equal(v[0], "linux");
+  nub_strarray_free(v, n);
+  nub_json_strarray(cJSON_GetObjectItemCaseSensitive(root, "cpu"), &v, &n);
+  assert_int_equal(n, 1);
+  assert_string_equal(v[0], "x64");
+  nub_strarray_free(v, n);
+  nub_json_bins(root, "p", &bins, &n);
+  assert_int_equal(n, 1);
+  assert_string_equal(bins[0].name, "ok");
+  assert_string_equal(bins[0].target, "bin/ok.js");
+  nub_free(bins[0].name);
+  nub_free(bins[0].target);
+  nub_free(bins);
+  cJSON_Delete(root);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_json__accepts_what_json_parse_accepts),
+      cmocka_unit_test(test_json__refuses_with_line_and_column),
+      cmocka_unit_test(test_json__depth_is_bounded),
+      cmocka_unit_test(test_json__trailing_commas_when_asked),
+      cmocka_unit_test(test_json__fields_of_the_wrong_type),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
