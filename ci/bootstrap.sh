@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what nub needs to build and test, idempotently: the C toolchain,
-# CMake, libcurl, libarchive, cJSON, mimalloc, OpenSSL, libyaml, cmocka, and
+# CMake, libcurl, libdeflate, cJSON, mimalloc, OpenSSL, libyaml, cmocka, and
 # for the tests Python 3, Node.js/npm and xfsprogs. Debian/Ubuntu use apt-get,
 # macOS Homebrew. Safe to run again: it installs only what is missing.
 set -euo pipefail
@@ -12,7 +12,7 @@ if [ "$(uname -s)" = "Darwin" ]; then
     echo "bootstrap: Homebrew is required on macOS (https://brew.sh)" >&2
     exit 1
   fi
-  want=(cmake pkg-config curl libarchive cjson mimalloc openssl@3 libyaml cmocka node python@3 hyperfine)
+  want=(cmake pkg-config curl libdeflate cjson mimalloc openssl@3 libyaml cmocka node python@3 hyperfine)
   missing=()
   for f in "${want[@]}"; do
     brew list --formula "$f" >/dev/null 2>&1 || missing+=("$f")
@@ -27,7 +27,7 @@ fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "bootstrap: only Debian/Ubuntu (apt-get) and macOS (Homebrew) are set up here;" >&2
-  echo "bootstrap: install CMake, pkg-config, libcurl, libarchive, cJSON, mimalloc, OpenSSL, libyaml and cmocka by hand" >&2
+  echo "bootstrap: install CMake, pkg-config, libcurl, libdeflate, cJSON, mimalloc, OpenSSL, libyaml and cmocka by hand" >&2
   exit 1
 fi
 
@@ -36,7 +36,7 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo="sudo"
 fi
 
-pkgs=(build-essential cmake pkg-config libcurl4-openssl-dev libarchive-dev libcjson-dev
+pkgs=(build-essential cmake pkg-config libcurl4-openssl-dev libdeflate-dev libcjson-dev
       libmimalloc-dev libssl-dev libyaml-dev libcmocka-dev python3 xfsprogs hyperfine curl)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -11,7 +11,7 @@ if [ "${NUB_SANITIZE:-0}" = 1 ]; then
 fi
 if [ "$(uname -s)" = "Darwin" ] && command -v brew >/dev/null 2>&1; then
   # keg-only formulae are not on the default pkg-config path
-  for f in curl libarchive openssl@3; do
+  for f in curl openssl@3; do
     p=$(brew --prefix "$f" 2>/dev/null || true)
     [ -n "$p" ] && PKG_CONFIG_PATH="$p/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
   done

@@ -1,131 +1,31 @@
-/* extract.c - libarchive stream -> validated entries -> store import. */
+/* extract.c - a tarball held whole -> gunzip (libdeflate) -> validated tar
+ * entries (tar.c) -> store import. */
 #include "extract.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
-#include <pthread.h>
+#include <libdeflate.h>
 #include <stdbool.h>
 #include <string.h>
 
 #include "buf.h"
-#include "inflate.h"
+#include "bytes.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "path.h"
-
-/* libarchive is loaded on first use (a tarball to unpack), for the same
- * reason as libcurl in http.c: warm installs never need it or its ~15
- * dependencies. */
-#ifndef NUB_LIBARCHIVE
-#define NUB_LIBARCHIVE "libarchive.so.13"
-#endif
-
-#define ARCHIVE_FUNCS(X)                                                       \
-  X(archive_entry_filetype) X(archive_entry_hardlink) X(archive_entry_pathname) \
-  X(archive_entry_perm) X(archive_error_string) X(archive_read_data_block)     \
-  X(archive_read_free) X(archive_read_new) X(archive_read_next_header)         \
-  X(archive_read_open)                      \
-  X(archive_read_support_filter_none) X(archive_read_support_format_tar)       \
-  X(archive_set_error)
-
-static struct {
-  pthread_mutex_t lock;
-  bool loaded;
-  void *lib;
-#define X(f) __typeof__(f) *f;
-  ARCHIVE_FUNCS(X)
-#undef X
-} la = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-
-static int archive_load(struct nub_err *err)
-{
-  char msg[512];
-  int rc = 0;
-
-  pthread_mutex_lock(&la.lock);
-  if (la.loaded)
-    goto out;
-  rc = nub_plat_load_library(NUB_LIBARCHIVE, &la.lib, msg, sizeof(msg));
-  if (rc < 0) {
-    nub_err_set(err, -NUB_EEXTRACT, "cannot load libarchive (%s): %s", NUB_LIBARCHIVE, msg);
-    goto out;
-  }
-#define X(f)                                                                   \
-  la.f = (__typeof__(la.f))nub_plat_symbol(la.lib, #f);                        \
-  if (!la.f) {                                                                 \
-    rc = nub_err_set(err, -NUB_EEXTRACT, "libarchive (%s) lacks %s", NUB_LIBARCHIVE, #f); \
-    goto out;                                                                  \
-  }
-  ARCHIVE_FUNCS(X)
-#undef X
-  la.loaded = true;
-out:
-  pthread_mutex_unlock(&la.lock);
-  return rc;
-}
-
-/* From here on the library calls go through the table. */
-#define archive_entry_filetype la.archive_entry_filetype
-#define archive_entry_hardlink la.archive_entry_hardlink
-#define archive_entry_pathname la.archive_entry_pathname
-#define archive_entry_perm la.archive_entry_perm
-#define archive_error_string la.archive_error_string
-#define archive_read_data_block la.archive_read_data_block
-#define archive_read_free la.archive_read_free
-#define archive_read_new la.archive_read_new
-#define archive_read_next_header la.archive_read_next_header
-#define archive_read_open la.archive_read_open
-#define archive_read_support_filter_none la.archive_read_support_filter_none
-#define archive_read_support_format_tar la.archive_read_support_format_tar
-#define archive_set_error la.archive_set_error
+#include "tar.h"
 
 const struct nub_extract_limits nub_extract_default_limits = {
   200000, 512ull << 20, 1ull << 30,
 };
 
-/* An input buffer bigger than this is not kept for the next tarball. */
+/* Buffers bigger than these are not kept for the next tarball. */
 #define KEEP_IN_MAX (8u << 20)
+#define KEEP_OUT_MAX (4u << 20)
 
-/* The tar stream for libarchive: the decoder's windows, or the input as it
- * is when it is not gzip'd. */
-struct src {
-  struct nub_inflate_stream *zs; /* NULL: plain */
-  const unsigned char *data;
-  size_t len;
-  bool given;
-  int rc;          /* the decoder's error */
-  const char *why; /* its reason */
-};
-
-static la_ssize_t read_cb(struct archive *a, void *ud, const void **buf)
+bool nub_is_gzip(const void *buf, size_t len)
 {
-  struct src *s = ud;
-  size_t n;
-
-  if (!s->zs) {
-    if (s->given)
-      return 0;
-    s->given = true;
-    *buf = s->data;
-    return (la_ssize_t)s->len;
-  }
-  s->rc = nub_inflate_stream_next(s->zs, (const unsigned char **)buf, &n, &s->why);
-  if (s->rc < 0) {
-    archive_set_error(a, EIO, "gzip: %s", s->why);
-    return -1;
-  }
-  return (la_ssize_t)n;
-}
-
-/* The decoder's failure as the message a user sees. */
-static int decode_error(const struct src *s, const char *what, struct nub_err *err)
-{
-  if (s->rc == -EFBIG)
-    return nub_err_set(err, -NUB_EEXTRACT, "%s: tarball unpacks to more than the "
-                       "per-package cap; refusing the package", what);
-  return nub_err_set(err, -NUB_EEXTRACT, "%s: corrupt tarball (gzip: %s)", what, s->why);
+  const unsigned char *p = buf;
+  return len >= 18 && p[0] == 0x1f && p[1] == 0x8b && p[2] == 8;
 }
 
 /* Read rd to its end into one buffer, at most `max` bytes. */
@@ -142,16 +42,68 @@ static int slurp(nub_extract_read_fn rd, void *ud, uint64_t max, struct nub_buf 
   }
 }
 
-static const char *type_name(mode_t t)
+static bool grow_out(struct nub_extract_scratch *sc, size_t want)
 {
-  switch (t) {
-  case AE_IFLNK: return "symlink";
-  case AE_IFCHR: return "character device";
-  case AE_IFBLK: return "block device";
-  case AE_IFIFO: return "fifo";
-  case AE_IFSOCK: return "socket";
-  default: return "special file";
+  unsigned char *p;
+
+  if (want <= sc->outcap)
+    return true;
+  p = nub_realloc(sc->out, want);
+  sc->out = p;
+  sc->outcap = want;
+  return true;
+}
+
+/* Gunzip in[0..len) (one or more members; bytes after the last member
+ * that do not start another are ignored, as gzip and Node do) into
+ * sc->out, at most max bytes. The first guess of the size is the last
+ * member's ISIZE, which a hostile file may forge: it only sizes the
+ * buffer, never the result. 0, -EFBIG past max, or -EBADMSG with *why. */
+static int gunzip(struct nub_extract_scratch *sc, const unsigned char *in, size_t len,
+                  size_t max, size_t *outlen, const char **why)
+{
+  size_t total = 0, pos = 0, guess = nub_le32(in + len - 4);
+
+  if (!sc->dd)
+    sc->dd = libdeflate_alloc_decompressor();
+  if (!sc->dd) {
+    *why = "out of memory";
+    return -ENOMEM;
   }
+  if (guess < 4 * len)
+    guess = 4 * len; /* tarballs compress about 4:1 */
+  if (guess > max)
+    guess = max;
+  grow_out(sc, guess + 1);
+  while (pos < len && nub_is_gzip(in + pos, len - pos)) {
+    size_t used = 0, n = 0;
+    enum libdeflate_result r =
+        libdeflate_gzip_decompress_ex(sc->dd, in + pos, len - pos, sc->out + total,
+                                      sc->outcap - total, &used, &n);
+    if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
+      size_t want = sc->outcap * 2;
+      if (sc->outcap - 1 >= max)
+        return -EFBIG;
+      if (want > max + 1)
+        want = max + 1;
+      grow_out(sc, want);
+      continue;
+    }
+    if (r != LIBDEFLATE_SUCCESS) {
+      *why = "invalid deflate data or a CRC that does not match";
+      return -EBADMSG;
+    }
+    total += n;
+    pos += used;
+    if (total > max)
+      return -EFBIG;
+  }
+  if (pos == 0) {
+    *why = "not a gzip member";
+    return -EBADMSG;
+  }
+  *outlen = total;
+  return 0;
 }
 
 int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
@@ -159,17 +111,18 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
                 nub_extract_check_fn check, struct nub_extract_scratch *scratch,
                 struct nub_extract_stats *st, struct nub_err *err)
 {
-  struct archive *a = NULL;
-  struct archive_entry *e;
-  struct src s = {NULL, NULL, 0, false, 0, ""};
-  struct nub_extract_scratch own = {NUB_BUF_INIT, NULL, NUB_BUF_INIT};
+  struct nub_extract_scratch own;
   struct nub_extract_scratch *sc = scratch ? scratch : &own;
+  struct nub_tar tar;
+  struct nub_tar_entry e;
+  const unsigned char *tarp;
+  size_t tarlen = 0;
   char norm[4096];
-  int rc = archive_load(err), r;
+  int rc, r;
 
   memset(st, 0, sizeof(*st));
-  if (rc < 0)
-    return rc;
+  memset(&own, 0, sizeof(own));
+  nub_tar_init(&tar, NULL, 0);
   if (!lim)
     lim = &nub_extract_default_limits;
   nub_buf_reset(&sc->in);
@@ -185,37 +138,34 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
     rc = check(ud);
   if (rc < 0)
     goto out;
+  tarp = (const unsigned char *)sc->in.data;
+  tarlen = sc->in.len;
   if (nub_is_gzip(sc->in.data, sc->in.len)) {
-    if (!sc->zs)
-      sc->zs = nub_inflate_stream_new();
+    const char *why = "";
     /* the tar stream may exceed the content cap by its headers */
-    nub_inflate_stream_begin(sc->zs, sc->in.data, sc->in.len, true, check == NULL,
-                             lim->max_total_bytes + (lim->max_total_bytes >> 3));
-    s.zs = sc->zs;
-  } else {
-    s.data = (const unsigned char *)sc->in.data;
-    s.len = sc->in.len;
+    rc = gunzip(sc, tarp, tarlen, lim->max_total_bytes + (lim->max_total_bytes >> 3), &tarlen,
+                &why);
+    if (rc == -EFBIG) {
+      rc = nub_err_set(err, -NUB_EEXTRACT, "%s: tarball unpacks to more than the "
+                       "per-package cap; refusing the package", what);
+      goto out;
+    }
+    if (rc < 0) {
+      rc = nub_err_set(err, -NUB_EEXTRACT, "%s: corrupt tarball (gzip: %s)", what, why);
+      goto out;
+    }
+    tarp = sc->out;
   }
-  a = archive_read_new();
-  archive_read_support_filter_none(a);
-  archive_read_support_format_tar(a);
-  if (archive_read_open(a, &s, NULL, read_cb, NULL) != ARCHIVE_OK) {
-    rc = s.rc ? decode_error(&s, what, err)
-              : nub_err_set(err, -NUB_EEXTRACT, "%s: not a tarball (%s)", what,
-                            archive_error_string(a));
-    goto out;
-  }
-  while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-    const char *raw = archive_entry_pathname(e), *rest;
-    mode_t type = archive_entry_filetype(e);
-    bool hardlink = archive_entry_hardlink(e) != NULL;
+  nub_tar_init(&tar, tarp, tarlen);
+  while ((r = nub_tar_next(&tar, &e)) == 1) {
+    const char *raw = e.path, *rest;
 
     if (++st->entries > lim->max_entries) {
       rc = nub_err_set(err, -NUB_EEXTRACT, "%s: tarball has more than %llu entries",
                        what, (unsigned long long)lim->max_entries);
       goto out;
     }
-    if (!raw || !*raw) {
+    if (!*raw) {
       st->skipped++;
       continue;
     }
@@ -241,81 +191,53 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
                        "invalid name; refusing the package", what, raw);
       goto out;
     }
-    if (hardlink) {
-      st->skipped++; /* links are dropped, as npm does */
-      continue;
-    }
-    if (type == AE_IFDIR) {
+    if (e.type == NUB_TAR_DIR) {
       nub_import_dir(im, norm);
       st->dirs++;
       continue;
     }
-    if (type != AE_IFREG) {
-      (void)type_name;
-      st->skipped++;
+    if (e.type != NUB_TAR_FILE) {
+      st->skipped++; /* links, devices, fifos: dropped, as npm does */
       continue;
     }
-    {
-      const void *buf;
-      size_t size;
-      la_int64_t off, expect = 0;
-      uint64_t ebytes = 0;
-      static const char zeros[4096];
-
-      nub_import_file_begin(im, norm, (unsigned)archive_entry_perm(e));
-      while ((r = archive_read_data_block(a, &buf, &size, &off)) == ARCHIVE_OK) {
-        /* sparse holes read as zeros */
-        while (expect < off) {
-          size_t z = (size_t)(off - expect) < sizeof(zeros) ? (size_t)(off - expect)
-                                                            : sizeof(zeros);
-          rc = nub_import_file_write(im, zeros, z);
-          if (rc < 0)
-            goto io_fail;
-          expect += (la_int64_t)z;
-          ebytes += z;
-        }
-        ebytes += size;
-        st->bytes += size;
-        if (ebytes > lim->max_entry_bytes || st->bytes > lim->max_total_bytes) {
-          rc = nub_err_set(err, -NUB_EEXTRACT,
-                           "%s: tarball unpacks to more than %s; refusing the package",
-                           what, ebytes > lim->max_entry_bytes ? "the per-file cap"
-                                                               : "the per-package cap");
-          goto out;
-        }
-        rc = nub_import_file_write(im, buf, size);
-        if (rc < 0)
-          goto io_fail;
-        expect = off + (la_int64_t)size;
-      }
-      if (r != ARCHIVE_EOF) {
-        rc = s.rc ? decode_error(&s, what, err)
-                  : nub_err_set(err, -NUB_EEXTRACT, "%s: corrupt tarball at '%s' (%s)",
-                                what, raw, archive_error_string(a));
-        goto out;
-      }
-      rc = nub_import_file_end(im);
-      if (rc < 0)
-        goto io_fail;
-      st->files++;
+    if (e.size > lim->max_entry_bytes || st->bytes + e.size > lim->max_total_bytes) {
+      rc = nub_err_set(err, -NUB_EEXTRACT,
+                       "%s: tarball unpacks to more than %s; refusing the package", what,
+                       e.size > lim->max_entry_bytes ? "the per-file cap"
+                                                     : "the per-package cap");
+      goto out;
     }
+    st->bytes += e.size;
+    rc = nub_import_file_begin(im, norm, e.mode);
+    if (rc == 0)
+      rc = nub_import_file_write(im, e.data, (size_t)e.size);
+    if (rc == 0)
+      rc = nub_import_file_end(im);
+    if (rc < 0)
+      goto io_fail;
+    st->files++;
   }
-  if (r != ARCHIVE_EOF) {
-    rc = s.rc ? decode_error(&s, what, err)
-              : nub_err_set(err, -NUB_EEXTRACT, "%s: corrupt tarball (%s)", what,
-                            archive_error_string(a));
+  if (r < 0) {
+    rc = nub_err_set(err, -NUB_EEXTRACT, "%s: corrupt tarball (%s)", what, tar.why);
     goto out;
   }
+  rc = 0;
   goto out;
 io_fail:
   nub_err_set(err, rc, "%s: cannot write to the store: %s", what, nub_strerror(rc));
 out:
-  if (a)
-    archive_read_free(a);
+  nub_tar_release(&tar);
   if (sc == &own)
     nub_extract_scratch_release(sc);
-  else if (sc->in.cap > KEEP_IN_MAX)
-    nub_buf_release(&sc->in);
+  else {
+    if (sc->in.cap > KEEP_IN_MAX)
+      nub_buf_release(&sc->in);
+    if (sc->outcap > KEEP_OUT_MAX) {
+      nub_free(sc->out);
+      sc->out = NULL;
+      sc->outcap = 0;
+    }
+  }
   return rc;
 }
 
@@ -323,8 +245,12 @@ void nub_extract_scratch_release(struct nub_extract_scratch *s)
 {
   nub_buf_release(&s->in);
   nub_buf_release(&s->files);
-  nub_inflate_stream_free(s->zs);
-  s->zs = NULL;
+  nub_free(s->out);
+  s->out = NULL;
+  s->outcap = 0;
+  if (s->dd)
+    libdeflate_free_decompressor(s->dd);
+  s->dd = NULL;
 }
 
 struct walk {

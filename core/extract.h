@@ -1,5 +1,6 @@
-/* extract.h - safe tarball extraction into a store import. libarchive stays
- * inside extract.c.
+/* extract.h - safe tarball extraction into a store import: the tarball is
+ * held whole, gunzipped whole by libdeflate (which checks every member's
+ * CRC-32 too) and its entries read by tar.h, names byte for byte.
  *
  * Rules (reliability research, npm's behaviour where it is safe):
  *  - the leading folder ("package/" or any other name) is stripped;
@@ -18,7 +19,6 @@
 
 #include "buf.h"
 #include "err.h"
-#include "inflate.h"
 #include "store.h"
 
 /* Pull the next chunk of the compressed stream: returns its length (>0), 0 at
@@ -38,24 +38,29 @@ struct nub_extract_stats {
   uint64_t entries, files, dirs, bytes, skipped;
 };
 
-/* The buffer for the whole compressed stream and the decoder (with its
- * window), which a thread keeps from one tarball to the next so that their
- * pages stay mapped. Zero-initialise; nub_extract_scratch_release at the
- * end. A very big input buffer is dropped after use rather than kept. */
+/* The buffers for the whole compressed stream and the unpacked tar stream,
+ * and the decoder, which a thread keeps from one tarball to the next so
+ * that their pages stay mapped. Zero-initialise; nub_extract_scratch_release
+ * at the end. Very big buffers are dropped after use rather than kept. */
+struct libdeflate_decompressor;
 struct nub_extract_scratch {
-  struct nub_buf in;
-  struct nub_inflate_stream *zs;
+  struct nub_buf in;                 /* the compressed tarball */
+  unsigned char *out;                /* the tar stream, unpacked whole */
+  size_t outcap;
+  struct libdeflate_decompressor *dd;
   struct nub_buf files; /* the import's file bytes (nub_import_reuse) */
 };
 void nub_extract_scratch_release(struct nub_extract_scratch *s);
 
-/* Extract a gzip'd tar from rd into im. `what` names the package in errors
- * ("lodash@4.17.21"). The whole compressed stream is read first (into
- * `scratch`; NULL: buffers of its own), then `check` runs, then it is
- * inflated (inflate.h) and unpacked. With a check (the caller's verification
- * of a cryptographic digest of the stream) gzip's CRC-32 adds nothing and is
- * skipped. Returns 0, the read callback's or the check's own negative error,
- * or -NUB_EEXTRACT with a message. */
+/* True when buf starts like a gzip member. */
+bool nub_is_gzip(const void *buf, size_t len);
+
+/* Extract a gzip'd (or plain) tar from rd into im. `what` names the package
+ * in errors ("lodash@4.17.21"). The whole compressed stream is read first
+ * (into `scratch`; NULL: buffers of its own), then `check` runs (the
+ * caller's verification of a cryptographic digest), then it is unpacked.
+ * Returns 0, the read callback's or the check's own negative error, or
+ * -NUB_EEXTRACT with a message. */
 int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
                 const char *what, const struct nub_extract_limits *lim,
                 nub_extract_check_fn check, struct nub_extract_scratch *scratch,

@@ -196,7 +196,7 @@ static void submit(struct job *j, uint64_t delay_ms)
   nub_http_submit(j->f->http, &j->req);
 }
 
-/* libarchive pulls the compressed stream through here. */
+/* The extractor pulls the compressed stream through here. */
 static long pull(void *ud, const void **buf)
 {
   struct job *j = ud;

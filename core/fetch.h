@@ -2,8 +2,8 @@
  *
  * Packages whose index is in the store are loaded (in parallel). The rest are
  * downloaded on the HTTP loop; their bytes stream through the integrity hash
- * and gunzip into libarchive and the store's staging area as they arrive, on
- * the worker pool. The index is published only after the integrity matched,
+ * into one buffer per tarball, which a pool worker unpacks (extract.h) into
+ * the store once it is whole and verified. The index is published only after the integrity matched,
  * so a mismatch publishes nothing. A failed download+verify+extract is
  * retried as one unit (fetch-retries, jittered backoff, Retry-After). */
 #ifndef NUB_FETCH_H

@@ -1,6 +1,6 @@
 /* integrity.c - SRI parsing and hashing over OpenSSL's EVP interface.
  *
- * libcrypto is loaded on first use (like libcurl and libarchive): an
+ * libcrypto is loaded on first use (like libcurl): an
  * install with nothing to do, and `nub --version`, never pay for loading
  * and relocating it. The calls below go through this table; the names
  * shadow OpenSSL's own. */

@@ -211,6 +211,47 @@ class NubTestCase(unittest.TestCase):
             self.fail("nub %s unexpectedly succeeded\n%s" % (" ".join(args), _format_streams(proc)))
         return proc
 
+    def npm(self, *args, cwd=None, registry=None, check=True, timeout=300):
+        """Run npm with a configuration of its own (no user or global
+        npmrc, a cache under self.tmp) against the test registry (or
+        `registry`); check=True fails the test when it exits non-zero."""
+        if not have_npm():
+            self.skipTest("npm is not installed")
+        home = os.path.join(self.tmp, "npm-home")
+        os.makedirs(home, exist_ok=True)
+        empty = os.path.join(self.tmp, "empty.npmrc")
+        if not os.path.exists(empty):
+            open(empty, "w").close()
+        env = {k: v for k, v in self.env.items() if not k.lower().startswith("npm_")}
+        env.update({
+            "HOME": home,
+            "npm_config_cache": os.path.join(self.tmp, "npm-cache"),
+            "npm_config_userconfig": os.path.join(home, ".npmrc"),
+            "npm_config_globalconfig": empty,
+            "npm_config_registry": registry or self.registry.url,
+            "npm_config_update_notifier": "false",
+            "npm_config_audit": "false",
+            "npm_config_fund": "false",
+        })
+        return self.run_cmd(["npm"] + list(args), cwd=cwd, env=env, check=check,
+                            timeout=timeout)
+
+    def lock_v3(self, root_deps, packages, name="proj"):
+        """A package-lock.json (v3) for the test registry: root_deps
+        {name: range}; packages {path: {"name"?, "version", ...extra}}
+        get resolved and integrity filled in."""
+        lock = {"name": name, "version": "1.0.0", "lockfileVersion": 3, "requires": True,
+                "packages": {"": {"name": name, "version": "1.0.0",
+                                  "dependencies": dict(root_deps)}}}
+        for path, e in packages.items():
+            e = dict(e)
+            pkg = e.pop("name", path.rsplit("node_modules/", 1)[-1])
+            if "link" not in e:
+                e["resolved"] = self.registry.tarball_url(pkg, e["version"])
+                e["integrity"] = self.registry.integrity(pkg, e["version"])
+            lock["packages"][path] = e
+        return lock
+
     def node_require(self, cwd, module):
         """require(module) with node in `cwd`; returns the module's exports
         parsed from JSON (the fixture packages export {name, version, deps})."""

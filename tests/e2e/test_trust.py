@@ -119,5 +119,65 @@ class StrictInputTest(TrustTestCase):
         self.assertIn("has no specifier", proc.stderr)
 
 
+INTL_NAMES = ["caf\u00e9.js", unicodedata.normalize("NFD", "caf\u00e9") + "-nfd.js",
+              "\U0001F600.js", "d\u00edr"]
+
+
+class NonAsciiNamesTest(TrustTestCase):
+    """Item 3: file names that are not ASCII install byte for byte, in every
+    locale, in both layouts, as npm installs them."""
+
+    def project(self, lockfile):
+        self.make_project({"name": "proj", "version": "1.0.0",
+                           "dependencies": {"intl": "^1.0.0"}})
+        if lockfile:
+            self.write_json(os.path.join(self.proj, "package-lock.json"),
+                            self.lock_v3({"intl": "^1.0.0"},
+                                         {"node_modules/intl": {"version": "1.0.0"}}))
+
+    def assert_names(self, pkgdir):
+        got = set(os.listdir(os.fsencode(pkgdir)))
+        for name in INTL_NAMES:
+            self.assertIn(name.encode("utf-8"), got, sorted(got))
+        self.assertIn("\u00fc.js".encode(), os.listdir(os.path.join(os.fsencode(pkgdir),
+                                                                   "d\u00edr".encode())))
+        if nubtest.have_node():
+            out = self.node_require(self.proj, "intl")
+            self.assertEqual([out["nfc"], out["nfd"], out["emoji"], out["nested"]],
+                             ["nfc", "nfd", "emoji", "nested"])
+
+    def test_every_locale_both_layouts(self):
+        for lockfile in (True, False):
+            for env in ({"LANG": "C", "LC_ALL": "C"}, {"LANG": "C.UTF-8", "LC_ALL": None},
+                        {"LANG": None, "LC_ALL": "en_US.ISO-8859-1"}):
+                with self.subTest(lockfile=lockfile, env=env):
+                    nubtest._rmtree(self.proj)
+                    os.makedirs(self.proj)
+                    self.env["NUB_STORE_DIR"] = os.path.join(self.tmp, "store-%d-%s" % (
+                        lockfile, env.get("LANG")))
+                    self.project(lockfile)
+                    self.nub("install", env=env)
+                    self.assert_names(self.nm("intl"))
+
+    @nubtest.requires_npm
+    def test_same_names_as_npm(self):
+        self.project(True)
+        npm_dir = os.path.join(self.tmp, "npm")
+        os.makedirs(npm_dir)
+        for f in ("package.json", "package-lock.json"):
+            with open(os.path.join(self.proj, f)) as src, open(os.path.join(npm_dir, f), "w") as dst:
+                dst.write(src.read())
+        self.npm("ci", "--ignore-scripts", cwd=npm_dir)
+        self.nub("install")
+        def names(root):
+            out = []
+            for dirpath, dirs, files in os.walk(os.fsencode(os.path.join(root, "node_modules",
+                                                                         "intl"))):
+                out += [os.path.relpath(os.path.join(dirpath, f), os.fsencode(root))
+                        for f in dirs + files]
+            return sorted(out)
+        self.assertEqual(names(self.proj), names(npm_dir))
+
+
 if __name__ == "__main__":
     nubtest.main()

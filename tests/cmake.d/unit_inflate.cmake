@@ -1,1 +1,0 @@
-nub_unit_test(inflate unit/test_inflate.c)

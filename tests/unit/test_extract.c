@@ -1,0 +1,453 @@
+/* test_extract.c - the extraction path: tar.h on its own (ustar, pax, GNU
+ * long names, hostile headers) and nub_extract end to end into a store
+ * import (gzip members, a forged size, a CRC that does not match, caps,
+ * names kept byte for byte). */
+#include "nub_test.h"
+
+#include <errno.h>
+#include <libdeflate.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+#include "err.h"
+#include "extract.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "store.h"
+#include "tar.h"
+
+/* ---- building archives ---------------------------------------------------- */
+
+static void octal(unsigned char *f, size_t n, unsigned long long v)
+{
+  char tmp[32];
+  snprintf(tmp, sizeof(tmp), "%0*llo", (int)(n - 1), v);
+  memcpy(f, tmp, n - 1);
+  f[n - 1] = '\0';
+}
+
+static void seal(unsigned char *h)
+{
+  unsigned sum = 0;
+  memset(h + 148, ' ', 8);
+  for (int i = 0; i < 512; i++)
+    sum += h[i];
+  octal(h + 148, 7, sum);
+  h[155] = ' ';
+}
+
+/* One header (and its data, padded) appended to b. */
+static void entry(struct nub_buf *b, const char *name, char type, const void *data, size_t n,
+                  unsigned mode)
+{
+  unsigned char h[512];
+  memset(h, 0, sizeof(h));
+  memcpy(h, name, strlen(name) < 100 ? strlen(name) : 100);
+  octal(h + 100, 8, mode);
+  octal(h + 108, 8, 0);
+  octal(h + 116, 8, 0);
+  octal(h + 124, 12, n);
+  octal(h + 136, 12, 499162500);
+  h[156] = (unsigned char)type;
+  memcpy(h + 257, "ustar\0" "00", 8);
+  seal(h);
+  nub_buf_add(b, h, 512);
+  if (n) {
+    static const char zeros[512];
+    nub_buf_add(b, data, n);
+    if (n % 512)
+      nub_buf_add(b, zeros, 512 - n % 512);
+  }
+}
+
+static void pax_entry_n(struct nub_buf *b, const char *records, size_t n)
+{
+  entry(b, "PaxHeader/x", 'x', records, n, 0644);
+}
+
+static void pax_entry(struct nub_buf *b, const char *records)
+{
+  pax_entry_n(b, records, strlen(records));
+}
+
+static void finish(struct nub_buf *b)
+{
+  static const char zeros[1024];
+  nub_buf_add(b, zeros, sizeof(zeros));
+}
+
+static struct nub_buf gzip(const void *p, size_t n)
+{
+  struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+  struct nub_buf out = NUB_BUF_INIT;
+  size_t cap = libdeflate_gzip_compress_bound(c, n);
+  out.data = nub_malloc(cap + 1);
+  out.len = libdeflate_gzip_compress(c, p, n, out.data, cap);
+  out.cap = cap + 1;
+  assert_true(out.len > 0);
+  libdeflate_free_compressor(c);
+  return out;
+}
+
+/* ---- the tar reader ------------------------------------------------------- */
+
+struct got {
+  char path[4096];
+  enum nub_tar_type type;
+  uint64_t size;
+  unsigned mode;
+};
+
+/* Every entry of buf, or the first error (then *err_why is set). */
+static int read_all(const struct nub_buf *b, struct got *out, int max, const char **err_why)
+{
+  struct nub_tar t;
+  struct nub_tar_entry e;
+  int n = 0, r;
+  nub_tar_init(&t, b->data, b->len);
+  while ((r = nub_tar_next(&t, &e)) == 1 && n < max) {
+    snprintf(out[n].path, sizeof(out[n].path), "%s", e.path);
+    out[n].type = e.type;
+    out[n].size = e.size;
+    out[n].mode = e.mode;
+    n++;
+  }
+  *err_why = t.why;
+  nub_tar_release(&t);
+  return r < 0 ? r : n;
+}
+
+static void test_tar__kinds_and_names(void **state)
+{
+  struct nub_buf b = NUB_BUF_INIT;
+  struct got g[16];
+  const char *why;
+  char longname[300], prefixed[200];
+  unsigned char h[512];
+  (void)state;
+
+  entry(&b, "package/index.js", '0', "x", 1, 0644);
+  entry(&b, "package/bin/", '5', NULL, 0, 0755);
+  entry(&b, "package/bin/run", '0', "#!", 2, 0755);
+  entry(&b, "package/old-dir/", '\0', NULL, 0, 0755); /* V7: a slash makes a dir */
+  entry(&b, "package/l", '2', NULL, 0, 0777);
+  entry(&b, "package/h", '1', NULL, 0, 0644);
+  entry(&b, "package/null", '3', NULL, 0, 0644);
+  /* GNU long name */
+  memset(longname, 'n', sizeof(longname) - 1);
+  memcpy(longname, "package/", 8);
+  longname[sizeof(longname) - 1] = '\0';
+  entry(&b, "././@LongLink", 'L', longname, strlen(longname) + 1, 0644);
+  entry(&b, "package/truncated-name", '0', "y", 1, 0644);
+  /* pax path: raw UTF-8 bytes, NFD kept as NFD */
+  pax_entry(&b, "26 path=package/cafe\xCC\x81.js\n");
+  entry(&b, "package/cafe?.js", '0', "z", 1, 0644);
+  /* ustar prefix */
+  memset(h, 0, sizeof(h));
+  snprintf(prefixed, sizeof(prefixed), "package/%0140d", 0);
+  memcpy(h, "file.js", 7);
+  octal(h + 100, 8, 0644);
+  octal(h + 124, 12, 0);
+  h[156] = '0';
+  memcpy(h + 257, "ustar\0" "00", 8);
+  memcpy(h + 345, prefixed, strlen(prefixed));
+  seal(h);
+  nub_buf_add(&b, h, 512);
+  finish(&b);
+  entry(&b, "package/after-the-end", '0', "q", 1, 0644);
+
+  assert_int_equal(read_all(&b, g, 16, &why), 10);
+  assert_string_equal(g[0].path, "package/index.js");
+  assert_int_equal(g[0].type, NUB_TAR_FILE);
+  assert_int_equal(g[0].size, 1);
+  assert_int_equal(g[1].type, NUB_TAR_DIR);
+  assert_int_equal(g[2].mode, 0755);
+  assert_int_equal(g[3].type, NUB_TAR_DIR);
+  assert_int_equal(g[4].type, NUB_TAR_SYMLINK);
+  assert_int_equal(g[5].type, NUB_TAR_HARDLINK);
+  assert_int_equal(g[6].type, NUB_TAR_OTHER);
+  assert_string_equal(g[7].path, longname);
+  assert_string_equal(g[8].path, "package/cafe\xCC\x81.js");
+  assert_int_equal(g[8].size, 1);
+  {
+    char want[300];
+    snprintf(want, sizeof(want), "%s/file.js", prefixed);
+    assert_string_equal(g[9].path, want);
+  }
+  nub_buf_release(&b);
+}
+
+static void test_tar__hostile_headers(void **state)
+{
+  struct nub_buf b = NUB_BUF_INIT;
+  struct got g[4];
+  const char *why;
+  (void)state;
+
+  /* a checksum that does not add up: the first header, or a later one */
+  entry(&b, "package/a", '0', "x", 1, 0644);
+  b.data[0] ^= 1;
+  assert_int_equal(read_all(&b, g, 4, &why), -EBADMSG);
+  assert_non_null(strstr(why, "not a tar archive"));
+  b.data[0] ^= 1;
+  entry(&b, "package/b", '0', "x", 1, 0644);
+  b.data[1024] ^= 1;
+  assert_int_equal(read_all(&b, g, 4, &why), -EBADMSG);
+  assert_non_null(strstr(why, "checksum"));
+  nub_buf_reset(&b);
+
+  /* a size past the end of the buffer */
+  entry(&b, "package/a", '0', "xxxx", 4, 0644);
+  b.len = 512 + 2;
+  assert_int_equal(read_all(&b, g, 4, &why), -EBADMSG);
+  assert_non_null(strstr(why, "past the end"));
+  nub_buf_reset(&b);
+
+  /* pax records that do not parse, a pax size that lies, a NUL in a path */
+  pax_entry(&b, "99 path=package/x\n");
+  entry(&b, "package/x", '0', NULL, 0, 0644);
+  assert_int_equal(read_all(&b, g, 4, &why), -EBADMSG);
+  assert_non_null(strstr(why, "pax"));
+  nub_buf_reset(&b);
+  pax_entry(&b, "21 size=99999999999\n");
+  entry(&b, "package/x", '0', "x", 1, 0644);
+  assert_int_equal(read_all(&b, g, 4, &why), -EBADMSG);
+  nub_buf_reset(&b);
+  pax_entry_n(&b, "18 path=pack\0ge/x\n", 18);
+  entry(&b, "package/x", '0', NULL, 0, 0644);
+  assert_int_equal(read_all(&b, g, 4, &why), -EBADMSG);
+  assert_non_null(strstr(why, "NUL"));
+  nub_buf_reset(&b);
+
+  /* an extended header with nothing after it */
+  pax_entry(&b, "18 path=package/x\n");
+  assert_int_equal(read_all(&b, g, 4, &why), -EBADMSG);
+  nub_buf_reset(&b);
+
+  /* no end blocks at all is fine; nor is garbage shorter than a block */
+  entry(&b, "package/a", '0', "x", 1, 0644);
+  nub_buf_add(&b, "junk", 4);
+  assert_int_equal(read_all(&b, g, 4, &why), 1);
+  nub_buf_release(&b);
+}
+
+/* ---- nub_extract ---------------------------------------------------------- */
+
+struct src {
+  const char *p;
+  size_t len;
+  bool given;
+};
+
+static long rd(void *ud, const void **buf)
+{
+  struct src *s = ud;
+  if (s->given)
+    return 0;
+  s->given = true;
+  *buf = s->p;
+  return (long)s->len;
+}
+
+struct fx {
+  char *dir;
+  struct nub_store store;
+};
+
+static int setup(void **state)
+{
+  struct fx *f = nub_calloc(1, sizeof(*f));
+  struct nub_err err;
+  char *s;
+  f->dir = nub_test_mkdtemp("extract");
+  s = nub_asprintf("%s/store", f->dir);
+  assert_int_equal(nub_store_open(&f->store, s, &err), 0);
+  nub_free(s);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state)
+{
+  struct fx *f = *state;
+  nub_store_close(&f->store);
+  nub_plat_rm_rf_at(NUB_PLAT_CWD, f->dir);
+  nub_free(f->dir);
+  nub_free(f);
+  return 0;
+}
+
+/* Extract gz into a fresh import; on success commit it under a key made
+ * from `tag` and return its index in *out. */
+static int extract(struct fx *f, const struct nub_buf *gz, const struct nub_extract_limits *lim,
+                   struct nub_extract_scratch *sc, const char *tag, struct nub_index **out,
+                   struct nub_err *err)
+{
+  struct nub_import *im;
+  struct nub_extract_stats st;
+  struct src s = {gz->data, gz->len, false};
+  char key[65];
+  int rc;
+
+  assert_int_equal(nub_import_begin(&f->store, &im, err), 0);
+  rc = nub_extract(im, rd, &s, "p@1.0.0", lim, NULL, sc, &st, err);
+  if (rc < 0) {
+    nub_import_abort(im);
+    return rc;
+  }
+  memset(key, '0', 64);
+  key[64] = '\0';
+  memcpy(key, tag, strlen(tag));
+  return nub_import_commit(im, key, out, err);
+}
+
+static bool has_path(const struct nub_index *x, const char *path)
+{
+  for (uint32_t i = 0; i < x->nfiles; i++)
+    if (!strcmp(x->files[i].path, path))
+      return true;
+  return false;
+}
+
+static void test_extract__names_byte_for_byte(void **state)
+{
+  struct fx *f = *state;
+  struct nub_buf t = NUB_BUF_INIT, gz;
+  struct nub_index *x = NULL;
+  struct nub_err err;
+  static const char *const names[] = {
+      "caf\xC3\xA9.js",           /* NFC */
+      "cafe\xCC\x81-nfd.js",      /* NFD */
+      "\xF0\x9F\x98\x80.js",      /* emoji */
+      "d\xC3\xADr/\xC3\xBC.txt",  /* in a directory of its own */
+  };
+  entry(&t, "package/package.json", '0', "{\"name\":\"p\",\"version\":\"1.0.0\"}", 31, 0644);
+  for (size_t i = 0; i < 4; i++) {
+    char rec[256], path[200];
+    snprintf(path, sizeof(path), "path=package/%s\n", names[i]);
+    snprintf(rec, sizeof(rec), "%zu %s", strlen(path) + 3, path);
+    pax_entry(&t, rec);
+    entry(&t, "package/ascii-fallback", '0', "1", 1, 0644);
+  }
+  finish(&t);
+  gz = gzip(t.data, t.len);
+  assert_int_equal(extract(f, &gz, NULL, NULL, "aa", &x, &err), 0);
+  for (size_t i = 0; i < 4; i++)
+    assert_true(has_path(x, names[i]));
+  assert_false(has_path(x, "ascii-fallback"));
+  nub_index_free(x);
+  nub_buf_release(&t);
+  nub_buf_release(&gz);
+}
+
+static void test_extract__gzip_members_and_faults(void **state)
+{
+  struct fx *f = *state;
+  struct nub_buf t = NUB_BUF_INIT, gz, two = NUB_BUF_INIT;
+  struct nub_index *x = NULL;
+  struct nub_err err;
+  struct nub_extract_scratch sc;
+  char *big = nub_malloc(300000);
+
+  memset(&sc, 0, sizeof(sc));
+  memset(big, 'a', 300000); /* compresses 1000:1: the 4x first guess is too small */
+  entry(&t, "package/big.txt", '0', big, 300000, 0644);
+  finish(&t);
+  gz = gzip(t.data, t.len);
+  assert_int_equal(extract(f, &gz, NULL, &sc, "b1", &x, &err), 0);
+  assert_true(has_path(x, "big.txt"));
+  nub_index_free(x);
+
+  /* a forged ISIZE sizes the first buffer only, and the member is corrupt */
+  {
+    struct nub_buf forged = gzip(t.data, t.len);
+    memset(forged.data + forged.len - 4, 0xff, 4);
+    assert_int_equal(extract(f, &forged, NULL, &sc, "b2", &x, &err), -NUB_EEXTRACT);
+    forged.data[forged.len - 4] = 1;
+    forged.data[forged.len - 3] = forged.data[forged.len - 2] = forged.data[forged.len - 1] = 0;
+    assert_int_equal(extract(f, &forged, NULL, &sc, "b2", &x, &err), -NUB_EEXTRACT);
+    nub_buf_release(&forged);
+  }
+
+  /* two members make one stream; bytes after the last are ignored */
+  {
+    struct nub_buf half1 = gzip(t.data, 1024), half2 = gzip(t.data + 1024, t.len - 1024);
+    nub_buf_add(&two, half1.data, half1.len);
+    nub_buf_add(&two, half2.data, half2.len);
+    nub_buf_add(&two, "\0\0\0\0", 4);
+    nub_buf_release(&half1);
+    nub_buf_release(&half2);
+  }
+  assert_int_equal(extract(f, &two, NULL, &sc, "b3", &x, &err), 0);
+  assert_true(has_path(x, "big.txt"));
+  nub_index_free(x);
+
+  /* a CRC that does not match, deflate data cut short */
+  {
+    struct nub_buf bad = gzip(t.data, t.len);
+    bad.data[bad.len - 8] ^= 0x55;
+    assert_int_equal(extract(f, &bad, NULL, &sc, "b4", &x, &err), -NUB_EEXTRACT);
+    assert_non_null(strstr(err.msg, "p@1.0.0: corrupt tarball (gzip:"));
+    bad.data[bad.len - 8] ^= 0x55;
+    bad.len /= 2;
+    assert_int_equal(extract(f, &bad, NULL, &sc, "b5", &x, &err), -NUB_EEXTRACT);
+    nub_buf_release(&bad);
+  }
+
+  /* caps: unpacked bytes (a bomb), one file, entries */
+  {
+    struct nub_extract_limits lim = {10, 100000, 200000};
+    assert_int_equal(extract(f, &gz, &lim, &sc, "b6", &x, &err), -NUB_EEXTRACT);
+    assert_non_null(strstr(err.msg, "more than"));
+    lim.max_total_bytes = 1u << 30;
+    assert_int_equal(extract(f, &gz, &lim, &sc, "b7", &x, &err), -NUB_EEXTRACT);
+    assert_non_null(strstr(err.msg, "per-file cap"));
+  }
+  nub_extract_scratch_release(&sc);
+  nub_buf_release(&t);
+  nub_buf_release(&gz);
+  nub_buf_release(&two);
+  nub_free(big);
+}
+
+static void test_extract__plain_tar_and_not_a_tarball(void **state)
+{
+  struct fx *f = *state;
+  struct nub_buf t = NUB_BUF_INIT, junk = NUB_BUF_INIT;
+  struct nub_index *x = NULL;
+  struct nub_err err;
+
+  entry(&t, "package/a.js", '0', "1", 1, 0644);
+  finish(&t);
+  assert_int_equal(extract(f, &t, NULL, NULL, "c1", &x, &err), 0);
+  assert_true(has_path(x, "a.js"));
+  nub_index_free(x);
+  nub_buf_adds(&junk, "<!DOCTYPE html><html>sign in</html>................................"
+                      "..............................................................."
+                      "..............................................................."
+                      "..............................................................."
+                      "..............................................................."
+                      "..............................................................."
+                      "..............................................................."
+                      "...............................................................");
+  assert_int_equal(extract(f, &junk, NULL, NULL, "c2", &x, &err), -NUB_EEXTRACT);
+  assert_non_null(strstr(err.msg, "corrupt tarball (not a tar archive)"));
+  junk.len = 0;
+  assert_int_equal(extract(f, &junk, NULL, NULL, "c3", &x, &err), -NUB_EEXTRACT);
+  nub_buf_release(&t);
+  nub_buf_release(&junk);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_tar__kinds_and_names),
+      cmocka_unit_test(test_tar__hostile_headers),
+      cmocka_unit_test_setup_teardown(test_extract__names_byte_for_byte, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_extract__gzip_members_and_faults, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_extract__plain_tar_and_not_a_tarball, setup,
+                                      teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
