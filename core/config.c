@@ -290,6 +290,77 @@ static bool valid_url(const char *u)
   return !strncmp(u, "http://", 7) || !strncmp(u, "https://", 8);
 }
 
+static bool nerf_dart(const char *url, char *out, size_t cap);
+
+static void add_warning(struct nub_config *cfg, char *msg)
+{
+  cfg->warnings = nub_realloc(cfg->warnings, sizeof(char *) * (cfg->nwarnings + 1));
+  cfg->warnings[cfg->nwarnings++] = msg;
+}
+
+/* Whether a registry that trusted configuration chose (the build's default,
+ * a global or user npmrc, the environment, the command line) gets the
+ * credential bound to `base` ("//host/path/" or "//host/path"). */
+static bool trusted_registry_under(const struct nub_config *cfg, const char *base)
+{
+  size_t bl = strlen(base);
+
+  for (size_t i = 0; i < cfg->nent; i++) {
+    const struct nub_cfg_entry *e = &cfg->ent[i];
+    size_t kl = strlen(e->key);
+    char nerf[2048];
+    if (e->layer == NUB_CFG_PROJECT)
+      continue;
+    if (!key_eq(e->key, "registry") && !(e->key[0] == '@' && kl > 9 &&
+                                         !strcmp(e->key + kl - 9, ":registry")))
+      continue;
+    if (!nerf_dart(e->val, nerf, sizeof(nerf)))
+      continue;
+    if (!strncmp(nerf, base, bl) && (base[bl - 1] == '/' || nerf[bl] == '/'))
+      return true;
+  }
+  return false;
+}
+
+/* ${VAR} in a credential. A repository's own .npmrc may name any host, so
+ * its credentials get a variable only for a registry trusted configuration
+ * chose; otherwise (and wherever a variable is unset) the credential is
+ * withheld - never sent as the literal text - and one warning says why. */
+static void guard_credentials(struct nub_config *cfg)
+{
+  for (size_t i = 0; i < cfg->nent; i++) {
+    struct nub_cfg_entry *e = &cfg->ent[i];
+    char base[2048];
+    const char *colon;
+    if (!nub_config_is_credential(e->key) || !strstr(e->val, "${"))
+      continue;
+    colon = strrchr(e->key, ':');
+    snprintf(base, sizeof(base), "%.*s", (int)(colon - e->key), e->key);
+    if (e->layer == NUB_CFG_PROJECT) {
+      if (!trusted_registry_under(cfg, base)) {
+        e->withheld = true;
+        add_warning(cfg, nub_asprintf(
+            "%s in %s takes a secret from the environment for a registry that only "
+            "this repository names; it was not used. Set the registry in ~/.npmrc, the "
+            "environment or --registry, or move the line to ~/.npmrc",
+            e->key, cfg->files[NUB_CFG_PROJECT] ? cfg->files[NUB_CFG_PROJECT] : ".npmrc"));
+        continue;
+      }
+      {
+        char *x = expand_vars(e->val);
+        nub_free(e->val);
+        e->val = x;
+      }
+    }
+    if (strstr(e->val, "${")) {
+      e->withheld = true;
+      add_warning(cfg, nub_asprintf("%s (%s config) names an environment variable that "
+                                    "is not set; it was not used", e->key,
+                                    nub_config_layer_name(e->layer)));
+    }
+  }
+}
+
 int nub_config_load(struct nub_config *cfg, const char *project_dir,
                     const char *const *cli, size_t ncli, struct nub_err *err)
 {
@@ -435,6 +506,7 @@ int nub_config_load(struct nub_config *cfg, const char *project_dir,
     }
   }
   cfg->gvs = nub_config_bool(cfg, "enable-global-virtual-store", true);
+  guard_credentials(cfg);
   return 0;
 }
 
@@ -452,6 +524,9 @@ void nub_config_release(struct nub_config *cfg)
   nub_free(cfg->default_registry);
   nub_free(cfg->store_dir);
   nub_free(cfg->cache_dir);
+  for (size_t i = 0; i < cfg->nwarnings; i++)
+    nub_free(cfg->warnings[i]);
+  nub_free(cfg->warnings);
   memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -496,84 +571,187 @@ static char *b64(const char *s)
   return out;
 }
 
-char *nub_config_auth_for(const struct nub_config *cfg, const char *url)
+/* npm's "nerf dart" of a URL: "//host[:port]/path/", cut after the last
+ * '/', without scheme, userinfo, query or fragment, the host lowercased.
+ * false when url is not an http(s) URL or does not fit. */
+static bool nerf_dart(const char *url, char *out, size_t cap)
 {
-  const char *u = strstr(url, "://");
-  const struct nub_cfg_entry *best = NULL;
-  size_t bestlen = 0;
-  const char *kind = NULL;
+  const char *p = strstr(url, "://"), *host, *hend, *path, *pend, *at = NULL;
+  size_t o = 0;
 
-  if (!u)
-    return NULL;
-  u += 1; /* now points at "//host/..." */
+  if (!p || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)))
+    return false;
+  host = p + 3;
+  hend = host + strcspn(host, "/?#");
+  for (const char *q = host; q < hend; q++)
+    if (*q == '@')
+      at = q;
+  if (at)
+    host = at + 1;
+  path = hend;
+  pend = path + strcspn(path, "?#");
+  while (pend > path && pend[-1] != '/')
+    pend--;
+  if ((size_t)(hend - host) + (size_t)(pend - path) + 4 > cap || hend == host)
+    return false;
+  out[o++] = '/';
+  out[o++] = '/';
+  for (const char *q = host; q < hend; q++)
+    out[o++] = (char)tolower((unsigned char)*q);
+  if (pend == path)
+    out[o++] = '/';
+  memcpy(out + o, path, (size_t)(pend - path));
+  o += (size_t)(pend - path);
+  out[o] = '\0';
+  return true;
+}
+
+/* The credential setting `base:kind`, or NULL; withheld values (see
+ * guard_project_credentials) count as absent. */
+static const char *cred(const struct nub_config *cfg, const char *base, const char *kind)
+{
+  const struct nub_cfg_entry *best = NULL;
+  size_t bl = strlen(base), kl = strlen(kind);
+
   for (size_t i = 0; i < cfg->nent; i++) {
-    const char *k = cfg->ent[i].key, *colon;
-    size_t plen;
-    if (k[0] != '/' || k[1] != '/')
+    const char *k = cfg->ent[i].key;
+    if (cfg->ent[i].withheld || strncmp(k, base, bl) || k[bl] != ':' ||
+        strcmp(k + bl + 1, kind) || strlen(k) != bl + 1 + kl)
       continue;
-    colon = strrchr(k, ':');
-    if (!colon)
-      continue;
-    if (strcmp(colon + 1, "_authToken") && strcmp(colon + 1, "_auth"))
-      continue;
-    plen = (size_t)(colon - k);
-    /* "//host/path/" must prefix the URL; compare without a trailing slash
-     * on the credential so "//host" matches "//host/". */
-    if (plen && k[plen - 1] == '/' && strncmp(u, k, plen) != 0)
-      continue;
-    if (plen && k[plen - 1] != '/' &&
-        (strncmp(u, k, plen) != 0 || (u[plen] != '/' && u[plen] != '\0')))
-      continue;
-    if (plen > bestlen || (plen == bestlen && best && cfg->ent[i].layer > best->layer)) {
+    if (!best || cfg->ent[i].layer >= best->layer)
       best = &cfg->ent[i];
-      bestlen = plen;
-      kind = colon + 1;
+  }
+  return best && best->val[0] ? best->val : NULL;
+}
+
+static char *b64_decode(const char *s)
+{
+  char *dec = nub_strdup(s);
+  size_t n = 0;
+  unsigned acc = 0;
+  int bits = 0;
+
+  for (const char *c = s; *c && *c != '='; c++) {
+    const char *pos = strchr(b64tab, *c);
+    if (!pos)
+      break;
+    acc = (acc << 6) | (unsigned)(pos - b64tab);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      dec[n++] = (char)((acc >> bits) & 0xff);
     }
   }
-  if (best) {
-    if (!strcmp(kind, "_authToken"))
-      return nub_asprintf("Bearer %s", best->val);
-    return nub_asprintf("Basic %s", best->val);
+  dec[n] = '\0';
+  return dec;
+}
+
+/* Every kind of credential bound to exactly `base`. */
+static char *auth_at(const struct nub_config *cfg, const char *base)
+{
+  const char *v, *user, *pw;
+
+  if ((v = cred(cfg, base, "_authToken")))
+    return nub_asprintf("Bearer %s", v);
+  if ((v = cred(cfg, base, "_auth")))
+    return nub_asprintf("Basic %s", v);
+  user = cred(cfg, base, "username");
+  pw = cred(cfg, base, "_password");
+  if (user && pw) {
+    /* _password is stored base64-encoded in .npmrc */
+    char *dec = b64_decode(pw), *pair = nub_asprintf("%s:%s", user, dec), *enc = b64(pair);
+    char *out = nub_asprintf("Basic %s", enc);
+    nub_free(dec);
+    nub_free(pair);
+    nub_free(enc);
+    return out;
   }
-  /* username + _password (base64) pairs */
+  return NULL;
+}
+
+static int hexval(char c)
+{
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                  : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* A registry given as "https://user:password@host/path/" lends its
+ * userinfo (percent-decoded) to every URL under its nerf dart, as npm
+ * does: tarballs on the registry's host need it as much as packuments. */
+static char *url_userinfo_auth(const struct nub_config *cfg, const char *url)
+{
+  char want[2048];
+
+  if (!nerf_dart(url, want, sizeof(want)))
+    return NULL;
   for (size_t i = 0; i < cfg->nent; i++) {
-    const char *k = cfg->ent[i].key, *colon = strrchr(k, ':');
-    if (k[0] != '/' || !colon || strcmp(colon + 1, "username"))
+    const struct nub_cfg_entry *e = &cfg->ent[i];
+    const char *v = e->val, *p = strstr(v, "://"), *at, *hend;
+    size_t kl = strlen(e->key);
+    char reg[2048], pair[1024];
+    size_t o = 0;
+    if (!key_eq(e->key, "registry") && !(e->key[0] == '@' && kl > 9 &&
+                                         !strcmp(e->key + kl - 9, ":registry")))
       continue;
-    if (strncmp(u, k, (size_t)(colon - k)))
+    if (e != find(cfg, e->key) || !p)
+      continue; /* only the effective value of each registry setting */
+    hend = p + 3 + strcspn(p + 3, "/?#");
+    at = memchr(p + 3, '@', (size_t)(hend - p - 3));
+    while (at && memchr(at + 1, '@', (size_t)(hend - at - 1)))
+      at = memchr(at + 1, '@', (size_t)(hend - at - 1));
+    if (!at || !nerf_dart(v, reg, sizeof(reg)) || strncmp(want, reg, strlen(reg)))
       continue;
-    {
-      char pk[1024];
-      const char *pw;
-      snprintf(pk, sizeof(pk), "%.*s:_password", (int)(colon - k), k);
-      pw = nub_config_get(cfg, pk);
-      if (pw) {
-        /* _password is stored base64-encoded in .npmrc */
-        char *dec = nub_strdup(pw), *pair, *enc;
-        size_t n = 0;
-        unsigned acc = 0;
-        int bits = 0;
-        for (const char *c = pw; *c && *c != '='; c++) {
-          const char *pos = strchr(b64tab, *c);
-          if (!pos)
-            break;
-          acc = (acc << 6) | (unsigned)(pos - b64tab);
-          bits += 6;
-          if (bits >= 8) {
-            bits -= 8;
-            dec[n++] = (char)((acc >> bits) & 0xff);
-          }
-        }
-        dec[n] = '\0';
-        pair = nub_asprintf("%s:%s", cfg->ent[i].val, dec);
-        enc = b64(pair);
-        nub_free(pair);
-        nub_free(dec);
-        pair = nub_asprintf("Basic %s", enc);
-        nub_free(enc);
-        return pair;
+    for (const char *q = p + 3; q < at && o + 1 < sizeof(pair); q++) {
+      if (*q == '%' && q + 2 < at && hexval(q[1]) >= 0 && hexval(q[2]) >= 0) {
+        pair[o++] = (char)(hexval(q[1]) * 16 + hexval(q[2]));
+        q += 2;
+      } else {
+        pair[o++] = *q;
       }
+    }
+    pair[o] = '\0';
+    {
+      char *enc = b64(pair), *out = nub_asprintf("Basic %s", enc);
+      nub_free(enc);
+      return out;
     }
   }
   return NULL;
+}
+
+/* npm's lookup (npm-registry-fetch's regKeyFromURI): from the request's
+ * nerf dart up, one path segment at a time, the first key with a
+ * credential of any kind wins, with or without its trailing slash. The
+ * host is always compared whole: "//reg.example.com" never matches
+ * "//reg.example.com.evil.net/". */
+char *nub_config_auth_for(const struct nub_config *cfg, const char *url)
+{
+  char key[2048];
+  size_t n;
+
+  if (!nerf_dart(url, key, sizeof(key)))
+    return NULL;
+  for (n = strlen(key); n > 2;) {
+    char *a = auth_at(cfg, key);
+    if (a)
+      return a;
+    key[n - 1] = '\0'; /* "//h/a/" -> "//h/a" */
+    a = auth_at(cfg, key);
+    if (a)
+      return a;
+    while (n > 2 && key[n - 1] != '/')
+      key[--n] = '\0';
+  }
+  return url_userinfo_auth(cfg, url);
+}
+
+bool nub_config_is_credential(const char *key)
+{
+  const char *c;
+
+  if (key[0] != '/' || key[1] != '/' || !(c = strrchr(key, ':')))
+    return false;
+  c++;
+  return !strcmp(c, "_authToken") || !strcmp(c, "_auth") || !strcmp(c, "_password") ||
+         !strcmp(c, "username") || !strcmp(c, "certfile") || !strcmp(c, "keyfile");
 }

@@ -2,10 +2,13 @@
  *
  * Layers, lowest to highest: built-in defaults, global npmrc, user ~/.npmrc,
  * project .npmrc, environment (npm_config_<key>), command-line flags.
- * ${VAR} is expanded only in the user and global files: a repository's own
- * .npmrc must not pull secrets out of the environment into a URL it chooses.
- * Credentials are bound to a registry URL ("//host/path/:_authToken") and are
- * sent only to URLs under that prefix. */
+ * ${VAR} is expanded in the user and global files. In a repository's own
+ * .npmrc it is expanded only in a credential bound to a registry that
+ * trusted configuration chose (so a cloned repository cannot send a CI
+ * secret to a host of its choosing); elsewhere such a credential is
+ * withheld with a warning, never sent as its literal text. Credentials are
+ * bound to a registry URL ("//host/path/:_authToken") and go only to URLs
+ * under it, the host compared whole. */
 #ifndef NUB_CONFIG_H
 #define NUB_CONFIG_H
 
@@ -27,6 +30,7 @@ enum nub_cfg_layer {
 struct nub_cfg_entry {
   char *key, *val;
   enum nub_cfg_layer layer;
+  bool withheld; /* a credential that must not be sent (see config.c) */
 };
 
 enum nub_node_linker { NUB_LINKER_AUTO, NUB_LINKER_HOISTED, NUB_LINKER_ISOLATED };
@@ -58,6 +62,8 @@ struct nub_config {
   bool strict_ssl;
   bool ignore_scripts;
   bool gvs; /* global virtual store for the isolated layout */
+  char **warnings; /* one line each, for the CLI to show once (owned) */
+  size_t nwarnings;
 };
 
 /* Load every layer for a project rooted at project_dir. cli holds "key=value"
@@ -79,9 +85,13 @@ const char *nub_config_layer_name(enum nub_cfg_layer l);
 const char *nub_config_registry_for(const struct nub_config *cfg,
                                     const char *name);
 /* Authorization header value for a request URL ("Bearer t" or "Basic b64"),
- * from the longest matching //host/path/ credential; NULL if none. The
- * returned string is owned by the caller. */
+ * by npm's rules: the credential of any kind (_authToken, _auth,
+ * username + _password) bound to the longest //host[:port]/path/ above
+ * the URL, the host compared whole. NULL if none. Caller frees. */
 char *nub_config_auth_for(const struct nub_config *cfg, const char *url);
+/* Whether a key is a credential ("//host/:_authToken" and the like), whose
+ * value is never printed. */
+bool nub_config_is_credential(const char *key);
 
 /* Parse one npmrc text into entries of `layer` (exported for tests).
  * expand_env: substitute ${VAR} (user/global files only). */

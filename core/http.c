@@ -251,16 +251,13 @@ static void start_req(struct nub_http *h, struct nub_http_req *r)
   r->easy = e;
   memset(&r->res, 0, sizeof(r->res));
   r->res.retry_after_s = -1;
-  curl_easy_setopt(e, CURLOPT_URL, r->url);
+  curl_easy_setopt(e, CURLOPT_URL, r->location ? r->location : r->url);
   curl_easy_setopt(e, CURLOPT_PRIVATE, r);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
   curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
   curl_easy_setopt(e, CURLOPT_USERAGENT, h->ua);
-  curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(e, CURLOPT_MAXREDIRS, 10L);
-  curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
   curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
@@ -300,10 +297,10 @@ static void start_req(struct nub_http *h, struct nub_http_req *r)
     snprintf(line, sizeof(line), "If-None-Match: %s", r->if_none_match);
     hdrs = curl_slist_append(hdrs, line);
   }
-  /* Credentials go only to the registry they are bound to; curl drops this
-   * header when a redirect leaves the host. */
+  /* Credentials go only to the registry they are bound to: looked up for
+   * this hop's own URL (redirects are followed in finish) */
   nub_free(r->auth);
-  r->auth = nub_config_auth_for(h->cfg, r->url);
+  r->auth = nub_config_auth_for(h->cfg, r->location ? r->location : r->url);
   if (r->auth) {
     char *a = nub_asprintf("Authorization: %s", r->auth);
     hdrs = curl_slist_append(hdrs, a);
@@ -325,6 +322,30 @@ static void finish(struct nub_http *h, CURL *e, CURLcode code)
   curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&r);
   curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
   curl_easy_getinfo(e, CURLINFO_HTTP_VERSION, &ver);
+  if (code == CURLE_OK && (status == 301 || status == 302 || status == 303 || status == 307 ||
+                           status == 308)) {
+    char *to = NULL;
+    curl_easy_getinfo(e, CURLINFO_REDIRECT_URL, &to);
+    if (to && (!strncmp(to, "https://", 8) || !strncmp(to, "http://", 7)) && r->hops < 10) {
+      char *next = nub_strdup(to); /* `to` lives in the handle, reset below */
+      curl_multi_remove_handle(h->multi, e);
+      curl_slist_free_all(r->hdrs);
+      r->hdrs = NULL;
+      r->easy = NULL;
+      for (size_t i = 0; i < h->nactive; i++)
+        if (h->active[i] == r) {
+          h->active[i] = h->active[--h->nactive];
+          break;
+        }
+      put_easy(h, e);
+      nub_free(r->location);
+      r->location = next;
+      r->hops++;
+      start_req(h, r);
+      return;
+    }
+    code = CURLE_TOO_MANY_REDIRECTS; /* or one to a scheme nub does not fetch */
+  }
   curl_multi_remove_handle(h->multi, e);
   curl_slist_free_all(r->hdrs);
   r->hdrs = NULL;
@@ -346,6 +367,9 @@ static void finish(struct nub_http *h, CURL *e, CURLcode code)
     snprintf(r->res.error, sizeof(r->res.error), "HTTP %ld", status);
   nub_free(r->auth);
   r->auth = NULL;
+  nub_free(r->location);
+  r->location = NULL;
+  r->hops = 0;
   r->on_done(r->ud, &r->res);
 }
 

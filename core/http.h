@@ -4,7 +4,11 @@
  *
  * A request is one attempt; retry policy belongs to the caller (fetch and
  * metadata retry a whole download+verify+extract unit). Callbacks run on the
- * network thread and must not block for long. */
+ * network thread and must not block for long.
+ *
+ * Redirects (at most 10, http and https only) are followed here, not by
+ * libcurl, so that each hop gets the credential its own URL is bound to
+ * (nub_config_auth_for) and none other. */
 #ifndef NUB_HTTP_H
 #define NUB_HTTP_H
 
@@ -56,6 +60,8 @@ struct nub_http_req {
   void *hdrs;
   struct nub_http_req *next;
   char *auth;
+  char *location; /* where a redirect sent the request (owned), or NULL */
+  int hops;
   struct nub_http_result res;
 };
 

@@ -651,6 +651,8 @@ int nub_install(const struct nub_install_opts *o, struct nub_err *err)
     goto out;
   }
   nub_progress_start(&c.prog, (int)o->reporter);
+  for (size_t i = 0; i < c.cfg.nwarnings; i++)
+    nub_progress_warn(&c.prog, "%s", c.cfg.warnings[i]);
   rc = nub_store_open(&c.store, c.cfg.store_dir, err);
   if (rc < 0)
     goto out;

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "nub_plat.h"
+#include "redact.h"
 
 static void draw(struct nub_progress *p)
 {
@@ -94,12 +95,14 @@ void nub_progress_warn(struct nub_progress *p, const char *fmt, ...)
 
   if (p->silent)
     return;
+  char line[2048], clean[2048];
+
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof(line), fmt, ap);
+  va_end(ap);
+  nub_redact(clean, sizeof(clean), line);
   pthread_mutex_lock(&p->lock);
   clear(p);
-  fputs("nub: warn: ", stderr);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
+  fprintf(stderr, "nub: warn: %s\n", clean);
   pthread_mutex_unlock(&p->lock);
 }

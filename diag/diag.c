@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "diag.h"
+#include "redact.h"
 #include "diag_int.h"
 #include "nub_alloc.h"
 
@@ -250,10 +251,13 @@ void nub_diag_debugf(const char *fmt, ...)
 
   if (!nub_diag_debug_)
     return;
+  char clean[1024];
+
   va_start(ap, fmt);
   vsnprintf(line, sizeof(line), fmt, ap);
   va_end(ap);
-  fprintf(stderr, "DEBUG %s\n", line);
+  nub_redact(clean, sizeof(clean), line);
+  fprintf(stderr, "DEBUG %s\n", clean);
 }
 
 /* ---- phases ------------------------------------------------------------ */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "redact.h"
 
 int nub_json_escape(char *buf, size_t cap, const char *s, size_t n)
 {
@@ -100,10 +101,16 @@ void nub_jw_begin(struct nub_jw *w)
 
 void nub_jw_strn(struct nub_jw *w, const char *k, const char *val, size_t vn)
 {
-  char tmp[768];
+  char tmp[768], clean[768];
   int n;
 
   key(w, k);
+  if (vn < sizeof(clean) && memchr(val, '@', vn)) { /* URLs with userinfo */
+    memcpy(tmp, val, vn);
+    tmp[vn] = '\0';
+    vn = nub_redact(clean, sizeof(clean), tmp);
+    val = clean;
+  }
   n = nub_json_escape(tmp, sizeof(tmp), val, vn);
   if (n < 0) { /* clip long values rather than dropping the event */
     n = nub_json_escape(tmp, sizeof(tmp), val, vn > 120 ? 120 : vn);

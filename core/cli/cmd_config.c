@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "config.h"
 #include "nub_alloc.h"
+#include "redact.h"
 
 const char cli_config_help[] =
     "usage: nub config get <key>\n"
@@ -17,7 +18,17 @@ const char cli_config_help[] =
 
 static bool secret(const char *key)
 {
-  return strstr(key, "_auth") || strstr(key, "_password") || strstr(key, "token");
+  return nub_config_is_credential(key) || strstr(key, "_auth") || strstr(key, "_password") ||
+         strstr(key, "token");
+}
+
+/* A value as shown: URLs lose their userinfo. */
+static const char *shown(const char *v, char *buf, size_t cap)
+{
+  if (!v)
+    return NULL;
+  nub_redact(buf, cap, v);
+  return buf;
 }
 
 int cmd_config(int argc, char **argv)
@@ -54,14 +65,17 @@ int cmd_config(int argc, char **argv)
       v = cfg.default_registry;
     else
       v = nub_config_get(&cfg, key);
+    char buf[4096];
     if (secret(key))
       v = v ? "(set)" : NULL;
+    v = shown(v, buf, sizeof(buf));
     printf("%s\n", v ? v : "undefined");
     rc = 0;
   } else if (!strcmp(argv[i], "list")) {
+    char buf[4096];
     for (size_t e = 0; e < cfg.nent; e++)
       printf("%s=%s ; %s\n", cfg.ent[e].key,
-             secret(cfg.ent[e].key) ? "(set)" : cfg.ent[e].val,
+             secret(cfg.ent[e].key) ? "(set)" : shown(cfg.ent[e].val, buf, sizeof(buf)),
              nub_config_layer_name(cfg.ent[e].layer));
     printf("; store-dir=%s\n", cfg.store_dir);
     rc = 0;

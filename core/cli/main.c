@@ -10,6 +10,7 @@
 #include "diag.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
+#include "redact.h"
 #include "version.h"
 
 const struct cli_cmd cli_cmds[] = {
@@ -55,9 +56,11 @@ int cli_usage(const char *fmt, ...)
 int cli_fail(const struct nub_err *err)
 {
   const char *name = nub_err_name(err->code);
+  char clean[sizeof(err->msg) + 64];
 
+  nub_redact(clean, sizeof(clean), err->msg);
   if (err->msg[0])
-    fprintf(stderr, "nub: error: %s", err->msg);
+    fprintf(stderr, "nub: error: %s", clean);
   else
     fprintf(stderr, "nub: error: %s", nub_strerror(err->code));
   if (name)

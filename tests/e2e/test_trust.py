@@ -7,12 +7,15 @@ Run: NUB_BIN=build/core/nub python3 tests/e2e/test_trust.py
      (or ctest -R e2e.trust)
 """
 
+import base64
 import json
 import os
 import re
+import socket
 import unicodedata
 
 import nubtest
+from registry import Registry
 
 
 class TrustTestCase(nubtest.NubTestCase):
@@ -177,6 +180,195 @@ class NonAsciiNamesTest(TrustTestCase):
                         for f in dirs + files]
             return sorted(out)
         self.assertEqual(names(self.proj), names(npm_dir))
+
+
+def free_port_pair():
+    """Ports p and q = p*10 + d, both free: "//127.0.0.1:p" is then a bare
+    string prefix of "//127.0.0.1:q/", the shape of the credential-scope bug
+    ("//reg.example.com" vs "//reg.example.com.evil.net")."""
+    def free(port):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+                return True
+            except OSError:
+                return False
+    for p in range(2000 + os.getpid() % 4000, 6553):
+        for d in range(10):
+            q = p * 10 + d
+            if q <= 65535 and free(p) and free(q):
+                return p, q
+    raise RuntimeError("no free port pair")
+
+
+class CredentialScopeTest(TrustTestCase):
+    """Item 8: every kind of credential reaches only the host it is bound
+    to, on every request (packuments, tarballs of other hosts, redirects);
+    ${VAR} in a repository's .npmrc only for a registry trusted config chose;
+    no secret in any output or trace."""
+
+    SECRETS = ("tok-a-7f3e", "pass-word-91", "s3cret-env-55", "tok-b-c0de", "urlpw-6d1")
+
+    def setUp(self):
+        super().setUp()
+        pa, pb = free_port_pair()
+        self.ra = Registry(nubtest.PACKAGES_DIR, port=pa).start()
+        self.rb = Registry(nubtest.PACKAGES_DIR, port=pb).start()
+        self.addCleanup(self.ra.stop)
+        self.addCleanup(self.rb.stop)
+        self.ha = "//127.0.0.1:%d" % pa
+        self.hb = "//127.0.0.1:%d" % pb
+        self.env.pop("npm_config_registry")
+        self.trace = os.path.join(self.tmp, "trace.jsonl")
+        self.env.update({"NUB_DIAG_FILE": self.trace, "NUB_LOG": "debug",
+                         "npm_config_fetch_retry_mintimeout": "10",
+                         "npm_config_fetch_retry_maxtimeout": "20"})
+        self.outputs = []
+
+    def userrc(self, text):
+        with open(os.path.join(self.home, ".npmrc"), "w") as f:
+            f.write(text)
+
+    def projrc(self, text):
+        self.write(".npmrc", text)
+
+    def run_nub(self, *args, ok=True, env=None):
+        proc = self.nub(*args, check=ok, env=env)
+        self.outputs += [proc.stdout, proc.stderr]
+        return proc
+
+    def auth_of(self, reg, path_rx):
+        """The Authorization headers of every request to reg matching path_rx."""
+        return [r["headers"].get("authorization") for r in reg.requests
+                if re.search(path_rx, r["path"])]
+
+    def assert_no_secret_anywhere(self):
+        text = "\n".join(self.outputs)
+        if os.path.exists(self.trace):
+            with open(self.trace) as f:
+                text += f.read()
+        for root, _, files in os.walk(self.proj):
+            for f in files:
+                if f in (".npmrc",):
+                    continue
+                try:
+                    with open(os.path.join(root, f), errors="replace") as fh:
+                        text += fh.read()
+                except OSError:
+                    pass
+        for secret in self.SECRETS:
+            for form in (secret, base64.b64encode(secret.encode()).decode()):
+                self.assertNotIn(form, text, "a secret leaked")
+
+    def test_username_password_is_bound_to_the_whole_host(self):
+        # "//127.0.0.1:<pa>:username" must not match "//127.0.0.1:<pa><d>/"
+        pw = base64.b64encode(b"pass-word-91").decode()
+        self.userrc("registry=http:%s/\n@scope:registry=http:%s/\n"
+                    "%s:username=alice\n%s:_password=%s\n" % (self.ha, self.hb, self.ha,
+                                                             self.ha, pw))
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"a": "^1.0.0", "@scope/d": "^1.0.0"}})
+        self.run_nub("install")
+        basic = "Basic " + base64.b64encode(b"alice:pass-word-91").decode()
+        self.assertTrue(self.auth_of(self.ra, r"^/a"))
+        self.assertEqual(set(self.auth_of(self.ra, r".")), {basic})
+        self.assertTrue(self.auth_of(self.rb, r"scope"))
+        self.assertEqual(set(self.auth_of(self.rb, r".")), {None})
+        self.assert_no_secret_anywhere()
+
+    def test_tokens_follow_each_url_not_the_registry(self):
+        # lockfile tarballs on another host; that host's own token, and a
+        # redirect from A to B
+        self.userrc("registry=http:%s/\n%s/:_authToken=tok-a-7f3e\n"
+                    "%s/:_authToken=tok-b-c0de\n" % (self.ha, self.ha, self.hb))
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"a": "^1.0.0", "c": "^1.0.0"}})
+        lock = {"name": "p", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
+                "packages": {"": {"name": "p", "version": "1.0.0",
+                                  "dependencies": {"a": "^1.0.0", "c": "^1.0.0"}}}}
+        for path, reg, name, ver in (("node_modules/a", self.ra, "a", "1.0.0"),
+                                     ("node_modules/b", self.rb, "b", "1.0.0"),
+                                     ("node_modules/c", self.rb, "c", "1.0.0"),
+                                     ("node_modules/c/node_modules/b", self.ra, "b", "2.0.0")):
+            lock["packages"][path] = {"version": ver, "resolved": reg.tarball_url(name, ver),
+                                      "integrity": reg.integrity(name, ver)}
+        self.write_json(os.path.join(self.proj, "package-lock.json"), lock)
+        # A sends b@2.0.0's tarball to B
+        self.ra.add_fault(r"/b/-/b-2\.0\.0\.tgz$", "status", code=302,
+                          headers={"Location": self.rb.tarball_url("b", "2.0.0")})
+        self.run_nub("install")
+        self.assertEqual(set(self.auth_of(self.ra, r"\.tgz$")), {"Bearer tok-a-7f3e"})
+        self.assertEqual(set(self.auth_of(self.rb, r"\.tgz$")), {"Bearer tok-b-c0de"})
+        self.assertEqual(self.auth_of(self.rb, r"/b/-/b-2\.0\.0\.tgz$"), ["Bearer tok-b-c0de"])
+        self.assertEqual(self.read_json(self.nm("c", "node_modules", "b", "package.json"))
+                         ["version"], "2.0.0")
+        # without B's own token, the redirected request carries nothing
+        self.userrc("registry=http:%s/\n%s/:_authToken=tok-a-7f3e\n" % (self.ha, self.ha))
+        self.ra.reset_log()
+        self.rb.reset_log()
+        self.ra.add_fault(r"/b/-/b-2\.0\.0\.tgz$", "status", code=307,
+                          headers={"Location": self.rb.tarball_url("b", "2.0.0")})
+        self.env["NUB_STORE_DIR"] = os.path.join(self.tmp, "store2")
+        self.run_nub("ci")
+        self.assertEqual(set(self.auth_of(self.rb, r".")), {None})
+        self.assertEqual(set(self.auth_of(self.ra, r".")), {"Bearer tok-a-7f3e"})
+        self.assert_no_secret_anywhere()
+
+    def test_env_variable_in_the_repository_npmrc(self):
+        env = {"NUB_TEST_SECRET": "s3cret-env-55"}
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
+        self.projrc("%s/:_authToken=${NUB_TEST_SECRET}\n" % self.ha)
+        # the registry comes from the user's own config: expanded
+        self.userrc("registry=http:%s/\n" % self.ha)
+        proc = self.run_nub("install", env=env)
+        self.assertEqual(set(self.auth_of(self.ra, r".")), {"Bearer s3cret-env-55"})
+        self.assertNotIn("not used", proc.stderr)
+        # the repository alone names the registry: not expanded, not sent
+        # as its literal text, one warning naming the setting and the file
+        nubtest._rmtree(os.path.join(self.proj, "node_modules"))
+        os.unlink(os.path.join(self.proj, "nub.lock"))
+        self.env["NUB_STORE_DIR"] = os.path.join(self.tmp, "store2")
+        self.userrc("")
+        self.projrc("registry=http:%s/\n%s/:_authToken=${NUB_TEST_SECRET}\n" % (self.ha, self.ha))
+        self.ra.reset_log()
+        proc = self.run_nub("install", env=env)
+        self.assertEqual(set(self.auth_of(self.ra, r".")), {None})
+        warn = [l for l in proc.stderr.splitlines() if "not used" in l]
+        self.assertEqual(len(warn), 1, proc.stderr)
+        self.assertIn("%s/:_authToken" % self.ha, warn[0])
+        self.assertIn(".npmrc", warn[0])
+        self.assertTrue(os.path.exists(self.nm("a", "package.json")))
+        # an unset variable in the user's own file is not sent either
+        self.projrc("")
+        self.userrc("registry=http:%s/\n%s/:_authToken=${NUB_TEST_UNSET_VAR}\n" % (self.ha,
+                                                                                 self.ha))
+        self.ra.reset_log()
+        os.unlink(os.path.join(self.proj, "nub.lock"))
+        self.env["NUB_STORE_DIR"] = os.path.join(self.tmp, "store3")
+        proc = self.run_nub("install")
+        self.assertEqual(set(self.auth_of(self.ra, r".")), {None})
+        self.assertIn("not set", proc.stderr)
+        self.assert_no_secret_anywhere()
+
+    def test_password_in_a_registry_url_is_never_printed(self):
+        self.userrc("registry=http://bob:urlpw-6d1@%s/\n" % self.ha[2:])
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
+        self.ra.add_fault(r"^/a$", "status", code=500, count=1)
+        self.ra.add_fault(r"/b/-/", "status", code=503, count=1)
+        proc = self.run_nub("install")
+        self.assertIn("retrying", proc.stderr)
+        self.assertIn("***@", proc.stderr)
+        basic = "Basic " + base64.b64encode(b"bob:urlpw-6d1").decode()
+        self.assertEqual(set(self.auth_of(self.ra, r".")), {basic})
+        # and in errors
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"no-such-package": "^1.0.0"}})
+        proc = self.run_nub("install", ok=False)
+        self.assertNotEqual(proc.returncode, 0)
+        self.run_nub("config", "list")
+        self.run_nub("config", "get", "registry")
+        self.assertIn("***@", self.outputs[-2])
+        self.assert_no_secret_anywhere()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+nub_unit_test(config unit/test_config.c)

@@ -1,0 +1,129 @@
+/* test_config.c - core/config.h: npmrc layers, and which credential a
+ * request URL gets (npm's nerf-dart rules, the host compared whole). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nub_test.h"
+
+#include "config.h"
+#include "nub_alloc.h"
+
+static void load(struct nub_config *cfg, const char *user_text, const char *proj_text)
+{
+  char *dir = nub_test_mkdtemp("config"), *home = nub_asprintf("%s/home", dir), *p;
+  struct nub_err err;
+
+  p = nub_asprintf("mkdir -p %s", home);
+  assert_int_equal(system(p), 0);
+  nub_free(p);
+  p = nub_asprintf("%s/.npmrc", home);
+  nub_test_write(p, user_text, 0644);
+  nub_free(p);
+  if (proj_text) {
+    p = nub_asprintf("%s/.npmrc", dir);
+    nub_test_write(p, proj_text, 0644);
+    nub_free(p);
+  }
+  setenv("HOME", home, 1);
+  unsetenv("npm_config_registry");
+  unsetenv("npm_config_userconfig");
+  setenv("npm_config_globalconfig", "/nonexistent/npmrc", 1);
+  assert_int_equal(nub_config_load(cfg, dir, NULL, 0, &err), 0);
+  nub_free(home);
+  nub_free(dir);
+}
+
+static void expect_auth(const struct nub_config *cfg, const char *url, const char *want)
+{
+  char *a = nub_config_auth_for(cfg, url);
+  if (!want) {
+    if (a)
+      fail_msg("%s got '%s', wanted none", url, a);
+    return;
+  }
+  if (!a || strcmp(a, want))
+    fail_msg("%s got '%s', wanted '%s'", url, a ? a : "(none)", want);
+  nub_free(a);
+}
+
+static void test_config__credentials_by_nerf_dart(void **state)
+{
+  struct nub_config cfg;
+  (void)state;
+  load(&cfg,
+       "registry=https://reg.example.com/\n"
+       "//reg.example.com:username=alice\n"
+       "//reg.example.com:_password=cHc=\n" /* "pw" */
+       "//reg.example.com/deep/path/:_authToken=deep\n"
+       "//other.example:8080/:_authToken=other\n"
+       "//bare.example/:_auth=YmFyZQ==\n",
+       NULL);
+  /* username + _password, no trailing slash on the key: the whole host */
+  expect_auth(&cfg, "https://reg.example.com/x", "Basic YWxpY2U6cHc=");
+  expect_auth(&cfg, "http://reg.example.com/x/-/x-1.0.0.tgz", "Basic YWxpY2U6cHc=");
+  expect_auth(&cfg, "https://reg.example.com.evil.net/x", NULL);
+  expect_auth(&cfg, "https://evil.net/reg.example.com/x", NULL);
+  expect_auth(&cfg, "https://user:pw@reg.example.com.evil.net/", NULL);
+  /* the longest path wins, host names are case-insensitive */
+  expect_auth(&cfg, "https://REG.example.com/deep/path/pkg", "Bearer deep");
+  expect_auth(&cfg, "https://reg.example.com/deep/pathology", "Basic YWxpY2U6cHc=");
+  /* ports are part of the host */
+  expect_auth(&cfg, "https://other.example:8080/p", "Bearer other");
+  expect_auth(&cfg, "https://other.example/p", NULL);
+  expect_auth(&cfg, "https://other.example:80801/p", NULL);
+  expect_auth(&cfg, "https://bare.example/p?x=1#y", "Basic YmFyZQ==");
+  expect_auth(&cfg, "not a url", NULL);
+  nub_config_release(&cfg);
+}
+
+static void test_config__env_vars_in_project_credentials(void **state)
+{
+  struct nub_config cfg;
+  (void)state;
+  setenv("NUB_UNIT_SECRET", "s3", 1);
+  unsetenv("NUB_UNIT_UNSET");
+  /* trusted registry: the user's file chose it */
+  load(&cfg, "registry=https://reg.example.com/\n",
+       "//reg.example.com/:_authToken=${NUB_UNIT_SECRET}\n"
+       "//evil.example/:_authToken=${NUB_UNIT_SECRET}\n");
+  expect_auth(&cfg, "https://reg.example.com/a", "Bearer s3");
+  expect_auth(&cfg, "https://evil.example/a", NULL);
+  assert_int_equal(cfg.nwarnings, 1);
+  assert_non_null(strstr(cfg.warnings[0], "//evil.example/:_authToken"));
+  nub_config_release(&cfg);
+  /* the repository names the registry itself: withheld */
+  load(&cfg, "", "registry=https://reg.example.com/\n"
+                 "//reg.example.com/:_authToken=${NUB_UNIT_SECRET}\n");
+  expect_auth(&cfg, "https://reg.example.com/a", NULL);
+  assert_int_equal(cfg.nwarnings, 1);
+  nub_config_release(&cfg);
+  /* the user's file: expanded; unset variables are never sent literally */
+  load(&cfg, "//reg.example.com/:_authToken=${NUB_UNIT_SECRET}\n"
+             "//two.example/:_authToken=${NUB_UNIT_UNSET}\n", NULL);
+  expect_auth(&cfg, "https://reg.example.com/a", "Bearer s3");
+  expect_auth(&cfg, "https://two.example/a", NULL);
+  assert_int_equal(cfg.nwarnings, 1);
+  assert_non_null(strstr(cfg.warnings[0], "not set"));
+  nub_config_release(&cfg);
+}
+
+static void test_config__registry_userinfo(void **state)
+{
+  struct nub_config cfg;
+  (void)state;
+  load(&cfg, "registry=https://bob:p%40ss@reg.example.com/npm/\n", NULL);
+  expect_auth(&cfg, "https://reg.example.com/npm/x/-/x-1.tgz", "Basic Ym9iOnBAc3M=");
+  expect_auth(&cfg, "https://reg.example.com/other/x", NULL);
+  expect_auth(&cfg, "https://cdn.example.com/npm/x", NULL);
+  nub_config_release(&cfg);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_config__credentials_by_nerf_dart),
+      cmocka_unit_test(test_config__env_vars_in_project_credentials),
+      cmocka_unit_test(test_config__registry_userinfo),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
