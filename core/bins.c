@@ -8,16 +8,18 @@
 #include "buf.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
+#include "link.h"
 #include "store.h"
 
+/* One .bin entry to make. Where two want one name in one directory, the
+ * lower prio wins, then the smaller order key. */
 struct binlink {
   char *dir;    /* ".../node_modules/.bin" */
   const char *name;
   char *target; /* "../<folder>/<path>" */
-  int prio;     /* 0 for a direct dependency at the top, 1 otherwise */
-  const char *path;
-  const struct nub_node *node;
-  const char *target_rel; /* the bin's path inside the package */
+  int prio;
+  const char *order;
+  char *fix_mode; /* a target outside the store, made executable here (owned) */
 };
 
 static int cmp_link(const void *a, const void *b)
@@ -29,7 +31,7 @@ static int cmp_link(const void *a, const void *b)
   if (!c)
     c = x->prio - y->prio;
   if (!c)
-    c = strcmp(x->path, y->path);
+    c = strcmp(x->order, y->order);
   return c;
 }
 
@@ -41,15 +43,66 @@ static bool is_direct(const struct nub_depmap *direct, size_t ndirect, const cha
   return false;
 }
 
+/* Make the links of v (sorted here), the first of each name winning. */
+static int write_links(int proj_fd, struct binlink *v, size_t n, size_t *nlinks,
+                       struct nub_err *err)
+{
+  const char *lastdir = NULL;
+  int rc = 0;
+
+  *nlinks = 0;
+  if (n)
+    nub_sort(v, n, sizeof(*v), cmp_link);
+  for (size_t i = 0; i < n; i++) {
+    char *lp;
+    if (i > 0 && !strcmp(v[i].dir, v[i - 1].dir) && !strcmp(v[i].name, v[i - 1].name))
+      continue; /* a clash: the first one won */
+    if (!lastdir || strcmp(lastdir, v[i].dir)) {
+      rc = nub_mkdirs_at(proj_fd, v[i].dir);
+      if (rc < 0 && rc != -EEXIST)
+        return nub_err_set(err, rc, "cannot create %s: %s", v[i].dir, nub_strerror(rc));
+      lastdir = v[i].dir;
+    }
+    lp = nub_asprintf("%s/%s", v[i].dir, v[i].name);
+    rc = nub_plat_symlink_at(v[i].target, proj_fd, lp);
+    if (rc == -EEXIST) { /* left from before: this install's list decides */
+      nub_plat_unlink_at(proj_fd, lp, false);
+      rc = nub_plat_symlink_at(v[i].target, proj_fd, lp);
+    }
+    if (rc == 0 && v[i].fix_mode) {
+      struct nub_plat_stat st;
+      if (nub_plat_stat_follow_at(proj_fd, v[i].fix_mode, &st) == 0 &&
+          (st.mode & 0111) != 0111)
+        nub_plat_chmod_at(proj_fd, v[i].fix_mode, st.mode | 0111);
+    }
+    if (rc < 0) {
+      nub_err_set(err, rc, "cannot link %s: %s", lp, nub_strerror(rc));
+      nub_free(lp);
+      return rc;
+    }
+    nub_free(lp);
+    (*nlinks)++;
+  }
+  return 0;
+}
+
+static void free_links(struct binlink *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    nub_free(v[i].dir);
+    nub_free(v[i].target);
+    nub_free(v[i].fix_mode);
+  }
+  nub_free(v);
+}
+
 int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap *direct,
                   size_t ndirect, size_t *nlinks, struct nub_err *err)
 {
   struct binlink *v = NULL;
   size_t n = 0, cap = 0;
-  int rc = 0;
-  const char *lastdir = NULL;
+  int rc;
 
-  *nlinks = 0;
   for (size_t i = 0; i < t->n; i++) {
     const struct nub_node *nd = &t->nodes[i], *bins_of;
     size_t nb;
@@ -78,53 +131,50 @@ int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap
       v[n].name = name;
       v[n].target = nub_asprintf("../%s/%s", nd->folder, tg);
       v[n].prio = nd->depth == 1 && is_direct(direct, ndirect, nd->folder) ? 0 : 1;
-      v[n].path = nd->path;
-      v[n].node = nd;
-      v[n].target_rel = tg;
+      v[n].order = nd->path;
+      /* a linked folder's files are not from the store: its mode is fixed here */
+      v[n].fix_mode = nd->flags & NUB_NF_LINK ? nub_asprintf("%s/%s", nd->path, tg) : NULL;
       n++;
     }
   }
-  nub_sort(v, n, sizeof(*v), cmp_link);
-  for (size_t i = 0; i < n; i++) {
-    if (i > 0 && !strcmp(v[i].dir, v[i - 1].dir) && !strcmp(v[i].name, v[i - 1].name))
-      continue; /* a clash: the first one won */
-    if (!lastdir || strcmp(lastdir, v[i].dir)) {
-      rc = nub_plat_mkdir_at(proj_fd, v[i].dir, 0755);
-      if (rc < 0 && rc != -EEXIST) {
-        nub_err_set(err, rc, "cannot create %s: %s", v[i].dir, nub_strerror(rc));
-        goto out;
+  rc = write_links(proj_fd, v, n, nlinks, err);
+  free_links(v, n);
+  return rc;
+}
+
+int nub_bins_link_importer(int proj_fd, const struct nub_graph *g, bool omit_dev,
+                           size_t *nlinks, struct nub_err *err)
+{
+  const struct nub_importer *im = g->nimporters ? &g->importers[0] : NULL;
+  struct binlink *v = NULL;
+  size_t n = 0, cap = 0;
+  int rc;
+
+  for (int kind = 0; im && kind < 3; kind++) {
+    const struct nub_gdirect *d = kind == 0 ? im->deps : kind == 1 ? im->optional : im->dev;
+    size_t nd = kind == 0 ? im->ndeps : kind == 1 ? im->noptional : im->ndev;
+    if (kind == 2 && omit_dev)
+      continue;
+    for (size_t i = 0; i < nd; i++) {
+      char *t = nub_gedge_target(d[i].alias, d[i].ref);
+      struct nub_gpkg *p = t ? nub_graph_find(g, t) : NULL;
+      const struct nub_index *idx;
+      nub_free(t);
+      if (!p || p->skip || !p->fetch || !(idx = p->fetch->index))
+        continue;
+      for (uint32_t b = 0; b < idx->nbins; b++) {
+        NUB_GROW(v, cap, n + 1);
+        v[n].dir = nub_strdup("node_modules/.bin");
+        v[n].name = idx->bins[b].name;
+        v[n].target = nub_asprintf("../%s/%s", d[i].alias, idx->bins[b].target);
+        v[n].prio = kind; /* dependencies, optional, dev: the first keeps a name */
+        v[n].order = d[i].alias;
+        v[n].fix_mode = NULL;
+        n++;
       }
-      lastdir = v[i].dir;
     }
-    {
-      char *lp = nub_asprintf("%s/%s", v[i].dir, v[i].name);
-      rc = nub_plat_symlink_at(v[i].target, proj_fd, lp);
-      if (rc == -EEXIST) {
-        nub_plat_unlink_at(proj_fd, lp, false);
-        rc = nub_plat_symlink_at(v[i].target, proj_fd, lp);
-      }
-      if (rc == 0 && (v[i].node->flags & NUB_NF_LINK)) {
-        /* a linked folder's files are not from the store: fix the mode here */
-        char *real = nub_asprintf("%s/%s", v[i].node->path, v[i].target_rel);
-        struct nub_plat_stat st;
-        if (nub_plat_stat_follow_at(proj_fd, real, &st) == 0 && (st.mode & 0111) != 0111)
-          nub_plat_chmod_at(proj_fd, real, st.mode | 0111);
-        nub_free(real);
-      }
-      nub_free(lp);
-      if (rc < 0) {
-        nub_err_set(err, rc, "cannot link %s/%s: %s", v[i].dir, v[i].name, nub_strerror(rc));
-        goto out;
-      }
-    }
-    (*nlinks)++;
   }
-  rc = 0;
-out:
-  for (size_t i = 0; i < n; i++) {
-    nub_free(v[i].dir);
-    nub_free(v[i].target);
-  }
-  nub_free(v);
+  rc = write_links(proj_fd, v, n, nlinks, err);
+  free_links(v, n);
   return rc;
 }

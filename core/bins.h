@@ -5,15 +5,23 @@
 #ifndef NUB_BINS_H
 #define NUB_BINS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "err.h"
+#include "graph.h"
 #include "tree.h"
 
-/* Link the bins of every installed node. Direct dependencies of the project
+/* The hoisted layout: the bins of every installed node. Direct dependencies of the project
  * win a name clash at the top level; otherwise the first path in sorted
  * order wins. *nlinks receives the count. */
 int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap *direct,
                   size_t ndirect, size_t *nlinks, struct nub_err *err);
+
+/* The isolated layout: the bins of the project's direct dependencies in
+ * node_modules/.bin (dependencies, then optional, then dev ones keep a
+ * name). */
+int nub_bins_link_importer(int proj_fd, const struct nub_graph *g, bool omit_dev,
+                           size_t *nlinks, struct nub_err *err);
 
 #endif

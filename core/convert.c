@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "lockfile_npm.h"
+#include "registry_url.h"
 #include "nub_alloc.h"
 #include "strmap.h"
 

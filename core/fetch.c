@@ -260,9 +260,17 @@ static int check_integrity(void *ud)
   return j->have_want && !nub_sri_equal(&j->want, &j->got) ? -NUB_EINTEGRITY : 0;
 }
 
-/* Decide between retry and failure for an attempt that went wrong. */
-/* A package that cannot be fetched fails the install, unless it is only an
- * optional dependency: then it is left out with a warning, as npm does. */
+/* A package that cannot be fetched fails the install at once, unless it
+ * may be optional: then the failure is recorded on the package and the
+ * caller, who knows the final plan, decides (plan.c). */
+static void record_failure(struct nub_pkg *p, int rc, const char *msg)
+{
+  p->failed = true;
+  p->fail_code = rc;
+  nub_free(p->fail_msg);
+  p->fail_msg = nub_strdup(msg);
+}
+
 static void job_error(struct job *j, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -276,8 +284,7 @@ static void job_error(struct job *j, int rc, const char *fmt, ...)
   va_end(ap);
   free_chunks(j);
   if (j->pkg->optional && rc != -NUB_EINTR && !j->f->cancel) {
-    nub_progress_warn(j->f->prog, "skipping optional dependency %s: %s", j->what, msg);
-    j->pkg->failed = true;
+    record_failure(j->pkg, rc, msg);
   } else {
     job_fail(j->f, rc, "%s", msg);
   }
@@ -516,11 +523,11 @@ void nub_fetch_add(struct nub_fetch *fs, struct nub_pkg *p)
   }
   if (f->offline) {
     if (p->optional) {
-      /* an optional package missing offline is skipped, as a failed fetch
-       * of one would be */
-      p->failed = true;
-      nub_progress_warn(f->prog, "skipping optional dependency %s@%s: not in the store, "
-                        "and --offline forbids the network", p->name, p->version);
+      /* missing offline: judged like a failed fetch */
+      char msg[600];
+      snprintf(msg, sizeof(msg), "%s@%s is not in the store at %s, and --offline forbids "
+               "the network", p->name, p->version, f->store->root);
+      record_failure(p, -NUB_EOFFLINE, msg);
       return;
     }
     pthread_mutex_lock(&f->lock);
@@ -608,20 +615,20 @@ int nub_fetch_end(struct nub_fetch *fs, struct nub_fetch_result *res, struct nub
   return rc;
 }
 
-int nub_fetch_tree(struct nub_tree *t, struct nub_store *store,
-                   const struct nub_config *cfg, struct nub_pool *pool,
-                   struct nub_progress *prog, const struct nub_fetch_opts *o,
-                   struct nub_fetch_result *res, struct nub_err *err)
+int nub_fetch_needed(struct nub_pkgtab *t, struct nub_store *store,
+                     const struct nub_config *cfg, struct nub_pool *pool,
+                     struct nub_progress *prog, const struct nub_fetch_opts *o,
+                     struct nub_fetch_result *res, struct nub_err *err)
 {
-  struct nub_pkg **need = nub_malloc(sizeof(*need) * (t->npkgs + 1));
+  struct nub_pkg **need = nub_malloc(sizeof(*need) * (t->n + 1));
   int *rcs;
   size_t n = 0;
   struct loadctx lc;
   struct nub_fetch *fs;
 
-  for (size_t i = 0; i < t->npkgs; i++)
-    if (t->pkgs[i]->needed)
-      need[n++] = t->pkgs[i];
+  for (size_t i = 0; i < t->n; i++)
+    if (t->v[i]->needed)
+      need[n++] = t->v[i];
   /* warm path: the store's indexes, read in parallel */
   rcs = nub_calloc(n + 1, sizeof(*rcs));
   lc.pkgs = need;

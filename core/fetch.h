@@ -17,7 +17,7 @@
 #include "pool.h"
 #include "progress.h"
 #include "store.h"
-#include "tree.h"
+#include "pkgtab.h"
 
 struct nub_fetch_opts {
   bool offline;
@@ -41,10 +41,10 @@ int nub_fetch_begin(struct nub_fetch **out, struct nub_store *store,
 void nub_fetch_add(struct nub_fetch *f, struct nub_pkg *p);
 int nub_fetch_end(struct nub_fetch *f, struct nub_fetch_result *res, struct nub_err *err);
 
-/* Load or fetch the index of every pkg with needed == true. */
-int nub_fetch_tree(struct nub_tree *t, struct nub_store *store,
-                   const struct nub_config *cfg, struct nub_pool *pool,
-                   struct nub_progress *prog, const struct nub_fetch_opts *o,
-                   struct nub_fetch_result *res, struct nub_err *err);
+/* Load or fetch the index of every package with needed == true. */
+int nub_fetch_needed(struct nub_pkgtab *t, struct nub_store *store,
+                     const struct nub_config *cfg, struct nub_pool *pool,
+                     struct nub_progress *prog, const struct nub_fetch_opts *o,
+                     struct nub_fetch_result *res, struct nub_err *err);
 
 #endif

@@ -1,5 +1,5 @@
 /* install.h - `nub install` / `nub ci`: the pipeline of DESIGN.md
- * (config -> project -> resolve -> fetch -> link -> link_bins -> scripts -> state). */
+ * (config -> project -> plan -> fetch -> layout -> bins -> scripts -> state). */
 #ifndef NUB_INSTALL_H
 #define NUB_INSTALL_H
 
@@ -29,6 +29,14 @@ struct nub_install_opts {
   size_t ncfg;
 };
 
-int nub_install(const struct nub_install_opts *opts, struct nub_err *err);
+/* What an install did, for the CLI to report. */
+struct nub_install_result {
+  bool up_to_date;       /* nothing to do: node_modules matched already */
+  size_t added, removed; /* packages linked or removed by this install */
+  double seconds;
+};
+
+int nub_install(const struct nub_install_opts *opts, struct nub_install_result *res,
+                struct nub_err *err);
 
 #endif

@@ -11,6 +11,7 @@
 #include "integrity.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
+#include "path.h"
 #include "semver.h"
 #include "strmap.h"
 #include "tree.h"
@@ -108,6 +109,7 @@ static bool trusted(const struct nub_isolated_opts *o, const char *name)
 
 static void fail(struct ictx *c, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+static int fail_rc(struct ictx *c, int rc, const char *fmt, const char *arg);
 
 static void fail(struct ictx *c, int rc, const char *fmt, ...)
 {
@@ -121,6 +123,12 @@ static void fail(struct ictx *c, int rc, const char *fmt, ...)
     va_end(ap);
   }
   pthread_mutex_unlock(&c->lock);
+}
+
+static int fail_rc(struct ictx *c, int rc, const char *fmt, const char *arg)
+{
+  fail(c, rc, fmt, arg);
+  return rc;
 }
 
 /* "../" for every directory between a link and the root it is relative to:
@@ -498,6 +506,51 @@ static int cmp_size_desc(const void *a, const void *b)
   return x->i < y->i ? -1 : x->i > y->i;
 }
 
+/* The absolute path of a project-relative one. */
+static char *abs_of(const struct ictx *c, const char *rel)
+{
+  return nub_asprintf("%s/%s", c->o->proj_dir, rel);
+}
+
+/* A file: directory is used where it is, as npm links it: its dependencies
+ * go into its own node_modules, as links to their entries in the
+ * project's .nub (Node resolves from the directory's real path). */
+static int link_dir_deps(struct ictx *c, struct ipkg *p)
+{
+  char *dir = abs_of(c, p->g->directory), *nm = nub_asprintf("%s/node_modules", dir);
+  int rc = nub_plat_mkdir_p(nm, 0755);
+
+  if (rc < 0 && rc != -EEXIST) {
+    fail(c, rc, "cannot create %s: %s", nm, nub_strerror(rc));
+    goto out;
+  }
+  rc = 0;
+  for (size_t e = 0; e < p->nedges && rc == 0; e++) {
+    struct ipkg *t = p->edges[e].to;
+    char *at = nub_asprintf("%s/%s", nm, p->edges[e].alias), *parent = nub_strdup(at);
+    char *to = nub_asprintf("%s/node_modules/.nub/%s/node_modules/%s", c->o->proj_dir, t->dir,
+                            t->g->name);
+    char rel[4096];
+    *strrchr(parent, '/') = '\0';
+    nub_plat_mkdir_p(parent, 0755); /* a scope */
+    if (nub_path_relative(parent, to, rel, sizeof(rel)) < 0) {
+      rc = fail_rc(c, -ENAMETOOLONG, "cannot link %s: the path is too long", at);
+    } else {
+      nub_plat_rm_rf_at(NUB_PLAT_CWD, at);
+      rc = nub_plat_symlink_at(rel, NUB_PLAT_CWD, at);
+      if (rc < 0)
+        fail(c, rc, "cannot link %s: %s", at, nub_strerror(rc));
+    }
+    nub_free(at);
+    nub_free(parent);
+    nub_free(to);
+  }
+out:
+  nub_free(dir);
+  nub_free(nm);
+  return rc;
+}
+
 static void link_one(void *vctx, size_t k, int worker)
 {
   struct ictx *c = vctx;
@@ -509,6 +562,11 @@ static void link_one(void *vctx, size_t k, int worker)
   if (c->rc || nub_plat_interrupted())
     return;
   snprintf(nmpath, sizeof(nmpath), "node_modules/.nub/%s", p->dir);
+  if (p->g->directory) {
+    if (link_dir_deps(c, p) == 0)
+      nub_progress_add(c->prog, &c->prog->linked, 1);
+    return;
+  }
   if (p->disp == D_LOCAL) {
     struct nub_plat_stat st;
     char prefix[600];
@@ -638,7 +696,15 @@ static int top_links(struct ictx *c)
       nub_buf_reset(&tgt);
       nub_buf_addf(&path, "node_modules/%s", d[i].alias);
       up_levels(&tgt, d[i].alias, 0);
-      if (p) {
+      if (p && p->g->directory) {
+        char *from = abs_of(c, path.data), *to = abs_of(c, p->g->directory), rel[4096];
+        *strrchr(from, '/') = '\0';
+        nub_buf_reset(&tgt);
+        if (nub_path_relative(from, to, rel, sizeof(rel)) == 0)
+          nub_buf_adds(&tgt, rel);
+        nub_free(from);
+        nub_free(to);
+      } else if (p) {
         nub_buf_addf(&tgt, ".nub/%s/node_modules/%s", p->dir, p->g->name);
       } else if (!strncmp(d[i].ref, "link:", 5)) {
         nub_buf_addf(&tgt, "../%s", d[i].ref + 5);
@@ -669,7 +735,7 @@ static int top_links(struct ictx *c)
   {
     bool any_local = false;
     for (size_t i = 0; i < c->n && !any_local; i++)
-      any_local = c->p[i].local;
+      any_local = c->p[i].local && !c->p[i].g->directory;
     if (!any_local)
       goto out;
   }
@@ -677,6 +743,8 @@ static int top_links(struct ictx *c)
   for (size_t i = 0; i < c->n; i++) {
     struct ipkg *p = &c->p[i];
     struct nub_plat_stat st;
+    if (p->g->directory)
+      continue; /* not in .nub: linked where it is */
     nub_buf_reset(&path);
     nub_buf_reset(&tgt);
     nub_buf_addf(&path, "node_modules/.nub/node_modules/%s", p->g->name);
@@ -801,47 +869,4 @@ out:
   nub_free(c.links_abs);
   pthread_mutex_destroy(&c.lock);
   return rc;
-}
-
-int nub_isolated_bins(int proj_fd, const struct nub_graph *g, bool omit_dev, size_t *nlinks,
-                      struct nub_err *err)
-{
-  const struct nub_importer *im = g->nimporters ? &g->importers[0] : NULL;
-  int rc = 0;
-
-  *nlinks = 0;
-  if (!im)
-    return 0;
-  nub_plat_mkdir_at(proj_fd, "node_modules/.bin", 0755);
-  for (int kind = 0; kind < 3; kind++) {
-    const struct nub_gdirect *d = kind == 0 ? im->deps : kind == 1 ? im->optional : im->dev;
-    size_t n = kind == 0 ? im->ndeps : kind == 1 ? im->noptional : im->ndev;
-    if (kind == 2 && omit_dev)
-      continue;
-    for (size_t i = 0; i < n; i++) {
-      char *t = nub_gedge_target(d[i].alias, d[i].ref);
-      struct nub_gpkg *p = t ? nub_graph_find(g, t) : NULL;
-      const struct nub_index *idx;
-      nub_free(t);
-      if (!p || p->skip || !p->fetch || !(idx = p->fetch->index))
-        continue;
-      for (uint32_t b = 0; b < idx->nbins; b++) {
-        char *lp = nub_asprintf("node_modules/.bin/%s", idx->bins[b].name);
-        char *tg = nub_asprintf("../%s/%s", d[i].alias, idx->bins[b].target);
-        rc = nub_plat_symlink_at(tg, proj_fd, lp);
-        if (rc == -EEXIST) {
-          /* the first direct dependency (deps, optional, dev) keeps a name */
-          rc = 0;
-        } else if (rc == 0) {
-          (*nlinks)++;
-        }
-        nub_free(lp);
-        nub_free(tg);
-        if (rc < 0)
-          return nub_err_set(err, rc, "cannot link node_modules/.bin/%s: %s",
-                             idx->bins[b].name, nub_strerror(rc));
-      }
-    }
-  }
-  return 0;
 }

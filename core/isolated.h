@@ -32,6 +32,7 @@ struct nub_isolated_opts {
   bool omit_dev, omit_optional;
   char *const *trusted; /* names allowed to run build scripts */
   size_t ntrusted;
+  const char *proj_dir; /* absolute: file: directories are linked from it */
 };
 
 struct nub_isolated_result {
@@ -48,9 +49,5 @@ int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
                       struct nub_linker *l, struct nub_pool *pool,
                       struct nub_progress *prog, const struct nub_isolated_opts *o,
                       struct nub_isolated_result *res, struct nub_err *err);
-
-/* Bins of the project's direct dependencies into node_modules/.bin. */
-int nub_isolated_bins(int proj_fd, const struct nub_graph *g, bool omit_dev,
-                      size_t *nlinks, struct nub_err *err);
 
 #endif

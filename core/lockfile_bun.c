@@ -7,7 +7,7 @@
 #include "buf.h"
 #include "integrity.h"
 #include "json.h"
-#include "lockfile_npm.h"
+#include "registry_url.h"
 #include "manifest.h"
 #include "nub_plat.h"
 #include "nub_alloc.h"

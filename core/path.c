@@ -110,3 +110,70 @@ const char *nub_path_pkg_name(const char *path)
     return NULL;
   return nm + 13;
 }
+
+/* Split an absolute path into its components, "." and ".." applied. */
+static size_t lex_parts(const char *abs, const char **part, size_t *plen, size_t max)
+{
+  size_t n = 0;
+  const char *p = abs;
+
+  while (*p) {
+    const char *s;
+    while (*p == '/')
+      p++;
+    if (!*p)
+      break;
+    s = p;
+    while (*p && *p != '/')
+      p++;
+    if (p - s == 1 && s[0] == '.')
+      continue;
+    if (p - s == 2 && s[0] == '.' && s[1] == '.') {
+      if (n)
+        n--;
+      continue;
+    }
+    if (n < max) {
+      part[n] = s;
+      plen[n] = (size_t)(p - s);
+      n++;
+    }
+  }
+  return n;
+}
+
+int nub_path_relative(const char *from_dir, const char *to, char *out, size_t cap)
+{
+  const char *fp[256], *tp[256];
+  size_t fl[256], tl[256], nf, nt, common = 0, o = 0;
+
+  if (from_dir[0] != '/' || to[0] != '/')
+    return -1;
+  nf = lex_parts(from_dir, fp, fl, 256);
+  nt = lex_parts(to, tp, tl, 256);
+  while (common < nf && common < nt && fl[common] == tl[common] &&
+         !memcmp(fp[common], tp[common], fl[common]))
+    common++;
+  for (size_t i = common; i < nf; i++) {
+    if (o + 3 >= cap)
+      return -1;
+    memcpy(out + o, "../", 3);
+    o += 3;
+  }
+  for (size_t i = common; i < nt; i++) {
+    if (o + tl[i] + 2 >= cap)
+      return -1;
+    memcpy(out + o, tp[i], tl[i]);
+    o += tl[i];
+    out[o++] = '/';
+  }
+  if (o == 0) {
+    if (cap < 2)
+      return -1;
+    out[o++] = '.';
+  } else if (out[o - 1] == '/') {
+    o--;
+  }
+  out[o] = '\0';
+  return 0;
+}

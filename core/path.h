@@ -27,4 +27,9 @@ bool nub_bin_name(const char *in, char *out, size_t cap);
  * path), or NULL when path does not end in a node_modules entry. */
 const char *nub_path_pkg_name(const char *path);
 
+/* The relative path from the directory from_dir to `to`, both absolute,
+ * "." and ".." applied by their names (as a symlink target: "../../x").
+ * -1 when a path is not absolute or the result does not fit. */
+int nub_path_relative(const char *from_dir, const char *to, char *out, size_t cap);
+
 #endif

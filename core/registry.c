@@ -12,7 +12,7 @@
 #include "diag.h"
 #include "integrity.h"
 #include "json.h"
-#include "lockfile_npm.h"
+#include "registry_url.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "strmap.h"

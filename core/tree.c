@@ -4,84 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "integrity.h"
 #include "nub_alloc.h"
 #include "path.h"
 #include "store.h"
 
-void nub_tree_init(struct nub_tree *t) { memset(t, 0, sizeof(*t)); }
-
-void nub_pkg_key(const char *integrity, const char *tarball, char out[65])
+void nub_tree_init(struct nub_tree *t, struct nub_pkgtab *pkgs)
 {
-  unsigned char h[32];
-  struct nub_sri sri;
-
-  if (integrity && nub_sri_parse(&sri, integrity) == 0) {
-    char canon[128];
-    /* The canonical form, so "sha512-x sha1-y" and "sha512-x" share a key. */
-    nub_sri_format(&sri, canon, sizeof(canon));
-    nub_sha256(canon, strlen(canon), h);
-  } else {
-    char *s = nub_asprintf("url:%s", tarball ? tarball : "");
-    nub_sha256(s, strlen(s), h);
-    nub_free(s);
-  }
-  nub_hex(h, 32, out);
+  memset(t, 0, sizeof(*t));
+  t->pkgs = pkgs;
 }
 
-static size_t slot_of(const char *key, size_t nslots)
+struct nub_pkg *nub_tree_pkg(struct nub_tree *t, const char *name, const char *version,
+                             const char *tarball, const char *integrity)
 {
-  size_t h = 0;
-
-  /* the key is already a hash: its first hex digits spread well */
-  for (int i = 0; i < 12; i++)
-    h = (h << 4) | (size_t)(key[i] <= '9' ? key[i] - '0' : key[i] - 'a' + 10);
-  return h & (nslots - 1);
-}
-
-static void rehash(struct nub_tree *t)
-{
-  size_t ns = t->nslots ? t->nslots * 2 : 1024;
-  struct nub_pkg **s = nub_calloc(ns, sizeof(*s));
-
-  for (size_t i = 0; i < t->npkgs; i++) {
-    size_t j = slot_of(t->pkgs[i]->key, ns);
-    while (s[j])
-      j = (j + 1) & (ns - 1);
-    s[j] = t->pkgs[i];
-  }
-  nub_free(t->slots);
-  t->slots = s;
-  t->nslots = ns;
-}
-
-struct nub_pkg *nub_tree_pkg(struct nub_tree *t, const char *name,
-                             const char *version, const char *tarball,
-                             const char *integrity)
-{
-  char key[65];
-  size_t j;
-  struct nub_pkg *p;
-
-  nub_pkg_key(integrity, tarball, key);
-  if (t->npkgs * 2 >= t->nslots)
-    rehash(t);
-  j = slot_of(key, t->nslots);
-  while (t->slots[j]) {
-    if (!strcmp(t->slots[j]->key, key))
-      return t->slots[j];
-    j = (j + 1) & (t->nslots - 1);
-  }
-  p = nub_calloc(1, sizeof(*p));
-  p->name = nub_strdup(name);
-  p->version = nub_strdup(version ? version : "");
-  p->tarball = tarball ? nub_strdup(tarball) : NULL;
-  p->integrity = integrity ? nub_strdup(integrity) : NULL;
-  memcpy(p->key, key, sizeof(key));
-  t->slots[j] = p;
-  NUB_GROW(t->pkgs, t->cappkgs, t->npkgs + 1);
-  t->pkgs[t->npkgs++] = p;
-  return p;
+  return nub_pkgtab_get(t->pkgs, name, version, tarball, integrity);
 }
 
 size_t nub_tree_add_node(struct nub_tree *t, const char *path)
@@ -175,20 +111,9 @@ void nub_tree_release(struct nub_tree *t)
     nub_free(n->bins);
   }
   nub_free(t->nodes);
-  for (size_t i = 0; i < t->npkgs; i++) {
-    struct nub_pkg *p = t->pkgs[i];
-    nub_free(p->name);
-    nub_free(p->version);
-    nub_free(p->tarball);
-    nub_free(p->integrity);
-    nub_index_free(p->index);
-    nub_free(p);
-  }
-  nub_free(t->pkgs);
-  nub_free(t->slots);
   nub_depmap_release(&t->root_deps);
   nub_depmap_release(&t->root_dev);
   nub_depmap_release(&t->root_optional);
   nub_depmap_release(&t->root_peer);
-  memset(t, 0, sizeof(*t));
+  nub_tree_init(t, t->pkgs);
 }

@@ -163,8 +163,23 @@ static int run(int argc, char **argv, bool ci)
       o.ci = true;
       o.frozen = NUB_FROZEN_YES;
     }
-    rc = nub_install(&o, &err);
-    rc = rc < 0 ? cli_fail(&err) : 0;
+    struct nub_install_result res;
+    rc = nub_install(&o, &res, &err);
+    if (rc < 0) {
+      rc = cli_fail(&err);
+    } else {
+      rc = 0;
+      if (o.reporter != NUB_REPORTER_SILENT) {
+        if (res.up_to_date)
+          printf("Already up to date\n");
+        else if (res.removed)
+          printf("added %zu packages, removed %zu packages in %.2fs\n", res.added, res.removed,
+                 res.seconds);
+        else if (!o.lockfile_only)
+          printf("added %zu packages in %.2fs\n", res.added, res.seconds);
+        fflush(stdout);
+      }
+    }
   }
   if (cfg) {
     for (size_t i = 0; cfg[i]; i++)

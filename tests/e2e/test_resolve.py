@@ -532,23 +532,24 @@ class LocalDependencyTest(ResolveTestCase):
         self.assertTrue(os.path.islink(link))
         self.assertFalse(os.path.isabs(os.readlink(link)))
         real = os.path.realpath(link)
-        # a copy in the virtual store, not the source directory itself
-        self.assertNotEqual(real, os.path.realpath(os.path.join(self.proj, "local-lib")))
-        self.assertTrue(real.startswith(os.path.realpath(self.nm(".nub")) + os.sep), real)
-        for f in ("package.json", "index.js"):
-            with open(os.path.join(self.proj, "local-lib", f)) as want, \
-                    open(os.path.join(real, f)) as got:
-                self.assertEqual(got.read(), want.read(), f)
-        # its own dependency: b@2 (a's b@1 is the hoisted one)
+        # the directory itself, linked as npm links a file: directory
+        self.assertEqual(real, os.path.realpath(os.path.join(self.proj, "local-lib")))
+        # its own dependency: b@2 (a's b@1 is the hoisted one), found from
+        # the directory's own node_modules
         self.assertEqual(self.node_json(self.proj, "require('local-lib')"),
                          {"name": "local-lib", "version": "1.0.0", "deps": {"b": "2.0.0"}})
         self.assertEqual(self.node_json(real, "require('b').version"), "2.0.0")
         self.assertEqual(self.node_json(self.proj, "require('a').deps"), {"b": "1.0.0"})
+        self.assertFalse(os.path.isabs(os.readlink(os.path.join(real, "node_modules", "b"))))
         lock = self.lock()
         field, spec, version = self.importer_deps(lock)["local-lib"]
         self.assertEqual((field, spec), ("dependencies", "file:./local-lib"))
         key = dep_key("local-lib", version)
         self.assertEqual(self.snapshot_deps(lock["snapshots"][key]), {"b": "b@2.0.0"})
+        # an edit is seen at once, with no install in between
+        with open(os.path.join(self.proj, "local-lib", "index.js"), "a") as f:
+            f.write("\nmodule.exports.edited = true;\n")
+        self.assertTrue(self.node_json(self.proj, "require('local-lib').edited"))
 
     def test_file_dependency(self):
         self.nub("install")

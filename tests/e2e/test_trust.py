@@ -38,6 +38,49 @@ class TrustTestCase(nubtest.NubTestCase):
             return f.read()
 
 
+class RequiredFailureTest(TrustTestCase):
+    """Item 1: resolving without a lockfile, a package that fails to
+    download is an error unless it is optional in the final graph; the next
+    install is not 'Already up to date'."""
+
+    def setUp(self):
+        super().setUp()
+        self.env.update({"npm_config_fetch_retries": "0"})
+        # c is picked (and its download begins) at the first level; the
+        # resolver then waits a second for a's packument (needed by
+        # @scope/d), so c's failure arrives while resolution goes on
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"@scope/d": "^1.0.0", "c": "^1.0.0"},
+                           "optionalDependencies": {"e": "^1.0.0"}})
+        self.registry.add_fault(r"^/a$", "delay", count=None, seconds=1)
+
+    def assert_fails_then_recovers(self, proc, code):
+        self.assertEqual(proc.returncode, code, proc.stderr)
+        self.assertIn("c@1.0.0", proc.stderr)
+        self.assertNotIn("skipping optional dependency c", proc.stderr)
+        self.registry.clear_faults()
+        again = self.nub("install")
+        self.assertNotIn("Already up to date", again.stdout)
+        self.assertEqual(self.node_require(self.proj, "c")["deps"], {"b": "2.0.0"})
+
+    def test_a_404_of_a_required_package(self):
+        self.registry.add_fault(r"^/c/-/", "status", count=None, code=404)
+        self.assert_fails_then_recovers(self.nub_fails("install"), 40)
+
+    def test_a_redirect_loop(self):
+        self.registry.add_fault(r"^/c/-/", "status", count=None, code=302,
+                                headers={"Location": self.registry.tarball_url("c", "1.0.0")})
+        self.assert_fails_then_recovers(self.nub_fails("install"), 41)
+
+    def test_an_optional_package_that_fails_is_left_out(self):
+        self.registry.add_fault(r"^/e/-/", "status", count=None, code=404)
+        proc = self.nub("install")
+        warn = [l for l in proc.stderr.splitlines() if "skipping optional dependency e@1.0.0" in l]
+        self.assertEqual(len(warn), 1, proc.stderr)
+        self.assertFalse(os.path.exists(self.nm("e")))
+        self.assertEqual(self.node_require(self.proj, "c")["deps"], {"b": "2.0.0"})
+
+
 class StrictInputTest(TrustTestCase):
     """Item 2: invalid JSON is refused with file, line and column, and
     nothing is installed; a lockfile field that is missing is an error, not a

@@ -1,0 +1,54 @@
+/* install_ctx.h - what the stages of one install share: the driver
+ * (install.c) owns it; plan sources (plan_*.c), layouts (layout_*.c),
+ * lifecycle scripts and the report read and fill it. Not a public
+ * interface. */
+#ifndef NUB_INSTALL_CTX_H
+#define NUB_INSTALL_CTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "config.h"
+#include "install.h"
+#include "link.h"
+#include "manifest.h"
+#include "nub_plat.h"
+#include "plan.h"
+#include "pool.h"
+#include "progress.h"
+#include "project.h"
+#include "store.h"
+
+struct nub_layout;
+
+struct nub_install_ctx {
+  const struct nub_install_opts *o;
+  struct nub_config cfg;
+  struct nub_manifest man;
+  struct nub_project proj;
+  struct nub_store store;
+  struct nub_pool *pool;
+  struct nub_progress prog;
+  struct nub_linker linker;
+  struct nub_plan plan;
+  const struct nub_layout *layout;
+  struct nub_plat_caps caps;
+  int lock_fd;
+  bool have_cfg, have_man, have_proj, have_store, have_linker;
+  bool frozen;          /* the lockfile must already match package.json */
+  uint64_t t0;
+  char settings[33];    /* fingerprint of what shapes node_modules */
+  size_t installed;     /* packages in the layout */
+  size_t nblocked;      /* dependencies whose install scripts did not run */
+  struct nub_buf blocked;
+};
+
+/* Whether package.json lets `name` run install scripts. */
+bool nub_install_trusted(const struct nub_install_ctx *c, const char *name);
+/* Whether a package for these platforms installs on this machine. */
+bool nub_install_platform_ok(const struct nub_install_ctx *c, char *const *os, size_t nos,
+                             char *const *cpu, size_t ncpu, char *const *libc, size_t nlibc);
+
+#endif

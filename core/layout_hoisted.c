@@ -1,0 +1,197 @@
+/* layout_hoisted.c - the hoisted layout (npm's): the tree's nodes as real
+ * directories at their paths (hoisted.c links them), bins in the .bin of
+ * the node_modules that holds each package. A graph plan (nub.lock, the
+ * resolver) is placed npm's way first (convert.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "bins.h"
+#include "convert.h"
+#include "hoisted.h"
+#include "install_ctx.h"
+#include "layout.h"
+#include "nub_alloc.h"
+#include "store.h"
+
+static bool installable(const struct nub_node *n)
+{
+  return !n->skip && !(n->flags & (NUB_NF_BUNDLED | NUB_NF_LOCAL)) &&
+         (n->pkg || (n->flags & NUB_NF_LINK));
+}
+
+static void count_installed(struct nub_install_ctx *c)
+{
+  c->installed = 0;
+  for (size_t i = 0; i < c->plan.tree.n; i++)
+    c->installed += installable(&c->plan.tree.nodes[i]);
+}
+
+/* Mark skipped nodes (dev/optional omitted, other platforms) and which
+ * packages are needed. A skipped node takes its nested nodes with it. */
+static int filter(struct nub_install_ctx *c, struct nub_err *err)
+{
+  struct nub_tree *t = &c->plan.tree;
+  const struct nub_install_opts *o = c->o;
+
+  for (size_t i = 0; i < t->n; i++) {
+    struct nub_node *n = &t->nodes[i];
+    unsigned f = n->flags;
+    bool dev = f & NUB_NF_DEV, opt = f & NUB_NF_OPTIONAL, devopt = f & NUB_NF_DEV_OPTIONAL;
+
+    if (n->parent >= 0 && t->nodes[n->parent].skip) {
+      n->skip = true;
+      continue;
+    }
+    if ((dev && o->omit_dev) || (opt && o->omit_optional) ||
+        (devopt && o->omit_dev && o->omit_optional) || ((f & NUB_NF_PEER) && o->omit_peer) ||
+        (o->dev_only && !dev && !devopt && n->depth == 1)) {
+      n->skip = true;
+      continue;
+    }
+    if (!nub_install_platform_ok(c, n->os, n->nos, n->cpu, n->ncpu, n->libc, n->nlibc)) {
+      if (opt || devopt) {
+        n->skip = true;
+        continue;
+      }
+      if (!o->force)
+        return nub_err_set(err, -NUB_EPLATFORM,
+                           "%s (%s@%s) does not support this platform (%s %s) and is "
+                           "not optional; use --force to install it anyway", n->path,
+                           n->pkg ? n->pkg->name : "?", n->pkg ? n->pkg->version : "?",
+                           c->caps.npm_os, c->caps.npm_cpu);
+    }
+  }
+  for (size_t i = 0; i < t->n; i++) {
+    struct nub_node *n = &t->nodes[i];
+    if (!n->skip && n->pkg && !(n->flags & (NUB_NF_BUNDLED | NUB_NF_LOCAL | NUB_NF_LINK))) {
+      if (!n->pkg->needed)
+        n->pkg->optional = true;
+      n->pkg->needed = true;
+      if (!(n->flags & (NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL)))
+        n->pkg->optional = false; /* some required node installs it */
+    }
+  }
+  count_installed(c);
+  return 0;
+}
+
+static int hoisted_shape(struct nub_install_ctx *c, struct nub_err *err)
+{
+  struct nub_plan *p = &c->plan;
+  int rc;
+
+  if (!p->have_tree) {
+    /* --node-linker hoisted on a graph: placed npm's way */
+    nub_tree_init(&p->tree, &p->pkgs);
+    p->have_tree = true;
+    rc = nub_tree_from_graph(&p->tree, &p->graph, &c->cfg, err);
+    if (rc < 0)
+      return rc;
+  }
+  return filter(c, err);
+}
+
+/* Optional packages that could not be fetched are left out, and so are
+ * optional packages for another platform that old lockfiles (v1) did not
+ * mark - found out from their own package.json, which the store index
+ * keeps. Everything nested in a skipped node goes with it. */
+static void hoisted_after_fetch(struct nub_install_ctx *c)
+{
+  struct nub_tree *t = &c->plan.tree;
+
+  for (size_t i = 0; i < t->n; i++) {
+    struct nub_node *n = &t->nodes[i];
+    const struct nub_index *x;
+    if (n->skip)
+      continue;
+    if (n->parent >= 0 && t->nodes[n->parent].skip) {
+      n->skip = true;
+      continue;
+    }
+    if (n->pkg && n->pkg->failed) {
+      n->skip = true;
+      continue;
+    }
+    if (!(n->flags & (NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL)) || !n->pkg || !n->pkg->index)
+      continue;
+    x = n->pkg->index;
+    if (!nub_platform_allows_csv(x->os, c->caps.npm_os) ||
+        !nub_platform_allows_csv(x->cpu, c->caps.npm_cpu) ||
+        (c->caps.libc && !nub_platform_allows_csv(x->libc, c->caps.libc)))
+      n->skip = true;
+  }
+  count_installed(c);
+}
+
+static int hoisted_link(struct nub_install_ctx *c, const struct nub_state *old,
+                struct nub_layout_result *r, struct nub_err *err)
+{
+  struct nub_hoisted_result hr;
+  int rc = nub_hoisted_link(c->proj.dir_fd, &c->plan.tree, old, &c->linker, c->pool, &c->prog,
+                            &hr, err);
+
+  r->packages = hr.packages;
+  r->kept = hr.kept;
+  r->removed = hr.removed;
+  r->files = hr.st.files;
+  r->st = hr.st;
+  return rc;
+}
+
+static int hoisted_bins(struct nub_install_ctx *c, size_t *nlinks, struct nub_err *err)
+{
+  const struct nub_depmap direct[] = {c->man.deps, c->man.dev, c->man.optional};
+  return nub_bins_link(c->proj.dir_fd, &c->plan.tree, direct, 3, nlinks, err);
+}
+
+/* Deepest first: a package's dependencies are built before it. */
+static size_t hoisted_script_targets(struct nub_install_ctx *c, struct nub_script_target **out)
+{
+  const struct nub_tree *t = &c->plan.tree;
+  struct nub_script_target *v = NULL;
+  size_t n = 0, cap = 0;
+  int maxd = 0;
+
+  for (size_t i = 0; i < t->n; i++)
+    if (t->nodes[i].depth > maxd)
+      maxd = t->nodes[i].depth;
+  for (int d = maxd; d >= 1; d--)
+    for (size_t i = 0; i < t->n; i++) {
+      const struct nub_node *nd = &t->nodes[i];
+      if (nd->depth != d || !installable(nd) || !nd->pkg || !nd->pkg->index ||
+          (nd->flags & NUB_NF_LINK) ||
+          !(nd->pkg->index->flags & (NUB_IDX_INSTALL_SCRIPT | NUB_IDX_BINDING_GYP)))
+        continue;
+      NUB_GROW(v, cap, n + 1);
+      v[n].pkg = nd->pkg;
+      v[n].dir = nub_asprintf("%s/%s", c->proj.dir, nd->path);
+      n++;
+    }
+  *out = v;
+  return n;
+}
+
+static void hoisted_state(struct nub_install_ctx *c, struct nub_state *s)
+{
+  const struct nub_tree *t = &c->plan.tree;
+  size_t k = 0;
+
+  s->keys = nub_calloc(t->n + 1, sizeof(char *));
+  s->paths = nub_calloc(t->n + 1, sizeof(char *));
+  for (size_t i = 0; i < t->n; i++) {
+    const struct nub_node *n = &t->nodes[i];
+    if (n->skip || (n->flags & (NUB_NF_BUNDLED | NUB_NF_LOCAL)))
+      continue;
+    s->keys[k] = nub_strdup(n->pkg ? n->pkg->key : "-");
+    s->paths[k] = nub_strdup(n->path);
+    if (n->depth == 1)
+      nub_state_add_check(s, n->path);
+    k++;
+  }
+  s->n = k;
+}
+
+const struct nub_layout nub_layout_hoisted = {
+  "hoisted", hoisted_shape, hoisted_after_fetch, hoisted_link, hoisted_bins, hoisted_script_targets,
+  hoisted_state,
+};

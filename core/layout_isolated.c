@@ -1,0 +1,263 @@
+/* layout_isolated.c - the isolated layout (pnpm's): each package in its own
+ * directory under node_modules/.nub, dependencies as symlinks beside it,
+ * the project's direct dependencies linked at the top; with the global
+ * virtual store those directories are entries in the store (isolated.c).
+ * A tree plan (an npm or bun lockfile under --node-linker isolated) becomes
+ * a graph first (convert.c), each node's dependencies found the way Node
+ * finds them. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bins.h"
+#include "convert.h"
+#include "install_ctx.h"
+#include "isolated.h"
+#include "layout.h"
+#include "nub_alloc.h"
+#include "store.h"
+
+static const struct nub_importer *root_importer(const struct nub_graph *g)
+{
+  return g->nimporters ? &g->importers[0] : NULL;
+}
+
+/* Skip what this install leaves out: optional packages for another platform,
+ * dev-only packages under --prod, optional ones under --no-optional, and
+ * whatever the kept direct dependencies no longer reach. */
+static int filter(struct nub_install_ctx *c, struct nub_err *err)
+{
+  struct nub_graph *g = &c->plan.graph;
+  const struct nub_importer *im = root_importer(g);
+  const struct nub_install_opts *o = c->o;
+  bool *reach = nub_calloc(g->npkgs + 1, sizeof(bool));
+  size_t *stack = nub_malloc(sizeof(size_t) * (g->npkgs + 1)), sp = 0;
+  int rc = 0;
+
+  for (size_t i = 0; i < g->npkgs; i++) {
+    struct nub_gpkg *p = g->pkgs[i];
+    p->skip = false;
+    if (!nub_install_platform_ok(c, p->os, p->nos, p->cpu, p->ncpu, p->libc, p->nlibc)) {
+      if (p->optional) {
+        p->skip = true;
+        continue;
+      }
+      if (!o->force) {
+        rc = nub_err_set(err, -NUB_EPLATFORM,
+                         "%s does not support this platform (%s %s) and is not optional; "
+                         "use --force to install it anyway", p->key, c->caps.npm_os,
+                         c->caps.npm_cpu);
+        goto out;
+      }
+    }
+    if (p->optional && o->omit_optional)
+      p->skip = true;
+  }
+  for (int k = 0; im && k < 3; k++) {
+    const struct nub_gdirect *d = k == 0 ? im->deps : k == 1 ? im->optional : im->dev;
+    size_t n = k == 0 ? im->ndeps : k == 1 ? im->noptional : im->ndev;
+    if ((k == 2 && o->omit_dev) || (k != 2 && o->dev_only) || (k == 1 && o->omit_optional))
+      continue;
+    for (size_t i = 0; i < n; i++) {
+      char *t = nub_gedge_target(d[i].alias, d[i].ref);
+      struct nub_gpkg *p = t ? nub_graph_find(g, t) : NULL;
+      nub_free(t);
+      if (p && !p->skip && !reach[p->index]) {
+        reach[p->index] = true;
+        stack[sp++] = p->index;
+      }
+    }
+  }
+  while (sp) {
+    struct nub_gpkg *p = g->pkgs[stack[--sp]];
+    for (size_t e = 0; e < p->ndeps + p->noptional_deps; e++) {
+      const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
+      char *t = nub_gedge_target(ed->alias, ed->ref);
+      struct nub_gpkg *q = t ? nub_graph_find(g, t) : NULL;
+      nub_free(t);
+      if (q && !q->skip && !reach[q->index]) {
+        reach[q->index] = true;
+        stack[sp++] = q->index;
+      }
+    }
+  }
+  for (size_t i = 0; i < g->npkgs; i++)
+    if (!reach[i])
+      g->pkgs[i]->skip = true;
+out:
+  nub_free(reach);
+  nub_free(stack);
+  return rc;
+}
+
+static void count_installed(struct nub_install_ctx *c)
+{
+  c->installed = 0;
+  for (size_t i = 0; i < c->plan.graph.npkgs; i++)
+    c->installed += !c->plan.graph.pkgs[i]->skip;
+}
+
+static int isolated_shape(struct nub_install_ctx *c, struct nub_err *err)
+{
+  struct nub_plan *p = &c->plan;
+  int rc;
+
+  if (!p->have_graph) {
+    /* --node-linker isolated on an npm or bun lockfile */
+    nub_graph_init(&p->graph);
+    p->have_graph = true;
+    rc = nub_graph_from_tree(&p->graph, &p->tree, &c->man, err);
+    if (rc < 0)
+      return rc;
+  }
+  nub_graph_sort(&p->graph);
+  rc = filter(c, err);
+  if (rc < 0)
+    return rc;
+  /* every kept package's store identity, and whether it must be there */
+  for (size_t i = 0; i < p->graph.npkgs; i++) {
+    struct nub_gpkg *g = p->graph.pkgs[i];
+    if (g->skip || g->directory)
+      continue; /* a file: directory is linked where it is */
+    g->fetch = nub_plan_identity(c, g->name, g->version, g->tarball, g->integrity);
+    if (!g->optional)
+      g->fetch->optional = false;
+    else if (!g->fetch->needed)
+      g->fetch->optional = true;
+    g->fetch->needed = true;
+  }
+  count_installed(c);
+  return 0;
+}
+
+static void isolated_after_fetch(struct nub_install_ctx *c)
+{
+  for (size_t i = 0; i < c->plan.graph.npkgs; i++) {
+    struct nub_gpkg *p = c->plan.graph.pkgs[i];
+    if (!p->skip && p->fetch && p->fetch->failed)
+      p->skip = true; /* an optional package that could not be fetched */
+  }
+  count_installed(c);
+}
+
+static bool in_plan(const struct nub_graph *g, const char *path)
+{
+  for (size_t j = 0; j < g->npkgs; j++) {
+    char dir[300], want[320];
+    if (g->pkgs[j]->skip)
+      continue;
+    nub_dep_path_filename(g->pkgs[j]->key, dir, sizeof(dir));
+    snprintf(want, sizeof(want), "node_modules/.nub/%s", dir);
+    if (!strcmp(want, path))
+      return true;
+  }
+  return false;
+}
+
+/* Drop what the previous install had and this one does not; the project's
+ * top-level links, .bin and hidden hoist are made again. */
+static void reconcile(struct nub_install_ctx *c, const struct nub_state *old)
+{
+  int fd = c->proj.dir_fd;
+
+  for (size_t i = 0; i < old->n; i++)
+    if (!in_plan(&c->plan.graph, old->paths[i]))
+      nub_plat_rm_rf_at(fd, old->paths[i]);
+  for (size_t i = 0; i < old->nchecks; i++)
+    nub_plat_rm_rf_at(fd, old->checks[i]);
+  nub_plat_rm_rf_at(fd, "node_modules/.bin");
+  nub_plat_rm_rf_at(fd, "node_modules/.nub/node_modules");
+}
+
+static int isolated_link(struct nub_install_ctx *c, const struct nub_state *old,
+                struct nub_layout_result *r, struct nub_err *err)
+{
+  struct nub_isolated_opts io;
+  struct nub_isolated_result ir;
+  int rc;
+
+  if (old)
+    reconcile(c, old);
+  memset(&io, 0, sizeof(io));
+  io.gvs = c->cfg.gvs;
+  io.omit_dev = c->o->omit_dev;
+  io.omit_optional = c->o->omit_optional;
+  io.trusted = c->man.trusted;
+  io.ntrusted = c->man.ntrusted;
+  io.proj_dir = c->proj.dir;
+  rc = nub_isolated_link(c->proj.dir_fd, &c->plan.graph, &c->store, &c->linker, c->pool,
+                         &c->prog, &io, &ir, err);
+  r->packages = ir.packages;
+  r->files = ir.files;
+  r->reused = ir.reused;
+  r->adopted = ir.adopted;
+  r->st = ir.st;
+  return rc;
+}
+
+static int isolated_bins(struct nub_install_ctx *c, size_t *nlinks, struct nub_err *err)
+{
+  return nub_bins_link_importer(c->proj.dir_fd, &c->plan.graph, c->o->omit_dev, nlinks, err);
+}
+
+/* Packages in key order; their directories in the project (only packages
+ * trusted to build stay in the project: see isolated.c). */
+static size_t isolated_script_targets(struct nub_install_ctx *c, struct nub_script_target **out)
+{
+  const struct nub_graph *g = &c->plan.graph;
+  struct nub_script_target *v = NULL;
+  size_t n = 0, cap = 0;
+
+  for (size_t i = 0; i < g->npkgs; i++) {
+    const struct nub_gpkg *p = g->pkgs[i];
+    const struct nub_index *idx = p->fetch ? p->fetch->index : NULL;
+    char dir[300];
+    if (p->skip || !idx || !(idx->flags & (NUB_IDX_INSTALL_SCRIPT | NUB_IDX_BINDING_GYP)))
+      continue;
+    nub_dep_path_filename(p->key, dir, sizeof(dir));
+    NUB_GROW(v, cap, n + 1);
+    v[n].pkg = p->fetch;
+    v[n].dir = nub_asprintf("%s/node_modules/.nub/%s/node_modules/%s", c->proj.dir, dir,
+                            p->name);
+    n++;
+  }
+  *out = v;
+  return n;
+}
+
+static void isolated_state(struct nub_install_ctx *c, struct nub_state *s)
+{
+  const struct nub_graph *g = &c->plan.graph;
+  const struct nub_importer *im = root_importer(g);
+  size_t k = 0;
+
+  for (int kk = 0; im && kk < 3; kk++) {
+    const struct nub_gdirect *d = kk == 0 ? im->deps : kk == 1 ? im->optional : im->dev;
+    size_t n = kk == 0 ? im->ndeps : kk == 1 ? im->noptional : im->ndev;
+    for (size_t i = 0; i < n; i++) {
+      char *t = nub_gedge_target(d[i].alias, d[i].ref);
+      struct nub_gpkg *p = t ? nub_graph_find(g, t) : NULL;
+      char *path = nub_asprintf("node_modules/%s", d[i].alias);
+      nub_free(t);
+      if ((p && !p->skip) || !strncmp(d[i].ref, "link:", 5))
+        nub_state_add_check(s, path);
+      nub_free(path);
+    }
+  }
+  s->keys = nub_calloc(g->npkgs + 1, sizeof(char *));
+  s->paths = nub_calloc(g->npkgs + 1, sizeof(char *));
+  for (size_t i = 0; i < g->npkgs; i++) {
+    char dir[300];
+    if (g->pkgs[i]->skip)
+      continue;
+    nub_dep_path_filename(g->pkgs[i]->key, dir, sizeof(dir));
+    s->keys[k] = nub_strdup(g->pkgs[i]->fetch ? g->pkgs[i]->fetch->key : "-");
+    s->paths[k] = nub_asprintf("node_modules/.nub/%s", dir);
+    k++;
+  }
+  s->n = k;
+}
+
+const struct nub_layout nub_layout_isolated = {
+  "isolated", isolated_shape, isolated_after_fetch, isolated_link, isolated_bins, isolated_script_targets,
+  isolated_state,
+};

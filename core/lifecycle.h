@@ -1,0 +1,20 @@
+/* lifecycle.h - the install's lifecycle scripts, for every layout: the
+ * project's own (preinstall before anything, then install, postinstall,
+ * prepare), and each dependency's install scripts (or an implicit
+ * `node-gyp rebuild`) when package.json trusts it by name; the others are
+ * collected for one warning. */
+#ifndef NUB_LIFECYCLE_H
+#define NUB_LIFECYCLE_H
+
+#include "err.h"
+
+struct nub_install_ctx;
+
+/* The project's scripts for these events, in order (none with
+ * --ignore-scripts). */
+int nub_lifecycle_root(struct nub_install_ctx *c, const char *const *events, int nevents,
+                       struct nub_err *err);
+/* The dependencies' install scripts, in the layout's order. */
+int nub_lifecycle_deps(struct nub_install_ctx *c, struct nub_err *err);
+
+#endif

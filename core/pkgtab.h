@@ -1,0 +1,49 @@
+/* pkgtab.h - the packages an install fetches, each once, keyed by its store
+ * key (the identity of its tarball). The layouts' plans (a tree of
+ * directories, a graph of dependency paths) point into it; fetch fills in
+ * each package's store index. */
+#ifndef NUB_PKGTAB_H
+#define NUB_PKGTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct nub_index;
+
+/* One fetchable package, unique by store key (tarball identity). */
+struct nub_pkg {
+  char *name;      /* registry name (not an alias) */
+  char *version;
+  char *tarball;   /* absolute URL, after registry rewriting */
+  char *integrity; /* SRI string or NULL */
+  char key[65];    /* store index key: hex sha256 of the identity */
+  struct nub_index *index; /* loaded by fetch; owned */
+  bool needed;     /* some non-skipped node installs it */
+  bool optional;   /* every node that installs it is optional: a failed fetch
+                    * skips it instead of failing the install */
+  bool failed;     /* could not be fetched (fail_code, fail_msg say why) */
+  int fail_code;
+  char *fail_msg;
+  bool as_tree;    /* a miss is imported as a tree (nub_import_as_tree) */
+  bool imported;   /* this install put it in the store */
+  unsigned char fetch_state; /* private to fetch */
+};
+
+struct nub_pkgtab {
+  struct nub_pkg **v;
+  size_t n, cap;
+  struct nub_pkg **slots; /* open addressing by key */
+  size_t nslots;
+};
+
+/* The package with this identity, creating it if new; strings are copied.
+ * Not thread-safe. */
+struct nub_pkg *nub_pkgtab_get(struct nub_pkgtab *t, const char *name, const char *version,
+                               const char *tarball, const char *integrity);
+void nub_pkgtab_release(struct nub_pkgtab *t);
+
+/* Store key of a package identity: sha256("<integrity>") when known, else
+ * sha256("url:<tarball>"). */
+void nub_pkg_key(const char *integrity, const char *tarball, char out[65]);
+
+#endif

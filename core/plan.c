@@ -1,0 +1,96 @@
+/* plan.c - which source makes the plan, package identities, and the fetch
+ * phase that makes the plan's packages present in the store. */
+#include "plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "install_ctx.h"
+#include "nub_alloc.h"
+#include "registry.h"
+#include "registry_url.h"
+
+int nub_plan_make(struct nub_install_ctx *c, struct nub_err *err)
+{
+  switch (c->proj.lock) {
+  case NUB_LOCK_NPM:
+  case NUB_LOCK_SHRINKWRAP:
+  case NUB_LOCK_BUN:
+    return nub_plan_from_tree_lockfile(c, err);
+  case NUB_LOCK_YARN:
+    return nub_err_set(err, -NUB_ELOCKVERSION,
+                       "%s is not supported by this nub yet; install with its own tool, "
+                       "or convert it to package-lock.json", c->proj.lockfile);
+  default:
+    return nub_plan_from_graph(c, err);
+  }
+}
+
+struct nub_pkg *nub_plan_identity(struct nub_install_ctx *c, const char *name,
+                                  const char *version, const char *tarball,
+                                  const char *integrity)
+{
+  char *url = tarball ? nub_strdup(tarball) : nub_registry_tarball_url(&c->cfg, name, version);
+  struct nub_pkg *p = nub_pkgtab_get(&c->plan.pkgs, name, version, url, integrity);
+
+  nub_free(url);
+  /* a package new to the store becomes its entry in the global virtual
+   * store where it is unpacked (isolated.c, adopt); not where whole
+   * directories are cloned from content files (macOS) */
+  p->as_tree = c->cfg.gvs && !c->caps.has_clonedir;
+  return p;
+}
+
+int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr, struct nub_err *err)
+{
+  struct nub_plan *p = &c->plan;
+  struct nub_fetch_opts fo = {c->o->offline};
+  struct nub_fetch *f = p->fetch;
+  int rc;
+
+  memset(fr, 0, sizeof(*fr));
+  p->fetch = NULL;
+  if (!f) {
+    rc = nub_fetch_begin(&f, &c->store, &c->cfg, c->pool, &c->prog, &fo, NULL, err);
+    if (rc < 0)
+      return rc;
+  }
+  for (size_t i = 0; i < p->pkgs.n; i++)
+    if (p->pkgs.v[i]->needed)
+      nub_fetch_add(f, p->pkgs.v[i]);
+  rc = nub_fetch_end(f, fr, err);
+  if (rc < 0)
+    return rc;
+  /* what failed: left out when it is optional in the final plan, else the
+   * install fails on the first one, with its own message */
+  for (size_t i = 0; i < p->pkgs.n; i++) {
+    struct nub_pkg *k = p->pkgs.v[i];
+    if (!k->failed || !k->needed || k->optional)
+      continue;
+    return nub_err_set(err, k->fail_code, "%s", k->fail_msg ? k->fail_msg : "fetch failed");
+  }
+  for (size_t i = 0; i < p->pkgs.n; i++) {
+    struct nub_pkg *k = p->pkgs.v[i];
+    if (k->failed && k->needed)
+      nub_progress_warn(&c->prog, "skipping optional dependency %s@%s: %s", k->name,
+                        k->version, k->fail_msg ? k->fail_msg : "fetch failed");
+  }
+  return 0;
+}
+
+void nub_plan_release(struct nub_plan *p)
+{
+  if (p->fetch) {
+    struct nub_fetch_result fr;
+    struct nub_err e;
+    nub_fetch_end(p->fetch, &fr, &e);
+  }
+  if (p->meta)
+    nub_meta_free(p->meta);
+  if (p->have_tree)
+    nub_tree_release(&p->tree);
+  if (p->have_graph)
+    nub_graph_release(&p->graph);
+  nub_pkgtab_release(&p->pkgs);
+  memset(p, 0, sizeof(*p));
+}

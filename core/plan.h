@@ -1,0 +1,57 @@
+/* plan.h - the install plan: what to fetch and where it goes, from any
+ * source. The sources:
+ *   plan_tree.c   an npm lockfile (package-lock.json, npm-shrinkwrap.json)
+ *                 or bun.lock: its tree is the plan, checked against
+ *                 package.json;
+ *   plan_graph.c  nub.lock or pnpm-lock.yaml, or the resolver (package.json
+ *                 and the registry), which writes the lockfile back.
+ * A tree source fills `tree`, a graph source `graph`; the layout turns the
+ * plan into its own shape (layout.h). Packages live once in `pkgs`. */
+#ifndef NUB_PLAN_H
+#define NUB_PLAN_H
+
+#include <stdbool.h>
+
+#include "err.h"
+#include "fetch.h"
+#include "graph.h"
+#include "pkgtab.h"
+#include "tree.h"
+
+struct nub_install_ctx;
+struct nub_meta;
+
+struct nub_plan {
+  struct nub_pkgtab pkgs;  /* every package, once */
+  struct nub_tree tree;    /* the hoisted shape: directories and packages */
+  struct nub_graph graph;  /* the isolated shape: dependency paths and edges */
+  bool have_tree, have_graph;
+  const char *lockname;    /* the lockfile read, or the one written */
+  bool resolved;           /* the resolver made it (not a lockfile) */
+  struct nub_meta *meta;   /* the resolver's registry client */
+  struct nub_fetch *fetch; /* downloads begun while resolving, or NULL */
+};
+
+/* Read or resolve the plan for c's project (the "resolve" phase): a
+ * lockfile that must match package.json and does not is an error naming
+ * the dependency; the resolver's lockfile is written when its bytes
+ * change. */
+int nub_plan_make(struct nub_install_ctx *c, struct nub_err *err);
+/* The store identity of a graph package (its tarball on the configured
+ * registry unless the graph records one). */
+struct nub_pkg *nub_plan_identity(struct nub_install_ctx *c, const char *name,
+                                  const char *version, const char *tarball,
+                                  const char *integrity);
+/* Make every needed package present in the store (the "fetch" phase),
+ * finishing downloads the resolver began. A package that cannot be fetched
+ * fails the install unless it is optional in the final plan: then it is
+ * left out (pkg->failed) with one warning. */
+int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr,
+                   struct nub_err *err);
+void nub_plan_release(struct nub_plan *p);
+
+/* The sources (plan.c picks one). */
+int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err);
+int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err);
+
+#endif

@@ -1,0 +1,193 @@
+/* plan_graph.c - the plan as a graph: nub.lock or pnpm-lock.yaml when it
+ * still answers package.json (sync.h, pnpm's rule, and the same overrides),
+ * else the resolver, whose graph is written back to the lockfile (nub.lock
+ * unless the project has pnpm-lock.yaml). Downloads start while the
+ * resolver still works: each picked version goes to the fetch session at
+ * once. */
+#include <stdio.h>
+#include <string.h>
+
+#include "diag.h"
+#include "install_ctx.h"
+#include "lockfile_pnpm.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "plan.h"
+#include "registry.h"
+#include "resolve.h"
+#include "sync.h"
+
+static void on_pick(void *ud, const char *name, const struct nub_pversion *pv)
+{
+  struct nub_install_ctx *c = ud;
+  struct nub_pkg *p;
+
+  /* optional packages for another platform are never downloaded */
+  if (!nub_install_platform_ok(c, pv->os, pv->nos, pv->cpu, pv->ncpu, pv->libc, pv->nlibc))
+    return;
+  p = nub_plan_identity(c, name, pv->version, pv->tarball, pv->integrity);
+  p->needed = true;
+  /* whether it is optional is known once the graph is: a failure is
+   * recorded, and judged then (nub_plan_fetch) */
+  p->optional = true;
+  nub_fetch_add(c->plan.fetch, p);
+}
+
+static bool overrides_in_sync(const struct nub_graph *g, const struct nub_depmap *ov,
+                              char *why, size_t cap)
+{
+  for (size_t i = 0; i < ov->n; i++) {
+    const char *was = nub_depmap_get(&g->overrides, ov->v[i].name);
+    if (!was || strcmp(was, ov->v[i].spec)) {
+      snprintf(why, cap, "override %s changed to '%s'", ov->v[i].name, ov->v[i].spec);
+      return false;
+    }
+  }
+  for (size_t i = 0; i < g->overrides.n; i++)
+    if (!nub_depmap_get(ov, g->overrides.v[i].name)) {
+      snprintf(why, cap, "override %s was removed", g->overrides.v[i].name);
+      return false;
+    }
+  return true;
+}
+
+/* Does the lockfile's importer answer package.json? */
+static bool in_sync(const struct nub_graph *g, const struct nub_manifest *m, char *why,
+                    size_t cap)
+{
+  const struct nub_importer *im = g->nimporters ? &g->importers[0] : NULL;
+  struct nub_locked *l;
+  size_t n = 0;
+  bool ok;
+
+  if (!im) {
+    snprintf(why, cap, "the lockfile has no importer for the project");
+    return false;
+  }
+  if (!overrides_in_sync(g, &m->overrides, why, cap))
+    return false;
+  l = nub_calloc(im->ndeps + im->ndev + im->noptional + 1, sizeof(*l));
+  for (int k = 0; k < 3; k++) {
+    const struct nub_gdirect *d = k == 0 ? im->deps : k == 1 ? im->dev : im->optional;
+    size_t nd = k == 0 ? im->ndeps : k == 1 ? im->ndev : im->noptional;
+    for (size_t i = 0; i < nd; i++) {
+      l[n].alias = d[i].alias;
+      l[n].spec = d[i].specifier;
+      l[n].present = l[n].listed = true;
+      n++;
+    }
+  }
+  ok = nub_sync_check(m, l, n, NUB_SYNC_SPECIFIER, why, cap);
+  nub_free(l);
+  return ok;
+}
+
+static int read_lock(struct nub_install_ctx *c, struct nub_graph *g, struct nub_err *err)
+{
+  char *text = NULL;
+  size_t len = 0;
+  int rc = nub_plat_read_file_at(c->proj.dir_fd, c->proj.lockfile, 1u << 30, &text, &len);
+
+  if (rc < 0)
+    return nub_err_set(err, rc, "cannot read %s: %s", c->proj.lockfile, nub_strerror(rc));
+  rc = nub_lockfile_pnpm_parse(g, text, len, c->proj.lockfile, err);
+  nub_free(text);
+  return rc;
+}
+
+/* Write the lockfile only when its bytes change (no churn). */
+static int write_lock(struct nub_install_ctx *c, struct nub_err *err)
+{
+  struct nub_buf b = NUB_BUF_INIT;
+  char *old = NULL, *path;
+  size_t oldlen = 0;
+  int rc = 0;
+
+  nub_lockfile_pnpm_write(&c->plan.graph, &b);
+  if (nub_plat_read_file_at(c->proj.dir_fd, c->plan.lockname, 1u << 30, &old, &oldlen) == 0 &&
+      oldlen == b.len && !memcmp(old, b.data, b.len)) {
+    nub_free(old);
+    nub_buf_release(&b);
+    return 0;
+  }
+  nub_free(old);
+  path = nub_asprintf("%s/%s", c->proj.dir, c->plan.lockname);
+  rc = nub_plat_write_file_atomic(path, b.data, b.len, 0644);
+  if (rc < 0)
+    nub_err_set(err, rc, "cannot write %s: %s", path, nub_strerror(rc));
+  nub_free(path);
+  nub_buf_release(&b);
+  return rc;
+}
+
+static int resolve(struct nub_install_ctx *c, const struct nub_graph *prev, struct nub_err *err)
+{
+  struct nub_plan *p = &c->plan;
+  struct nub_meta_opts mo = {c->o->offline, c->o->prefer_offline};
+  struct nub_resolve_opts ro;
+  int rc;
+
+  rc = nub_meta_new(&p->meta, &c->cfg, c->pool, &c->prog, &mo, err);
+  if (rc < 0)
+    return rc;
+  if (!c->o->lockfile_only) {
+    struct nub_fetch_opts fo = {c->o->offline};
+    struct nub_http *h = c->o->offline ? NULL : nub_meta_http(p->meta, err);
+    rc = nub_fetch_begin(&p->fetch, &c->store, &c->cfg, c->pool, &c->prog, &fo, h, err);
+    if (rc < 0)
+      return rc;
+  }
+  memset(&ro, 0, sizeof(ro));
+  ro.project_dir = c->proj.dir;
+  ro.previous = prev;
+  ro.overrides = &c->man.overrides;
+  ro.on_pick = p->fetch ? on_pick : NULL;
+  ro.ud = c;
+  rc = nub_resolve(&p->graph, &c->man, p->meta, &ro, err);
+  p->resolved = true;
+  if (rc < 0)
+    return rc;
+  return write_lock(c, err);
+}
+
+int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err)
+{
+  struct nub_plan *p = &c->plan;
+  struct nub_graph prev;
+  bool have_prev = false, fresh = false;
+  char why[512] = "";
+  int rc;
+
+  nub_graph_init(&p->graph);
+  nub_graph_init(&prev);
+  p->have_graph = true;
+  /* pnpm-lock.yaml stays pnpm-lock.yaml; everything else is nub.lock */
+  p->lockname = c->proj.lock == NUB_LOCK_PNPM ? "pnpm-lock.yaml" : "nub.lock";
+  if (c->proj.lockfile) {
+    rc = read_lock(c, &prev, err);
+    if (rc < 0)
+      goto out;
+    have_prev = true;
+    fresh = in_sync(&prev, &c->man, why, sizeof(why));
+  }
+  if (c->frozen && !fresh) {
+    rc = nub_err_set(err, -NUB_EOUTDATED,
+                     "%s is out of date with package.json: %s; run `nub install` without "
+                     "--frozen-lockfile to update it", c->proj.lockfile, why);
+    goto out;
+  }
+  if (have_prev && fresh && c->o->frozen != NUB_FROZEN_NO) {
+    p->graph = prev; /* the lockfile is the resolution */
+    nub_graph_init(&prev);
+    have_prev = false;
+    rc = 0;
+    goto out;
+  }
+  if (have_prev && why[0])
+    nub_diag_debugf("re-resolving: %s", why);
+  rc = resolve(c, have_prev && c->o->frozen != NUB_FROZEN_NO ? &prev : NULL, err);
+out:
+  if (have_prev)
+    nub_graph_release(&prev);
+  return rc;
+}

@@ -1,0 +1,106 @@
+/* plan_tree.c - the plan from a lockfile that is a tree: package-lock.json
+ * or npm-shrinkwrap.json (v1-v3) and bun.lock. The tree is installed as it
+ * is; it must still answer package.json (sync.h, npm's rule), or the
+ * install stops naming the dependency. nub does not re-resolve these
+ * lockfiles: it cannot write them back yet. */
+#include <stdio.h>
+#include <string.h>
+
+#include "diag.h"
+#include "install_ctx.h"
+#include "lockfile_bun.h"
+#include "lockfile_npm.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "plan.h"
+#include "sync.h"
+
+static const char *tool_of(const struct nub_install_ctx *c)
+{
+  return c->proj.lock == NUB_LOCK_BUN ? "bun install" : "npm install";
+}
+
+/* The lockfile's answer for each direct dependency: the node at
+ * node_modules/<alias> and the spec the lockfile recorded for the root. */
+static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
+{
+  const struct nub_tree *t = &c->plan.tree;
+  const struct nub_depmap *maps[3] = {&c->man.deps, &c->man.dev, &c->man.optional};
+  const struct nub_depmap *locked[4] = {&t->root_deps, &t->root_dev, &t->root_optional,
+                                        &t->root_peer};
+  struct nub_locked *l;
+  size_t n = 0, max = 0;
+  bool ok;
+
+  for (int k = 0; k < 3; k++)
+    max += maps[k]->n;
+  for (int k = 0; k < 4; k++)
+    max += locked[k]->n;
+  l = nub_calloc(max + 1, sizeof(*l));
+  for (int k = 0; k < 7; k++) {
+    const struct nub_depmap *m = k < 3 ? maps[k] : locked[k - 3];
+    for (size_t i = 0; i < m->n; i++) {
+      const char *alias = m->v[i].name;
+      char path[600];
+      long ni;
+      bool dup = false;
+      for (size_t j = 0; j < n && !dup; j++)
+        dup = !strcmp(l[j].alias, alias);
+      if (dup)
+        continue;
+      l[n].alias = alias;
+      for (int q = 0; q < 4 && !l[n].spec; q++)
+        l[n].spec = nub_depmap_get(locked[q], alias);
+      /* the root's peers are not dependencies package.json must list */
+      l[n].listed = nub_depmap_get(locked[0], alias) || nub_depmap_get(locked[1], alias) ||
+                    nub_depmap_get(locked[2], alias);
+      snprintf(path, sizeof(path), "node_modules/%s", alias);
+      ni = nub_tree_find(t, path);
+      if (ni >= 0) {
+        const struct nub_node *nd = &t->nodes[ni];
+        l[n].present = true;
+        if (nd->pkg) {
+          l[n].name = nd->pkg->name;
+          l[n].version = nd->pkg->version;
+        }
+      }
+      n++;
+    }
+  }
+  ok = nub_sync_check(&c->man, l, n, NUB_SYNC_SATISFIES, why, cap);
+  nub_free(l);
+  return ok;
+}
+
+int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err)
+{
+  struct nub_plan *p = &c->plan;
+  char *text = NULL, why[512];
+  size_t len = 0;
+  int rc;
+
+  p->lockname = c->proj.lockfile;
+  if (c->o->frozen == NUB_FROZEN_NO)
+    return nub_err_set(err, -NUB_ELOCKVERSION,
+                       "--no-frozen-lockfile would re-resolve %s, which nub cannot write "
+                       "back yet; run `%s`, or delete %s to let nub resolve (it writes "
+                       "nub.lock)", p->lockname, tool_of(c), p->lockname);
+  rc = nub_plat_read_file_at(c->proj.dir_fd, p->lockname, 1u << 30, &text, &len);
+  if (rc < 0)
+    return nub_err_set(err, rc, "cannot read %s: %s", p->lockname, nub_strerror(rc));
+  nub_tree_init(&p->tree, &p->pkgs);
+  p->have_tree = true;
+  if (c->proj.lock == NUB_LOCK_BUN)
+    rc = nub_lockfile_bun_parse(&p->tree, text, len, p->lockname, &c->cfg, err);
+  else
+    rc = nub_lockfile_npm_parse(&p->tree, text, len, p->lockname, &c->cfg, err);
+  nub_free(text);
+  if (rc < 0)
+    return rc;
+  if (!in_sync(c, why, sizeof(why)))
+    return nub_err_set(err, -NUB_EOUTDATED,
+                       "%s is out of date with package.json: %s; run `%s` to update it "
+                       "(or delete %s and let nub resolve)", p->lockname, why, tool_of(c),
+                       p->lockname);
+  return 0;
+}

@@ -1,0 +1,29 @@
+/* registry_url.h - the URL rules every reader of package locations shares
+ * (the registry client, every lockfile reader, the plan): tarball paths on
+ * a registry, and npm's rule that a URL on the default registry means
+ * whichever registry is configured now. */
+#ifndef NUB_REGISTRY_URL_H
+#define NUB_REGISTRY_URL_H
+
+#include <stdbool.h>
+
+#include "config.h"
+
+/* Whether s is an http(s) URL. */
+bool nub_is_http_url(const char *s);
+
+/* <reg><name>/-/<basename>-<version>.tgz, the registry tarball path (reg
+ * ends in '/'; caller frees). */
+char *nub_tarball_url_on(const char *reg, const char *name, const char *version);
+
+/* The tarball URL of name@version on the configured registry for name
+ * (caller frees), or NULL when no registry is configured. */
+char *nub_registry_tarball_url(const struct nub_config *cfg, const char *name,
+                               const char *version);
+
+/* Rewrite a resolved URL that points at the default registry onto the
+ * configured one (caller frees). */
+char *nub_rewrite_registry_url(const struct nub_config *cfg, const char *name,
+                               const char *url);
+
+#endif
