@@ -165,6 +165,75 @@ class StrictInputTest(TrustTestCase):
         self.assertIn("has no specifier", proc.stderr)
 
 
+class StaleLockfileTest(TrustTestCase):
+    """Item 5: a lockfile that no longer answers package.json is never
+    installed as if it did; --no-frozen-lockfile on a lockfile nub cannot
+    write back fails clearly."""
+
+    def add_dep(self, name, spec):
+        pj = self.read_json(os.path.join(self.proj, "package.json"))
+        pj["dependencies"][name] = spec
+        self.write_json(os.path.join(self.proj, "package.json"), pj)
+
+    def test_a_transitive_version_at_the_top_does_not_answer_a_new_range(self):
+        # b@1.0.0 is at node_modules/b only as a's dependency
+        for lockfile in ("package-lock.v3.json", "package-lock.v1.json"):
+            with self.subTest(lockfile=lockfile):
+                self.basic(lockfile=lockfile)
+                self.add_dep("b", "^2.0.0")
+                for cmd in (("ci",), ("install",), ("install", "--frozen-lockfile")):
+                    proc = self.nub_fails(*cmd)
+                    self.assertEqual(proc.returncode, 16, proc.stderr)
+                    self.assertIn("b@^2.0.0", proc.stderr)
+                    self.assertIn("npm install", proc.stderr)
+                    self.assertFalse(os.path.exists(self.nm("b")))
+
+    @nubtest.requires_npm
+    def test_npm_ci_refuses_it_too(self):
+        self.basic()
+        self.add_dep("b", "^2.0.0")
+        self.assertNotEqual(self.npm("ci", "--ignore-scripts", check=False).returncode, 0)
+        self.assertEqual(self.nub_fails("ci").returncode, 16)
+
+    def test_an_alias_is_checked_against_its_package(self):
+        self.basic()
+        self.add_dep("bee", "npm:b@^2.0.0")
+        proc = self.nub_fails("ci")
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertIn("bee", proc.stderr)
+
+    def test_a_range_the_lock_still_satisfies_is_fine(self):
+        self.basic()
+        self.add_dep("a", ">=1.0.0")
+        self.nub("ci")
+        self.assertEqual(self.read_json(self.nm("a", "package.json"))["version"], "1.0.0")
+
+    def test_bun_lock(self):
+        self.basic(lockfile=None)
+        self.write_lock_template("basic/bun.lock.template", "bun.lock")
+        self.add_dep("b", "^2.0.0")
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertIn("bun install", proc.stderr)
+        self.assertNotIn("npm", proc.stderr)
+
+    def test_no_frozen_lockfile_on_a_lockfile_nub_cannot_write(self):
+        for kind in ("npm", "bun"):
+            with self.subTest(kind=kind):
+                nubtest._rmtree(self.proj)
+                os.makedirs(self.proj)
+                if kind == "npm":
+                    self.basic()
+                else:
+                    self.basic(lockfile=None)
+                    self.write_lock_template("basic/bun.lock.template", "bun.lock")
+                self.add_dep("b", "^2.0.0")
+                proc = self.nub_fails("install", "--no-frozen-lockfile")
+                self.assertEqual(proc.returncode, 12, proc.stderr)
+                self.assertIn("cannot write", proc.stderr)
+                self.assertFalse(os.path.exists(self.nm()))
+
+
 INTL_NAMES = ["caf\u00e9.js", unicodedata.normalize("NFD", "caf\u00e9") + "-nfd.js",
               "\U0001F600.js", "d\u00edr"]
 
