@@ -80,7 +80,7 @@ for fx in "${fixtures[@]}"; do
   (cd "$d" && NUB_DIAG_FILE=$BENCH_DIR/$fx-nub.jsonl NUB_LOG=debug "$NUB" install --offline --frozen-lockfile -s 2>"$BENCH_DIR/$fx-nub.phases")
   add nub "$(clean "$d")" "cd $d && $NUB install --offline --frozen-lockfile -s"
   files=$(find "$d/node_modules" -type f | wc -l)
-  pkgs=$(grep -cE '^([0-9a-f]{64}|-) node_modules/' "$d/node_modules/.nub-state")
+  pkgs=$(grep -cE '^([0-9a-f]{64}|-) node_modules/' "$d/node_modules/.nub-state/state")
 
   # the same lockfile as bun's: nub from bun.lock (bun's tree)
   db=$(setup_proj "$fx" nub-bunlock bun.lock)

@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
+#include "strmap.h"
 
 struct wave {
   struct nub_tree *t;
@@ -149,7 +150,46 @@ static bool is_installable(const struct nub_node *n)
          ((n->flags & NUB_NF_LINK) || n->pkg);
 }
 
-/* Which nodes can stay as they are, and which old paths must go. */
+/* "node_modules/@s/b" -> "node_modules/@s"; "node_modules/a" -> "node_modules":
+ * the directory that holds the node. */
+static size_t holder_len(const struct nub_node *n)
+{
+  size_t nm = (size_t)(n->folder - n->path) - 1; /* ".../node_modules" */
+  return n->folder[0] == '@' ? nm + 1 + strcspn(n->folder, "/") : nm;
+}
+
+struct sweep {
+  int proj_fd;
+  const char *holder;
+  const struct nub_strmap *want; /* plan paths, and the scopes that hold some */
+  struct nub_hoisted_result *res;
+};
+
+/* An entry the plan does not have, in a directory that changed: added by
+ * hand or another tool; removed as `npm ci` would (dot entries such as
+ * .bin or .cache are left alone). */
+static int sweep_entry(void *payload, const char *name, enum nub_plat_ftype type)
+{
+  struct sweep *w = payload;
+  char *path;
+
+  (void)type;
+  if (name[0] == '.')
+    return 0;
+  path = nub_asprintf("%s/%s", w->holder, name);
+  if (!nub_strmap_get(w->want, path)) {
+    nub_plat_rm_rf_at(w->proj_fd, path);
+    w->res->removed++;
+  }
+  nub_free(path);
+  return 0;
+}
+
+/* Which nodes can stay as they are, and which old paths must go. A node is
+ * kept when the previous install made it from the same package and its
+ * directory is as that install left it (its time in the state); the
+ * directories holding packages whose time changed are swept of what the
+ * plan does not have. */
 static void reconcile(int proj_fd, struct nub_tree *t, const struct nub_state *old,
                       bool *keep, struct nub_hoisted_result *res)
 {
@@ -157,7 +197,10 @@ static void reconcile(int proj_fd, struct nub_tree *t, const struct nub_state *o
   size_t j = 0;
   char **removed = NULL;
   size_t nrem = 0, caprem = 0;
+  struct nub_strmap want, swept;
 
+  memset(&want, 0, sizeof(want));
+  memset(&swept, 0, sizeof(swept));
   for (size_t i = 0; i < t->n; i++) {
     struct nub_node *n = &t->nodes[i];
     int c = 1;
@@ -165,8 +208,17 @@ static void reconcile(int proj_fd, struct nub_tree *t, const struct nub_state *o
       j++;
     if (j < old->n && c == 0 && is_installable(n) && n->pkg &&
         !strcmp(old->keys[j], n->pkg->key) &&
+        nub_state_dir_unchanged(proj_fd, n->path, nub_state_dir(old, n->path)) &&
         (n->parent < 0 || keep[n->parent] || !is_installable(&t->nodes[n->parent])))
       keep[i] = true;
+    if (is_installable(n)) {
+      nub_strmap_put(&want, n->path, n);
+      if (n->folder[0] == '@') {
+        char *scope = nub_strndup(n->path, holder_len(n));
+        nub_strmap_put(&want, scope, n);
+        nub_free(scope);
+      }
+    }
   }
   for (size_t k = 0; k < old->n; k++) {
     long ni = nub_tree_find(t, old->paths[k]);
@@ -185,6 +237,36 @@ static void reconcile(int proj_fd, struct nub_tree *t, const struct nub_state *o
     removed[nrem++] = old->paths[k];
     res->removed++;
   }
+  /* what was added by hand: in node_modules, in a scope, in a package's
+   * own node_modules */
+  for (size_t i = 0; i < t->n; i++) {
+    const struct nub_node *n = &t->nodes[i];
+    size_t hl;
+    if (!is_installable(n))
+      continue;
+    for (int level = 0; level < 2; level++) {
+      /* the scope, and the node_modules that holds it */
+      char *holder;
+      struct sweep w;
+      hl = level == 0 ? holder_len(n) : (size_t)(n->folder - n->path) - 1;
+      if (level == 1 && n->folder[0] != '@')
+        break;
+      holder = nub_strndup(n->path, hl);
+      if (!nub_strmap_get(&swept, holder)) {
+        nub_strmap_put(&swept, holder, (void *)1);
+        if (!nub_state_dir_unchanged(proj_fd, holder, nub_state_dir(old, holder))) {
+          w.proj_fd = proj_fd;
+          w.holder = holder;
+          w.want = &want;
+          w.res = res;
+          nub_plat_list_dir_at(proj_fd, holder, sweep_entry, &w);
+        }
+      }
+      nub_free(holder);
+    }
+  }
+  nub_strmap_release(&want, NULL);
+  nub_strmap_release(&swept, NULL);
   nub_free(removed);
 }
 

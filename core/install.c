@@ -110,7 +110,7 @@ static bool up_to_date(struct nub_install_ctx *c)
   if (nub_state_read(&s, c->proj.dir_fd, true) < 0)
     return false;
   fresh = !strcmp(s.settings, c->settings) && nub_state_files_match(&s, c->proj.dir_fd) &&
-          nub_state_checks_exist(&s, c->proj.dir_fd) &&
+          nub_state_checks_exist(&s, c->proj.dir_fd) && nub_state_dirs_match(&s, c->proj.dir_fd) &&
           s.nfiles == (c->proj.lockfile ? 2 : 1) &&
           (!c->proj.lockfile || !strcmp(s.files[0].name, c->proj.lockfile));
   nub_state_release(&s);
@@ -326,6 +326,7 @@ static void phase_state(struct nub_install_ctx *c)
     nub_fingerprint(c->proj.dir_fd, c->proj.lockfile ? c->proj.lockfile : c->plan.lockname,
                     &s.files[s.nfiles++]);
   nub_fingerprint(c->proj.dir_fd, "package.json", &s.files[s.nfiles++]);
+  nub_plat_mkdir_at(c->proj.dir_fd, NUB_STATE_DIR, 0755); /* before any time is read */
   c->layout->state(c, &s);
   nub_state_write(&s, c->proj.dir_fd);
   nub_state_release(&s);

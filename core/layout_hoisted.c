@@ -12,6 +12,7 @@
 #include "layout.h"
 #include "nub_alloc.h"
 #include "store.h"
+#include "strmap.h"
 
 static bool installable(const struct nub_node *n)
 {
@@ -171,11 +172,49 @@ static size_t hoisted_script_targets(struct nub_install_ctx *c, struct nub_scrip
   return n;
 }
 
+/* The directory times the next install compares: every directory that
+ * holds installed packages (with its .bin), and every package directory. */
+static void add_dir_once(struct nub_state *s, int fd, struct nub_strmap *seen, char *dir)
+{
+  if (!nub_strmap_get(seen, dir)) {
+    nub_strmap_put(seen, dir, (void *)1);
+    nub_state_add_dir(s, fd, dir);
+  }
+  nub_free(dir);
+}
+
+static void add_dirs(struct nub_install_ctx *c, struct nub_state *s)
+{
+  const struct nub_tree *t = &c->plan.tree;
+  int fd = c->proj.dir_fd;
+  struct nub_strmap seen;
+
+  memset(&seen, 0, sizeof(seen));
+  add_dir_once(s, fd, &seen, nub_strdup("node_modules"));
+  add_dir_once(s, fd, &seen, nub_strdup("node_modules/.bin"));
+  for (size_t i = 0; i < t->n; i++) {
+    const struct nub_node *n = &t->nodes[i];
+    size_t nm = (size_t)(n->folder - n->path) - 1; /* ".../node_modules" */
+    if (!installable(n))
+      continue;
+    if (n->depth > 1) {
+      add_dir_once(s, fd, &seen, nub_strndup(n->path, nm));
+      add_dir_once(s, fd, &seen, nub_asprintf("%.*s/.bin", (int)nm, n->path));
+    }
+    if (n->folder[0] == '@')
+      add_dir_once(s, fd, &seen, nub_strndup(n->path, nm + 1 + strcspn(n->folder, "/")));
+    if (!(n->flags & NUB_NF_LINK))
+      nub_state_add_dir(s, fd, n->path);
+  }
+  nub_strmap_release(&seen, NULL);
+}
+
 static void hoisted_state(struct nub_install_ctx *c, struct nub_state *s)
 {
   const struct nub_tree *t = &c->plan.tree;
   size_t k = 0;
 
+  add_dirs(c, s);
   s->keys = nub_calloc(t->n + 1, sizeof(char *));
   s->paths = nub_calloc(t->n + 1, sizeof(char *));
   for (size_t i = 0; i < t->n; i++) {
@@ -184,8 +223,8 @@ static void hoisted_state(struct nub_install_ctx *c, struct nub_state *s)
       continue;
     s->keys[k] = nub_strdup(n->pkg ? n->pkg->key : "-");
     s->paths[k] = nub_strdup(n->path);
-    if (n->depth == 1)
-      nub_state_add_check(s, n->path);
+    if (n->flags & NUB_NF_LINK)
+      nub_state_add_check(s, n->path); /* a link's target must still be there */
     k++;
   }
   s->n = k;

@@ -15,6 +15,7 @@
 #include "layout.h"
 #include "nub_alloc.h"
 #include "store.h"
+#include "strmap.h"
 
 static const struct nub_importer *root_importer(const struct nub_graph *g)
 {
@@ -139,33 +140,106 @@ static void isolated_after_fetch(struct nub_install_ctx *c)
   count_installed(c);
 }
 
-static bool in_plan(const struct nub_graph *g, const char *path)
+/* The plan's entries by their paths in the project ("node_modules/.nub/<dir>"),
+ * and its top-level names ("node_modules/<alias>", with their scopes). */
+static void plan_paths(struct nub_install_ctx *c, struct nub_strmap *entries,
+                       struct nub_strmap *top)
 {
+  const struct nub_graph *g = &c->plan.graph;
+  const struct nub_importer *im = root_importer(g);
+
   for (size_t j = 0; j < g->npkgs; j++) {
-    char dir[300], want[320];
+    char dir[300], path[320];
     if (g->pkgs[j]->skip)
       continue;
     nub_dep_path_filename(g->pkgs[j]->key, dir, sizeof(dir));
-    snprintf(want, sizeof(want), "node_modules/.nub/%s", dir);
-    if (!strcmp(want, path))
-      return true;
+    snprintf(path, sizeof(path), "node_modules/.nub/%s", dir);
+    nub_strmap_put(entries, path, (void *)1);
   }
-  return false;
+  for (int k = 0; im && k < 3; k++) {
+    const struct nub_gdirect *d = k == 0 ? im->deps : k == 1 ? im->optional : im->dev;
+    size_t n = k == 0 ? im->ndeps : k == 1 ? im->noptional : im->ndev;
+    for (size_t i = 0; i < n; i++) {
+      char *path = nub_asprintf("node_modules/%s", d[i].alias), *slash;
+      nub_strmap_put(top, path, (void *)1);
+      if (d[i].alias[0] == '@' && (slash = strrchr(path, '/')) != NULL) {
+        *slash = '\0';
+        nub_strmap_put(top, path, (void *)1);
+      }
+      nub_free(path);
+    }
+  }
 }
 
-/* Drop what the previous install had and this one does not; the project's
- * top-level links, .bin and hidden hoist are made again. */
+struct sweep {
+  int fd;
+  const char *dir;
+  const struct nub_strmap *keep;
+};
+
+/* Remove what a changed directory holds that the plan does not (dot
+ * entries, .bin and the hidden hoist are made again or left alone). */
+static int sweep_entry(void *payload, const char *name, enum nub_plat_ftype type)
+{
+  struct sweep *w = payload;
+  char *path;
+
+  (void)type;
+  if (name[0] == '.' || !strcmp(name, "node_modules"))
+    return 0;
+  path = nub_asprintf("%s/%s", w->dir, name);
+  if (!nub_strmap_get(w->keep, path))
+    nub_plat_rm_rf_at(w->fd, path);
+  nub_free(path);
+  return 0;
+}
+
+static void sweep(int fd, const struct nub_state *old, const char *dir,
+                  const struct nub_strmap *keep)
+{
+  struct sweep w = {fd, dir, keep};
+
+  if (!nub_state_dir_unchanged(fd, dir, nub_state_dir(old, dir)))
+    nub_plat_list_dir_at(fd, dir, sweep_entry, &w);
+}
+
+/* Drop what the previous install had and this one does not, entries kept
+ * in the project that changed since, and what was added by hand; the
+ * project's top-level links, .bin and hidden hoist are made again. */
 static void reconcile(struct nub_install_ctx *c, const struct nub_state *old)
 {
   int fd = c->proj.dir_fd;
+  struct nub_strmap entries, top;
 
+  memset(&entries, 0, sizeof(entries));
+  memset(&top, 0, sizeof(top));
+  plan_paths(c, &entries, &top);
   for (size_t i = 0; i < old->n; i++)
-    if (!in_plan(&c->plan.graph, old->paths[i]))
+    if (!nub_strmap_get(&entries, old->paths[i]))
       nub_plat_rm_rf_at(fd, old->paths[i]);
+  /* an entry materialised in the project whose directories moved on */
+  for (size_t i = 0; i < old->ndirs; i++) {
+    const char *p = old->dirs[i].path;
+    if (!strncmp(p, "node_modules/.nub/", 18) && strchr(p + 18, '/') &&
+        !nub_state_dir_unchanged(fd, p, &old->dirs[i])) {
+      char *entry = nub_strndup(p, 18 + strcspn(p + 18, "/"));
+      nub_plat_rm_rf_at(fd, entry);
+      nub_free(entry);
+    }
+  }
+  sweep(fd, old, "node_modules", &top);
+  for (size_t i = 0; i < top.cap; i++) {
+    const char *k = top.slots[i].key;
+    if (k && k[13] == '@' && !strchr(k + 13, '/'))
+      sweep(fd, old, k, &top); /* a scope */
+  }
+  sweep(fd, old, "node_modules/.nub", &entries);
   for (size_t i = 0; i < old->nchecks; i++)
     nub_plat_rm_rf_at(fd, old->checks[i]);
   nub_plat_rm_rf_at(fd, "node_modules/.bin");
   nub_plat_rm_rf_at(fd, "node_modules/.nub/node_modules");
+  nub_strmap_release(&entries, NULL);
+  nub_strmap_release(&top, NULL);
 }
 
 static int isolated_link(struct nub_install_ctx *c, const struct nub_state *old,
@@ -245,16 +319,42 @@ static void isolated_state(struct nub_install_ctx *c, struct nub_state *s)
   }
   s->keys = nub_calloc(g->npkgs + 1, sizeof(char *));
   s->paths = nub_calloc(g->npkgs + 1, sizeof(char *));
+  nub_state_add_dir(s, c->proj.dir_fd, "node_modules");
+  nub_state_add_dir(s, c->proj.dir_fd, "node_modules/.bin");
+  nub_state_add_dir(s, c->proj.dir_fd, "node_modules/.nub");
   for (size_t i = 0; i < g->npkgs; i++) {
+    const struct nub_gpkg *p = g->pkgs[i];
+    struct nub_plat_stat st;
     char dir[300];
-    if (g->pkgs[i]->skip)
+    if (p->skip)
       continue;
-    nub_dep_path_filename(g->pkgs[i]->key, dir, sizeof(dir));
-    s->keys[k] = nub_strdup(g->pkgs[i]->fetch ? g->pkgs[i]->fetch->key : "-");
+    nub_dep_path_filename(p->key, dir, sizeof(dir));
+    s->keys[k] = nub_strdup(p->fetch ? p->fetch->key : "-");
     s->paths[k] = nub_asprintf("node_modules/.nub/%s", dir);
+    /* an entry in the project (not a link into the store): its directory
+     * and the package's, as for the hoisted layout */
+    if (nub_plat_stat_at(c->proj.dir_fd, s->paths[k], &st) == 0 && st.type == NUB_FT_DIR) {
+      char *nm = nub_asprintf("%s/node_modules", s->paths[k]);
+      char *pkg = nub_asprintf("%s/%s", nm, p->name);
+      nub_state_add_dir(s, c->proj.dir_fd, nm);
+      nub_state_add_dir(s, c->proj.dir_fd, pkg);
+      nub_free(nm);
+      nub_free(pkg);
+    }
     k++;
   }
   s->n = k;
+  for (int kk = 0; im && kk < 3; kk++) {
+    const struct nub_gdirect *d = kk == 0 ? im->deps : kk == 1 ? im->optional : im->dev;
+    size_t n = kk == 0 ? im->ndeps : kk == 1 ? im->noptional : im->ndev;
+    for (size_t i = 0; i < n; i++)
+      if (d[i].alias[0] == '@') {
+        char *scope = nub_asprintf("node_modules/%.*s", (int)strcspn(d[i].alias, "/"),
+                                   d[i].alias);
+        nub_state_add_dir(s, c->proj.dir_fd, scope);
+        nub_free(scope);
+      }
+  }
 }
 
 const struct nub_layout nub_layout_isolated = {

@@ -53,9 +53,52 @@ bool nub_state_checks_exist(const struct nub_state *s, int dir_fd)
   return true;
 }
 
+void nub_state_add_dir(struct nub_state *s, int dir_fd, const char *path)
+{
+  struct nub_plat_stat st;
+
+  if (nub_plat_stat_at(dir_fd, path, &st) < 0 || st.type != NUB_FT_DIR)
+    return;
+  NUB_GROW(s->dirs, s->capdirs, s->ndirs + 1);
+  s->dirs[s->ndirs].path = nub_strdup(path);
+  s->dirs[s->ndirs].ctime_ns = st.ctime_ns;
+  s->dirs[s->ndirs].ino = st.ino;
+  s->ndirs++;
+}
+
+bool nub_state_dir_unchanged(int dir_fd, const char *path, const struct nub_dirstamp *d)
+{
+  struct nub_plat_stat st;
+
+  return d && nub_plat_stat_at(dir_fd, path, &st) == 0 && st.type == NUB_FT_DIR &&
+         st.ctime_ns == d->ctime_ns && st.ino == d->ino;
+}
+
+bool nub_state_dirs_match(const struct nub_state *s, int dir_fd)
+{
+  for (size_t i = 0; i < s->ndirs; i++)
+    if (!nub_state_dir_unchanged(dir_fd, s->dirs[i].path, &s->dirs[i]))
+      return false;
+  return true;
+}
+
+static int cmp_stamp(const void *a, const void *b)
+{
+  return strcmp(((const struct nub_dirstamp *)a)->path, ((const struct nub_dirstamp *)b)->path);
+}
+
+const struct nub_dirstamp *nub_state_dir(const struct nub_state *s, const char *path)
+{
+  struct nub_dirstamp key = {(char *)path, 0, 0};
+  return s->ndirs ? bsearch(&key, s->dirs, s->ndirs, sizeof(*s->dirs), cmp_stamp) : NULL;
+}
+
 void nub_state_release(struct nub_state *s)
 {
   nub_strarray_free(s->checks, s->nchecks);
+  for (size_t i = 0; i < s->ndirs; i++)
+    nub_free(s->dirs[i].path);
+  nub_free(s->dirs);
   for (size_t i = 0; i < s->n; i++) {
     nub_free(s->keys[i]);
     nub_free(s->paths[i]);
@@ -93,7 +136,7 @@ int nub_state_read(struct nub_state *s, int dir_fd, bool header_only)
     return rc == -ENOENT || rc == -ENOTDIR ? -ENOENT : -EINVAL;
   p = text;
   line = next_line(&p);
-  if (!line || strcmp(line, "nub-state 1")) {
+  if (!line || strcmp(line, "nub-state 2")) {
     nub_free(text);
     return -EINVAL;
   }
@@ -115,6 +158,18 @@ int nub_state_read(struct nub_state *s, int dir_fd, bool header_only)
       }
     } else if (!strncmp(line, "check ", 6)) {
       nub_state_add_check(s, line + 6);
+    } else if (!strncmp(line, "dir ", 4)) {
+      char *end, *end2;
+      unsigned long long mt = strtoull(line + 4, &end, 10), ino = 0;
+      if (*end == ' ')
+        ino = strtoull(end + 1, &end2, 10);
+      if (*end == ' ' && *end2 == ' ' && end2[1]) {
+        NUB_GROW(s->dirs, s->capdirs, s->ndirs + 1);
+        s->dirs[s->ndirs].path = nub_strdup(end2 + 1);
+        s->dirs[s->ndirs].ctime_ns = mt;
+        s->dirs[s->ndirs].ino = ino;
+        s->ndirs++;
+      }
     } else if (!strncmp(line, "nodes ", 6)) {
       n = (size_t)strtoull(line + 6, NULL, 10);
       break;
@@ -139,16 +194,22 @@ int nub_state_read(struct nub_state *s, int dir_fd, bool header_only)
     }
   }
   nub_free(text);
+  /* written sorted; sorted again in case a hand edit changed that */
+  if (s->ndirs)
+    nub_sort(s->dirs, s->ndirs, sizeof(*s->dirs), cmp_stamp);
   return 0;
 }
 
-int nub_state_write(const struct nub_state *s, int dir_fd)
+int nub_state_write(struct nub_state *s, int dir_fd)
 {
   struct nub_buf b = NUB_BUF_INIT;
   int rc, fd;
   char tmp[64];
 
-  nub_buf_addf(&b, "nub-state 1\nlayout %s\nsettings %s\n", s->layout, s->settings);
+  if (s->ndirs)
+    nub_sort(s->dirs, s->ndirs, sizeof(*s->dirs), cmp_stamp);
+
+  nub_buf_addf(&b, "nub-state 2\nlayout %s\nsettings %s\n", s->layout, s->settings);
   for (int i = 0; i < s->nfiles; i++)
     nub_buf_addf(&b, "file %s %llu %llu %s\n", s->files[i].name,
                  (unsigned long long)s->files[i].size,
@@ -156,6 +217,10 @@ int nub_state_write(const struct nub_state *s, int dir_fd)
                  s->files[i].hash[0] ? s->files[i].hash : "-");
   for (size_t i = 0; i < s->nchecks; i++)
     nub_buf_addf(&b, "check %s\n", s->checks[i]);
+  for (size_t i = 0; i < s->ndirs; i++)
+    if (!i || strcmp(s->dirs[i].path, s->dirs[i - 1].path))
+      nub_buf_addf(&b, "dir %llu %llu %s\n", (unsigned long long)s->dirs[i].ctime_ns,
+                   (unsigned long long)s->dirs[i].ino, s->dirs[i].path);
   nub_buf_addf(&b, "nodes %zu\n", s->n);
   for (size_t i = 0; i < s->n; i++)
     nub_buf_addf(&b, "%s %s\n", s->keys[i], s->paths[i]);

@@ -137,6 +137,7 @@ enum nub_plat_ftype { NUB_FT_NONE, NUB_FT_FILE, NUB_FT_DIR, NUB_FT_LINK,
 struct nub_plat_stat {
   enum nub_plat_ftype type;
   uint64_t size, dev, ino, nlink, mtime_ns;
+  uint64_t ctime_ns; /* status change: also moves when the mtime is set back */
   unsigned mode; /* permission bits */
 };
 /* lstat-like (no follow). A missing path returns -ENOENT. */

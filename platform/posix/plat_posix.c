@@ -396,9 +396,13 @@ static void fill_stat(struct nub_plat_stat *out, const struct stat *st)
 #if defined(__APPLE__)
   out->mtime_ns = (uint64_t)st->st_mtimespec.tv_sec * 1000000000ull +
                   (uint64_t)st->st_mtimespec.tv_nsec;
+  out->ctime_ns = (uint64_t)st->st_ctimespec.tv_sec * 1000000000ull +
+                  (uint64_t)st->st_ctimespec.tv_nsec;
 #else
   out->mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000ull +
                   (uint64_t)st->st_mtim.tv_nsec;
+  out->ctime_ns = (uint64_t)st->st_ctim.tv_sec * 1000000000ull +
+                  (uint64_t)st->st_ctim.tv_nsec;
 #endif
 }
 

@@ -47,10 +47,9 @@ class DiagTest(nubtest.NubTestCase):
         nm = os.path.join(self.proj, "node_modules")
         out = []
         for dirpath, dirnames, filenames in os.walk(nm):
-            dirnames[:] = [d for d in dirnames if d != ".bin"]
+            dirnames[:] = [d for d in dirnames if d not in (".bin", ".nub-state")]
             for f in filenames:
-                if f != ".nub-state":
-                    out.append(os.path.join(dirpath, f))
+                out.append(os.path.join(dirpath, f))
         return out
 
     def phase_lines(self, stderr):

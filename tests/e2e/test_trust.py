@@ -81,6 +81,94 @@ class RequiredFailureTest(TrustTestCase):
         self.assertEqual(self.node_require(self.proj, "c")["deps"], {"b": "2.0.0"})
 
 
+class OnDiskCheckTest(TrustTestCase):
+    """Item 4: the up-to-date check sees node_modules as it is on disk: a
+    package directory deleted, added or replaced at any depth is mended by
+    the next plain `nub install`, which leaves the tree it had built."""
+
+    def damage_and_mend(self, damage, layout_args=()):
+        self.nub("install", *layout_args)
+        want = self.tree()
+        damage()
+        proc = self.nub("install", *layout_args)
+        self.assertNotIn("Already up to date", proc.stdout)
+        self.assertEqual(self.tree(), want)
+        self.assertEqual(self.nub("install", *layout_args).stdout.strip(), "Already up to date")
+
+    def rm(self, *parts):
+        path = self.nm(*parts)
+        if os.path.islink(path):
+            os.unlink(path)
+        else:
+            nubtest._rmtree(path)
+
+    def junk(self, *parts):
+        os.makedirs(self.nm(*parts))
+        with open(self.nm(*parts, "package.json"), "w") as f:
+            f.write('{"name": "junkpkg", "version": "6.6.6"}\n')
+
+    def test_hoisted(self):
+        cases = {
+            "a deleted package": lambda: self.rm("a"),
+            "a deleted directory inside a package": lambda: self.rm("e", "lib"),
+            "a deleted scoped package": lambda: self.rm("@scope", "d"),
+            "a deleted nested package": lambda: self.rm("c", "node_modules", "b"),
+            "a package added by hand": lambda: self.junk("junkpkg"),
+            "a scoped package added by hand": lambda: self.junk("@junk", "pkg"),
+            "a nested package added by hand": lambda: self.junk("c", "node_modules", "junkpkg"),
+            "a package replaced": lambda: (self.rm("b"), __import__("shutil").copytree(
+                self.nm("c", "node_modules", "b"), self.nm("b"))),
+            "a file added at a package's top": lambda: open(self.nm("a", "extra.js"), "w").close(),
+        }
+        for what, damage in cases.items():
+            with self.subTest(what):
+                nubtest._rmtree(self.proj)
+                os.makedirs(self.proj)
+                self.basic()
+                self.damage_and_mend(damage)
+                self.assertEqual(self.read_json(self.nm("b", "package.json"))["version"], "1.0.0")
+
+    def test_dot_entries_are_left_alone(self):
+        self.basic()
+        self.nub("install")
+        os.makedirs(self.nm(".cache", "babel"))
+        proc = self.nub("install")
+        self.assertTrue(os.path.isdir(self.nm(".cache", "babel")))
+        self.assertNotIn("removed", proc.stdout)
+
+    def isolated_project(self):
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"a": "^1.0.0", "@scope/d": "^1.0.0", "e": "^1.0.0"}})
+
+    def nub_dir(self, name):
+        return [d for d in os.listdir(self.nm(".nub")) if d.startswith(name + "@")][0]
+
+    def test_isolated(self):
+        cases = {
+            "a deleted top-level link": lambda: os.unlink(self.nm("a")),
+            "a deleted scoped link": lambda: os.unlink(self.nm("@scope", "d")),
+            "a deleted entry": lambda: self.rm(".nub", self.nub_dir("b")),
+            "a package added by hand": lambda: self.junk("junkpkg"),
+            "an entry added by hand": lambda: self.junk(".nub", "junk@1.0.0"),
+        }
+        for gvs in ((), ("--no-global-virtual-store",)):
+            for what, damage in cases.items():
+                with self.subTest(what, gvs=gvs):
+                    nubtest._rmtree(self.proj)
+                    os.makedirs(self.proj)
+                    self.isolated_project()
+                    self.damage_and_mend(damage, gvs)
+                    self.assertEqual(self.node_require(self.proj, "a")["deps"], {"b": "1.0.0"})
+
+    def test_isolated_entry_in_the_project(self):
+        self.isolated_project()
+        args = ("--no-global-virtual-store",)
+        self.damage_and_mend(lambda: self.rm(".nub", self.nub_dir("e"), "node_modules", "e",
+                                             "lib"), args)
+        self.assertTrue(os.path.isfile(self.nm(".nub", self.nub_dir("e"), "node_modules", "e",
+                                               "lib", "x", "y.js")))
+
+
 class StrictInputTest(TrustTestCase):
     """Item 2: invalid JSON is refused with file, line and column, and
     nothing is installed; a lockfile field that is missing is an error, not a
