@@ -232,10 +232,17 @@ static void reconcile(int proj_fd, struct nub_tree *t, const struct nub_state *o
     }
     if (parent_gone)
       continue;
-    nub_plat_rm_rf_at(proj_fd, old->paths[k]);
-    NUB_GROW(removed, caprem, nrem + 1);
-    removed[nrem++] = old->paths[k];
-    res->removed++;
+    {
+      struct nub_plat_stat st;
+      bool there = nub_plat_stat_at(proj_fd, old->paths[k], &st) == 0;
+      nub_plat_rm_rf_at(proj_fd, old->paths[k]);
+      NUB_GROW(removed, caprem, nrem + 1);
+      removed[nrem++] = old->paths[k];
+      /* a package the plan no longer has counts as removed; one that is
+       * relinked (changed on disk, or another version) does not */
+      if (there && (ni < 0 || !is_installable(&t->nodes[ni])))
+        res->removed++;
+    }
   }
   /* what was added by hand: in node_modules, in a scope, in a package's
    * own node_modules */
