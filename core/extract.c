@@ -241,6 +241,46 @@ out:
   return rc;
 }
 
+int nub_tarball_package_json(const void *tgz, size_t len, char **out, size_t *outlen,
+                             struct nub_err *err)
+{
+  struct nub_extract_scratch sc;
+  struct nub_tar tar;
+  struct nub_tar_entry e;
+  const unsigned char *p = tgz;
+  size_t n = len;
+  int r, rc = -NUB_EEXTRACT;
+
+  memset(&sc, 0, sizeof(sc));
+  *out = NULL;
+  if (nub_is_gzip(tgz, len)) {
+    const char *why = "";
+    if (gunzip(&sc, tgz, len, nub_extract_default_limits.max_total_bytes, &n, &why) < 0) {
+      nub_extract_scratch_release(&sc);
+      return nub_err_set(err, -NUB_EEXTRACT, "corrupt tarball (gzip: %s)", why);
+    }
+    p = sc.out;
+  }
+  nub_tar_init(&tar, p, n);
+  while ((r = nub_tar_next(&tar, &e)) == 1) {
+    const char *slash = strchr(e.path, '/');
+    if (e.type == NUB_TAR_FILE && slash && !strcmp(slash + 1, "package.json")) {
+      *out = nub_malloc(e.size + 1);
+      memcpy(*out, e.data, e.size);
+      (*out)[e.size] = '\0';
+      *outlen = e.size;
+      rc = 0;
+      break;
+    }
+  }
+  if (rc < 0)
+    nub_err_set(err, -NUB_EEXTRACT, r < 0 ? "corrupt tarball (%s)" : "%s",
+                r < 0 ? tar.why : "the tarball has no package.json");
+  nub_tar_release(&tar);
+  nub_extract_scratch_release(&sc);
+  return rc;
+}
+
 void nub_extract_scratch_release(struct nub_extract_scratch *s)
 {
   nub_buf_release(&s->in);

@@ -66,6 +66,11 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
                 nub_extract_check_fn check, struct nub_extract_scratch *scratch,
                 struct nub_extract_stats *st, struct nub_err *err);
 
+/* The package.json of a (gzip'd) tarball, the one in its top folder: *out
+ * is NUL-terminated (nub_free it). -NUB_EEXTRACT when there is none. */
+int nub_tarball_package_json(const void *tgz, size_t len, char **out, size_t *outlen,
+                             struct nub_err *err);
+
 /* Import a directory of the project (a "file:" dependency) into im: every
  * regular file below it except node_modules and .git, modes kept to their
  * executable bit. Symlinks are skipped, never followed. */

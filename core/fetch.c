@@ -181,6 +181,30 @@ static void on_done(void *ud, const struct nub_http_result *r)
     nub_pool_submit_prio(j->f->pool, worker_run, j, size);
 }
 
+/* A tarball on disk ("file:/abs/x-1.0.0.tgz", from a file: dependency)
+ * takes the same path as a download: its bytes, then the worker. */
+static void read_local(struct job *j)
+{
+  struct nub_http_result r;
+  char *data = NULL;
+  size_t len = 0;
+  int rc = nub_plat_read_file_at(NUB_PLAT_CWD, j->pkg->tarball + 5, 1u << 30, &data, &len);
+
+  memset(&r, 0, sizeof(r));
+  r.retry_after_s = -1;
+  if (rc < 0) {
+    r.cls = rc == -ENOENT ? NUB_HTTP_NOTFOUND : NUB_HTTP_FAIL;
+    r.curl_code = 1;
+    snprintf(r.error, sizeof(r.error), "%s", nub_strerror(rc));
+  } else {
+    r.status = 200;
+    r.bytes = len;
+    on_body(j, data, len);
+  }
+  nub_free(data);
+  on_done(j, &r);
+}
+
 static void submit(struct job *j, uint64_t delay_ms)
 {
   memset(&j->req, 0, sizeof(j->req));
@@ -193,6 +217,10 @@ static void submit(struct job *j, uint64_t delay_ms)
   j->done = j->scheduled = false;
   j->t_submit = nub_plat_now_ns();
   j->t_first = 0;
+  if (!strncmp(j->pkg->tarball, "file:", 5)) {
+    read_local(j);
+    return;
+  }
   nub_http_submit(j->f->http, &j->req);
 }
 
@@ -382,7 +410,10 @@ static void worker_run(void *arg, int worker)
       job_error(j, -NUB_EINTR, "interrupted");
       return;
     }
-    if (r->cls == NUB_HTTP_NOTFOUND) {
+    if (!strncmp(j->pkg->tarball, "file:", 5)) {
+      job_error(j, r->cls == NUB_HTTP_NOTFOUND ? -NUB_ENOTFOUND : -EIO,
+                "%s: cannot read %s: %s", j->what, j->pkg->tarball + 5, r->error);
+    } else if (r->cls == NUB_HTTP_NOTFOUND) {
       job_error(j, -NUB_ENOTFOUND, "%s not found at %s (HTTP %ld)", j->what,
                 j->pkg->tarball, r->status);
     } else if (r->cls == NUB_HTTP_AUTH) {
@@ -521,7 +552,7 @@ void nub_fetch_add(struct nub_fetch *fs, struct nub_pkg *p)
       return;
     }
   }
-  if (f->offline) {
+  if (f->offline && strncmp(p->tarball ? p->tarball : "", "file:", 5)) {
     if (p->optional) {
       /* missing offline: judged like a failed fetch */
       char msg[600];
@@ -537,7 +568,7 @@ void nub_fetch_add(struct nub_fetch *fs, struct nub_pkg *p)
     return;
   }
   pthread_mutex_lock(&f->lock);
-  if (!f->http) {
+  if (!f->http && strncmp(p->tarball ? p->tarball : "", "file:", 5)) {
     struct nub_err e;
     if (nub_http_start(&f->http, f->cfg, &e) < 0) {
       if (!f->rc) {

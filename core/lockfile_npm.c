@@ -46,17 +46,24 @@ static int set_pkg(struct nub_tree *t, struct nub_node *n, const char *real_name
     return nub_err_set(err, -NUB_ELOCKFILE,
                        "%s entry '%s' is a git dependency (%s); nub cannot install "
                        "git dependencies yet", fname, n->path, resolved);
-  if (resolved && !strncmp(resolved, "file:", 5))
-    return nub_err_set(err, -NUB_ELOCKFILE,
-                       "%s entry '%s' is a local tarball (%s); nub cannot install "
-                       "file: tarballs from npm lockfiles yet", fname, n->path, resolved);
+  if (resolved && !strncmp(resolved, "file:", 5)) {
+    /* a tarball of the project's (npm records file: directories as links) */
+    if (resolved[5] == '/' || !cfg->project_dir)
+      tarball = nub_strdup(resolved);
+    else
+      tarball = nub_asprintf("file:%s/%s", cfg->project_dir, resolved + 5);
+  }
   if (integrity) {
     struct nub_sri sri;
-    if (nub_sri_parse(&sri, integrity) < 0)
+    if (nub_sri_parse(&sri, integrity) < 0) {
+      nub_free(tarball);
       return nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' has an invalid integrity '%s'",
                          fname, n->path, integrity);
+    }
   }
-  if (resolved && nub_is_http_url(resolved)) {
+  if (tarball) {
+    /* set above */
+  } else if (resolved && nub_is_http_url(resolved)) {
     tarball = nub_rewrite_registry_url(cfg, name, resolved);
   } else if (nub_is_http_url(version)) { /* v1 URL dependency: version is the URL */
     tarball = nub_strdup(version);

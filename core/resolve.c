@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "buf.h"
+#include "extract.h"
+#include "integrity.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "path.h"
@@ -27,6 +29,7 @@ struct rnode {
   char *name, *version, *base;
   const struct nub_pversion *pv; /* NULL for a file: directory */
   char *local_dir;
+  char *local_tarball, *local_integrity; /* a file: tarball: its path, its SRI */
   struct nub_manifest local_man;
   bool has_local_man;
   struct redge *kids;
@@ -341,6 +344,58 @@ static int pick_local(struct res *r, struct qitem *it, const char *dir, struct r
   return rc;
 }
 
+/* A file: tarball of the project ("file:../x/x-1.0.0.tgz"): its own
+ * package.json says what it depends on, and its bytes its integrity. */
+static int pick_local_tarball(struct res *r, struct qitem *it, const char *rel,
+                              const char *abs, struct rnode **out)
+{
+  char *base = nub_asprintf("file:%s", rel), *data = NULL, *pj = NULL;
+  struct rnode *n = nub_strmap_get(&r->nodes, base);
+  size_t len = 0, pjlen = 0;
+  int rc = 0;
+
+  if (n) {
+    nub_free(base);
+    *out = n;
+    return 0;
+  }
+  rc = nub_plat_read_file_at(NUB_PLAT_CWD, abs, 1u << 30, &data, &len);
+  if (rc < 0) {
+    rc = nub_err_set(r->err, rc == -ENOENT ? -NUB_ENOTFOUND : rc, "cannot read %s (%s@%s): %s",
+                     abs, it->alias, it->spec, nub_strerror(rc));
+    goto out;
+  }
+  rc = nub_tarball_package_json(data, len, &pj, &pjlen, r->err);
+  if (rc < 0) {
+    nub_err_wrap(r->err, "%s (%s@%s)", rel, it->alias, it->spec);
+    goto out;
+  }
+  n = new_node(r, it->alias, base);
+  rc = nub_manifest_parse(&n->local_man, pj, pjlen, rel, r->err);
+  if (rc == 0) {
+    struct nub_hasher h;
+    struct nub_sri sri;
+    char sri_s[128];
+    n->has_local_man = true;
+    n->local_tarball = nub_strdup(rel);
+    nub_hasher_init(&h, NUB_HASH_SHA512);
+    nub_hasher_update(&h, data, len);
+    sri.algo = NUB_HASH_SHA512;
+    sri.nalt = 0;
+    nub_hasher_final(&h, sri.digest, &sri.len);
+    nub_hasher_release(&h);
+    nub_sri_format(&sri, sri_s, sizeof(sri_s));
+    n->local_integrity = nub_strdup(sri_s);
+    expand(r, n);
+  }
+out:
+  *out = n;
+  nub_free(base);
+  nub_free(data);
+  nub_free(pj);
+  return rc;
+}
+
 /* Pick the node for one queued dependency. */
 static int pick(struct res *r, struct qitem *it, struct rnode **out)
 {
@@ -359,8 +414,15 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   ov = override_for(r, it->parent ? it->parent->name : NULL, it->alias);
   if (ov)
     spec = ov;
-  if (!strncmp(spec, "file:", 5) && it->parent == NULL)
-    return pick_local(r, it, spec + 5, out);
+  if (!strncmp(spec, "file:", 5) && it->parent == NULL) {
+    char *abs = nub_asprintf("%s/%s", r->o->project_dir, spec + 5);
+    struct nub_plat_stat st;
+    int rc2 = nub_plat_stat_follow_at(NUB_PLAT_CWD, abs, &st) == 0 && st.type == NUB_FT_FILE
+                  ? pick_local_tarball(r, it, spec + 5, abs, out)
+                  : pick_local(r, it, spec + 5, out);
+    nub_free(abs);
+    return rc2;
+  }
   if (!strncmp(spec, "link:", 5) || !strncmp(spec, "file:", 5) || !strncmp(spec, "git", 3) ||
       !strncmp(spec, "github:", 7) || strstr(spec, "://") || strchr(spec, '/') == spec)
     return nub_err_set(r->err, -NUB_ENOVERSION,
@@ -640,6 +702,11 @@ static void fill_pkg(struct nub_gpkg *g, const struct rnode *n)
   g->pkg_key = nub_strdup(n->base);
   g->name = nub_strdup(n->name);
   g->version = nub_strdup(n->version);
+  if (!pv && n->local_tarball) {
+    g->tarball = nub_asprintf("file:%s", n->local_tarball);
+    g->integrity = nub_strdup(n->local_integrity);
+    return;
+  }
   if (!pv) {
     g->directory = nub_strdup(n->local_dir);
     return;
@@ -851,6 +918,8 @@ static void free_rnode(struct rnode *n)
   nub_free(n->version);
   nub_free(n->base);
   nub_free(n->local_dir);
+  nub_free(n->local_tarball);
+  nub_free(n->local_integrity);
   if (n->has_local_man)
     nub_manifest_release(&n->local_man);
   nub_free(n);

@@ -169,6 +169,72 @@ class OnDiskCheckTest(TrustTestCase):
                                                "lib", "x", "y.js")))
 
 
+class LocalDependencyTest(TrustTestCase):
+    """Item 6: a file: directory is a link (edits are seen at once), a
+    file: tarball installs, in both layouts, as npm installs them."""
+
+    def tarball(self, rel="vendor/x-1.0.0.tgz"):
+        import io, tarfile, gzip
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as t:
+            for name, data in (("package/package.json",
+                                b'{"name": "x", "version": "1.0.0", "dependencies": {"b": "^2.0.0"}}'),
+                               ("package/index.js",
+                                b"module.exports = {name: 'x', b: require('b/package.json').version};")):
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+        path = os.path.join(self.proj, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(gzip.compress(buf.getvalue(), mtime=0))
+        return path
+
+    def test_file_tarball_without_a_lockfile(self):
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"x": "file:vendor/x-1.0.0.tgz", "a": "^1.0.0"}})
+        self.tarball()
+        self.nub("install")
+        self.assertEqual(self.node_require(self.proj, "x"), {"name": "x", "b": "2.0.0"})
+        lock = self.read("nub.lock")
+        self.assertIn("file:vendor/x-1.0.0.tgz", lock)
+        self.assertIn("integrity: sha512-", lock)
+        self.assertEqual(self.nub("install").stdout.strip(), "Already up to date")
+        nubtest._rmtree(self.nm())
+        self.nub("install", "--frozen-lockfile", "--offline")
+        self.assertEqual(self.node_require(self.proj, "x"), {"name": "x", "b": "2.0.0"})
+        # hoisted, from the same nub.lock
+        nubtest._rmtree(self.nm())
+        self.nub("install", "--node-linker", "hoisted")
+        self.assertFalse(os.path.islink(self.nm("x")))
+        self.assertEqual(self.node_require(self.proj, "x"), {"name": "x", "b": "2.0.0"})
+
+    @nubtest.requires_npm
+    def test_file_tarball_and_directory_from_an_npm_lockfile(self):
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"x": "file:vendor/x-1.0.0.tgz",
+                                            "lib": "file:lib", "a": "^1.0.0"}})
+        self.tarball()
+        self.write("lib/package.json", '{"name": "lib", "version": "0.1.0"}\n')
+        self.write("lib/index.js", "module.exports = 'v1';\n")
+        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=self.proj)
+        lock = self.read_json(os.path.join(self.proj, "package-lock.json"))
+        self.assertTrue(lock["packages"]["node_modules/lib"].get("link"))
+        npm_dir = os.path.join(self.tmp, "npm")
+        __import__("shutil").copytree(self.proj, npm_dir, symlinks=True)
+        self.npm("ci", "--ignore-scripts", cwd=npm_dir)
+        self.nub("ci")
+        ignore = ("node_modules/.package-lock.json", "node_modules/.nub-state")
+        tree = lambda root: [p for p in self.tree(root) if p.startswith("node_modules/")
+                             and not p.startswith(ignore)]
+        self.assertEqual(tree(self.proj), tree(npm_dir))
+        self.assertTrue(os.path.islink(self.nm("lib")))
+        self.assertEqual(self.node_require(self.proj, "x"), {"name": "x", "b": "2.0.0"})
+        self.write("lib/index.js", "module.exports = 'v2';\n")
+        out = self.run_cmd(["node", "-e", "console.log(require('lib'))"]).stdout.strip()
+        self.assertEqual(out, "v2")
+
+
 class StrictInputTest(TrustTestCase):
     """Item 2: invalid JSON is refused with file, line and column, and
     nothing is installed; a lockfile field that is missing is an error, not a
