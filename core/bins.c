@@ -15,7 +15,7 @@
  * lower prio wins, then the smaller order key. */
 struct binlink {
   char *dir;    /* ".../node_modules/.bin" */
-  const char *name;
+  char *name;
   char *target; /* "../<folder>/<path>" */
   int prio;
   const char *order;
@@ -90,10 +90,46 @@ static void free_links(struct binlink *v, size_t n)
 {
   for (size_t i = 0; i < n; i++) {
     nub_free(v[i].dir);
+    nub_free(v[i].name);
     nub_free(v[i].target);
     nub_free(v[i].fix_mode);
   }
   nub_free(v);
+}
+
+/* The bins of a node, as npm would link them: what the lockfile records
+ * (v2/v3 record every package's "bin"), else the package.json the store
+ * indexed ("directories.bin" does not count: npm links none from it), else,
+ * for a bundled package of a v1 lockfile, its package.json on disk. */
+static size_t node_bins(const struct nub_node *nd, const struct nub_tree *t, int proj_fd,
+                        struct nub_manifest *m, bool *have_m, const struct nub_bin **out)
+{
+  const struct nub_node *src = nd;
+
+  /* npm records a linked workspace's bins on the folder's own entry */
+  if ((nd->flags & NUB_NF_LINK) && !nd->nbins && nd->link_target) {
+    long ti = nub_tree_find(t, nd->link_target);
+    if (ti >= 0)
+      src = &t->nodes[ti];
+  }
+  if (src->bins_known) {
+    *out = src->bins;
+    return src->nbins;
+  }
+  if ((nd->flags & NUB_NF_BUNDLED) && !nd->pkg) {
+    char *text = NULL, *path = nub_asprintf("%s/package.json", nd->path);
+    size_t len = 0;
+    struct nub_err err;
+    if (nub_plat_read_file_at(proj_fd, path, 1u << 20, &text, &len) == 0 &&
+        nub_manifest_parse(m, text, len, path, &err) == 0)
+      *have_m = true;
+    nub_free(text);
+    nub_free(path);
+    *out = *have_m ? m->bins : NULL;
+    return *have_m ? m->nbins : 0;
+  }
+  *out = NULL;
+  return 0;
 }
 
 int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap *direct,
@@ -104,31 +140,30 @@ int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap
   int rc;
 
   for (size_t i = 0; i < t->n; i++) {
-    const struct nub_node *nd = &t->nodes[i], *bins_of;
-    size_t nb;
-    if (nd->skip || !nd->folder || (nd->flags & (NUB_NF_BUNDLED | NUB_NF_LOCAL)))
+    const struct nub_node *nd = &t->nodes[i];
+    const struct nub_index *idx = nd->pkg ? nd->pkg->index : NULL;
+    const struct nub_bin *mb = NULL;
+    struct nub_manifest m;
+    bool have_m = false;
+    size_t nb, plen;
+    if (nd->skip || !nd->folder || (nd->flags & NUB_NF_LOCAL))
       continue;
-    if (!nd->pkg && !(nd->flags & NUB_NF_LINK))
+    if (!nd->pkg && !(nd->flags & (NUB_NF_LINK | NUB_NF_BUNDLED)))
       continue;
-    {
-      /* npm records a linked workspace's bins on the folder's own entry */
-      const struct nub_node *src = nd;
-      if ((nd->flags & NUB_NF_LINK) && !nd->bins_known && nd->link_target) {
-        long ti = nub_tree_find(t, nd->link_target);
-        if (ti >= 0)
-          src = &t->nodes[ti];
-      }
-      bins_of = src;
-    }
-    nb = bins_of->bins_known ? bins_of->nbins
-                             : (nd->pkg && nd->pkg->index ? nd->pkg->index->nbins : 0);
+    if (nd->flags & NUB_NF_BUNDLED && nd->parent >= 0 && t->nodes[nd->parent].skip)
+      continue;
+    nb = node_bins(nd, t, proj_fd, &m, &have_m, &mb);
+    if (!mb && !nd->bins_known && idx && !(idx->flags & NUB_IDX_BINS_FROM_DIR))
+      nb = idx->nbins;
+    else if (!mb)
+      nb = 0;
+    plen = (size_t)(nd->folder - nd->path);
     for (size_t b = 0; b < nb; b++) {
-      const char *name = bins_of->bins_known ? bins_of->bins[b].name : nd->pkg->index->bins[b].name;
-      const char *tg = bins_of->bins_known ? bins_of->bins[b].target : nd->pkg->index->bins[b].target;
-      size_t plen = (size_t)(nd->folder - nd->path);
+      const char *name = mb ? mb[b].name : idx->bins[b].name;
+      const char *tg = mb ? mb[b].target : idx->bins[b].target;
       NUB_GROW(v, cap, n + 1);
       v[n].dir = nub_asprintf("%.*s.bin", (int)plen, nd->path);
-      v[n].name = name;
+      v[n].name = nub_strdup(name);
       v[n].target = nub_asprintf("../%s/%s", nd->folder, tg);
       v[n].prio = nd->depth == 1 && is_direct(direct, ndirect, nd->folder) ? 0 : 1;
       v[n].order = nd->path;
@@ -136,6 +171,8 @@ int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap
       v[n].fix_mode = nd->flags & NUB_NF_LINK ? nub_asprintf("%s/%s", nd->path, tg) : NULL;
       n++;
     }
+    if (have_m)
+      nub_manifest_release(&m);
   }
   rc = write_links(proj_fd, v, n, nlinks, err);
   free_links(v, n);
@@ -165,7 +202,7 @@ int nub_bins_link_importer(int proj_fd, const struct nub_graph *g, bool omit_dev
       for (uint32_t b = 0; b < idx->nbins; b++) {
         NUB_GROW(v, cap, n + 1);
         v[n].dir = nub_strdup("node_modules/.bin");
-        v[n].name = idx->bins[b].name;
+        v[n].name = nub_strdup(idx->bins[b].name);
         v[n].target = nub_asprintf("../%s/%s", d[i].alias, idx->bins[b].target);
         v[n].prio = kind; /* dependencies, optional, dev: the first keeps a name */
         v[n].order = d[i].alias;

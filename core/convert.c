@@ -228,8 +228,11 @@ int nub_tree_from_graph(struct nub_tree *t, const struct nub_graph *g,
       continue;
     }
     {
-      char *url = pl->p->tarball ? nub_strdup(pl->p->tarball)
-                                 : nub_registry_tarball_url(cfg, pl->p->name, pl->p->version);
+      const char *tb = pl->p->tarball;
+      char *url = !tb ? nub_registry_tarball_url(cfg, pl->p->name, pl->p->version)
+                  : !strncmp(tb, "file:", 5) && tb[5] != '/' && cfg->project_dir
+                      ? nub_asprintf("file:%s/%s", cfg->project_dir, tb + 5)
+                      : nub_strdup(tb);
       if (!url) {
         rc = nub_err_set(err, -NUB_ENOREGISTRY, "no tarball URL for %s: %s", pl->p->key,
                          nub_config_no_registry_hint);
@@ -240,6 +243,11 @@ int nub_tree_from_graph(struct nub_tree *t, const struct nub_graph *g,
     }
     if (pl->p->optional)
       nd->flags |= NUB_NF_OPTIONAL;
+    /* its dependencies by name, as an npm lockfile lists them */
+    nd->deps = nub_calloc(pl->p->ndeps + pl->p->noptional_deps + 1, sizeof(char *));
+    for (size_t e = 0; e < pl->p->ndeps + pl->p->noptional_deps; e++)
+      nd->deps[nd->ndeps++] = nub_strdup(e < pl->p->ndeps ? pl->p->deps[e].alias
+                                                          : pl->p->optional_deps[e - pl->p->ndeps].alias);
   }
   for (size_t i = 0; i < h.n; i++) {
     nub_free(h.all[i]->path);

@@ -27,8 +27,121 @@ static void count_installed(struct nub_install_ctx *c)
     c->installed += installable(&c->plan.tree.nodes[i]);
 }
 
-/* Mark skipped nodes (dev/optional omitted, other platforms) and which
- * packages are needed. A skipped node takes its nested nodes with it. */
+/* The node Node's resolution finds for `name` required from the node at
+ * `from` (-1: the project): <from>/node_modules/<name>, then each enclosing
+ * node's, then the top. */
+static long resolve_from(const struct nub_tree *t, long from, const char *name)
+{
+  char path[4096];
+
+  for (long at = from;; at = t->nodes[at].parent) {
+    long hit;
+    if (at < 0)
+      snprintf(path, sizeof(path), "node_modules/%s", name);
+    else
+      snprintf(path, sizeof(path), "%s/node_modules/%s", t->nodes[at].path, name);
+    hit = nub_tree_lookup(t, path);
+    if (hit >= 0 || at < 0)
+      return hit;
+  }
+}
+
+static bool str_in(char *const *v, size_t n, const char *s)
+{
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(v[i], s))
+      return true;
+  return false;
+}
+
+/* npm leaves out optional nodes that nothing kept needs: those only a
+ * skipped package (another platform's) depends on, and optional peers no
+ * package requires for real (node-fetch's `encoding`). Walk from the
+ * project's dependencies through kept nodes, optional peers not counting
+ * as edges; an optional node not reached is skipped. */
+static void prune_unreached(struct nub_install_ctx *c)
+{
+  struct nub_tree *t = &c->plan.tree;
+  const struct nub_depmap *roots[4] = {&c->man.deps, &c->man.optional, &c->man.peer,
+                                       &c->man.dev};
+  bool *seen = nub_calloc(t->n + 1, sizeof(bool));
+  long *stack = nub_malloc(sizeof(long) * (t->n + 1));
+  size_t sp = 0;
+
+  for (int k = 0; k < 4; k++) {
+    if (k == 3 && c->o->omit_dev)
+      continue;
+    for (size_t i = 0; i < roots[k]->n; i++) {
+      long hit = resolve_from(t, -1, roots[k]->v[i].name);
+      if (hit >= 0 && !seen[hit] && !t->nodes[hit].skip) {
+        seen[hit] = true;
+        stack[sp++] = hit;
+      }
+    }
+  }
+  /* workspace folders and what links point at start walks of their own */
+  for (size_t i = 0; i < t->n; i++)
+    if (!t->nodes[i].skip && (t->nodes[i].flags & (NUB_NF_LOCAL | NUB_NF_LINK)) && !seen[i]) {
+      seen[i] = true;
+      stack[sp++] = (long)i;
+    }
+  while (sp) {
+    long at = stack[--sp];
+    const struct nub_node *n = &t->nodes[at];
+    for (size_t d = 0; d < n->ndeps; d++) {
+      long hit;
+      if (str_in(n->opt_peers, n->nopt_peers, n->deps[d]))
+        continue;
+      hit = resolve_from(t, at, n->deps[d]);
+      if (hit >= 0 && !seen[hit] && !t->nodes[hit].skip) {
+        seen[hit] = true;
+        stack[sp++] = hit;
+      }
+    }
+  }
+  for (size_t i = 0; i < t->n; i++) {
+    struct nub_node *n = &t->nodes[i];
+    if (n->skip || seen[i] || (n->flags & NUB_NF_BUNDLED))
+      continue;
+    if (n->parent >= 0 && t->nodes[n->parent].skip)
+      n->skip = true;
+    else if (n->flags & (NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL))
+      n->skip = true;
+  }
+  /* a skipped node takes its nested nodes with it (parents sort first) */
+  for (size_t i = 0; i < t->n; i++)
+    if (t->nodes[i].parent >= 0 && t->nodes[t->nodes[i].parent].skip)
+      t->nodes[i].skip = true;
+  nub_free(seen);
+  nub_free(stack);
+}
+
+/* Which packages the kept nodes need; an optional node's package is
+ * optional unless a required node installs it too. */
+static void mark_needed(struct nub_install_ctx *c)
+{
+  struct nub_tree *t = &c->plan.tree;
+
+  for (size_t i = 0; i < t->n; i++) {
+    struct nub_node *n = &t->nodes[i];
+    if (n->pkg)
+      n->pkg->needed = n->pkg->optional = false;
+  }
+  for (size_t i = 0; i < t->n; i++) {
+    struct nub_node *n = &t->nodes[i];
+    if (!n->skip && n->pkg && !(n->flags & (NUB_NF_BUNDLED | NUB_NF_LOCAL | NUB_NF_LINK))) {
+      if (!n->pkg->needed)
+        n->pkg->optional = true;
+      n->pkg->needed = true;
+      if (!(n->flags & (NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL)))
+        n->pkg->optional = false; /* some required node installs it */
+    }
+  }
+}
+
+/* Mark skipped nodes (dev/optional omitted, other platforms, optional ones
+ * nothing kept needs) and which packages are needed. A skipped node takes
+ * its nested nodes with it. */
 static int filter(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_tree *t = &c->plan.tree;
@@ -62,16 +175,8 @@ static int filter(struct nub_install_ctx *c, struct nub_err *err)
                            c->caps.npm_os, c->caps.npm_cpu);
     }
   }
-  for (size_t i = 0; i < t->n; i++) {
-    struct nub_node *n = &t->nodes[i];
-    if (!n->skip && n->pkg && !(n->flags & (NUB_NF_BUNDLED | NUB_NF_LOCAL | NUB_NF_LINK))) {
-      if (!n->pkg->needed)
-        n->pkg->optional = true;
-      n->pkg->needed = true;
-      if (!(n->flags & (NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL)))
-        n->pkg->optional = false; /* some required node installs it */
-    }
-  }
+  prune_unreached(c);
+  mark_needed(c);
   count_installed(c);
   return 0;
 }
@@ -121,6 +226,7 @@ static void hoisted_after_fetch(struct nub_install_ctx *c)
         (c->caps.libc && !nub_platform_allows_csv(x->libc, c->caps.libc)))
       n->skip = true;
   }
+  prune_unreached(c);
   count_installed(c);
 }
 

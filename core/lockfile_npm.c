@@ -105,6 +105,22 @@ static void set_deps(struct nub_node *n, const cJSON *e)
       n->deps[n->ndeps++] = nub_strdup(it->string);
     }
   }
+  {
+    /* optional peers: an edge that does not make its target needed */
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(e, "peerDependenciesMeta"), *it;
+    const cJSON *deps = cJSON_GetObjectItemCaseSensitive(e, "dependencies");
+    const cJSON *opt = cJSON_GetObjectItemCaseSensitive(e, "optionalDependencies");
+    size_t pcap = 0;
+    cJSON_ArrayForEach(it, meta)
+    {
+      if (!it->string || !nub_json_true(it, "optional") ||
+          cJSON_GetObjectItemCaseSensitive(deps, it->string) ||
+          cJSON_GetObjectItemCaseSensitive(opt, it->string))
+        continue;
+      NUB_GROW(n->opt_peers, pcap, n->nopt_peers + 1);
+      n->opt_peers[n->nopt_peers++] = nub_strdup(it->string);
+    }
+  }
 }
 
 static void set_platform(struct nub_node *n, const cJSON *e)
@@ -169,12 +185,10 @@ static int parse_v2(struct nub_tree *t, const cJSON *packages, const char *fname
     set_platform(n, e);
     set_deps(n, e);
     {
-      const cJSON *bin = cJSON_GetObjectItemCaseSensitive(e, "bin");
-      if (bin) {
-        const char *folder = nub_path_pkg_name(key);
-        nub_json_bins(e, folder ? folder : key, &n->bins, &n->nbins);
-        n->bins_known = true;
-      }
+      /* v2 and v3 record every package's "bin": none recorded is none */
+      const char *folder = nub_path_pkg_name(key);
+      nub_json_bins(e, folder ? folder : key, &n->bins, &n->nbins);
+      n->bins_known = true;
     }
     if (!strstr(key, "node_modules/") || (strncmp(key, "node_modules/", 13) &&
                                           !nub_path_pkg_name(key))) {

@@ -343,6 +343,14 @@ struct nub_import {
   char *pkgjson; /* the package's own package.json, for bins and scripts */
   size_t pkgjson_len;
   bool cur_is_pkgjson;
+  /* package.json files of bundled dependencies ("node_modules/x/..."): their
+   * bins' targets are made executable too, as npm links them */
+  struct bundled_manifest {
+    char *dir; /* "node_modules/x" */
+    char *text;
+    size_t len;
+  } *bundled;
+  size_t nbundled, capbundled;
   /* tree mode (nub_import_as_tree): the package directory being written,
    * <stage>/<tree_stage>/node_modules/<tree_name>, and the open file */
   char *tree_name;
@@ -710,6 +718,25 @@ int nub_import_file_end(struct nub_import *im)
   if (im->nf.fd < 0 && im->tfd < 0 && !im->cur_is_pkgjson && im->mem->len &&
       is_js(im->cur.path))
     nub_scan_requires(im->mem->data, im->mem->len, note_required, im);
+  if (im->nf.fd < 0 && im->tfd < 0 && !strncmp(im->cur.path, "node_modules/", 13)) {
+    size_t pl = strlen(im->cur.path);
+    if (pl > 13 + 13 && !strcmp(im->cur.path + pl - 13, "/package.json")) {
+      char *dir = nub_strndup(im->cur.path, pl - 13);
+      const char *folder = nub_path_pkg_name(dir);
+      if (folder && folder + strlen(folder) == dir + strlen(dir)) {
+        struct bundled_manifest *b;
+        NUB_GROW(im->bundled, im->capbundled, im->nbundled + 1);
+        b = &im->bundled[im->nbundled++];
+        b->dir = dir;
+        b->len = im->mem->len;
+        b->text = nub_malloc(b->len + 1);
+        memcpy(b->text, im->mem->data ? im->mem->data : "", b->len);
+        b->text[b->len] = '\0';
+        dir = NULL;
+      }
+      nub_free(dir);
+    }
+  }
   if (im->tree_name) {
     /* tree mode: the file's name is its path in the package directory */
     if (im->tfd < 0) {
@@ -777,6 +804,11 @@ static void free_import(struct nub_import *im)
   nub_buf_release(&im->own_mem);
   nub_hasher_release(&im->h);
   nub_free(im->pkgjson);
+  for (size_t i = 0; i < im->nbundled; i++) {
+    nub_free(im->bundled[i].dir);
+    nub_free(im->bundled[i].text);
+  }
+  nub_free(im->bundled);
   nub_strmap_release(&im->required, NULL);
   nub_strmap_release(&im->byname, NULL);
   if (im->stage.fd >= 0) {
@@ -919,6 +951,8 @@ int nub_import_commit(struct nub_import *im, const char key[65],
   bool have_m = false;
   struct nub_bin *bins = NULL;
   size_t nbins = 0, capbins = 0;
+  char **exec_paths = NULL;
+  size_t nexec = 0, capexec = 0;
   char **dirs = NULL;
   size_t ndirs = 0, capdirs = 0;
   struct strtab st = {NUB_BUF_INIT};
@@ -943,6 +977,8 @@ int nub_import_commit(struct nub_import *im, const char key[65],
     }
     if (!m.nbins && m.directories_bin) {
       char dir[4096];
+      /* pnpm links these; npm (and so the hoisted layout) does not */
+      flags |= NUB_IDX_BINS_FROM_DIR;
       if (nub_path_normalize(m.directories_bin, dir, sizeof(dir)) > 0) {
         for (size_t i = 0; i < im->nfiles; i++) {
           const char *base;
@@ -963,6 +999,19 @@ int nub_import_commit(struct nub_import *im, const char key[65],
       flags |= NUB_IDX_INSTALL_SCRIPT;
   }
   nub_sort(im->files, im->nfiles, sizeof(*im->files), cmp_file);
+  /* bundled packages' bins, by their paths in this package */
+  for (size_t k = 0; k < im->nbundled; k++) {
+    struct nub_manifest bm;
+    struct nub_err berr;
+    if (nub_manifest_parse(&bm, im->bundled[k].text, im->bundled[k].len, "package.json",
+                           &berr) < 0)
+      continue;
+    for (size_t i = 0; i < bm.nbins; i++) {
+      NUB_GROW(exec_paths, capexec, nexec + 1);
+      exec_paths[nexec++] = nub_asprintf("%s/%s", im->bundled[k].dir, bm.bins[i].target);
+    }
+    nub_manifest_release(&bm);
+  }
   for (size_t i = 0; i < im->nfiles; i++) {
     struct imp_file *f = &im->files[i];
     bool exec = f->tar_exec;
@@ -970,6 +1019,9 @@ int nub_import_commit(struct nub_import *im, const char key[65],
      * through a hardlink later would change every project's copy. */
     for (size_t b = 0; b < nbins && !exec; b++)
       if (!strcmp(bins[b].target, f->path))
+        exec = true;
+    for (size_t b = 0; b < nexec && !exec; b++)
+      if (!strcmp(exec_paths[b], f->path))
         exec = true;
     if (!strcmp(f->path, "binding.gyp"))
       flags |= NUB_IDX_BINDING_GYP;
@@ -1143,6 +1195,9 @@ out:
     nub_free(bins[i].target);
   }
   nub_free(bins);
+  for (size_t i = 0; i < nexec; i++)
+    nub_free(exec_paths[i]);
+  nub_free(exec_paths);
   for (size_t i = 0; i < ndirs; i++)
     nub_free(dirs[i]);
   nub_free(dirs);

@@ -61,6 +61,7 @@ enum nub_index_flag {
   NUB_IDX_INSTALL_SCRIPT = 1u << 0, /* preinstall/install/postinstall */
   NUB_IDX_BINDING_GYP = 1u << 1,    /* implicit `node-gyp rebuild` */
   NUB_IDX_TREE = 1u << 2,           /* files live in `tree`, hashes are zero */
+  NUB_IDX_BINS_FROM_DIR = 1u << 3,  /* bins only from "directories.bin" */
 };
 
 struct nub_index_file {

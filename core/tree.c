@@ -64,6 +64,11 @@ static long bsearch_path(const struct nub_tree *t, const char *path, size_t len)
   return -1;
 }
 
+long nub_tree_lookup(const struct nub_tree *t, const char *path)
+{
+  return bsearch_path(t, path, strlen(path));
+}
+
 int nub_tree_finish(struct nub_tree *t, const char *lockname, struct nub_err *err)
 {
   nub_sort(t->nodes, t->n, sizeof(*t->nodes), cmp_node);
@@ -104,6 +109,7 @@ void nub_tree_release(struct nub_tree *t)
     nub_strarray_free(n->cpu, n->ncpu);
     nub_strarray_free(n->libc, n->nlibc);
     nub_strarray_free(n->deps, n->ndeps);
+    nub_strarray_free(n->opt_peers, n->nopt_peers);
     for (size_t b = 0; b < n->nbins; b++) {
       nub_free(n->bins[b].name);
       nub_free(n->bins[b].target);

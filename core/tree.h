@@ -34,6 +34,8 @@ struct nub_node {
   size_t nos, ncpu, nlibc;
   char **deps;       /* names it depends on (for the isolated conversion) */
   size_t ndeps;
+  char **opt_peers;  /* of those, peers it can do without (peerDependenciesMeta) */
+  size_t nopt_peers;
   struct nub_bin *bins; /* from the lockfile when it records them */
   size_t nbins;
   bool bins_known;
@@ -63,6 +65,8 @@ struct nub_pkg *nub_tree_pkg(struct nub_tree *t, const char *name,
 size_t nub_tree_add_node(struct nub_tree *t, const char *path);
 /* Index of the node at exactly `path`, or -1. Linear; for building only. */
 long nub_tree_find(const struct nub_tree *t, const char *path);
+/* The same by binary search, once nub_tree_finish has sorted the nodes. */
+long nub_tree_lookup(const struct nub_tree *t, const char *path);
 /* Sort nodes by path and fill depth/parent/folder; returns -NUB_ELOCKFILE
  * with a message when a nested node has no enclosing package entry. */
 int nub_tree_finish(struct nub_tree *t, const char *lockname, struct nub_err *err);
