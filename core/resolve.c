@@ -67,6 +67,18 @@ struct res {
   size_t nroots, caproots;
   /* phase 2 */
   struct nub_strmap memo; /* key -> struct nub_gpkg */
+  /* edges written while their target was still being made (a cycle): the
+   * key was not known yet, and is filled in when it is */
+  struct fixup {
+    struct nub_gpkg *g;
+    char *alias;
+    struct frame *f;
+    size_t i;
+  } *fix;
+  size_t nfix, capfix;
+  struct frame *busy_f; /* the slot the last instance() found busy */
+  size_t busy_i;
+  bool busy_hit;
   struct nub_graph *g;
   int depth;
 };
@@ -771,19 +783,74 @@ static int cmp_edge(const void *a, const void *b)
   return strcmp(((const struct nub_gedge *)a)->alias, ((const struct nub_gedge *)b)->alias);
 }
 
+static int cmp_cstr(const void *a, const void *b)
+{
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void add_fixup(struct res *r, struct nub_gpkg *g, const char *alias, struct frame *f,
+                      size_t i)
+{
+  NUB_GROW(r->fix, r->capfix, r->nfix + 1);
+  r->fix[r->nfix].g = g;
+  r->fix[r->nfix].alias = nub_strdup(alias);
+  r->fix[r->nfix].f = f;
+  r->fix[r->nfix].i = i;
+  r->nfix++;
+}
+
+/* Slot i of frame f has its key now: edges written while it was being
+ * made point at it. */
+static void apply_fixups(struct res *r, struct frame *f, size_t i)
+{
+  for (size_t k = 0; k < r->nfix;) {
+    struct fixup *x = &r->fix[k];
+    if (x->f != f || x->i != i) {
+      k++;
+      continue;
+    }
+    for (int o = 0; o < 2; o++) {
+      struct nub_gedge *v = o ? x->g->optional_deps : x->g->deps;
+      size_t n = o ? x->g->noptional_deps : x->g->ndeps;
+      for (size_t e = 0; e < n; e++)
+        if (!strcmp(v[e].alias, x->alias)) {
+          nub_free(v[e].ref);
+          v[e].ref = ref_of(x->alias, f->inst[i]);
+        }
+    }
+    nub_free(x->alias);
+    r->fix[k] = r->fix[--r->nfix];
+  }
+}
+
 /* The dep path of slot i of frame f, creating its package on first sight. */
 static const char *instance(struct res *r, struct frame *f, size_t i)
 {
   struct rnode *k = f->to[i];
   struct frame cf;
   struct nub_buf key = NUB_BUF_INIT;
-  const char **resv;
+  const char **resv, **ids;
   struct nub_gpkg *g;
+  size_t nids = 0;
+  struct {
+    struct frame *f;
+    size_t i;
+  } *rbusy;
 
-  if (f->inst[i])
+  if (f->inst[i]) {
+    r->busy_hit = false;
     return f->inst[i];
-  if (f->busy[i] || r->depth > 400)
-    return k->base; /* a cycle through peers: the plain name@version */
+  }
+  if (f->busy[i]) {
+    /* a cycle: the plain name@version names it in keys (as pnpm does);
+     * edges to it are fixed once its key is known */
+    r->busy_hit = true;
+    r->busy_f = f;
+    r->busy_i = i;
+    return k->base;
+  }
+  if (r->depth > 400)
+    return k->base;
   f->busy[i] = true;
   r->depth++;
   frame_init(&cf, f, k, k->nkids);
@@ -796,9 +863,15 @@ static const char *instance(struct res *r, struct frame *f, size_t i)
   /* Resolve the open peers: from the ancestors; a node's own peer falls back
    * to the copy it installs itself. */
   resv = nub_calloc(k->npn + 1, sizeof(*resv));
+  rbusy = nub_calloc(k->npn + 1, sizeof(*rbusy));
   for (size_t j = 0; j < k->npn; j++) {
     const char *x = k->pn[j];
+    r->busy_hit = false;
     resv[j] = lookup(r, f, k, x);
+    if (r->busy_hit) {
+      rbusy[j].f = r->busy_f;
+      rbusy[j].i = r->busy_i;
+    }
     if (!resv[j] && is_peer_of(k, x)) {
       for (size_t s = 0; s < cf.n; s++)
         if (cf.peer[s] && !strcmp(cf.alias[s], x)) {
@@ -809,10 +882,16 @@ static const char *instance(struct res *r, struct frame *f, size_t i)
         }
     }
   }
-  nub_buf_adds(&key, k->base);
+  /* the peers' ids in byte order, as pnpm's createPeerDepGraphHash */
+  ids = nub_calloc(k->npn + 1, sizeof(*ids));
   for (size_t j = 0; j < k->npn; j++)
     if (resv[j])
-      nub_buf_addf(&key, "(%s)", resv[j]);
+      ids[nids++] = resv[j];
+  nub_sort(ids, nids, sizeof(*ids), cmp_cstr);
+  nub_buf_adds(&key, k->base);
+  for (size_t j = 0; j < nids; j++)
+    nub_buf_addf(&key, "(%s)", ids[j]);
+  nub_free(ids);
   g = nub_strmap_get(&r->memo, key.data);
   if (!g) {
     g = nub_calloc(1, sizeof(*g));
@@ -827,17 +906,26 @@ static const char *instance(struct res *r, struct frame *f, size_t i)
       for (size_t s = 0; s < cf.n; s++)
         if (cf.peer[s] && !strcmp(cf.alias[s], k->pn[j]))
           cf.inst[s] = (char *)resv[j];
-      add_edge(&g->deps, &g->ndeps, k->pn[j], resv[j]);
+      /* an optional peer found among the ancestors is an optional edge */
+      if (k->pv && str_in(k->pv->peers_optional, k->pv->npeers_optional, k->pn[j]))
+        add_edge(&g->optional_deps, &g->noptional_deps, k->pn[j], resv[j]);
+      else
+        add_edge(&g->deps, &g->ndeps, k->pn[j], resv[j]);
+      if (rbusy[j].f)
+        add_fixup(r, g, k->pn[j], rbusy[j].f, rbusy[j].i);
     }
     for (size_t s = 0; s < cf.n; s++) {
       const char *ik;
       if (cf.peer[s])
         continue;
+      r->busy_hit = false;
       ik = instance(r, &cf, s);
       if (cf.optional[s])
         add_edge(&g->optional_deps, &g->noptional_deps, cf.alias[s], ik);
       else
         add_edge(&g->deps, &g->ndeps, cf.alias[s], ik);
+      if (r->busy_hit)
+        add_fixup(r, g, cf.alias[s], r->busy_f, r->busy_i);
     }
     for (size_t j = 0; j < k->npn; j++) {
       if (is_peer_of(k, k->pn[j]))
@@ -850,11 +938,14 @@ static const char *instance(struct res *r, struct frame *f, size_t i)
     nub_sort(g->optional_deps, g->noptional_deps, sizeof(*g->optional_deps), cmp_edge);
   }
   f->inst[i] = g->key;
+  apply_fixups(r, f, i);
   nub_buf_release(&key);
   nub_free(resv);
+  nub_free(rbusy);
   frame_release(&cf);
   f->busy[i] = false;
   r->depth--;
+  r->busy_hit = false; /* what the caller gets is a finished key */
   return f->inst[i];
 }
 
@@ -1038,5 +1129,8 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nu
   nub_strmap_release(&r.nodes, NULL);
   nub_strmap_release(&r.byname, free_namelist);
   nub_strmap_release(&r.memo, NULL);
+  for (size_t i = 0; i < r.nfix; i++)
+    nub_free(r.fix[i].alias);
+  nub_free(r.fix);
   return rc;
 }

@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Differential tests on real public packages (tests/fixtures/real): nub
+builds the tree `npm ci` builds from the same package-lock.json, path by
+path with modes and symlink targets (.bin included), and in the isolated
+layout every dependency resolves from inside every package as it does
+under pnpm.
+
+These talk to the registry npm is configured with (`npm config get
+registry`); without npm, or when that registry cannot be reached, they
+skip and say why.
+
+Run: NUB_BIN=build/core/nub python3 tests/e2e/test_differential.py
+     (or ctest -R e2e.differential)
+"""
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import unittest
+import urllib.request
+
+import nubtest
+
+REAL = os.path.join(nubtest.FIXTURES_DIR, "real")
+
+# Every package's declared dependencies, resolved with Node from inside the
+# package's real directory: {"name@version": {dep: true|false}}.
+RESOLVE_JS = r"""
+const fs = require('fs'), path = require('path'), { createRequire } = require('module');
+const root = process.argv[1], out = {};
+const seen = new Set();
+function visit(dir) {
+  let real;
+  try { real = fs.realpathSync(dir); } catch (e) { return; }
+  if (seen.has(real)) return;
+  seen.add(real);
+  let pj;
+  try { pj = JSON.parse(fs.readFileSync(path.join(real, 'package.json'), 'utf8')); }
+  catch (e) { return; }
+  const req = createRequire(path.join(real, 'package.json'));
+  const peersMeta = pj.peerDependenciesMeta || {};
+  const deps = Object.assign({}, pj.dependencies || {});
+  for (const p of Object.keys(pj.peerDependencies || {}))
+    if (!(peersMeta[p] && peersMeta[p].optional)) deps[p] = pj.peerDependencies[p];
+  const res = {};
+  for (const d of Object.keys(deps)) {
+    try { req.resolve(d + '/package.json'); res[d] = true; }
+    catch (e) {
+      try { req.resolve(d); res[d] = true; }
+      catch (e2) { res[d] = e2.code !== 'MODULE_NOT_FOUND'; }
+    }
+  }
+  out[pj.name + '@' + pj.version] = res;
+  walk(path.join(real, 'node_modules'));
+}
+function walk(nm) {
+  let names;
+  try { names = fs.readdirSync(nm); } catch (e) { return; }
+  for (const n of names) {
+    if (n === '.bin') continue;
+    if (n.startsWith('@')) { for (const s of fs.readdirSync(path.join(nm, n))) visit(path.join(nm, n, s)); }
+    else if (n === '.pnpm' || n === '.nub') {
+      for (const e of fs.readdirSync(path.join(nm, n))) walk(path.join(nm, n, e, 'node_modules'));
+    } else visit(path.join(nm, n));
+  }
+}
+walk(path.join(root, 'node_modules'));
+console.log(JSON.stringify(out));
+"""
+
+
+def registry_url():
+    if not nubtest.have_npm():
+        return None
+    proc = subprocess.run(["npm", "config", "get", "registry"], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, universal_newlines=True)
+    url = proc.stdout.strip()
+    return url if url.startswith("http") else None
+
+
+def reachable(url):
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/-/ping", timeout=10):
+            return True
+    except urllib.error.HTTPError:
+        return True  # it answers
+    except Exception:
+        return False
+
+
+REGISTRY = registry_url()
+ONLINE = bool(REGISTRY) and reachable(REGISTRY)
+needs_registry = unittest.skipUnless(
+    ONLINE, "npm is not installed or its registry cannot be reached")
+
+
+def tree_of(root):
+    """node_modules as a sorted list: 'path mode' for files and dirs,
+    'path -> target' for symlinks (modes of files say whether they run)."""
+    out = []
+    nm = os.path.join(root, "node_modules")
+    for dirpath, dirnames, filenames in os.walk(nm):
+        rel_dir = os.path.relpath(dirpath, root)
+        dirnames[:] = [d for d in dirnames if not (
+            rel_dir == "node_modules" and d == ".nub-state")]
+        for name in sorted(dirnames + filenames):
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root)
+            if rel in ("node_modules/.package-lock.json",):
+                continue
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode):
+                out.append("%s -> %s" % (rel, os.readlink(path)))
+            elif stat.S_ISDIR(st.st_mode):
+                out.append(rel + "/")
+            else:
+                out.append("%s %s" % (rel, "x" if st.st_mode & 0o111 else "-"))
+    return sorted(out)
+
+
+@needs_registry
+class RealPackagesTest(nubtest.NubTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.env["npm_config_registry"] = REGISTRY
+
+    def project(self, case, dest, files=("package.json", "package-lock.json")):
+        os.makedirs(dest, exist_ok=True)
+        reg = REGISTRY.rstrip("/")
+        for f in files:
+            with open(os.path.join(REAL, case, f)) as src:
+                text = src.read().replace("@@REGISTRY@@", reg)
+            with open(os.path.join(dest, f), "w") as dst:
+                dst.write(text)
+        return dest
+
+    def npm_ci_and_nub_ci(self, case, *args):
+        npm_dir = self.project(case, os.path.join(self.tmp, "npm"))
+        nub_dir = self.project(case, os.path.join(self.tmp, "nub"))
+        self.npm("ci", "--ignore-scripts", *args, cwd=npm_dir, registry=REGISTRY)
+        self.nub("ci", "--ignore-scripts", *args, cwd=nub_dir)
+        return npm_dir, nub_dir
+
+    def assert_same_tree(self, case, *args):
+        npm_dir, nub_dir = self.npm_ci_and_nub_ci(case, *args)
+        want, got = tree_of(npm_dir), tree_of(nub_dir)
+        self.assertEqual(got, want)
+        return nub_dir
+
+    def test_bundled_dependencies_get_their_bins(self):
+        d = self.assert_same_tree("bundled-bins")
+        bin_dir = os.path.join(d, "node_modules", "bcrypt", "node_modules", ".bin")
+        self.assertEqual(os.readlink(os.path.join(bin_dir, "semver")), "../semver/bin/semver")
+        self.assertTrue(os.access(os.path.join(bin_dir, "mkdirp"), os.X_OK))
+
+    def test_directories_bin_links_nothing(self):
+        d = self.assert_same_tree("directories-bin")
+        self.assertFalse(os.path.exists(os.path.join(d, "node_modules", ".bin")))
+
+    def test_optional_packages_only_another_platform_needs(self):
+        d = self.assert_same_tree("foreign-optional")
+        for gone in ("@emnapi", "tslib", "bindings", "nan", "file-uri-to-path", "fsevents"):
+            self.assertFalse(os.path.exists(os.path.join(d, "node_modules", gone)), gone)
+
+    def test_optional_peer(self):
+        for args in ((), ("--omit=optional",), ("--omit=peer",)):
+            with self.subTest(args=args):
+                shutil.rmtree(os.path.join(self.tmp, "npm"), ignore_errors=True)
+                shutil.rmtree(os.path.join(self.tmp, "nub"), ignore_errors=True)
+                self.assert_same_tree("optional-peer", *args)
+
+    def test_cyclic_peers(self):
+        self.assert_same_tree("cyclic-peers")
+
+    @nubtest.requires_node
+    def test_cyclic_peers_resolve_as_under_pnpm(self):
+        # nub from pnpm's own lockfile, and resolving package.json itself
+        # (isolated, global virtual store on)
+        for files in (("package.json", "pnpm-lock.yaml"), ("package.json",)):
+            with self.subTest(files=files):
+                shutil.rmtree(os.path.join(self.tmp, "nub"), ignore_errors=True)
+                self.cyclic_peers_from(files)
+
+    def cyclic_peers_from(self, files):
+        d = self.project("cyclic-peers", os.path.join(self.tmp, "nub"), files)
+        self.nub("install", "--ignore-scripts", cwd=d)
+        got = json.loads(self.run_cmd(["node", "-e", RESOLVE_JS, d]).stdout)
+        self.assertIn("@webpack-cli/serve@2.0.5", got)
+        self.assertTrue(got["@webpack-cli/serve@2.0.5"]["webpack-cli"])
+        missing = sorted("%s -> %s" % (p, dep) for p, deps in got.items()
+                         for dep, ok in deps.items() if not ok)
+        self.assertEqual(missing, [])
+        # and against pnpm itself, when it is installed
+        pnpm = shutil.which("pnpm")
+        if pnpm:
+            shutil.rmtree(os.path.join(self.tmp, "pnpm"), ignore_errors=True)
+            pd = self.project("cyclic-peers", os.path.join(self.tmp, "pnpm"),
+                              ("package.json", "pnpm-lock.yaml"))
+            self.run_cmd([pnpm, "install", "--frozen-lockfile", "--ignore-scripts",
+                          "--store-dir", os.path.join(self.tmp, "pnpm-store")], cwd=pd,
+                         env={"npm_config_registry": REGISTRY})
+            want = json.loads(self.run_cmd(["node", "-e", RESOLVE_JS, pd]).stdout)
+            self.assertEqual(sorted(got), sorted(want))
+            self.assertEqual(got, want)
+
+
+if __name__ == "__main__":
+    nubtest.main()
