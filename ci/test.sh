@@ -10,6 +10,16 @@ bash ci/check-layering.sh
 jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 
 NUB_BUILD_TYPE=Release bash ci/build.sh build
+
+# pnpm, for the differential tests that compare with it (tests/fixtures/real);
+# without it (or without the network) those comparisons are skipped
+tools=$PWD/build/tools
+if [ ! -x "$tools/pnpm/bin/pnpm" ] && command -v npm >/dev/null 2>&1; then
+  npm i -g --prefix "$tools/pnpm" pnpm@12.4.2 --no-audit --no-fund >/dev/null 2>&1 ||
+    echo "test: pnpm could not be installed; comparisons with it are skipped"
+fi
+export PATH="$tools/pnpm/bin:$PATH"
+
 (cd build && ctest --output-on-failure -j"$jobs")
 
 if [ "${NUB_SKIP_SANITIZE:-0}" != 1 ]; then

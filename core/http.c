@@ -361,7 +361,13 @@ static void finish(struct nub_http *h, CURL *e, CURLcode code)
   r->res.status = status;
   r->res.http_version = ver == CURL_HTTP_VERSION_2_0 ? 2 : ver == CURL_HTTP_VERSION_3 ? 3 : 1;
   r->res.cls = classify((int)code, status);
-  if (code != CURLE_OK)
+  if (code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE ||
+      code == CURLE_SSL_CERTPROBLEM || code == CURLE_SSL_ISSUER_ERROR)
+    snprintf(r->res.error, sizeof(r->res.error),
+             "%s (certificates checked against %s); for a private CA set cafile=<bundle> "
+             "in .npmrc, or strict-ssl=false to skip the check", curl_easy_strerror(code),
+             h->cafile ? h->cafile : "the system's CA store");
+  else if (code != CURLE_OK)
     snprintf(r->res.error, sizeof(r->res.error), "%s", curl_easy_strerror(code));
   else if (r->res.cls != NUB_HTTP_OK)
     snprintf(r->res.error, sizeof(r->res.error), "HTTP %ld", status);

@@ -34,7 +34,8 @@ struct nub_http_result {
   int curl_code;            /* 0 = transfer completed */
   long status;              /* HTTP status, 0 if none */
   enum nub_http_class cls;
-  char error[256];          /* curl's message or "HTTP 500" */
+  char error[512];          /* curl's message or "HTTP 500"; for TLS failures
+                             * with the CA bundle used and the settings to fix it */
   char content_type[96];
   char etag[128];
   char last_modified[64];

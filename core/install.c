@@ -152,6 +152,7 @@ static void sample(void *ud, struct nub_jw *w)
     nub_pool_load(c->pool, &busy, &queued);
   nub_jw_int(w, "workers_busy", (long long)busy);
   nub_jw_int(w, "jobs_queued", (long long)queued);
+  nub_jw_int(w, "resolved", (long long)__atomic_load_n(&c->prog.resolved, __ATOMIC_RELAXED));
   nub_jw_int(w, "fetched", (long long)__atomic_load_n(&c->prog.fetched, __ATOMIC_RELAXED));
   nub_jw_int(w, "fetch_total", (long long)__atomic_load_n(&c->prog.fetch_total, __ATOMIC_RELAXED));
   nub_jw_int(w, "linked", (long long)__atomic_load_n(&c->prog.linked, __ATOMIC_RELAXED));
@@ -196,6 +197,8 @@ static int phase_plan(struct nub_install_ctx *c, struct nub_err *err)
   rc = nub_plan_make(c, err);
   if (rc == 0 && !c->o->lockfile_only)
     rc = c->layout->shape(c, err);
+  if (rc == 0 && !c->o->lockfile_only)
+    nub_report_peers(c);
   nub_progress_set(&c->prog, &c->prog.resolved, c->installed);
   snprintf(detail, sizeof(detail), "%s%zu packages",
            c->plan.have_graph && !c->plan.have_tree ? (c->plan.resolved ? "fresh, "
@@ -313,7 +316,7 @@ static int phase_scripts(struct nub_install_ctx *c, struct nub_err *err)
 }
 
 /* What the next install compares with to find nothing to do. */
-static void phase_state(struct nub_install_ctx *c)
+static void phase_state(struct nub_install_ctx *c, struct nub_install_result *res)
 {
   struct nub_diag_phase ph;
   struct nub_state s;
@@ -329,8 +332,24 @@ static void phase_state(struct nub_install_ctx *c)
   nub_plat_mkdir_at(c->proj.dir_fd, NUB_STATE_DIR, 0755); /* before any time is read */
   c->layout->state(c, &s);
   nub_state_write(&s, c->proj.dir_fd);
+  nub_report_changes(c->old_directs, c->nold_directs, s.directs, s.ndirects, &res->changes,
+                     &res->nchanges);
   nub_state_release(&s);
   nub_diag_phase_end(&ph, NULL);
+}
+
+/* The direct dependencies the previous install left, whatever its layout. */
+static void remember_directs(struct nub_install_ctx *c)
+{
+  struct nub_state s;
+
+  if (nub_state_read(&s, c->proj.dir_fd, true) < 0)
+    return;
+  c->old_directs = s.directs;
+  c->nold_directs = s.ndirects;
+  s.directs = NULL;
+  s.ndirects = 0;
+  nub_state_release(&s);
 }
 
 static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct nub_err *err)
@@ -342,6 +361,7 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
   rc = phase_plan(c, err);
   if (rc < 0 || c->o->lockfile_only)
     return rc;
+  remember_directs(c);
   rc = nub_lifecycle_root(c, pre, 1, err);
   if (rc == 0)
     rc = phase_fetch(c, err);
@@ -353,7 +373,7 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
     rc = phase_scripts(c, err);
   if (rc < 0)
     return rc;
-  phase_state(c);
+  phase_state(c, res);
   res->added = c->layout == &nub_layout_hoisted ? lr.packages : c->installed;
   res->removed = lr.removed;
   return 0;
@@ -422,6 +442,14 @@ out:
   if (c.have_cfg)
     nub_config_release(&c.cfg);
   nub_buf_release(&c.blocked);
+  nub_strarray_free(c.old_directs, c.nold_directs);
   nub_free(dir);
   return rc;
+}
+
+void nub_install_result_release(struct nub_install_result *res)
+{
+  nub_strarray_free(res->changes, res->nchanges);
+  res->changes = NULL;
+  res->nchanges = 0;
 }

@@ -34,7 +34,13 @@ struct nub_install_result {
   bool up_to_date;       /* nothing to do: node_modules matched already */
   size_t added, removed; /* packages linked or removed by this install */
   double seconds;
+  /* the project's direct dependencies that came, went or changed, as
+   * "+ name 1.2.3" / "- name 1.2.2" lines (owned: nub_install_result_release) */
+  char **changes;
+  size_t nchanges;
 };
+
+void nub_install_result_release(struct nub_install_result *res);
 
 int nub_install(const struct nub_install_opts *opts, struct nub_install_result *res,
                 struct nub_err *err);

@@ -43,6 +43,8 @@ struct nub_install_ctx {
   size_t installed;     /* packages in the layout */
   size_t nblocked;      /* dependencies whose install scripts did not run */
   struct nub_buf blocked;
+  char **old_directs;   /* the previous install's direct dependencies */
+  size_t nold_directs;
 };
 
 /* Whether package.json lets `name` run install scripts. */

@@ -318,9 +318,21 @@ static void add_dirs(struct nub_install_ctx *c, struct nub_state *s)
 static void hoisted_state(struct nub_install_ctx *c, struct nub_state *s)
 {
   const struct nub_tree *t = &c->plan.tree;
+  const struct nub_depmap *maps[3] = {&c->man.deps, &c->man.optional, &c->man.dev};
   size_t k = 0;
 
   add_dirs(c, s);
+  for (int m = 0; m < 3; m++)
+    for (size_t i = 0; i < maps[m]->n; i++) {
+      char path[600];
+      long ni;
+      snprintf(path, sizeof(path), "node_modules/%s", maps[m]->v[i].name);
+      ni = nub_tree_lookup(t, path);
+      if (ni >= 0 && installable(&t->nodes[ni]))
+        nub_state_add_direct(s, maps[m]->v[i].name,
+                             t->nodes[ni].pkg ? t->nodes[ni].pkg->version
+                                              : t->nodes[ni].link_target);
+    }
   s->keys = nub_calloc(t->n + 1, sizeof(char *));
   s->paths = nub_calloc(t->n + 1, sizeof(char *));
   for (size_t i = 0; i < t->n; i++) {

@@ -312,8 +312,10 @@ static void isolated_state(struct nub_install_ctx *c, struct nub_state *s)
       struct nub_gpkg *p = t ? nub_graph_find(g, t) : NULL;
       char *path = nub_asprintf("node_modules/%s", d[i].alias);
       nub_free(t);
-      if ((p && !p->skip) || !strncmp(d[i].ref, "link:", 5))
+      if ((p && !p->skip) || !strncmp(d[i].ref, "link:", 5)) {
         nub_state_add_check(s, path);
+        nub_state_add_direct(s, d[i].alias, p ? p->version : d[i].ref);
+      }
       nub_free(path);
     }
   }

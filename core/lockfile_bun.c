@@ -107,7 +107,7 @@ static int add_entry(struct nub_tree *t, const char *key, const cJSON *v, const 
     goto out;
   }
   if (strchr(version, ':') || nub_is_http_url(version) || !cJSON_IsString(where)) {
-    rc = nub_err_set(err, -NUB_ELOCKFILE,
+    rc = nub_err_set(err, -NUB_ESPEC,
                      "%s entry '%s' is %s, not a registry package; nub installs "
                      "registry packages from bun.lock only", fname, key, spec->valuestring);
     goto out;

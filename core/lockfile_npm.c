@@ -43,7 +43,7 @@ static int set_pkg(struct nub_tree *t, struct nub_node *n, const char *real_name
                        fname, n->path, name);
   if (resolved && (!strncmp(resolved, "git", 3) || strstr(resolved, "://github.com/") ||
                    !strncmp(resolved, "github:", 7)))
-    return nub_err_set(err, -NUB_ELOCKFILE,
+    return nub_err_set(err, -NUB_ESPEC,
                        "%s entry '%s' is a git dependency (%s); nub cannot install "
                        "git dependencies yet", fname, n->path, resolved);
   if (resolved && !strncmp(resolved, "file:", 5)) {
@@ -105,6 +105,7 @@ static void set_deps(struct nub_node *n, const cJSON *e)
       n->deps[n->ndeps++] = nub_strdup(it->string);
     }
   }
+  nub_json_depmap(cJSON_GetObjectItemCaseSensitive(e, "peerDependencies"), &n->peers);
   {
     /* optional peers: an edge that does not make its target needed */
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(e, "peerDependenciesMeta"), *it;

@@ -1072,9 +1072,10 @@ static int rd_resolution(struct rd *r, yaml_node_t *n, const char *pkey, struct 
   }
   /* Silently dropping a git or runtime resolution would install the wrong
    * thing (or nothing) later; say so while the file position is known. */
-  if (type && strcmp(type, "directory"))
-    return rd_bad(r, n, "packages['%s']: '%s' resolutions are not supported by nub", pkey,
-                  type);
+  if (type && strcmp(type, "directory")) {
+    rd_bad(r, n, "packages['%s']: '%s' resolutions are not supported by nub", pkey, type);
+    return r->err->code = -NUB_ESPEC;
+  }
   if (type && !p->directory)
     return rd_bad(r, n, "packages['%s']: a directory resolution needs a directory", pkey);
   return 0;

@@ -143,6 +143,7 @@ static int resolve(struct nub_install_ctx *c, const struct nub_graph *prev, stru
   ro.overrides = &c->man.overrides;
   ro.on_pick = p->fetch ? on_pick : NULL;
   ro.ud = c;
+  ro.prog = &c->prog;
   rc = nub_resolve(&p->graph, &c->man, p->meta, &ro, err);
   p->resolved = true;
   if (rc < 0)

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "nub_plat.h"
+#include "quickhash.h"
 #include "redact.h"
 
 static void draw(struct nub_progress *p)
@@ -89,20 +90,48 @@ void nub_progress_set(struct nub_progress *p, size_t *field, size_t v)
   __atomic_store_n(field, v, __ATOMIC_RELAXED);
 }
 
+static void vwarn(struct nub_progress *p, const char *fmt, va_list ap)
+{
+  char line[2048], clean[2048];
+
+  vsnprintf(line, sizeof(line), fmt, ap);
+  nub_redact(clean, sizeof(clean), line);
+  pthread_mutex_lock(&p->lock);
+  clear(p);
+  fprintf(stderr, "nub: warn: %s\n", clean);
+  pthread_mutex_unlock(&p->lock);
+}
+
 void nub_progress_warn(struct nub_progress *p, const char *fmt, ...)
 {
   va_list ap;
 
   if (p->silent)
     return;
-  char line[2048], clean[2048];
-
   va_start(ap, fmt);
-  vsnprintf(line, sizeof(line), fmt, ap);
+  vwarn(p, fmt, ap);
   va_end(ap);
-  nub_redact(clean, sizeof(clean), line);
+}
+
+bool nub_progress_warn_once(struct nub_progress *p, const char *key, const char *fmt, ...)
+{
+  unsigned char h[16];
+  uint64_t k;
+  bool seen = false;
+  va_list ap;
+
+  nub_quickhash(key, strlen(key), h);
+  memcpy(&k, h, sizeof(k));
   pthread_mutex_lock(&p->lock);
-  clear(p);
-  fprintf(stderr, "nub: warn: %s\n", clean);
+  for (size_t i = 0; i < p->nonce && !seen; i++)
+    seen = p->once[i] == k;
+  if (!seen && p->nonce < sizeof(p->once) / sizeof(p->once[0]))
+    p->once[p->nonce++] = k;
   pthread_mutex_unlock(&p->lock);
+  if (seen || p->silent)
+    return false;
+  va_start(ap, fmt);
+  vwarn(p, fmt, ap);
+  va_end(ap);
+  return true;
 }

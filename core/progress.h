@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct nub_progress {
   bool live;   /* stderr is a TTY and the reporter allows it */
@@ -17,6 +18,8 @@ struct nub_progress {
   pthread_mutex_t lock;
   pthread_cond_t cv;
   bool running, stop, drawn;
+  uint64_t once[64]; /* what nub_progress_warn_once has said (hashes) */
+  size_t nonce;
 };
 
 /* reporter: 0 default, 1 append-only, 2 silent (enum nub_reporter) */
@@ -27,5 +30,9 @@ void nub_progress_set(struct nub_progress *p, size_t *field, size_t v);
 /* "nub: warn: ..." on stderr (suppressed by --silent). */
 void nub_progress_warn(struct nub_progress *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The same, once per `key` per install (a host that cannot be reached is
+ * said once, not once per request); returns whether it printed. */
+bool nub_progress_warn_once(struct nub_progress *p, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

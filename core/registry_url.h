@@ -21,6 +21,9 @@ char *nub_tarball_url_on(const char *reg, const char *name, const char *version)
 char *nub_registry_tarball_url(const struct nub_config *cfg, const char *name,
                                const char *version);
 
+/* The host[:port] of a URL into out (no userinfo); "" when it has none. */
+void nub_url_host(const char *url, char *out, size_t cap);
+
 /* Rewrite a resolved URL that points at the default registry onto the
  * configured one (caller frees). */
 char *nub_rewrite_registry_url(const struct nub_config *cfg, const char *name,

@@ -3,9 +3,22 @@
 #ifndef NUB_REPORT_H
 #define NUB_REPORT_H
 
+#include <stddef.h>
+
 struct nub_install_ctx;
 
 /* One line naming the dependencies whose install scripts were not run. */
 void nub_report_blocked(struct nub_install_ctx *c);
+
+/* One line per package whose peer dependency is missing or of a version
+ * its range does not allow, as pnpm reports them ("react-dom@18.3.1 wants
+ * react@^18.3.1, found 17.0.2"). */
+void nub_report_peers(struct nub_install_ctx *c);
+
+/* The direct dependencies that came, went or changed between two lists of
+ * "<alias> <version>" (state.h), as "+ alias version" / "- alias version"
+ * lines in name order; the caller frees them (nub_strarray_free). */
+void nub_report_changes(char *const *old, size_t nold, char *const *now, size_t nnow,
+                        char ***out, size_t *nout);
 
 #endif

@@ -437,7 +437,7 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   }
   if (!strncmp(spec, "link:", 5) || !strncmp(spec, "file:", 5) || !strncmp(spec, "git", 3) ||
       !strncmp(spec, "github:", 7) || strstr(spec, "://") || strchr(spec, '/') == spec)
-    return nub_err_set(r->err, -NUB_ENOVERSION,
+    return nub_err_set(r->err, -NUB_ESPEC,
                        "%s depends on %s@%s, a kind of dependency nub does not resolve "
                        "yet (only the project itself may use link: and file: directories)",
                        who, it->alias, spec);
@@ -486,6 +486,8 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   if (!n) {
     n = new_node(r, name, pv->version);
     n->pv = pv;
+    if (r->o->prog)
+      nub_progress_add(r->o->prog, &r->o->prog->resolved, 1);
     if (r->o->on_pick)
       r->o->on_pick(r->o->ud, name, pv);
     expand(r, n);

@@ -24,6 +24,7 @@
 #include "err.h"
 #include "graph.h"
 #include "manifest.h"
+#include "progress.h"
 #include "registry.h"
 
 struct nub_resolve_opts {
@@ -34,6 +35,7 @@ struct nub_resolve_opts {
    * thread (to start its download at once). */
   void (*on_pick)(void *ud, const char *name, const struct nub_pversion *pv);
   void *ud;
+  struct nub_progress *prog; /* its "resolved" count moves with each pick */
 };
 
 int nub_resolve(struct nub_graph *out, const struct nub_manifest *man,

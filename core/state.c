@@ -53,6 +53,12 @@ bool nub_state_checks_exist(const struct nub_state *s, int dir_fd)
   return true;
 }
 
+void nub_state_add_direct(struct nub_state *s, const char *alias, const char *version)
+{
+  s->directs = nub_realloc(s->directs, sizeof(char *) * (s->ndirects + 1));
+  s->directs[s->ndirects++] = nub_asprintf("%s %s", alias, version);
+}
+
 void nub_state_add_dir(struct nub_state *s, int dir_fd, const char *path)
 {
   struct nub_plat_stat st;
@@ -96,6 +102,7 @@ const struct nub_dirstamp *nub_state_dir(const struct nub_state *s, const char *
 void nub_state_release(struct nub_state *s)
 {
   nub_strarray_free(s->checks, s->nchecks);
+  nub_strarray_free(s->directs, s->ndirects);
   for (size_t i = 0; i < s->ndirs; i++)
     nub_free(s->dirs[i].path);
   nub_free(s->dirs);
@@ -158,6 +165,9 @@ int nub_state_read(struct nub_state *s, int dir_fd, bool header_only)
       }
     } else if (!strncmp(line, "check ", 6)) {
       nub_state_add_check(s, line + 6);
+    } else if (!strncmp(line, "direct ", 7)) {
+      s->directs = nub_realloc(s->directs, sizeof(char *) * (s->ndirects + 1));
+      s->directs[s->ndirects++] = nub_strdup(line + 7);
     } else if (!strncmp(line, "dir ", 4)) {
       char *end, *end2;
       unsigned long long mt = strtoull(line + 4, &end, 10), ino = 0;
@@ -221,6 +231,8 @@ int nub_state_write(struct nub_state *s, int dir_fd)
     if (!i || strcmp(s->dirs[i].path, s->dirs[i - 1].path))
       nub_buf_addf(&b, "dir %llu %llu %s\n", (unsigned long long)s->dirs[i].ctime_ns,
                    (unsigned long long)s->dirs[i].ino, s->dirs[i].path);
+  for (size_t i = 0; i < s->ndirects; i++)
+    nub_buf_addf(&b, "direct %s\n", s->directs[i]);
   nub_buf_addf(&b, "nodes %zu\n", s->n);
   for (size_t i = 0; i < s->n; i++)
     nub_buf_addf(&b, "%s %s\n", s->keys[i], s->paths[i]);

@@ -19,6 +19,7 @@
  *   file <name> <size> <mtime_ns> <hash>        (lockfile, package.json)
  *   check <path>                                (links that must resolve)
  *   dir <ctime_ns> <inode> <path>               (directories as they were)
+ *   direct <alias> <version>                    (for the next summary)
  *   nodes <n>
  *   <store key or "-"> <path>                   (n lines)
  */
@@ -54,6 +55,8 @@ struct nub_state {
   size_t nchecks;
   struct nub_dirstamp *dirs; /* owned */
   size_t ndirs, capdirs;
+  char **directs; /* "<alias> <version>" of the project's direct dependencies */
+  size_t ndirects;
   char **keys, **paths; /* owned */
   size_t n;
 };
@@ -75,6 +78,9 @@ bool nub_state_files_match(const struct nub_state *s, int dir_fd);
  * install is not up to date). */
 bool nub_state_checks_exist(const struct nub_state *s, int dir_fd);
 void nub_state_add_check(struct nub_state *s, const char *path);
+/* A direct dependency as installed ("a", "1.2.3"), for the summary of the
+ * next install. */
+void nub_state_add_direct(struct nub_state *s, const char *alias, const char *version);
 /* Record path's modification time as it is now (nothing if it is not a
  * directory). */
 void nub_state_add_dir(struct nub_state *s, int dir_fd, const char *path);

@@ -110,6 +110,7 @@ void nub_tree_release(struct nub_tree *t)
     nub_strarray_free(n->libc, n->nlibc);
     nub_strarray_free(n->deps, n->ndeps);
     nub_strarray_free(n->opt_peers, n->nopt_peers);
+    nub_depmap_release(&n->peers);
     for (size_t b = 0; b < n->nbins; b++) {
       nub_free(n->bins[b].name);
       nub_free(n->bins[b].target);

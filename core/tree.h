@@ -36,6 +36,7 @@ struct nub_node {
   size_t ndeps;
   char **opt_peers;  /* of those, peers it can do without (peerDependenciesMeta) */
   size_t nopt_peers;
+  struct nub_depmap peers; /* peerDependencies: name -> range */
   struct nub_bin *bins; /* from the lockfile when it records them */
   size_t nbins;
   bool bins_known;

@@ -177,9 +177,12 @@ static int run(int argc, char **argv, bool ci)
                  res.seconds);
         else if (!o.lockfile_only)
           printf("added %zu packages in %.2fs\n", res.added, res.seconds);
+        for (size_t i = 0; i < res.nchanges; i++)
+          printf("%s\n", res.changes[i]);
         fflush(stdout);
       }
     }
+    nub_install_result_release(&res);
   }
   if (cfg) {
     for (size_t i = 0; cfg[i]; i++)

@@ -183,7 +183,8 @@ class DiagTest(nubtest.NubTestCase):
         self.assertNotIn("DEBUG", proc.stderr)
         self.assertNotIn("[diag", proc.stderr)
         self.assertEqual(proc.stderr, "")
-        self.assertRegex(proc.stdout, r"^added 8 packages in \d+\.\d\ds\n$")
+        # the summary line, then the direct dependencies it added: no diag
+        self.assertRegex(proc.stdout, r"^added 8 packages in \d+\.\d\ds\n(\+ \S+ \S+\n)+$")
         self.assertEqual(sorted(os.listdir(self.tmp)), before_tmp)
         self.assertEqual(sorted(os.listdir(self.home)), before_home)
         self.assertEqual(sorted(os.listdir(self.proj)),

@@ -637,5 +637,93 @@ class CredentialScopeTest(TrustTestCase):
         self.assert_no_secret_anywhere()
 
 
+class MessagesTest(TrustTestCase):
+    """Item 9: say what happened, correctly."""
+
+    def test_summary_names_direct_dependencies(self):
+        self.basic()
+        proc = self.nub("install")
+        lines = proc.stdout.splitlines()
+        self.assertRegex(lines[0], r"^added 8 packages in ")
+        self.assertIn("+ a 1.0.0", lines)
+        self.assertIn("+ @scope/d 1.0.0", lines)
+        # drop e, move c: removals count as removals, changes show both sides
+        pj = self.read_json(os.path.join(self.proj, "package.json"))
+        del pj["dependencies"]["e"]
+        self.write_json(os.path.join(self.proj, "package.json"), pj)
+        lock = self.read_json(os.path.join(self.proj, "package-lock.json"))
+        del lock["packages"]["node_modules/e"]
+        del lock["packages"][""]["dependencies"]["e"]
+        self.write_json(os.path.join(self.proj, "package-lock.json"), lock)
+        proc = self.nub("install")
+        lines = proc.stdout.splitlines()
+        self.assertRegex(lines[0], r"^added 0 packages, removed 1 packages in ")
+        self.assertEqual(lines[1:], ["- e 1.0.0"])
+
+    def test_an_unreachable_registry_is_one_line_per_cause(self):
+        self.basic()
+        dead = "http://127.0.0.1:9/"
+        lock = self.read("package-lock.json").replace(self.registry.url, dead)
+        self.write("package-lock.json", lock)
+        proc = self.nub_fails("install", env={"npm_config_registry": dead,
+                                              "npm_config_fetch_retry_mintimeout": "10",
+                                              "npm_config_fetch_retry_maxtimeout": "20"})
+        self.assertEqual(proc.returncode, 41, proc.stderr)
+        self.assertLessEqual(len(proc.stderr.strip().splitlines()), 2, proc.stderr)
+
+    def test_tls_failures_name_the_ca_bundle_and_the_fix(self):
+        import subprocess
+        cert, key = os.path.join(self.tmp, "cert.pem"), os.path.join(self.tmp, "key.pem")
+        made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                               "-keyout", key, "-out", cert, "-days", "2", "-subj",
+                               "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if made.returncode != 0:
+            self.skipTest("openssl cannot make a certificate here")
+        reg = Registry(nubtest.PACKAGES_DIR, tls=(cert, key)).start()
+        self.addCleanup(reg.stop)
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
+        env = {"npm_config_registry": reg.url, "npm_config_fetch_retries": "0"}
+        proc = self.nub_fails("install", env=env)
+        self.assertIn("cafile", proc.stderr)
+        self.assertIn("strict-ssl", proc.stderr)
+        self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+        env["npm_config_cafile"] = cert
+        self.nub("install", env=env)
+        self.assertEqual(self.node_require(self.proj, "a")["deps"], {"b": "1.0.0"})
+
+    def test_peer_warnings(self):
+        want = "peer-host@1.0.0 wants b@^1.0.0, found 2.0.0"
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"peer-host": "^1.0.0", "b": "^2.0.0"}})
+        proc = self.nub("install")
+        self.assertEqual([l for l in proc.stderr.splitlines() if "wants" in l],
+                         ["nub: warn: " + want], proc.stderr)
+        # the same from an npm lockfile
+        nubtest._rmtree(self.proj)
+        os.makedirs(self.proj)
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"peer-host": "^1.0.0", "b": "^2.0.0"}})
+        lock = self.lock_v3({"peer-host": "^1.0.0", "b": "^2.0.0"},
+                            {"node_modules/peer-host": {"version": "1.0.0",
+                                                        "peerDependencies": {"b": "^1.0.0"}},
+                             "node_modules/b": {"version": "2.0.0"}})
+        self.write_json(os.path.join(self.proj, "package-lock.json"), lock)
+        proc = self.nub("install")
+        self.assertIn(want, proc.stderr)
+
+    def test_resolved_counter_moves(self):
+        # the live line is for terminals; the count it shows comes from the
+        # resolver as it picks (checked through the diag sample)
+        trace = os.path.join(self.tmp, "t.jsonl")
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
+        self.registry.add_fault(r"^/b$", "delay", count=None, seconds=0.3)
+        self.nub("install", env={"NUB_DIAG_FILE": trace})
+        events = [json.loads(l) for l in open(trace)]
+        samples = [e for e in events if e.get("cat") == "sample"]
+        self.assertTrue(samples)
+        self.assertTrue(any(e["meta"].get("resolved", 0) > 0 for e in samples), samples[:3])
+
+
 if __name__ == "__main__":
     nubtest.main()

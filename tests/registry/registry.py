@@ -499,9 +499,11 @@ class Registry:
     """
 
     def __init__(self, fixtures_dir: str = DEFAULT_FIXTURES, token: str | None = None,
-                 port: int = 0, host: str = "127.0.0.1", verbose: bool = False):
+                 port: int = 0, host: str = "127.0.0.1", verbose: bool = False,
+                 tls: tuple | None = None):
         self.fixtures_dir = os.path.abspath(fixtures_dir)
         self.token, self.host, self.verbose = token, host, verbose
+        self.tls = tls  # (certfile, keyfile): serve https
         self._want_port = port
         self._packages = load_fixtures(self.fixtures_dir)
         self._lock = threading.Lock()
@@ -518,7 +520,14 @@ class Registry:
     def start(self) -> "Registry":
         self._server = _Server((self.host, self._want_port), self)
         self.port = self._server.server_address[1]
-        self.url = "http://%s:%d/" % (self.host, self.port)
+        scheme = "http"
+        if self.tls:
+            import ssl
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*self.tls)
+            self._server.socket = ctx.wrap_socket(self._server.socket, server_side=True)
+            scheme = "https"
+        self.url = "%s://%s:%d/" % (scheme, self.host, self.port)
         self._docs = {name: self._render(name) for name in self._packages}
         self._thread = threading.Thread(target=self._server.serve_forever,
                                         name="nub-test-registry", daemon=True)
