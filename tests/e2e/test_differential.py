@@ -175,6 +175,35 @@ class RealPackagesTest(nubtest.NubTestCase):
     def test_cyclic_peers(self):
         self.assert_same_tree("cyclic-peers")
 
+    def missing(self, root):
+        got = json.loads(self.run_cmd(["node", "-e", RESOLVE_JS, root]).stdout)
+        self.assertTrue(got, "no package found under %s" % root)
+        return sorted("%s -> %s" % (p, dep) for p, deps in got.items()
+                      for dep, ok in deps.items() if not ok)
+
+    @nubtest.requires_node
+    def test_isolated_every_dependency_resolves_as_under_pnpm(self):
+        # each fixture in the isolated layout (its npm lockfile's versions):
+        # every declared dependency resolves from inside every package; and
+        # nothing that resolves under pnpm (resolving the same package.json)
+        # is missing under nub
+        pnpm = shutil.which("pnpm")
+        for case in sorted(os.listdir(REAL)):
+            if not os.path.isdir(os.path.join(REAL, case)):
+                continue
+            with self.subTest(case=case):
+                d = self.project(case, os.path.join(self.tmp, "iso-" + case))
+                self.nub("install", "--node-linker", "isolated", "--ignore-scripts", cwd=d)
+                nub_missing = self.missing(d)
+                self.assertEqual(nub_missing, [])
+                if pnpm:
+                    pd = self.project(case, os.path.join(self.tmp, "pnpm-" + case),
+                                      ("package.json",))
+                    self.run_cmd([pnpm, "install", "--ignore-scripts", "--store-dir",
+                                  os.path.join(self.tmp, "pnpm-store")], cwd=pd,
+                                 env={"npm_config_registry": REGISTRY})
+                    self.assertEqual(sorted(set(nub_missing) - set(self.missing(pd))), [])
+
     @nubtest.requires_node
     def test_cyclic_peers_resolve_as_under_pnpm(self):
         # nub from pnpm's own lockfile, and resolving package.json itself
