@@ -62,6 +62,7 @@ static void set_entry(struct nub_config *cfg, const char *key, const char *val,
   cfg->ent[cfg->nent].key = nub_strdup(key);
   cfg->ent[cfg->nent].val = nub_strdup(val);
   cfg->ent[cfg->nent].layer = layer;
+  cfg->ent[cfg->nent].withheld = false;
   cfg->nent++;
 }
 

@@ -25,24 +25,6 @@
 #include "state.h"
 #include "version.h"
 
-/* ---- what the stages share ---------------------------------------------- */
-
-bool nub_install_trusted(const struct nub_install_ctx *c, const char *name)
-{
-  for (size_t i = 0; i < c->man.ntrusted; i++)
-    if (!strcmp(c->man.trusted[i], name))
-      return true;
-  return false;
-}
-
-bool nub_install_platform_ok(const struct nub_install_ctx *c, char *const *os, size_t nos,
-                             char *const *cpu, size_t ncpu, char *const *libc, size_t nlibc)
-{
-  return nub_platform_allows(os, nos, c->caps.npm_os) &&
-         nub_platform_allows(cpu, ncpu, c->caps.npm_cpu) &&
-         (!c->caps.libc || nub_platform_allows(libc, nlibc, c->caps.libc));
-}
-
 /* ---- setting up ------------------------------------------------------------ */
 
 static int absolute_dir(const char *dir, char **out, struct nub_err *err)
@@ -187,6 +169,23 @@ static int start_work(struct nub_install_ctx *c, struct nub_err *err)
 
 /* ---- the phases ------------------------------------------------------------ */
 
+/* Which source makes the plan: the lockfile's kind decides. */
+static int make_plan(struct nub_install_ctx *c, struct nub_err *err)
+{
+  switch (c->proj.lock) {
+  case NUB_LOCK_NPM:
+  case NUB_LOCK_SHRINKWRAP:
+  case NUB_LOCK_BUN:
+    return nub_plan_from_tree_lockfile(c, err);
+  case NUB_LOCK_YARN:
+    return nub_err_set(err, -NUB_ELOCKVERSION,
+                       "%s is not supported by this nub yet; install with its own tool, "
+                       "or convert it to package-lock.json", c->proj.lockfile);
+  default:
+    return nub_plan_from_graph(c, err);
+  }
+}
+
 static int phase_plan(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_diag_phase ph;
@@ -194,7 +193,7 @@ static int phase_plan(struct nub_install_ctx *c, struct nub_err *err)
   int rc;
 
   nub_diag_phase_begin(&ph, "resolve");
-  rc = nub_plan_make(c, err);
+  rc = make_plan(c, err);
   if (rc == 0 && !c->o->lockfile_only)
     rc = c->layout->shape(c, err);
   if (rc == 0 && !c->o->lockfile_only)

@@ -16,6 +16,7 @@
 
 #include "err.h"
 #include "manifest.h"
+#include "text.h"
 
 #define NUB_JSON_MAX_DEPTH 512
 
@@ -29,6 +30,7 @@ enum nub_json_flags {
  * -NUB_EMANIFEST, ...); the code is returned. */
 int nub_json_parse(const char *text, size_t len, const char *fname, int code,
                    unsigned flags, cJSON **out, struct nub_err *err);
+
 
 /* Typed field readers: a missing field or one of another type reads as
  * absent (NULL, false, empty), never as a crash. */

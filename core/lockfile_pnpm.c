@@ -20,6 +20,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "text.h"
 #include "nub_alloc.h"
 
 /* ---- js-yaml's scalar styles ------------------------------------------- */

@@ -1,30 +1,14 @@
 /* manifest.c - package.json reader. */
 #include "manifest.h"
 
-#include "json.h"
-
 #include <errno.h>
 #include <string.h>
+
+#include "json.h"
 
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "path.h"
-
-void nub_text_linecol(const char *text, size_t off, int *line, int *col)
-{
-  int l = 1, c = 1;
-
-  for (size_t i = 0; i < off && text[i]; i++) {
-    if (text[i] == '\n') {
-      l++;
-      c = 1;
-    } else {
-      c++;
-    }
-  }
-  *line = l;
-  *col = c;
-}
 
 void nub_depmap_release(struct nub_depmap *m)
 {

@@ -52,8 +52,6 @@ void nub_depmap_release(struct nub_depmap *m);
 void nub_strarray_free(char **v, size_t n);
 const char *nub_depmap_get(const struct nub_depmap *m, const char *name);
 
-/* Line and column (1-based) of byte offset `off` in text. */
-void nub_text_linecol(const char *text, size_t off, int *line, int *col);
 
 /* npm's os/cpu/libc filter: entries may be negated with '!'; an empty list
  * allows everything. */

@@ -1,5 +1,5 @@
-/* plan.c - which source makes the plan, package identities, and the fetch
- * phase that makes the plan's packages present in the store. */
+/* plan.c - package identities, and the fetch phase that makes the plan's
+ * packages present in the store. */
 #include "plan.h"
 
 #include <stdio.h>
@@ -9,22 +9,6 @@
 #include "nub_alloc.h"
 #include "registry.h"
 #include "registry_url.h"
-
-int nub_plan_make(struct nub_install_ctx *c, struct nub_err *err)
-{
-  switch (c->proj.lock) {
-  case NUB_LOCK_NPM:
-  case NUB_LOCK_SHRINKWRAP:
-  case NUB_LOCK_BUN:
-    return nub_plan_from_tree_lockfile(c, err);
-  case NUB_LOCK_YARN:
-    return nub_err_set(err, -NUB_ELOCKVERSION,
-                       "%s is not supported by this nub yet; install with its own tool, "
-                       "or convert it to package-lock.json", c->proj.lockfile);
-  default:
-    return nub_plan_from_graph(c, err);
-  }
-}
 
 struct nub_pkg *nub_plan_identity(struct nub_install_ctx *c, const char *name,
                                   const char *version, const char *tarball,

@@ -32,11 +32,6 @@ struct nub_plan {
   struct nub_fetch *fetch; /* downloads begun while resolving, or NULL */
 };
 
-/* Read or resolve the plan for c's project (the "resolve" phase): a
- * lockfile that must match package.json and does not is an error naming
- * the dependency; the resolver's lockfile is written when its bytes
- * change. */
-int nub_plan_make(struct nub_install_ctx *c, struct nub_err *err);
 /* The store identity of a graph package (its tarball on the configured
  * registry unless the graph records one). */
 struct nub_pkg *nub_plan_identity(struct nub_install_ctx *c, const char *name,
@@ -50,7 +45,10 @@ int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr,
                    struct nub_err *err);
 void nub_plan_release(struct nub_plan *p);
 
-/* The sources (plan.c picks one). */
+/* The sources (the driver picks one by the lockfile's kind). Each reads or
+ * resolves the plan for c's project: a lockfile that must match
+ * package.json and does not is an error naming the dependency; the
+ * resolver's lockfile is written when its bytes change. */
 int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err);
 int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err);
 

@@ -188,7 +188,6 @@ int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err)
     nub_diag_debugf("re-resolving: %s", why);
   rc = resolve(c, have_prev && c->o->frozen != NUB_FROZEN_NO ? &prev : NULL, err);
 out:
-  if (have_prev)
-    nub_graph_release(&prev);
+  nub_graph_release(&prev); /* what read_lock filled, even when it failed */
   return rc;
 }

@@ -1,0 +1,11 @@
+/* text.h - positions in text, for error messages that name a line and a
+ * column (every reader of files: JSON, YAML, npmrc). */
+#ifndef NUB_TEXT_H
+#define NUB_TEXT_H
+
+#include <stddef.h>
+
+/* Line and column (1-based) of byte offset `off` in text. */
+void nub_text_linecol(const char *text, size_t off, int *line, int *col);
+
+#endif
