@@ -27,25 +27,6 @@ static void count_installed(struct nub_install_ctx *c)
     c->installed += installable(&c->plan.tree.nodes[i]);
 }
 
-/* The node Node's resolution finds for `name` required from the node at
- * `from` (-1: the project): <from>/node_modules/<name>, then each enclosing
- * node's, then the top. */
-static long resolve_from(const struct nub_tree *t, long from, const char *name)
-{
-  char path[4096];
-
-  for (long at = from;; at = t->nodes[at].parent) {
-    long hit;
-    if (at < 0)
-      snprintf(path, sizeof(path), "node_modules/%s", name);
-    else
-      snprintf(path, sizeof(path), "%s/node_modules/%s", t->nodes[at].path, name);
-    hit = nub_tree_lookup(t, path);
-    if (hit >= 0 || at < 0)
-      return hit;
-  }
-}
-
 static bool str_in(char *const *v, size_t n, const char *s)
 {
   for (size_t i = 0; i < n; i++)
@@ -72,7 +53,7 @@ static void prune_unreached(struct nub_install_ctx *c)
     if (k == 3 && c->o->omit_dev)
       continue;
     for (size_t i = 0; i < roots[k]->n; i++) {
-      long hit = resolve_from(t, -1, roots[k]->v[i].name);
+      long hit = nub_tree_resolve(t, -1, roots[k]->v[i].name);
       if (hit >= 0 && !seen[hit] && !t->nodes[hit].skip) {
         seen[hit] = true;
         stack[sp++] = hit;
@@ -92,7 +73,7 @@ static void prune_unreached(struct nub_install_ctx *c)
       long hit;
       if (str_in(n->opt_peers, n->nopt_peers, n->deps[d]))
         continue;
-      hit = resolve_from(t, at, n->deps[d]);
+      hit = nub_tree_resolve(t, at, n->deps[d]);
       if (hit >= 0 && !seen[hit] && !t->nodes[hit].skip) {
         seen[hit] = true;
         stack[sp++] = hit;

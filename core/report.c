@@ -105,22 +105,6 @@ static const char *edge_version(const struct nub_graph *g, const struct nub_gpkg
   return NULL;
 }
 
-static long find_up(const struct nub_tree *t, long from, const char *name)
-{
-  char path[4096];
-
-  for (long at = from;; at = t->nodes[at].parent) {
-    long hit;
-    if (at < 0)
-      snprintf(path, sizeof(path), "node_modules/%s", name);
-    else
-      snprintf(path, sizeof(path), "%s/node_modules/%s", t->nodes[at].path, name);
-    hit = nub_tree_lookup(t, path);
-    if (hit >= 0 || at < 0)
-      return hit;
-  }
-}
-
 void nub_report_peers(struct nub_install_ctx *c)
 {
   struct nub_strmap said;
@@ -134,7 +118,7 @@ void nub_report_peers(struct nub_install_ctx *c)
         continue;
       for (size_t k = 0; k < n->peers.n; k++) {
         const struct nub_dep *d = &n->peers.v[k];
-        long hit = find_up(t, (long)i, d->name);
+        long hit = nub_tree_resolve(t, (long)i, d->name);
         const struct nub_node *q = hit >= 0 && !t->nodes[hit].skip ? &t->nodes[hit] : NULL;
         if (!q) {
           if (!opt_peer(n->opt_peers, n->nopt_peers, d->name))

@@ -1,6 +1,7 @@
 /* tree.c - the install plan's containers. */
 #include "tree.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,22 @@ static long bsearch_path(const struct nub_tree *t, const char *path, size_t len)
 long nub_tree_lookup(const struct nub_tree *t, const char *path)
 {
   return bsearch_path(t, path, strlen(path));
+}
+
+long nub_tree_resolve(const struct nub_tree *t, long from, const char *name)
+{
+  char path[4096];
+
+  for (long at = from;; at = t->nodes[at].parent) {
+    long hit;
+    if (at < 0)
+      snprintf(path, sizeof(path), "node_modules/%s", name);
+    else
+      snprintf(path, sizeof(path), "%s/node_modules/%s", t->nodes[at].path, name);
+    hit = nub_tree_lookup(t, path);
+    if (hit >= 0 || at < 0)
+      return hit;
+  }
 }
 
 int nub_tree_finish(struct nub_tree *t, const char *lockname, struct nub_err *err)

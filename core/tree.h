@@ -68,6 +68,10 @@ size_t nub_tree_add_node(struct nub_tree *t, const char *path);
 long nub_tree_find(const struct nub_tree *t, const char *path);
 /* The same by binary search, once nub_tree_finish has sorted the nodes. */
 long nub_tree_lookup(const struct nub_tree *t, const char *path);
+/* The node Node's resolution finds for `name` required from node `from`
+ * (-1: the project): <from>/node_modules/<name>, then each enclosing
+ * node's, then the top; -1 when there is none. */
+long nub_tree_resolve(const struct nub_tree *t, long from, const char *name);
 /* Sort nodes by path and fill depth/parent/folder; returns -NUB_ELOCKFILE
  * with a message when a nested node has no enclosing package entry. */
 int nub_tree_finish(struct nub_tree *t, const char *lockname, struct nub_err *err);
