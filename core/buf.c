@@ -46,27 +46,6 @@ void nub_buf_addf(struct nub_buf *b, const char *fmt, ...)
   va_end(ap);
 }
 
-void nub_buf_add_json_str(struct nub_buf *b, const char *s)
-{
-  nub_buf_addc(b, '"');
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    switch (c) {
-    case '"': nub_buf_adds(b, "\\\""); break;
-    case '\\': nub_buf_adds(b, "\\\\"); break;
-    case '\n': nub_buf_adds(b, "\\n"); break;
-    case '\r': nub_buf_adds(b, "\\r"); break;
-    case '\t': nub_buf_adds(b, "\\t"); break;
-    default:
-      if (c < 0x20)
-        nub_buf_addf(b, "\\u%04x", c);
-      else
-        nub_buf_addc(b, (char)c);
-    }
-  }
-  nub_buf_addc(b, '"');
-}
-
 void nub_buf_reset(struct nub_buf *b)
 {
   b->len = 0;

@@ -17,8 +17,6 @@ void nub_buf_adds(struct nub_buf *b, const char *s);
 void nub_buf_addc(struct nub_buf *b, char c);
 void nub_buf_addf(struct nub_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Append s as a JSON string literal (with quotes). */
-void nub_buf_add_json_str(struct nub_buf *b, const char *s);
 void nub_buf_reset(struct nub_buf *b);
 void nub_buf_release(struct nub_buf *b);
 /* Hand the data to the caller (who frees it with nub_free); b is reset. */

@@ -3,6 +3,7 @@
 #include "extract.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <libdeflate.h>
 #include <stdbool.h>
 #include <string.h>
@@ -26,6 +27,22 @@ bool nub_is_gzip(const void *buf, size_t len)
 {
   const unsigned char *p = buf;
   return len >= 18 && p[0] == 0x1f && p[1] == 0x8b && p[2] == 8;
+}
+
+/* A policy refusal (hostile entries, a cap): never retried, unlike a
+ * tarball that may have been damaged on its way. */
+static int refuse(struct nub_extract_stats *st, struct nub_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int refuse(struct nub_extract_stats *st, struct nub_err *err, const char *fmt, ...)
+{
+  va_list ap;
+
+  st->refused = true;
+  va_start(ap, fmt);
+  nub_err_vset(err, -NUB_EEXTRACT, fmt, ap);
+  va_end(ap);
+  return -NUB_EEXTRACT;
 }
 
 /* Read rd to its end into one buffer, at most `max` bytes. */
@@ -130,7 +147,7 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
     nub_import_reuse(im, &scratch->files);
   rc = slurp(rd, ud, lim->max_total_bytes, &sc->in);
   if (rc == -EFBIG) {
-    rc = nub_err_set(err, -NUB_EEXTRACT, "%s: tarball is larger than the per-package cap; "
+    rc = refuse(st, err, "%s: tarball is larger than the per-package cap; "
                      "refusing the package", what);
     goto out;
   }
@@ -146,7 +163,7 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
     rc = gunzip(sc, tarp, tarlen, lim->max_total_bytes + (lim->max_total_bytes >> 3), &tarlen,
                 &why);
     if (rc == -EFBIG) {
-      rc = nub_err_set(err, -NUB_EEXTRACT, "%s: tarball unpacks to more than the "
+      rc = refuse(st, err, "%s: tarball unpacks to more than the "
                        "per-package cap; refusing the package", what);
       goto out;
     }
@@ -170,7 +187,7 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
       continue;
     }
     if (raw[0] == '/') {
-      rc = nub_err_set(err, -NUB_EEXTRACT,
+      rc = refuse(st, err,
                        "%s: tarball entry '%s' has an absolute path; refusing the "
                        "package", what, raw);
       goto out;
@@ -186,7 +203,7 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
     }
     rest++;
     if (nub_path_normalize(rest, norm, sizeof(norm)) < 0) {
-      rc = nub_err_set(err, -NUB_EEXTRACT,
+      rc = refuse(st, err,
                        "%s: tarball entry '%s' escapes the package or has an "
                        "invalid name; refusing the package", what, raw);
       goto out;
@@ -201,7 +218,7 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
       continue;
     }
     if (e.size > lim->max_entry_bytes || st->bytes + e.size > lim->max_total_bytes) {
-      rc = nub_err_set(err, -NUB_EEXTRACT,
+      rc = refuse(st, err,
                        "%s: tarball unpacks to more than %s; refusing the package", what,
                        e.size > lim->max_entry_bytes ? "the per-file cap"
                                                      : "the per-package cap");

@@ -36,6 +36,7 @@ extern const struct nub_extract_limits nub_extract_default_limits;
 
 struct nub_extract_stats {
   uint64_t entries, files, dirs, bytes, skipped;
+  bool refused; /* the error was a refusal (hostile entry, a cap), not damage */
 };
 
 /* The buffers for the whole compressed stream and the unpacked tar stream,

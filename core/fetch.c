@@ -454,7 +454,7 @@ static void worker_run(void *arg, int worker)
     /* With a matching hash the bytes are the publisher's, so a tarball that
      * does not unpack is the package's fault. Without a known hash it may be
      * a corrupted transfer: retry it, unless it is a policy refusal. */
-    bool final = have_want || strstr(err.msg, "refusing") != NULL;
+    bool final = have_want || st.refused;
     nub_import_abort(im);
     if (final)
       job_error(j, rc, "%s", err.msg);

@@ -515,8 +515,6 @@ void nub_http_submit(struct nub_http *h, struct nub_http_req *r)
   curl_multi_wakeup(h->multi);
 }
 
-uint64_t nub_http_started(const struct nub_http *h) { return h->started; }
-
 void nub_http_stop(struct nub_http *h)
 {
   if (!h)

@@ -73,8 +73,6 @@ void nub_http_submit(struct nub_http *h, struct nub_http_req *r);
 /* Abort every transfer (their on_done runs with curl_code != 0), stop the
  * thread and free the client. */
 void nub_http_stop(struct nub_http *h);
-/* Transfers started so far (for tests of --offline). */
-uint64_t nub_http_started(const struct nub_http *h);
 
 /* Backoff before retry number `attempt` (1-based): min(min_ms * 4^(n-1),
  * max_ms) with +-20% jitter, or Retry-After when the server sent one. */

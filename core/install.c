@@ -271,6 +271,10 @@ static int phase_link(struct nub_install_ctx *c, struct nub_layout_result *r,
   c->have_linker = true;
   if (rc == 0)
     rc = c->layout->link(c, have_old ? &old : NULL, r, err);
+  if (c->linker.copies_across_devices)
+    nub_progress_warn(&c->prog, "the store (%s) is on another file system than the "
+                      "project; files are copied instead of linked. Put the store on the "
+                      "same file system (store-dir in .npmrc) to link them", c->store.root);
   if (c->layout == &nub_layout_hoisted)
     snprintf(detail, sizeof(detail), "%zu files", r->files);
   else
@@ -409,6 +413,8 @@ int nub_install(const struct nub_install_opts *o, struct nub_install_result *res
     goto out;
   }
   rc = start_work(&c, err);
+  if (rc == 0)
+    rc = nub_crypto_init(err); /* hashing from here on cannot fail */
   if (rc == 0)
     rc = run(&c, res, err);
   nub_diag_sampler_stop();

@@ -33,38 +33,47 @@ static struct {
                    * in its provider table, under a lock, for every digest */
 } cr;
 static pthread_once_t cr_once = PTHREAD_ONCE_INIT;
-
-/* Hashing cannot go without libcrypto: a missing or broken one is an
- * installation fault, reported in one line. */
-static void cr_fail(const char *what)
-{
-  fprintf(stderr, "nub: error: cannot use libcrypto (%s): %s\n", NUB_LIBCRYPTO, what);
-  exit(nub_err_exit(-NUB_EPLATFORM));
-}
+static char cr_why[512]; /* why loading failed; "" when it did not */
 
 static void cr_load(void)
 {
   static const char *const names[4] = {"SHA1", "SHA256", "SHA384", "SHA512"};
-  char msg[512];
 
-  if (nub_plat_load_library(NUB_LIBCRYPTO, &cr.lib, msg, sizeof(msg)) < 0)
-    cr_fail(msg);
+  if (nub_plat_load_library(NUB_LIBCRYPTO, &cr.lib, cr_why, sizeof(cr_why)) < 0)
+    return;
 #define X(f)                                                                   \
   cr.f = (__typeof__(cr.f))nub_plat_symbol(cr.lib, #f);                        \
-  if (!cr.f)                                                                   \
-    cr_fail("no " #f);
+  if (!cr.f) {                                                                 \
+    snprintf(cr_why, sizeof(cr_why), "it lacks " #f);                          \
+    return;                                                                    \
+  }
   CRYPTO_FUNCS(X)
 #undef X
   for (int i = 0; i < 4; i++) {
     cr.mds[i] = cr.EVP_MD_fetch(NULL, names[i], NULL);
-    if (!cr.mds[i])
-      cr_fail(names[i]);
+    if (!cr.mds[i]) {
+      snprintf(cr_why, sizeof(cr_why), "it has no %s", names[i]);
+      return;
+    }
   }
 }
 
+int nub_crypto_init(struct nub_err *err)
+{
+  pthread_once(&cr_once, cr_load);
+  if (cr_why[0])
+    return nub_err_set(err, -NUB_EPLATFORM, "cannot use libcrypto (%s): %s; install OpenSSL 3",
+                       NUB_LIBCRYPTO, cr_why);
+  return 0;
+}
+
+/* Callers that hash have had nub_crypto_init succeed (the driver calls it
+ * before any work); hashing without it is a programming error. */
 static const EVP_MD *md_of(enum nub_hash_algo a)
 {
   pthread_once(&cr_once, cr_load);
+  if (cr_why[0])
+    abort();
   return cr.mds[(unsigned)a < 4 ? a : NUB_HASH_SHA512];
 }
 
@@ -235,10 +244,8 @@ void nub_hasher_init(struct nub_hasher *h, enum nub_hash_algo algo)
 
   h->ctx = EVP_MD_CTX_new();
   h->algo = algo;
-  if (!h->ctx || EVP_DigestInit_ex(h->ctx, md, NULL) != 1) {
-    fprintf(stderr, "nub: cannot initialise %s\n", nub_hash_algo_name(algo));
-    abort();
-  }
+  if (!h->ctx || EVP_DigestInit_ex(h->ctx, md, NULL) != 1)
+    abort(); /* out of memory in OpenSSL: nothing sensible is left to do */
 }
 
 void nub_hasher_update(struct nub_hasher *h, const void *p, size_t n)

@@ -8,6 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "err.h"
+
+/* Load libcrypto (once): -NUB_EPLATFORM with the reason when it cannot be.
+ * Every other function here needs it to have succeeded. */
+int nub_crypto_init(struct nub_err *err);
+
 enum nub_hash_algo { NUB_HASH_SHA1, NUB_HASH_SHA256, NUB_HASH_SHA384, NUB_HASH_SHA512 };
 
 #define NUB_SRI_MAX_ALT 4

@@ -92,11 +92,7 @@ void nub_linker_probe(struct nub_linker *l, int dst_dir)
     }
     if (!l->notice_printed && uses(l, NUB_PRIM_HARDLINK) && l->off[NUB_PRIM_HARDLINK] &&
         pr.src_dev != pr.dst_dev) {
-      fprintf(stderr,
-              "nub: notice: the store (%s) is on another file system than the "
-              "project; files are copied instead of linked. Put the store on "
-              "the same file system (store-dir in .npmrc) to link them.\n",
-              l->store->root);
+      l->copies_across_devices = true; /* the driver says so, once */
       l->notice_printed = true;
     }
     nub_diag_debugf("link probe: dev %llu -> %llu, hardlink %s, reflink %s, copy_range %s",

@@ -40,6 +40,7 @@ struct nub_linker {
   bool probed;
   pthread_mutex_t lock;
   bool notice_printed;
+  bool copies_across_devices; /* the probe found the store on another device */
 };
 
 /* Per-worker counters, summed by the caller into the diag tally. */
@@ -58,7 +59,8 @@ void nub_linker_release(struct nub_linker *l);
 
 /* Probe the store -> destination pair once per destination device (the
  * directory fd dst_dir is where packages will go). Rules out rungs that cannot
- * work there. Prints one notice when the install has to copy across devices. */
+ * work there; copies_across_devices says when the install has to copy
+ * because the store is on another file system. */
 void nub_linker_probe(struct nub_linker *l, int dst_dir);
 
 /* Materialise idx into the directory `name` under parent_fd. The directory

@@ -1,6 +1,7 @@
 /* path.c - validation of untrusted names and relative paths. */
 #include "path.h"
 
+#include <errno.h>
 #include <string.h>
 
 static bool bad_char(unsigned char c) { return c < 0x20 || c == 0x7f || c == '\\'; }
@@ -42,22 +43,22 @@ int nub_path_normalize(const char *in, char *out, size_t cap)
   const char *p = in;
 
   if (!in || in[0] == '/' || cap == 0)
-    return -1;
+    return -EINVAL;
   while (*p) {
     const char *e = strchr(p, '/');
     size_t n = e ? (size_t)(e - p) : strlen(p);
     if (n == 0 || (n == 1 && p[0] == '.')) {
       /* "//" or "/./": nothing to add */
     } else if (n == 2 && p[0] == '.' && p[1] == '.') {
-      return -1;
+      return -EINVAL;
     } else {
       if (n > 255)
-        return -1;
+        return -EINVAL;
       for (size_t i = 0; i < n; i++)
         if (bad_char((unsigned char)p[i]))
-          return -1;
+          return -EINVAL;
       if (o + n + (o ? 1 : 0) + 1 > cap)
-        return -1;
+        return -EINVAL;
       if (o)
         out[o++] = '/';
       memcpy(out + o, p, n);
@@ -69,7 +70,7 @@ int nub_path_normalize(const char *in, char *out, size_t cap)
       p++;
   }
   if (parts == 0)
-    return -1;
+    return -EINVAL;
   out[o] = '\0';
   return parts;
 }
@@ -148,7 +149,7 @@ int nub_path_relative(const char *from_dir, const char *to, char *out, size_t ca
   size_t fl[256], tl[256], nf, nt, common = 0, o = 0;
 
   if (from_dir[0] != '/' || to[0] != '/')
-    return -1;
+    return -EINVAL;
   nf = lex_parts(from_dir, fp, fl, 256);
   nt = lex_parts(to, tp, tl, 256);
   while (common < nf && common < nt && fl[common] == tl[common] &&
@@ -156,20 +157,20 @@ int nub_path_relative(const char *from_dir, const char *to, char *out, size_t ca
     common++;
   for (size_t i = common; i < nf; i++) {
     if (o + 3 >= cap)
-      return -1;
+      return -EINVAL;
     memcpy(out + o, "../", 3);
     o += 3;
   }
   for (size_t i = common; i < nt; i++) {
     if (o + tl[i] + 2 >= cap)
-      return -1;
+      return -EINVAL;
     memcpy(out + o, tp[i], tl[i]);
     o += tl[i];
     out[o++] = '/';
   }
   if (o == 0) {
     if (cap < 2)
-      return -1;
+      return -EINVAL;
     out[o++] = '.';
   } else if (out[o - 1] == '/') {
     o--;

@@ -14,7 +14,7 @@
 bool nub_valid_pkg_name(const char *name);
 
 /* Normalise a relative path: strip leading "./", collapse "//" and "/./".
- * Refuses (returns -1) absolute paths, ".." components, backslashes, empty
+ * Refuses (returns -EINVAL) absolute paths, ".." components, backslashes, empty
  * results, components over 255 bytes and a total over cap-1. Returns the
  * number of components on success. */
 int nub_path_normalize(const char *in, char *out, size_t cap);
@@ -29,7 +29,7 @@ const char *nub_path_pkg_name(const char *path);
 
 /* The relative path from the directory from_dir to `to`, both absolute,
  * "." and ".." applied by their names (as a symlink target: "../../x").
- * -1 when a path is not absolute or the result does not fit. */
+ * -EINVAL when a path is not absolute or the result does not fit. */
 int nub_path_relative(const char *from_dir, const char *to, char *out, size_t cap);
 
 #endif

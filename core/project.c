@@ -21,14 +21,6 @@ static const struct {
   {NUB_LOCK_BUN, "bun.lock", "bun"},
 };
 
-const char *nub_lock_kind_file(enum nub_lock_kind k)
-{
-  for (size_t i = 0; i < sizeof(locks) / sizeof(locks[0]); i++)
-    if (locks[i].kind == k)
-      return locks[i].file;
-  return NULL;
-}
-
 int nub_project_detect(struct nub_project *p, const char *dir,
                        const struct nub_config *cfg, const char *package_manager,
                        struct nub_err *err)

@@ -36,6 +36,5 @@ int nub_project_detect(struct nub_project *p, const char *dir,
                        const struct nub_config *cfg, const char *package_manager,
                        struct nub_err *err);
 void nub_project_release(struct nub_project *p);
-const char *nub_lock_kind_file(enum nub_lock_kind k);
 
 #endif

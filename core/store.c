@@ -527,12 +527,6 @@ static int tree_spill(struct nub_import *im)
   return fd;
 }
 
-void nub_import_totals(const struct nub_import *im, uint64_t *files, uint64_t *bytes)
-{
-  *files = im->nfiles + im->ndirs;
-  *bytes = im->bytes;
-}
-
 void nub_import_counts(const struct nub_import *im, uint64_t *fresh, uint64_t *present)
 {
   *fresh = im->nfresh;

@@ -141,8 +141,5 @@ int nub_import_commit(struct nub_import *im, const char key[65],
 void nub_import_abort(struct nub_import *im);
 /* Files staged as new content vs found already in the store. */
 void nub_import_counts(const struct nub_import *im, uint64_t *fresh, uint64_t *present);
-/* Files and bytes seen so far (for the extraction caps). */
-void nub_import_totals(const struct nub_import *im, uint64_t *files,
-                       uint64_t *bytes);
 
 #endif

@@ -235,15 +235,6 @@ void nub_diag_tally_add(const struct nub_diag_tally *t)
   pthread_mutex_unlock(&s->lock);
 }
 
-void nub_diag_tally_get(struct nub_diag_tally *out)
-{
-  struct nub_diag_sink *s = &nub__diag;
-
-  pthread_mutex_lock(&s->lock);
-  *out = s->tally;
-  pthread_mutex_unlock(&s->lock);
-}
-
 void nub_diag_debugf(const char *fmt, ...)
 {
   va_list ap;

@@ -120,7 +120,6 @@ struct nub_diag_tally {
   uint64_t ns[NUB_PRIM__COUNT];
   uint64_t fallbacks; /* files that needed more than one rung */
 };
-void nub_diag_tally_get(struct nub_diag_tally *out);
 /* Add a linker's per-run counts to the tally (one call per link phase). */
 void nub_diag_tally_add(const struct nub_diag_tally *t);
 /* "link_hardlink", "link_reflink", ... for a primitive. */

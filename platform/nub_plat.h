@@ -250,6 +250,8 @@ struct nub_plat_probe {
 int nub_plat_probe(int store_dir, int dst_dir, struct nub_plat_probe *out);
 
 /* ---- fault injection (tests) ------------------------------------------ */
+/* Only in builds configured with NUB_FAULT_INJECTION (the default when the
+ * tests are built; -DNUB_TESTS=OFF builds leave it out). */
 
 /* Make primitive `p` fail with `rc` (a negative errno) on every call, or stop
  * doing so with rc = 0. The env var NUB_PLAT_FAULT="hardlink=EXDEV,reflink=

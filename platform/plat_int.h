@@ -12,11 +12,15 @@
 
 /* Injected failures, one slot per primitive (0 = none); see nub_plat_inject_fault. */
 extern int nub__plat_fault[NUB_PRIM__COUNT];
+#ifdef NUB_FAULT_INJECTION
 #define NUB_PLAT_FAULT(p)                 \
   do {                                    \
     if (nub__plat_fault[(p)] != 0)        \
       return nub__plat_fault[(p)];        \
   } while (0)
+#else /* a build without tests has no fault table to consult */
+#define NUB_PLAT_FAULT(p) ((void)0)
+#endif
 
 /* npm's name for this CPU ("x64", "arm64"). */
 const char *nub__plat_npm_cpu(void);

@@ -91,7 +91,11 @@ static int errno_by_name(const char *s, size_t n)
 
 void nub_plat_init(void)
 {
+#ifdef NUB_FAULT_INJECTION
   const char *spec = getenv("NUB_PLAT_FAULT");
+#else
+  const char *spec = NULL;
+#endif
 
   while (spec && *spec) {
     const char *end = strchr(spec, ',');
