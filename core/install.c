@@ -102,22 +102,14 @@ static bool up_to_date(struct nub_install_ctx *c)
 /* One install at a time per project, whatever the store. */
 static int lock_project(struct nub_install_ctx *c, struct nub_err *err)
 {
-  unsigned char h[16];
-  char hex[33], *dir, *path;
-  int rc;
+  char *path = nub_store_lock_path(&c->store, c->proj.dir);
+  int rc = nub_plat_lock(path, false, &c->lock_fd);
 
-  nub_quickhash(c->proj.dir, strlen(c->proj.dir), h);
-  nub_hex(h, 16, hex);
-  dir = nub_asprintf("%s/locks", c->store.root);
-  nub_plat_mkdir_p(dir, 0755);
-  path = nub_asprintf("%s/%s", dir, hex);
-  rc = nub_plat_lock(path, false, &c->lock_fd);
   if (rc == -EWOULDBLOCK) {
     nub_progress_warn(&c->prog, "another nub install is running in %s; waiting for it",
                       c->proj.dir);
     rc = nub_plat_lock(path, true, &c->lock_fd);
   }
-  nub_free(dir);
   nub_free(path);
   if (rc < 0)
     return nub_err_set(err, -NUB_EBUSY, "cannot lock the project: %s", nub_strerror(rc));

@@ -809,14 +809,9 @@ int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
     }
   }
   if (o->gvs) {
-    c.links_abs = nub_asprintf("%s/links", store->root);
-    nub_plat_mkdir_at(store->root_fd, "links", 0755);
-    c.links_fd = nub_plat_open_dir_at(store->root_fd, "links");
-    if (c.links_fd < 0) {
-      rc = nub_err_set(err, c.links_fd, "cannot open %s: %s", c.links_abs,
-                       nub_strerror(c.links_fd));
+    rc = nub_store_links(store, &c.links_fd, &c.links_abs, err);
+    if (rc < 0)
       goto out;
-    }
     nub_plat_spread_hint(c.links_fd);
   }
   c.stats = nub_calloc((size_t)nw, sizeof(*c.stats));

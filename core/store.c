@@ -13,28 +13,12 @@
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "path.h"
+#include "quickhash.h"
+#include "pkgfacts.h"
 #include "requires.h"
 #include "strmap.h"
 
-#define IDX_MAGIC "NUBIDX3"
 #define MEM_LIMIT (1u << 20) /* file bytes kept in memory before spilling */
-
-struct idx_hdr {
-  char magic[8];
-  uint32_t nfiles, ndirs, nbins, flags;
-  uint32_t strtab_len, name_off, version_off, os_off;
-  uint32_t cpu_off, libc_off, phantom_off, tree_off; /* tree_off: NUB_IDX_TREE */
-  uint64_t bytes;
-};
-
-struct idx_file {
-  unsigned char hash[32];
-  uint64_t size;
-  uint32_t path_off, mode;
-};
-
-_Static_assert(sizeof(struct idx_hdr) == 64, "index header layout");
-_Static_assert(sizeof(struct idx_file) == 48, "index file record layout");
 
 /* ---- open -------------------------------------------------------------- */
 
@@ -140,6 +124,29 @@ void nub_store_close(struct nub_store *s)
   s->root_fd = s->files_fd = s->index_fd = s->tmp_fd = s->packages_fd = -1;
 }
 
+int nub_store_links(struct nub_store *s, int *fd, char **abs, struct nub_err *err)
+{
+  *abs = nub_asprintf("%s/links", s->root);
+  nub_plat_mkdir_at(s->root_fd, "links", 0755);
+  *fd = nub_plat_open_dir_at(s->root_fd, "links");
+  if (*fd < 0)
+    return nub_err_set(err, *fd, "cannot open %s: %s", *abs, nub_strerror(*fd));
+  return 0;
+}
+
+char *nub_store_lock_path(struct nub_store *s, const char *project_dir)
+{
+  unsigned char h[16];
+  char hex[33], *dir = nub_asprintf("%s/locks", s->root), *path;
+
+  nub_quickhash(project_dir, strlen(project_dir), h);
+  nub_hex(h, 16, hex);
+  nub_plat_mkdir_p(dir, 0755);
+  path = nub_asprintf("%s/%s", dir, hex);
+  nub_free(dir);
+  return path;
+}
+
 struct clean_ctx {
   int tmp_fd;
 };
@@ -185,107 +192,6 @@ void nub_store_file_name(const unsigned char hash[32], bool exec, char out[67])
   out[66] = '\0';
 }
 
-void nub_index_free(struct nub_index *idx)
-{
-  if (!idx)
-    return;
-  nub_free(idx->blob);
-  nub_free(idx->files);
-  nub_free(idx->dirs);
-  nub_free(idx->bins);
-  nub_free(idx);
-}
-
-static bool str_ok(const struct idx_hdr *h, const char *strtab, uint32_t off)
-{
-  return off < h->strtab_len && memchr(strtab + off, '\0', h->strtab_len - off);
-}
-
-/* Validate and unpack a raw index; takes ownership of blob. */
-static int index_parse(char *blob, size_t len, struct nub_index **out)
-{
-  struct idx_hdr h;
-  const struct idx_file *rf;
-  const uint32_t *rd, *rb;
-  const char *strtab;
-  struct nub_index *idx;
-  size_t need;
-
-  if (len < sizeof(h))
-    goto bad;
-  memcpy(&h, blob, sizeof(h));
-  if (memcmp(h.magic, IDX_MAGIC, 8))
-    goto bad;
-  need = sizeof(h) + (size_t)h.nfiles * sizeof(struct idx_file) +
-         (size_t)h.ndirs * 4 + (size_t)h.nbins * 8 + h.strtab_len;
-  if (need != len || h.nfiles > 1000000 || h.ndirs > 1000000 || h.nbins > 100000)
-    goto bad;
-  rf = (const struct idx_file *)(blob + sizeof(h));
-  rd = (const uint32_t *)(rf + h.nfiles);
-  rb = rd + h.ndirs;
-  strtab = (const char *)(rb + 2 * (size_t)h.nbins);
-  if (!str_ok(&h, strtab, h.name_off) || !str_ok(&h, strtab, h.version_off) ||
-      !str_ok(&h, strtab, h.os_off) || !str_ok(&h, strtab, h.cpu_off) ||
-      !str_ok(&h, strtab, h.libc_off) || !str_ok(&h, strtab, h.phantom_off) ||
-      ((h.flags & NUB_IDX_TREE) && !str_ok(&h, strtab, h.tree_off)))
-    goto bad;
-  idx = nub_calloc(1, sizeof(*idx));
-  idx->blob = blob;
-  idx->len = len;
-  idx->name = strtab + h.name_off;
-  idx->version = strtab + h.version_off;
-  idx->os = strtab + h.os_off;
-  idx->cpu = strtab + h.cpu_off;
-  idx->libc = strtab + h.libc_off;
-  idx->phantoms = strtab + h.phantom_off;
-  idx->tree = h.flags & NUB_IDX_TREE ? strtab + h.tree_off : NULL;
-  idx->flags = h.flags;
-  idx->nfiles = h.nfiles;
-  idx->ndirs = h.ndirs;
-  idx->nbins = h.nbins;
-  idx->bytes = h.bytes;
-  idx->files = nub_malloc(sizeof(*idx->files) * (h.nfiles ? h.nfiles : 1));
-  idx->dirs = nub_malloc(sizeof(*idx->dirs) * (h.ndirs ? h.ndirs : 1));
-  idx->bins = nub_malloc(sizeof(*idx->bins) * (h.nbins ? h.nbins : 1));
-  for (uint32_t i = 0; i < h.nfiles; i++) {
-    struct idx_file f;
-    memcpy(&f, rf + i, sizeof(f));
-    if (!str_ok(&h, strtab, f.path_off)) {
-      nub_index_free(idx);
-      return -NUB_ESTORE;
-    }
-    memcpy(idx->files[i].hash, f.hash, 32);
-    idx->files[i].size = f.size;
-    idx->files[i].path = strtab + f.path_off;
-    idx->files[i].mode = f.mode & 0111 ? 0755 : 0644;
-  }
-  for (uint32_t i = 0; i < h.ndirs; i++) {
-    uint32_t off;
-    memcpy(&off, rd + i, 4);
-    if (!str_ok(&h, strtab, off)) {
-      nub_index_free(idx);
-      return -NUB_ESTORE;
-    }
-    idx->dirs[i] = strtab + off;
-  }
-  for (uint32_t i = 0; i < h.nbins; i++) {
-    uint32_t a, b;
-    memcpy(&a, rb + 2 * i, 4);
-    memcpy(&b, rb + 2 * i + 1, 4);
-    if (!str_ok(&h, strtab, a) || !str_ok(&h, strtab, b)) {
-      nub_index_free(idx);
-      return -NUB_ESTORE;
-    }
-    idx->bins[i].name = strtab + a;
-    idx->bins[i].target = strtab + b;
-  }
-  *out = idx;
-  return 0;
-bad:
-  nub_free(blob);
-  return -NUB_ESTORE;
-}
-
 int nub_store_index_load(struct nub_store *s, const char key[65],
                          struct nub_index **out)
 {
@@ -298,7 +204,7 @@ int nub_store_index_load(struct nub_store *s, const char key[65],
   rc = nub_plat_read_file_at(s->index_fd, rel, 256u << 20, &blob, &len);
   if (rc < 0)
     return rc == -ENOENT ? -ENOENT : -NUB_ESTORE;
-  rc = index_parse(blob, len, out);
+  rc = nub_index_parse(blob, len, out);
   if (rc == 0)
     memcpy((*out)->key, key, 65);
   return rc;
@@ -869,23 +775,6 @@ static int publish_mode(struct nub_import *im, struct imp_file *f, bool exec)
   return rc;
 }
 
-struct strtab {
-  struct nub_buf b;
-};
-
-static uint32_t st_add(struct strtab *t, const char *s)
-{
-  uint32_t off = (uint32_t)t->b.len;
-  nub_buf_add(&t->b, s, strlen(s) + 1);
-  return off;
-}
-
-static bool is_under(const char *path, const char *dir)
-{
-  size_t n = strlen(dir);
-  return !strncmp(path, dir, n) && path[n] == '/';
-}
-
 /* Whether the tree at packages/<key> has every file of this import at its
  * size: a racing import's copy, or a damaged one to be replaced. */
 static bool tree_whole(struct nub_import *im, const char *key)
@@ -941,84 +830,48 @@ static int publish_tree(struct nub_import *im, const char *key)
 int nub_import_commit(struct nub_import *im, const char key[65],
                       struct nub_index **out, struct nub_err *err)
 {
-  struct nub_manifest m;
-  bool have_m = false;
-  struct nub_bin *bins = NULL;
-  size_t nbins = 0, capbins = 0;
-  char **exec_paths = NULL;
-  size_t nexec = 0, capexec = 0;
-  char **dirs = NULL;
+  struct nub_pkgfacts facts;
+  struct nub_pkgfacts_input in;
+  struct nub_index_draft d;
+  struct nub_index_file *rf = NULL;
+  const char **paths, **bdirs, **btexts;
+  size_t *blens;
+  char **dirs = NULL, *tree = NULL;
   size_t ndirs = 0, capdirs = 0;
-  struct strtab st = {NUB_BUF_INIT};
   struct nub_buf blob = NUB_BUF_INIT;
-  struct idx_hdr h;
-  unsigned flags = 0;
   int rc = 0;
   char rel[67];
 
-  memset(&m, 0, sizeof(m));
-  if (im->pkgjson) {
-    struct nub_err perr;
-    if (nub_manifest_parse(&m, im->pkgjson, im->pkgjson_len, "package.json", &perr) == 0)
-      have_m = true;
-  }
-  if (have_m) {
-    for (size_t i = 0; i < m.nbins; i++) {
-      NUB_GROW(bins, capbins, nbins + 1);
-      bins[nbins].name = nub_strdup(m.bins[i].name);
-      bins[nbins].target = nub_strdup(m.bins[i].target);
-      nbins++;
-    }
-    if (!m.nbins && m.directories_bin) {
-      char dir[4096];
-      /* pnpm links these; npm (and so the hoisted layout) does not */
-      flags |= NUB_IDX_BINS_FROM_DIR;
-      if (nub_path_normalize(m.directories_bin, dir, sizeof(dir)) > 0) {
-        for (size_t i = 0; i < im->nfiles; i++) {
-          const char *base;
-          char nm[256];
-          if (!is_under(im->files[i].path, dir))
-            continue;
-          base = strrchr(im->files[i].path, '/');
-          if (!nub_bin_name(base ? base + 1 : im->files[i].path, nm, sizeof(nm)))
-            continue;
-          NUB_GROW(bins, capbins, nbins + 1);
-          bins[nbins].name = nub_strdup(nm);
-          bins[nbins].target = nub_strdup(im->files[i].path);
-          nbins++;
-        }
-      }
-    }
-    if (m.preinstall || m.install || m.postinstall)
-      flags |= NUB_IDX_INSTALL_SCRIPT;
-  }
   nub_sort(im->files, im->nfiles, sizeof(*im->files), cmp_file);
-  /* bundled packages' bins, by their paths in this package */
-  for (size_t k = 0; k < im->nbundled; k++) {
-    struct nub_manifest bm;
-    struct nub_err berr;
-    if (nub_manifest_parse(&bm, im->bundled[k].text, im->bundled[k].len, "package.json",
-                           &berr) < 0)
-      continue;
-    for (size_t i = 0; i < bm.nbins; i++) {
-      NUB_GROW(exec_paths, capexec, nexec + 1);
-      exec_paths[nexec++] = nub_asprintf("%s/%s", im->bundled[k].dir, bm.bins[i].target);
-    }
-    nub_manifest_release(&bm);
+  paths = nub_calloc(im->nfiles + 1, sizeof(*paths));
+  for (size_t i = 0; i < im->nfiles; i++)
+    paths[i] = im->files[i].path;
+  bdirs = nub_calloc(im->nbundled + 1, sizeof(*bdirs));
+  btexts = nub_calloc(im->nbundled + 1, sizeof(*btexts));
+  blens = nub_calloc(im->nbundled + 1, sizeof(*blens));
+  for (size_t i = 0; i < im->nbundled; i++) {
+    bdirs[i] = im->bundled[i].dir;
+    btexts[i] = im->bundled[i].text;
+    blens[i] = im->bundled[i].len;
   }
+  memset(&in, 0, sizeof(in));
+  in.pkgjson = im->pkgjson;
+  in.pkgjson_len = im->pkgjson_len;
+  in.bundled_dirs = bdirs;
+  in.bundled_texts = btexts;
+  in.bundled_lens = blens;
+  in.nbundled = im->nbundled;
+  in.paths = paths;
+  in.npaths = im->nfiles;
+  in.required = &im->required;
+  nub_pkgfacts_derive(&facts, &in);
+  nub_free(bdirs);
+  nub_free(btexts);
+  nub_free(blens);
+
   for (size_t i = 0; i < im->nfiles; i++) {
     struct imp_file *f = &im->files[i];
-    bool exec = f->tar_exec;
-    /* Bin targets are made executable here, once, in the store: a chmod
-     * through a hardlink later would change every project's copy. */
-    for (size_t b = 0; b < nbins && !exec; b++)
-      if (!strcmp(bins[b].target, f->path))
-        exec = true;
-    for (size_t b = 0; b < nexec && !exec; b++)
-      if (!strcmp(exec_paths[b], f->path))
-        exec = true;
-    if (!strcmp(f->path, "binding.gyp"))
-      flags |= NUB_IDX_BINDING_GYP;
+    bool exec = f->tar_exec || nub_pkgfacts_exec(&facts, f->path);
     rc = publish_mode(im, f, exec);
     if (rc < 0) {
       nub_err_set(err, rc, "cannot publish %s into the store: %s", f->path,
@@ -1033,15 +886,16 @@ int nub_import_commit(struct nub_import *im, const char key[65],
     dirs[ndirs++] = nub_strdup(im->dirs[i]);
   }
   for (size_t i = 0; i < im->nfiles; i++) {
-    char *p = nub_strdup(im->files[i].path), *s;
-    while ((s = strrchr(p, '/')) != NULL) {
-      *s = '\0';
+    char *p = nub_strdup(im->files[i].path), *sl;
+    while ((sl = strrchr(p, '/')) != NULL) {
+      *sl = '\0';
       NUB_GROW(dirs, capdirs, ndirs + 1);
       dirs[ndirs++] = nub_strdup(p);
     }
     nub_free(p);
   }
-  nub_sort(dirs, ndirs, sizeof(*dirs), cmp_str);
+  if (ndirs)
+    nub_sort(dirs, ndirs, sizeof(*dirs), cmp_str);
   {
     size_t w = 0;
     for (size_t i = 0; i < ndirs; i++) {
@@ -1061,87 +915,34 @@ int nub_import_commit(struct nub_import *im, const char key[65],
       nub_err_set(err, rc, "cannot write to the store: %s", nub_strerror(rc));
       goto out;
     }
-    flags |= NUB_IDX_TREE;
+    tree = nub_asprintf("packages/%s/node_modules/%s", key, im->tree_name);
   }
-  /* Serialise. */
-  memset(&h, 0, sizeof(h));
-  memcpy(h.magic, IDX_MAGIC, 8);
-  h.nfiles = (uint32_t)im->nfiles;
-  h.ndirs = (uint32_t)ndirs;
-  h.nbins = (uint32_t)nbins;
-  h.flags = flags;
-  h.bytes = im->bytes;
-  h.name_off = st_add(&st, have_m && m.name ? m.name : "");
-  h.version_off = st_add(&st, have_m && m.version ? m.version : "");
-  if (im->tree_name) {
-    char *t = nub_asprintf("packages/%s/node_modules/%s", key, im->tree_name);
-    h.tree_off = st_add(&st, t);
-    nub_free(t);
+  /* the index */
+  rf = nub_calloc(im->nfiles + 1, sizeof(*rf));
+  for (size_t i = 0; i < im->nfiles; i++) {
+    memcpy(rf[i].hash, im->files[i].hash, 32);
+    rf[i].size = im->files[i].size;
+    rf[i].path = im->files[i].path;
+    rf[i].mode = im->files[i].tar_exec ? 0755 : 0644;
   }
-  {
-    char *const *lists[3] = {m.os, m.cpu, m.libc};
-    size_t counts[3] = {m.nos, m.ncpu, m.nlibc};
-    uint32_t *offs[3] = {&h.os_off, &h.cpu_off, &h.libc_off};
-    for (int k = 0; k < 3; k++) {
-      struct nub_buf csv = NUB_BUF_INIT;
-      for (size_t i = 0; have_m && i < counts[k]; i++) {
-        if (i)
-          nub_buf_addc(&csv, ',');
-        nub_buf_adds(&csv, lists[k][i]);
-      }
-      *offs[k] = st_add(&st, nub_buf_str(&csv));
-      nub_buf_release(&csv);
-    }
-  }
-  {
-    /* undeclared packages its code loads (phantom dependencies), sorted */
-    char **names = nub_calloc(im->required.n + 1, sizeof(char *));
-    size_t nn = 0;
-    struct nub_buf csv = NUB_BUF_INIT;
-    for (size_t i = 0; i < im->required.cap; i++) {
-      const char *nm = im->required.slots[i].key;
-      if (!nm || (have_m && ((m.name && !strcmp(nm, m.name)) || nub_depmap_get(&m.deps, nm) ||
-                             nub_depmap_get(&m.optional, nm) || nub_depmap_get(&m.peer, nm))))
-        continue;
-      names[nn++] = (char *)nm;
-    }
-    nub_sort(names, nn, sizeof(*names), cmp_str);
-    for (size_t i = 0; i < nn; i++) {
-      if (i)
-        nub_buf_addc(&csv, ',');
-      nub_buf_adds(&csv, names[i]);
-    }
-    h.phantom_off = st_add(&st, nub_buf_str(&csv));
-    nub_buf_release(&csv);
-    nub_free(names);
-  }
-  {
-    struct idx_file *rf = nub_calloc(im->nfiles + 1, sizeof(*rf));
-    uint32_t *rd = nub_calloc(ndirs + 1, sizeof(*rd));
-    uint32_t *rb = nub_calloc(2 * nbins + 1, sizeof(*rb));
-    for (size_t i = 0; i < im->nfiles; i++) {
-      memcpy(rf[i].hash, im->files[i].hash, 32);
-      rf[i].size = im->files[i].size;
-      rf[i].path_off = st_add(&st, im->files[i].path);
-      rf[i].mode = im->files[i].tar_exec ? 0755 : 0644;
-    }
-    for (size_t i = 0; i < ndirs; i++)
-      rd[i] = st_add(&st, dirs[i]);
-    for (size_t i = 0; i < nbins; i++) {
-      rb[2 * i] = st_add(&st, bins[i].name);
-      rb[2 * i + 1] = st_add(&st, bins[i].target);
-    }
-    h.strtab_len = (uint32_t)st.b.len;
-    nub_buf_add(&blob, &h, sizeof(h));
-    nub_buf_add(&blob, rf, sizeof(*rf) * im->nfiles);
-    nub_buf_add(&blob, rd, 4 * ndirs);
-    nub_buf_add(&blob, rb, 8 * nbins);
-    nub_buf_add(&blob, st.b.data ? st.b.data : "", st.b.len);
-    nub_free(rf);
-    nub_free(rd);
-    nub_free(rb);
-  }
-  if (im->tree_name) {
+  memset(&d, 0, sizeof(d));
+  d.name = facts.have_m ? facts.m.name : NULL;
+  d.version = facts.have_m ? facts.m.version : NULL;
+  d.os = facts.os;
+  d.cpu = facts.cpu;
+  d.libc = facts.libc;
+  d.phantoms = facts.phantoms;
+  d.tree = tree;
+  d.flags = facts.flags | (tree ? NUB_IDX_TREE : 0);
+  d.bytes = im->bytes;
+  d.nfiles = im->nfiles;
+  d.files = rf;
+  d.ndirs = ndirs;
+  d.dirs = (const char *const *)dirs;
+  d.nbins = facts.nbins;
+  d.bins = (const struct nub_index_bin *)facts.bins;
+  nub_index_write(&d, &blob);
+  if (tree) {
     rc = publish_tree(im, key);
     if (rc < 0) {
       nub_err_set(err, rc, "cannot publish the package into the store: %s",
@@ -1179,26 +980,19 @@ int nub_import_commit(struct nub_import *im, const char key[65],
   if (out) {
     char *copy = nub_malloc(blob.len);
     memcpy(copy, blob.data, blob.len);
-    rc = index_parse(copy, blob.len, out);
+    rc = nub_index_parse(copy, blob.len, out);
     if (rc == 0)
       memcpy((*out)->key, key, 65);
   }
 out:
-  for (size_t i = 0; i < nbins; i++) {
-    nub_free(bins[i].name);
-    nub_free(bins[i].target);
-  }
-  nub_free(bins);
-  for (size_t i = 0; i < nexec; i++)
-    nub_free(exec_paths[i]);
-  nub_free(exec_paths);
+  nub_free(paths);
+  nub_free(rf);
+  nub_free(tree);
   for (size_t i = 0; i < ndirs; i++)
     nub_free(dirs[i]);
   nub_free(dirs);
-  nub_buf_release(&st.b);
   nub_buf_release(&blob);
-  if (have_m)
-    nub_manifest_release(&m);
+  nub_pkgfacts_release(&facts);
   free_import(im);
   return rc;
 }

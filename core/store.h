@@ -12,7 +12,16 @@
  *                               a package imported as a tree (see
  *                               nub_import_as_tree): its files under their
  *                               own paths, not content names
+ *   packages/<key>/owner, ready symlinks naming the global-virtual-store
+ *                               entry the tree is claimed for (isolated.c)
+ *   links/<dir>-<hash>/         the global virtual store's entries for
+ *                               other closures (isolated.c builds them in
+ *                               links/.tmp-<pid>-<n> and renames them in)
+ *   locks/<hash>                one lock file per project path, so two
+ *                               installs of one project wait for each other
  *   tmp/<pid>-<n>/              staging of an import in progress
+ *   metadata/                   the packument cache (registry.c), unless
+ *                               NUB_CACHE_DIR moves it
  *
  * Write-once: every publish is a rename that never replaces; a loser of a
  * race drops its copy and uses the winner's. A killed import leaves only a
@@ -26,6 +35,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "index.h"
 
 struct nub_buf;
 
@@ -56,49 +66,17 @@ int nub_store_open(struct nub_store *s, const char *dir, struct nub_err *err);
 void nub_store_close(struct nub_store *s);
 /* Remove staging directories whose process is gone. */
 void nub_store_clean_tmp(struct nub_store *s);
-
-enum nub_index_flag {
-  NUB_IDX_INSTALL_SCRIPT = 1u << 0, /* preinstall/install/postinstall */
-  NUB_IDX_BINDING_GYP = 1u << 1,    /* implicit `node-gyp rebuild` */
-  NUB_IDX_TREE = 1u << 2,           /* files live in `tree`, hashes are zero */
-  NUB_IDX_BINS_FROM_DIR = 1u << 3,  /* bins only from "directories.bin" */
-};
-
-struct nub_index_file {
-  unsigned char hash[32];
-  uint64_t size;
-  const char *path; /* normalised, relative to the package root */
-  unsigned mode;    /* 0644 or 0755 */
-};
-
-struct nub_index_bin {
-  const char *name, *target;
-};
-
-struct nub_index {
-  char key[65]; /* the store key it was loaded under */
-  char *blob;   /* the raw index; strings point into it */
-  size_t len;
-  const char *name, *version;
-  const char *os, *cpu, *libc; /* package.json's lists, comma-joined ("" = any) */
-  const char *phantoms;         /* packages its code loads without declaring them,
-                                 * comma-joined and sorted */
-  const char *tree;             /* NUB_IDX_TREE: the package directory, relative
-                                 * to the store root; else NULL */
-  unsigned flags;
-  uint32_t nfiles, ndirs, nbins;
-  struct nub_index_file *files;
-  const char **dirs; /* parents before children */
-  struct nub_index_bin *bins;
-  uint64_t bytes;
-};
+/* links/ (made on first use), opened; its absolute path in *abs (caller
+ * frees). */
+int nub_store_links(struct nub_store *s, int *fd, char **abs, struct nub_err *err);
+/* The path of the lock file for a project (made on first use). */
+char *nub_store_lock_path(struct nub_store *s, const char *project_dir);
 
 /* Load an index by key. -ENOENT when absent; -NUB_ESTORE when unreadable. */
 int nub_store_index_load(struct nub_store *s, const char key[65],
                          struct nub_index **out);
 /* Drop an index whose files turned out to be missing (next run refetches). */
 void nub_store_index_remove(struct nub_store *s, const char key[65]);
-void nub_index_free(struct nub_index *idx);
 
 /* Name of a content file relative to files_fd: "ab/<62 hex>" plus "x" for
  * the executable variant. out needs 67 bytes. */

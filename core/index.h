@@ -1,0 +1,74 @@
+/* index.h - the store's index format: one small binary file per package
+ * (what the store holds of it: its files with their hashes, sizes and
+ * modes, its directories, its bins, and what nub learnt of it at import),
+ * written last and atomically, so its presence means the package is whole.
+ *
+ * Layout (little-endian, as the host writes it; IDX_MAGIC names the
+ * version): a 64-byte header, then nfiles 48-byte file records, ndirs
+ * 4-byte string offsets, nbins pairs of 4-byte offsets, then the string
+ * table. Every offset is checked against the table on load. */
+#ifndef NUB_INDEX_H
+#define NUB_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct nub_buf;
+
+enum nub_index_flag {
+  NUB_IDX_INSTALL_SCRIPT = 1u << 0, /* preinstall/install/postinstall */
+  NUB_IDX_BINDING_GYP = 1u << 1,    /* implicit `node-gyp rebuild` */
+  NUB_IDX_TREE = 1u << 2,           /* files live in `tree`, hashes are zero */
+  NUB_IDX_BINS_FROM_DIR = 1u << 3,  /* bins only from "directories.bin" */
+};
+
+struct nub_index_file {
+  unsigned char hash[32];
+  uint64_t size;
+  const char *path; /* normalised, relative to the package root */
+  unsigned mode;    /* 0644 or 0755 */
+};
+
+struct nub_index_bin {
+  const char *name, *target;
+};
+
+struct nub_index {
+  char key[65]; /* the store key it was loaded under */
+  char *blob;   /* the raw index; strings point into it */
+  size_t len;
+  const char *name, *version;
+  const char *os, *cpu, *libc; /* package.json's lists, comma-joined ("" = any) */
+  const char *phantoms;         /* packages its code loads without declaring them,
+                                 * comma-joined and sorted */
+  const char *tree;             /* NUB_IDX_TREE: the package directory, relative
+                                 * to the store root; else NULL */
+  unsigned flags;
+  uint32_t nfiles, ndirs, nbins;
+  struct nub_index_file *files;
+  const char **dirs; /* parents before children */
+  struct nub_index_bin *bins;
+  uint64_t bytes;
+};
+
+/* Validate and unpack a raw index; takes ownership of blob (freed on
+ * failure too). -NUB_ESTORE when it is not a whole, valid index. */
+int nub_index_parse(char *blob, size_t len, struct nub_index **out);
+void nub_index_free(struct nub_index *idx);
+
+/* What a new index says, for nub_index_write. Strings are borrowed. */
+struct nub_index_draft {
+  const char *name, *version, *os, *cpu, *libc, *phantoms, *tree; /* tree may be NULL */
+  unsigned flags;
+  uint64_t bytes;
+  size_t nfiles, ndirs, nbins;
+  const struct nub_index_file *files; /* modes 0644/0755 */
+  const char *const *dirs;            /* sorted, parents first */
+  const struct nub_index_bin *bins;
+};
+
+/* Serialise a draft into out (appended). */
+void nub_index_write(const struct nub_index_draft *d, struct nub_buf *out);
+
+#endif
