@@ -1,13 +1,11 @@
 /* lockfile_pnpm.c - nub.lock (pnpm-lock.yaml v9) reader and writer.
  *
  * Reading goes through libyaml's document API. Writing does not use
- * libyaml's emitter: pnpm serialises with js-yaml (pnpm 12's Rust port copies
- * that output exactly), and a lockfile that pnpm and nub both write must not
- * churn. So the writer builds a small tree from the graph, sorts it the way
- * pnpm's sortLockfileKeys does, and prints it with the rules of js-yaml's
- * dumper: its scalar-style choice, block style except for a few keys, and
- * @zkochan/js-yaml's blank lines. Every rule below was checked against
- * pnpm 12.4 output (ci/bench/fixtures and tests/fixtures/lockfiles). */
+ * libyaml's emitter: pnpm serialises with js-yaml, and a lockfile that pnpm
+ * and nub both write must not churn. So the writer builds a tree from the
+ * graph, sorts it the way pnpm's sortLockfileKeys does and prints it with
+ * yaml_emit.h, under pnpm's rules (which keys are flow, where blank lines
+ * go). */
 #include "lockfile_pnpm.h"
 
 #include <ctype.h>
@@ -21,456 +19,10 @@
 #include <yaml.h>
 
 #include "text.h"
+#include "yaml_emit.h"
 #include "nub_alloc.h"
 
-/* ---- js-yaml's scalar styles ------------------------------------------- */
-
-#define CP_NONE 0xFFFFFFFFu /* "no previous character" */
-#define CP_BAD 0x80000000u  /* an invalid UTF-8 byte (in the low 8 bits) */
-
-static uint32_t utf8_next(const unsigned char **pp, const unsigned char *end)
-{
-  const unsigned char *p = *pp;
-  uint32_t c = p[0], min;
-  int n;
-
-  if (c < 0x80) {
-    *pp = p + 1;
-    return c;
-  }
-  if ((c & 0xE0) == 0xC0) {
-    n = 1, c &= 0x1F, min = 0x80;
-  } else if ((c & 0xF0) == 0xE0) {
-    n = 2, c &= 0x0F, min = 0x800;
-  } else if ((c & 0xF8) == 0xF0) {
-    n = 3, c &= 0x07, min = 0x10000;
-  } else {
-    goto bad;
-  }
-  if (end - p <= n)
-    goto bad;
-  for (int i = 1; i <= n; i++) {
-    if ((p[i] & 0xC0) != 0x80)
-      goto bad;
-    c = (c << 6) | (p[i] & 0x3F);
-  }
-  if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-    goto bad;
-  *pp = p + n + 1;
-  return c;
-bad:
-  *pp = p + 1;
-  return CP_BAD | p[0];
-}
-
-/* js-yaml's isPrintable: what may appear unescaped. Tab, CR, NBSP and NEL
- * are not, which sends such strings to double quotes. */
-static bool y_printable(uint32_t c)
-{
-  return (c >= 0x20 && c <= 0x7E) ||
-         (c >= 0xA1 && c <= 0xD7FF && c != 0x2028 && c != 0x2029) ||
-         (c >= 0xE000 && c <= 0xFFFD && c != 0xFEFF) || (c >= 0x10000 && c <= 0x10FFFF);
-}
-
-static bool y_white(uint32_t c) { return c == ' ' || c == '\t'; }
-
-static bool y_flow_indicator(uint32_t c)
-{
-  return c == ',' || c == '[' || c == ']' || c == '{' || c == '}';
-}
-
-/* isPlainSafe: may c follow prev inside a plain scalar? In flow context the
- * flow indicators end a scalar; "#" after a space starts a comment; ": "
- * would start a mapping. */
-static bool y_plain_safe(uint32_t c, uint32_t prev, bool inblock)
-{
-  bool ns_or_white = y_printable(c);
-  bool ns = ns_or_white && !y_white(c);
-  bool prev_ns = prev != CP_NONE && y_printable(prev) && !y_white(prev);
-
-  return ((inblock ? ns_or_white : ns_or_white && !y_flow_indicator(c)) && c != '#' &&
-          !(prev == ':' && !ns)) ||
-         (prev_ns && c == '#') || (prev == ':' && ns);
-}
-
-static bool y_plain_safe_first(uint32_t c)
-{
-  return y_printable(c) && !y_white(c) && (c >= 0x80 || !strchr("-?:,[]{}#&*!|=>'\"%@`", (int)c));
-}
-
-static bool y_plain_safe_last(uint32_t c) { return !y_white(c) && c != ':'; }
-
-/* Greedy run of min..max decimal digits at s[*i]. */
-static bool y_digits(const char *s, size_t *i, int min, int max)
-{
-  int n = 0;
-
-  while (n < max && s[*i] >= '0' && s[*i] <= '9')
-    (*i)++, n++;
-  return n >= min;
-}
-
-/* js-yaml's int type (core schema): 0b/0o/0x forms and "_" separators. */
-static bool y_is_int(const char *s)
-{
-  size_t i = 0, n = strlen(s);
-  bool digits = false;
-  char ch;
-
-  if (!n)
-    return false;
-  ch = s[i];
-  if (ch == '-' || ch == '+')
-    ch = s[++i];
-  if (ch == '0') {
-    if (i + 1 == n)
-      return true;
-    ch = s[++i];
-    if (ch == 'b' || ch == 'o' || ch == 'x') {
-      char base = ch;
-      for (i++; i < n; i++) {
-        ch = s[i];
-        if (ch == '_')
-          continue;
-        if (base == 'b' ? (ch != '0' && ch != '1')
-            : base == 'o' ? (ch < '0' || ch > '7')
-                          : !isxdigit((unsigned char)ch))
-          return false;
-        digits = true;
-      }
-      return digits && ch != '_';
-    }
-  }
-  if (ch == '_')
-    return false;
-  for (; i < n; i++) {
-    ch = s[i];
-    if (ch == '_')
-      continue;
-    if (ch < '0' || ch > '9')
-      return false;
-    digits = true;
-  }
-  return digits && ch != '_';
-}
-
-/* js-yaml's float type: "1", "9.0", "1e5", ".5", "1_000", ".inf", ".nan". */
-static bool y_is_float(const char *s)
-{
-  size_t n = strlen(s), i = 0, k;
-  const char *t = s + (s[0] == '-' || s[0] == '+');
-
-  if (!n || s[n - 1] == '_')
-    return false;
-  if (!strcmp(t, ".inf") || !strcmp(t, ".Inf") || !strcmp(t, ".INF") || !strcmp(s, ".nan") ||
-      !strcmp(s, ".NaN") || !strcmp(s, ".NAN"))
-    return true;
-  i = (size_t)(t - s);
-  if (s[i] >= '0' && s[i] <= '9') {
-    i += strspn(s + i, "0123456789_");
-    if (s[i] == '.')
-      i += 1 + strspn(s + i + 1, "0123456789_");
-  } else if (s[0] == '.') {
-    k = strspn(s + 1, "0123456789_");
-    if (!k)
-      return false;
-    i = 1 + k;
-  } else {
-    return false;
-  }
-  if (s[i] == 'e' || s[i] == 'E') {
-    i++;
-    if (s[i] == '-' || s[i] == '+')
-      i++;
-    k = strspn(s + i, "0123456789");
-    if (!k)
-      return false;
-    i += k;
-  }
-  return s[i] == '\0';
-}
-
-/* js-yaml's timestamp type: "2020-01-01", "2020-1-1 10:00:00.5 +01:00". */
-static bool y_is_timestamp(const char *s)
-{
-  size_t i = 0, j;
-
-  if (!y_digits(s, &i, 4, 4) || s[i++] != '-')
-    return false;
-  j = i; /* the date alone: 2020-01-01 */
-  if (y_digits(s, &j, 2, 2) && s[j] == '-') {
-    j++;
-    if (y_digits(s, &j, 2, 2) && !s[j])
-      return true;
-  }
-  if (!y_digits(s, &i, 1, 2) || s[i++] != '-' || !y_digits(s, &i, 1, 2))
-    return false;
-  if (s[i] == 'T' || s[i] == 't') {
-    i++;
-  } else if (y_white((unsigned char)s[i])) {
-    while (y_white((unsigned char)s[i]))
-      i++;
-  } else {
-    return false;
-  }
-  if (!y_digits(s, &i, 1, 2) || s[i++] != ':' || !y_digits(s, &i, 2, 2) || s[i++] != ':' ||
-      !y_digits(s, &i, 2, 2))
-    return false;
-  if (s[i] == '.') {
-    i++;
-    y_digits(s, &i, 0, 1 << 30);
-  }
-  if (s[i]) {
-    while (y_white((unsigned char)s[i]))
-      i++;
-    if (s[i] == 'Z') {
-      i++;
-    } else if (s[i] == '-' || s[i] == '+') {
-      i++;
-      if (!y_digits(s, &i, 1, 2))
-        return false;
-      if (s[i] == ':') {
-        i++;
-        if (!y_digits(s, &i, 2, 2))
-          return false;
-      }
-    } else {
-      return false;
-    }
-  }
-  return s[i] == '\0';
-}
-
-/* Would a plain scalar with this text load as something other than a string
- * (js-yaml's default schema: null, bool, int, float, timestamp, merge)? Note
- * that YAML 1.1's yes/no/on/off are strings here and stay unquoted. */
-static bool y_ambiguous(const char *s)
-{
-  static const char *const words[] = {"~",    "null",  "Null",  "NULL",  "true", "True",
-                                      "TRUE", "false", "False", "FALSE", "<<",   NULL};
-
-  for (int i = 0; words[i]; i++)
-    if (!strcmp(s, words[i]))
-      return true;
-  return y_is_int(s) || y_is_float(s) || y_is_timestamp(s);
-}
-
-enum { ST_PLAIN, ST_SINGLE, ST_LITERAL, ST_DOUBLE };
-
-/* js-yaml's chooseScalarStyle with lineWidth -1 (never fold) and single
- * quotes preferred. single_line: keys and flow context, no block scalars. */
-static int y_choose_style(const char *s, bool single_line, bool inblock)
-{
-  const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
-  uint32_t c, prev = CP_NONE;
-  bool plain, line_break = false;
-
-  if (p == end)
-    return ST_SINGLE;
-  c = utf8_next(&p, end);
-  plain = y_plain_safe_first(c);
-  p = (const unsigned char *)s;
-  while (p < end) {
-    c = utf8_next(&p, end);
-    if (!single_line && c == '\n')
-      line_break = true;
-    else if (!y_printable(c))
-      return ST_DOUBLE;
-    plain = plain && y_plain_safe(c, prev, inblock);
-    prev = c;
-  }
-  plain = plain && y_plain_safe_last(prev);
-  if (!line_break)
-    return plain && !y_ambiguous(s) ? ST_PLAIN : ST_SINGLE;
-  return ST_LITERAL;
-}
-
-/* A literal block scalar ("|-", "|", "|+", with "2" when the text starts
- * with a space), its lines indented by `indent`. */
-static void y_put_literal(struct nub_buf *out, const char *s, int indent)
-{
-  size_t n = strlen(s);
-  bool clip = s[n - 1] == '\n';
-  bool keep = clip && (n == 1 || s[n - 2] == '\n');
-  const char *p = s, *end = s + n;
-
-  nub_buf_addc(out, '|');
-  if (s[strspn(s, "\n")] == ' ')
-    nub_buf_addc(out, '2');
-  if (keep)
-    nub_buf_addc(out, '+');
-  else if (!clip)
-    nub_buf_addc(out, '-');
-  nub_buf_addc(out, '\n');
-  while (p < end) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    const char *lend = nl ? nl + 1 : end;
-    if (!(lend - p == 1 && *p == '\n'))
-      for (int i = 0; i < indent; i++)
-        nub_buf_addc(out, ' ');
-    nub_buf_add(out, p, (size_t)(lend - p));
-    p = lend;
-  }
-  if (clip) /* js-yaml's dropEndingNewline */
-    out->data[--out->len] = '\0';
-}
-
-static void y_put_double(struct nub_buf *out, const char *s)
-{
-  const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
-
-  nub_buf_addc(out, '"');
-  while (p < end) {
-    const unsigned char *start = p;
-    uint32_t c = utf8_next(&p, end);
-    const char *esc = NULL;
-    switch (c) {
-    case 0x00: esc = "\\0"; break;
-    case 0x07: esc = "\\a"; break;
-    case 0x08: esc = "\\b"; break;
-    case 0x09: esc = "\\t"; break;
-    case 0x0A: esc = "\\n"; break;
-    case 0x0B: esc = "\\v"; break;
-    case 0x0C: esc = "\\f"; break;
-    case 0x0D: esc = "\\r"; break;
-    case 0x1B: esc = "\\e"; break;
-    case 0x22: esc = "\\\""; break;
-    case 0x5C: esc = "\\\\"; break;
-    case 0x85: esc = "\\N"; break;
-    case 0xA0: esc = "\\_"; break;
-    case 0x2028: esc = "\\L"; break;
-    case 0x2029: esc = "\\P"; break;
-    }
-    if (esc)
-      nub_buf_adds(out, esc);
-    else if (y_printable(c))
-      nub_buf_add(out, start, (size_t)(p - start));
-    else if (c & CP_BAD)
-      nub_buf_addf(out, "\\x%02X", (unsigned)(c & 0xFF));
-    else if (c <= 0xFF)
-      nub_buf_addf(out, "\\x%02X", (unsigned)c);
-    else if (c <= 0xFFFF)
-      nub_buf_addf(out, "\\u%04X", (unsigned)c);
-    else
-      nub_buf_addf(out, "\\U%08X", (unsigned)c);
-  }
-  nub_buf_addc(out, '"');
-}
-
-/* Write s as js-yaml would at nesting `level` (block scalars are indented
- * by 2 * level). */
-static void y_put_scalar(struct nub_buf *out, const char *s, int level, bool single_line,
-                         bool inblock)
-{
-  switch (y_choose_style(s, single_line, inblock)) {
-  case ST_PLAIN:
-    nub_buf_adds(out, s);
-    break;
-  case ST_SINGLE:
-    nub_buf_addc(out, '\'');
-    for (; *s; s++) {
-      if (*s == '\'')
-        nub_buf_addc(out, '\'');
-      nub_buf_addc(out, *s);
-    }
-    nub_buf_addc(out, '\'');
-    break;
-  case ST_LITERAL:
-    y_put_literal(out, s, 2 * (level < 1 ? 1 : level));
-    break;
-  default:
-    y_put_double(out, s);
-    break;
-  }
-}
-
-/* ---- the tree the writer prints ----------------------------------------- */
-
-enum ytype { Y_STR, Y_RAW, Y_MAP, Y_SEQ };
-
-struct ypair;
-
-/* Strings are borrowed from the graph or are literals. */
-struct ynode {
-  enum ytype t;
-  const char *s;        /* Y_STR, Y_RAW (printed verbatim) */
-  struct ypair *pairs;  /* Y_MAP */
-  const char **items;   /* Y_SEQ, scalars only */
-  size_t n, cap;
-};
-
-struct ypair {
-  const char *key;
-  int prio;
-  struct ynode *val;
-};
-
-struct ytree {
-  struct ynode **all;
-  size_t n, cap;
-};
-
-static struct ynode *y_new(struct ytree *t, enum ytype type, const char *s)
-{
-  struct ynode *y = nub_calloc(1, sizeof(*y));
-
-  y->t = type;
-  y->s = s;
-  NUB_GROW(t->all, t->cap, t->n + 1);
-  t->all[t->n++] = y;
-  return y;
-}
-
-static void y_tree_free(struct ytree *t)
-{
-  for (size_t i = 0; i < t->n; i++) {
-    nub_free(t->all[i]->pairs);
-    nub_free(t->all[i]->items);
-    nub_free(t->all[i]);
-  }
-  nub_free(t->all);
-}
-
-static void y_set(struct ynode *m, const char *key, struct ynode *v)
-{
-  NUB_GROW(m->pairs, m->cap, m->n + 1);
-  m->pairs[m->n].key = key;
-  m->pairs[m->n].prio = 0;
-  m->pairs[m->n++].val = v;
-}
-
-static void y_set_str(struct ytree *t, struct ynode *m, const char *key, const char *s)
-{
-  y_set(m, key, y_new(t, Y_STR, s));
-}
-
-static void y_set_seq(struct ytree *t, struct ynode *m, const char *key, char *const *v,
-                      size_t n)
-{
-  struct ynode *seq;
-
-  if (!n)
-    return;
-  seq = y_new(t, Y_SEQ, NULL);
-  seq->items = nub_malloc(n * sizeof(*seq->items));
-  for (size_t i = 0; i < n; i++)
-    seq->items[i] = v[i];
-  seq->n = seq->cap = n;
-  y_set(m, key, seq);
-}
-
-static void y_set_depmap(struct ytree *t, struct ynode *m, const char *key,
-                         const struct nub_depmap *d)
-{
-  struct ynode *sub;
-
-  if (!d->n)
-    return;
-  sub = y_new(t, Y_MAP, NULL);
-  for (size_t i = 0; i < d->n; i++)
-    y_set_str(t, sub, d->v[i].name, d->v[i].spec);
-  y_set(m, key, sub);
-}
+/* ---- pnpm's layout rules ------------------------------------------------- */
 
 /* pnpm's sortLockfileKeys: these keys first, in this order, the rest by code
  * unit. It sorts deep, so a dependency *named* "os" or "name" moves up too;
@@ -484,38 +36,6 @@ static const char *const pkg_key_order[] = {
 static const char *const importer_key_order[] = {
     "lockfileVersion", "settings", "catalogs", "overrides", "packageExtensionsChecksum",
     "pnpmfileChecksum", "patchedDependencies", "importers", "packages", NULL};
-
-static int y_cmp_pair(const void *a, const void *b)
-{
-  const struct ypair *x = a, *y = b;
-
-  if (x->prio && y->prio)
-    return x->prio - y->prio;
-  if (x->prio)
-    return -1;
-  if (y->prio)
-    return 1;
-  return strcmp(x->key, y->key);
-}
-
-static void y_sort_deep(struct ynode *m, const char *const *order)
-{
-  if (m->t != Y_MAP)
-    return;
-  for (size_t i = 0; i < m->n; i++) {
-    m->pairs[i].prio = 0;
-    for (int k = 0; order && order[k]; k++)
-      if (!strcmp(m->pairs[i].key, order[k])) {
-        m->pairs[i].prio = k + 1;
-        break;
-      }
-    y_sort_deep(m->pairs[i].val, order);
-  }
-  if (m->n > 1)
-    nub_sort(m->pairs, m->n, sizeof(*m->pairs), y_cmp_pair);
-}
-
-/* ---- printing (js-yaml's writeNode family) ------------------------------ */
 
 /* Collections under these keys are written in flow style, at any depth
  * (hence pnpm's `os: {specifier: 1.0.0, version: 1.0.0}` for a dependency
@@ -532,108 +52,7 @@ static bool y_blank_key(const char *k)
   return !strcmp(k, "importers") || !strcmp(k, "packages") || !strcmp(k, "snapshots");
 }
 
-static void y_newline(struct nub_buf *out, int level)
-{
-  nub_buf_addc(out, '\n');
-  for (int i = 0; i < level; i++)
-    nub_buf_add(out, "  ", 2);
-}
-
-/* A key; js-yaml makes keys longer than 1024 characters explicit ("? "). */
-static bool y_put_key(struct nub_buf *out, const char *key, int level, bool inblock)
-{
-  size_t at = out->len;
-
-  y_put_scalar(out, key, level, true, inblock);
-  if (out->len - at <= 1024)
-    return false;
-  nub_buf_add(out, "  ", 2);
-  memmove(out->data + at + 2, out->data + at, out->len - 2 - at);
-  memcpy(out->data + at, "? ", 2);
-  return true;
-}
-
-static void y_put_flow(struct nub_buf *out, const struct ynode *v, int level)
-{
-  switch (v->t) {
-  case Y_RAW:
-    nub_buf_adds(out, v->s);
-    break;
-  case Y_STR:
-    y_put_scalar(out, v->s, level, true, false);
-    break;
-  case Y_SEQ:
-    nub_buf_addc(out, '[');
-    for (size_t i = 0; i < v->n; i++) {
-      if (i)
-        nub_buf_add(out, ", ", 2);
-      y_put_scalar(out, v->items[i], level, true, false);
-    }
-    nub_buf_addc(out, ']');
-    break;
-  case Y_MAP:
-    nub_buf_addc(out, '{');
-    for (size_t i = 0; i < v->n; i++) {
-      if (i)
-        nub_buf_add(out, ", ", 2);
-      y_put_key(out, v->pairs[i].key, level, false);
-      nub_buf_add(out, ": ", 2);
-      y_put_flow(out, v->pairs[i].val, level);
-    }
-    nub_buf_addc(out, '}');
-    break;
-  }
-}
-
-/* blank: 0 none, 1 between entries (the root), 2 before every entry. */
-static void y_put_block_map(struct nub_buf *out, const struct ynode *m, int level, bool compact,
-                            int blank);
-
-static void y_put_block_seq(struct nub_buf *out, const struct ynode *v, int level, bool compact)
-{
-  for (size_t i = 0; i < v->n; i++) {
-    if (!compact || i)
-      y_newline(out, level);
-    nub_buf_add(out, "- ", 2);
-    y_put_scalar(out, v->items[i], level + 1, false, true);
-  }
-}
-
-/* The value of `key` in a block mapping, from the ':' on. compact: the key
- * was explicit, so a block collection starts on the ": " line. */
-static void y_put_value(struct nub_buf *out, const char *key, const struct ynode *v, int level,
-                        bool compact)
-{
-  if (v->t == Y_STR) {
-    nub_buf_add(out, ": ", 2);
-    y_put_scalar(out, v->s, level, false, true);
-  } else if (v->t == Y_RAW || !v->n || y_flow_key(key)) {
-    nub_buf_add(out, ": ", 2);
-    y_put_flow(out, v, level);
-  } else {
-    nub_buf_adds(out, compact ? ": " : ":");
-    if (v->t == Y_MAP)
-      y_put_block_map(out, v, level, compact, y_blank_key(key) ? 2 : 0);
-    else
-      y_put_block_seq(out, v, level, compact);
-  }
-}
-
-static void y_put_block_map(struct nub_buf *out, const struct ynode *m, int level, bool compact,
-                            int blank)
-{
-  for (size_t i = 0; i < m->n; i++) {
-    bool expl;
-    if (blank == 2 || (blank == 1 && i))
-      nub_buf_addc(out, '\n');
-    if (!compact || i)
-      y_newline(out, level);
-    expl = y_put_key(out, m->pairs[i].key, level + 1, true);
-    if (expl)
-      y_newline(out, level);
-    y_put_value(out, m->pairs[i].key, m->pairs[i].val, level + 1, expl);
-  }
-}
+static const struct nub_yaml_style pnpm_style = {y_flow_key, y_blank_key};
 
 /* ---- graph -> tree ------------------------------------------------------ */
 
@@ -647,36 +66,36 @@ static size_t key_name_len(const char *k)
   return at ? (size_t)(at - k) : 0;
 }
 
-static void y_set_direct(struct ytree *t, struct ynode *m, const char *key,
+static void y_set_direct(struct nub_ydoc *t, struct nub_ynode *m, const char *key,
                          const struct nub_gdirect *d, size_t n)
 {
-  struct ynode *sub;
+  struct nub_ynode *sub;
 
   if (!n)
     return;
-  sub = y_new(t, Y_MAP, NULL);
+  sub = nub_ymap(t);
   for (size_t i = 0; i < n; i++) {
-    struct ynode *e = y_new(t, Y_MAP, NULL);
+    struct nub_ynode *e = nub_ymap(t);
     if (d[i].specifier)
-      y_set_str(t, e, "specifier", d[i].specifier);
+      nub_yset_str(t, e, "specifier", d[i].specifier);
     if (d[i].ref)
-      y_set_str(t, e, "version", d[i].ref);
-    y_set(sub, d[i].alias, e);
+      nub_yset_str(t, e, "version", d[i].ref);
+    nub_yset(sub, d[i].alias, e);
   }
-  y_set(m, key, sub);
+  nub_yset(m, key, sub);
 }
 
-static void y_set_edges(struct ytree *t, struct ynode *m, const char *key,
+static void y_set_edges(struct nub_ydoc *t, struct nub_ynode *m, const char *key,
                         const struct nub_gedge *e, size_t n)
 {
-  struct ynode *sub;
+  struct nub_ynode *sub;
 
   if (!n)
     return;
-  sub = y_new(t, Y_MAP, NULL);
+  sub = nub_ymap(t);
   for (size_t i = 0; i < n; i++)
-    y_set_str(t, sub, e[i].alias, e[i].ref);
-  y_set(m, key, sub);
+    nub_yset_str(t, sub, e[i].alias, e[i].ref);
+  nub_yset(m, key, sub);
 }
 
 static const char *pkg_key_of(const struct nub_gpkg *p)
@@ -684,63 +103,63 @@ static const char *pkg_key_of(const struct nub_gpkg *p)
   return p->pkg_key ? p->pkg_key : p->key;
 }
 
-static struct ynode *y_package(struct ytree *t, const struct nub_gpkg *p)
+static struct nub_ynode *y_package(struct nub_ydoc *t, const struct nub_gpkg *p)
 {
-  struct ynode *m = y_new(t, Y_MAP, NULL);
+  struct nub_ynode *m = nub_ymap(t);
   const char *pk = pkg_key_of(p);
   size_t nl = key_name_len(pk);
 
   if (p->integrity || p->tarball || p->directory) {
-    struct ynode *r = y_new(t, Y_MAP, NULL);
+    struct nub_ynode *r = nub_ymap(t);
     if (p->integrity)
-      y_set_str(t, r, "integrity", p->integrity);
+      nub_yset_str(t, r, "integrity", p->integrity);
     if (p->tarball)
-      y_set_str(t, r, "tarball", p->tarball);
+      nub_yset_str(t, r, "tarball", p->tarball);
     if (p->directory) {
-      y_set_str(t, r, "directory", p->directory);
-      y_set_str(t, r, "type", "directory");
+      nub_yset_str(t, r, "directory", p->directory);
+      nub_yset_str(t, r, "type", "directory");
     }
-    y_set(m, "resolution", r);
+    nub_yset(m, "resolution", r);
   }
   /* name:/version: only where the key does not already say them (tarball
    * URLs, git) */
   if (p->name && (!nl || strlen(p->name) != nl || strncmp(p->name, pk, nl)))
-    y_set_str(t, m, "name", p->name);
+    nub_yset_str(t, m, "name", p->name);
   if (p->version && (!nl || strcmp(p->version, pk + nl + 1)))
-    y_set_str(t, m, "version", p->version);
-  y_set_depmap(t, m, "engines", &p->engines);
-  y_set_seq(t, m, "cpu", p->cpu, p->ncpu);
-  y_set_seq(t, m, "os", p->os, p->nos);
-  y_set_seq(t, m, "libc", p->libc, p->nlibc);
+    nub_yset_str(t, m, "version", p->version);
+  nub_yset_depmap(t, m, "engines", &p->engines);
+  nub_yset_seq(t, m, "cpu", p->cpu, p->ncpu);
+  nub_yset_seq(t, m, "os", p->os, p->nos);
+  nub_yset_seq(t, m, "libc", p->libc, p->nlibc);
   if (p->deprecated)
-    y_set_str(t, m, "deprecated", p->deprecated);
+    nub_yset_str(t, m, "deprecated", p->deprecated);
   if (p->has_bin)
-    y_set(m, "hasBin", y_new(t, Y_RAW, "true"));
-  y_set_depmap(t, m, "peerDependencies", &p->peers);
+    nub_yset(m, "hasBin", nub_yraw(t, "true"));
+  nub_yset_depmap(t, m, "peerDependencies", &p->peers);
   if (p->npeers_optional) {
-    struct ynode *meta = y_new(t, Y_MAP, NULL);
+    struct nub_ynode *meta = nub_ymap(t);
     for (size_t i = 0; i < p->npeers_optional; i++) {
-      struct ynode *o = y_new(t, Y_MAP, NULL);
-      y_set(o, "optional", y_new(t, Y_RAW, "true"));
-      y_set(meta, p->peers_optional[i], o);
+      struct nub_ynode *o = nub_ymap(t);
+      nub_yset(o, "optional", nub_yraw(t, "true"));
+      nub_yset(meta, p->peers_optional[i], o);
     }
-    y_set(m, "peerDependenciesMeta", meta);
+    nub_yset(m, "peerDependenciesMeta", meta);
   }
-  y_set_seq(t, m, "bundledDependencies", p->bundled, p->nbundled);
-  y_sort_deep(m, pkg_key_order);
+  nub_yset_seq(t, m, "bundledDependencies", p->bundled, p->nbundled);
+  nub_ysort(m, pkg_key_order);
   return m;
 }
 
-static struct ynode *y_snapshot(struct ytree *t, const struct nub_gpkg *p)
+static struct nub_ynode *y_snapshot(struct nub_ydoc *t, const struct nub_gpkg *p)
 {
-  struct ynode *m = y_new(t, Y_MAP, NULL);
+  struct nub_ynode *m = nub_ymap(t);
 
   y_set_edges(t, m, "dependencies", p->deps, p->ndeps);
   y_set_edges(t, m, "optionalDependencies", p->optional_deps, p->noptional_deps);
-  y_set_seq(t, m, "transitivePeerDependencies", p->transitive_peers, p->ntransitive_peers);
+  nub_yset_seq(t, m, "transitivePeerDependencies", p->transitive_peers, p->ntransitive_peers);
   if (p->optional)
-    y_set(m, "optional", y_new(t, Y_RAW, "true"));
-  y_sort_deep(m, pkg_key_order);
+    nub_yset(m, "optional", nub_yraw(t, "true"));
+  nub_ysort(m, pkg_key_order);
   return m;
 }
 
@@ -765,31 +184,33 @@ static int cmp_by_key(const void *a, const void *b)
 
 void nub_lockfile_pnpm_write(const struct nub_graph *g, struct nub_buf *out)
 {
-  struct ytree t = {NULL, 0, 0};
-  struct ynode *root = y_new(&t, Y_MAP, NULL), *settings, *sect;
+  struct nub_ydoc t;
+  struct nub_ynode *root, *settings, *sect;
   struct nub_importer **ims = NULL;
   struct nub_gpkg **pk = NULL;
 
-  y_set_str(&t, root, "lockfileVersion", "9.0");
+  nub_ydoc_init(&t);
+  root = nub_ymap(&t);
+  nub_yset_str(&t, root, "lockfileVersion", "9.0");
 
   /* settings: pnpm writes them sorted by name */
-  settings = y_new(&t, Y_MAP, NULL);
-  y_set(settings, "autoInstallPeers", y_new(&t, Y_RAW, g->auto_install_peers ? "true" : "false"));
-  y_set(settings, "excludeLinksFromLockfile",
-        y_new(&t, Y_RAW, g->exclude_links ? "true" : "false"));
+  settings = nub_ymap(&t);
+  nub_yset(settings, "autoInstallPeers", nub_yraw(&t, g->auto_install_peers ? "true" : "false"));
+  nub_yset(settings, "excludeLinksFromLockfile",
+        nub_yraw(&t, g->exclude_links ? "true" : "false"));
   for (size_t i = 0; i < g->settings_extra.n; i++) {
     const struct nub_dep *d = &g->settings_extra.v[i];
     if (strcmp(d->name, "autoInstallPeers") && strcmp(d->name, "excludeLinksFromLockfile"))
-      y_set(settings, d->name, y_new(&t, Y_RAW, d->spec));
+      nub_yset(settings, d->name, nub_yraw(&t, d->spec));
   }
-  y_sort_deep(settings, NULL);
-  y_set(root, "settings", settings);
+  nub_ysort(settings, NULL);
+  nub_yset(root, "settings", settings);
 
   /* overrides keep their configured order, as in pnpm */
   if (g->overrides.n)
-    y_set_depmap(&t, root, "overrides", &g->overrides);
+    nub_yset_depmap(&t, root, "overrides", &g->overrides);
 
-  sect = y_new(&t, Y_MAP, NULL);
+  sect = nub_ymap(&t);
   if (g->nimporters) {
     ims = nub_malloc(g->nimporters * sizeof(*ims));
     for (size_t i = 0; i < g->nimporters; i++)
@@ -797,38 +218,37 @@ void nub_lockfile_pnpm_write(const struct nub_graph *g, struct nub_buf *out)
     nub_sort(ims, g->nimporters, sizeof(*ims), cmp_importer);
   }
   for (size_t i = 0; i < g->nimporters; i++) {
-    struct ynode *im = y_new(&t, Y_MAP, NULL);
+    struct nub_ynode *im = nub_ymap(&t);
     y_set_direct(&t, im, "dependencies", ims[i]->deps, ims[i]->ndeps);
     y_set_direct(&t, im, "devDependencies", ims[i]->dev, ims[i]->ndev);
     y_set_direct(&t, im, "optionalDependencies", ims[i]->optional, ims[i]->noptional);
-    y_sort_deep(im, importer_key_order);
-    y_set(sect, ims[i]->path, im);
+    nub_ysort(im, importer_key_order);
+    nub_yset(sect, ims[i]->path, im);
   }
-  y_set(root, "importers", sect);
+  nub_yset(root, "importers", sect);
 
   if (g->npkgs) {
     pk = nub_malloc(g->npkgs * sizeof(*pk));
     memcpy(pk, g->pkgs, g->npkgs * sizeof(*pk));
     /* packages: one entry per pkg_key, whatever the number of snapshots */
     nub_sort(pk, g->npkgs, sizeof(*pk), cmp_by_pkg_key);
-    sect = y_new(&t, Y_MAP, NULL);
+    sect = nub_ymap(&t);
     for (size_t i = 0; i < g->npkgs; i++)
       if (!i || strcmp(pkg_key_of(pk[i]), pkg_key_of(pk[i - 1])))
-        y_set(sect, pkg_key_of(pk[i]), y_package(&t, pk[i]));
-    y_set(root, "packages", sect);
+        nub_yset(sect, pkg_key_of(pk[i]), y_package(&t, pk[i]));
+    nub_yset(root, "packages", sect);
 
     nub_sort(pk, g->npkgs, sizeof(*pk), cmp_by_key);
-    sect = y_new(&t, Y_MAP, NULL);
+    sect = nub_ymap(&t);
     for (size_t i = 0; i < g->npkgs; i++)
-      y_set(sect, pk[i]->key, y_snapshot(&t, pk[i]));
-    y_set(root, "snapshots", sect);
+      nub_yset(sect, pk[i]->key, y_snapshot(&t, pk[i]));
+    nub_yset(root, "snapshots", sect);
   }
 
-  y_put_block_map(out, root, 0, true, 1);
-  nub_buf_addc(out, '\n');
+  nub_yprint(out, root, &pnpm_style);
   nub_free(pk);
   nub_free(ims);
-  y_tree_free(&t);
+  nub_ydoc_free(&t);
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -1366,7 +786,7 @@ static int rd_settings(struct rd *r, struct nub_graph *g, yaml_node_t *n)
     if (v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
       nub_buf_adds(&text, sval(v));
     else
-      y_put_scalar(&text, sval(v), 2, true, true);
+      nub_yscalar(&text, sval(v), 2, true);
     d = &g->settings_extra.v[g->settings_extra.n++];
     d->name = nub_strdup(k);
     d->spec = text.data ? nub_buf_take(&text) : nub_strdup("");
