@@ -1,0 +1,1 @@
+nub_unit_test(store unit/test_store.c)
