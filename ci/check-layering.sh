@@ -4,7 +4,10 @@
 #  2. core/ and diag/ never call the OS file primitives platform/ wraps;
 #  3. includes and CMake links run one way: core -> diag -> platform;
 #  4. nub's own code allocates through nub_malloc & co and avoids the banned
-#     string functions.
+#     string functions;
+#  5. given a build directory (ci/check-layering.sh build), no two files of
+#     core/ call each other, directly or around a cycle (ci/check-cycles.py,
+#     from the symbols of the built objects).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -38,6 +41,10 @@ $hits"
 hits=$(grep -rnE '\b(sprintf|vsprintf|strcpy|strcat|gets|strtok)\s*\(' core diag platform --include='*.c' || true)
 [ -n "$hits" ] && report "banned string function:
 $hits"
+
+if [ -n "${1:-}" ]; then
+  python3 ci/check-cycles.py "$1" || fail=1
+fi
 
 if [ "$fail" = 0 ]; then
   echo "layering: ok (core -> diag -> platform; no OS conditionals or primitives above platform/)"

@@ -10,7 +10,7 @@ bash ci/check-layering.sh
 jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 
 NUB_BUILD_TYPE=Release bash ci/build.sh build
-python3 ci/check-cycles.py build
+bash ci/check-layering.sh build
 
 # pnpm, for the differential tests that compare with it (tests/fixtures/real);
 # without it (or without the network) those comparisons are skipped

@@ -1,11 +1,19 @@
 /* fetch.h - make every package of the plan present in the store.
  *
- * Packages whose index is in the store are loaded (in parallel). The rest are
- * downloaded on the HTTP loop; their bytes stream through the integrity hash
- * into one buffer per tarball, which a pool worker unpacks (extract.h) into
- * the store once it is whole and verified. The index is published only after the integrity matched,
- * so a mismatch publishes nothing. A failed download+verify+extract is
- * retried as one unit (fetch-retries, jittered backoff, Retry-After). */
+ * Packages whose index is in the store are loaded (in parallel). The rest
+ * are downloaded on the HTTP loop, or read from disk for a "file:" tarball;
+ * a pool worker hashes the whole body (SRI), checks it against the
+ * package's integrity and only then unpacks it (extract.h) into the store,
+ * the index last, so a mismatch stores nothing. A failed
+ * download+verify+extract is retried as one unit (fetch-retries, jittered
+ * backoff, Retry-After).
+ *
+ * Failures: a package that may be optional (pkg->optional) does not stop
+ * the install; its failure is recorded on it (failed, fail_code, fail_msg)
+ * for the plan to judge once it is final (plan.c). Any other failure ends
+ * the fetch with its code and a message naming the package. --offline turns
+ * a package missing from the store into -NUB_EOFFLINE; an interrupt
+ * (nub_plat_interrupted) aborts the transfers with -NUB_EINTR. */
 #ifndef NUB_FETCH_H
 #define NUB_FETCH_H
 

@@ -81,8 +81,8 @@ void nub_state_add_check(struct nub_state *s, const char *path);
 /* A direct dependency as installed ("a", "1.2.3"), for the summary of the
  * next install. */
 void nub_state_add_direct(struct nub_state *s, const char *alias, const char *version);
-/* Record path's modification time as it is now (nothing if it is not a
- * directory). */
+/* Record path's status-change time and inode as they are now (nothing if
+ * it is not a directory). */
 void nub_state_add_dir(struct nub_state *s, int dir_fd, const char *path);
 /* Whether every recorded directory is still there with its time. */
 bool nub_state_dirs_match(const struct nub_state *s, int dir_fd);

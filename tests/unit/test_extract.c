@@ -5,7 +5,6 @@
 #include "nub_test.h"
 
 #include <errno.h>
-#include <libdeflate.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,79 +15,10 @@
 #include "nub_plat.h"
 #include "store.h"
 #include "tar.h"
+#include "tarball.h"
 
-/* ---- building archives ---------------------------------------------------- */
-
-static void octal(unsigned char *f, size_t n, unsigned long long v)
-{
-  char tmp[32];
-  snprintf(tmp, sizeof(tmp), "%0*llo", (int)(n - 1), v);
-  memcpy(f, tmp, n - 1);
-  f[n - 1] = '\0';
-}
-
-static void seal(unsigned char *h)
-{
-  unsigned sum = 0;
-  memset(h + 148, ' ', 8);
-  for (int i = 0; i < 512; i++)
-    sum += h[i];
-  octal(h + 148, 7, sum);
-  h[155] = ' ';
-}
-
-/* One header (and its data, padded) appended to b. */
-static void entry(struct nub_buf *b, const char *name, char type, const void *data, size_t n,
-                  unsigned mode)
-{
-  unsigned char h[512];
-  memset(h, 0, sizeof(h));
-  memcpy(h, name, strlen(name) < 100 ? strlen(name) : 100);
-  octal(h + 100, 8, mode);
-  octal(h + 108, 8, 0);
-  octal(h + 116, 8, 0);
-  octal(h + 124, 12, n);
-  octal(h + 136, 12, 499162500);
-  h[156] = (unsigned char)type;
-  memcpy(h + 257, "ustar\0" "00", 8);
-  seal(h);
-  nub_buf_add(b, h, 512);
-  if (n) {
-    static const char zeros[512];
-    nub_buf_add(b, data, n);
-    if (n % 512)
-      nub_buf_add(b, zeros, 512 - n % 512);
-  }
-}
-
-static void pax_entry_n(struct nub_buf *b, const char *records, size_t n)
-{
-  entry(b, "PaxHeader/x", 'x', records, n, 0644);
-}
-
-static void pax_entry(struct nub_buf *b, const char *records)
-{
-  pax_entry_n(b, records, strlen(records));
-}
-
-static void finish(struct nub_buf *b)
-{
-  static const char zeros[1024];
-  nub_buf_add(b, zeros, sizeof(zeros));
-}
-
-static struct nub_buf gzip(const void *p, size_t n)
-{
-  struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
-  struct nub_buf out = NUB_BUF_INIT;
-  size_t cap = libdeflate_gzip_compress_bound(c, n);
-  out.data = nub_malloc(cap + 1);
-  out.len = libdeflate_gzip_compress(c, p, n, out.data, cap);
-  out.cap = cap + 1;
-  assert_true(out.len > 0);
-  libdeflate_free_compressor(c);
-  return out;
-}
+/* a pax header of a string's records */
+#define PAX(b, s) nub_test_tar_pax(b, s, strlen(s))
 
 /* ---- the tar reader ------------------------------------------------------- */
 
@@ -127,35 +57,35 @@ static void test_tar__kinds_and_names(void **state)
   unsigned char h[512];
   (void)state;
 
-  entry(&b, "package/index.js", '0', "x", 1, 0644);
-  entry(&b, "package/bin/", '5', NULL, 0, 0755);
-  entry(&b, "package/bin/run", '0', "#!", 2, 0755);
-  entry(&b, "package/old-dir/", '\0', NULL, 0, 0755); /* V7: a slash makes a dir */
-  entry(&b, "package/l", '2', NULL, 0, 0777);
-  entry(&b, "package/h", '1', NULL, 0, 0644);
-  entry(&b, "package/null", '3', NULL, 0, 0644);
+  nub_test_tar_entry(&b, "package/index.js", '0', "x", 1, 0644);
+  nub_test_tar_entry(&b, "package/bin/", '5', NULL, 0, 0755);
+  nub_test_tar_entry(&b, "package/bin/run", '0', "#!", 2, 0755);
+  nub_test_tar_entry(&b, "package/old-dir/", '\0', NULL, 0, 0755); /* V7: a slash makes a dir */
+  nub_test_tar_entry(&b, "package/l", '2', NULL, 0, 0777);
+  nub_test_tar_entry(&b, "package/h", '1', NULL, 0, 0644);
+  nub_test_tar_entry(&b, "package/null", '3', NULL, 0, 0644);
   /* GNU long name */
   memset(longname, 'n', sizeof(longname) - 1);
   memcpy(longname, "package/", 8);
   longname[sizeof(longname) - 1] = '\0';
-  entry(&b, "././@LongLink", 'L', longname, strlen(longname) + 1, 0644);
-  entry(&b, "package/truncated-name", '0', "y", 1, 0644);
+  nub_test_tar_entry(&b, "././@LongLink", 'L', longname, strlen(longname) + 1, 0644);
+  nub_test_tar_entry(&b, "package/truncated-name", '0', "y", 1, 0644);
   /* pax path: raw UTF-8 bytes, NFD kept as NFD */
-  pax_entry(&b, "26 path=package/cafe\xCC\x81.js\n");
-  entry(&b, "package/cafe?.js", '0', "z", 1, 0644);
+  PAX(&b, "26 path=package/cafe\xCC\x81.js\n");
+  nub_test_tar_entry(&b, "package/cafe?.js", '0', "z", 1, 0644);
   /* ustar prefix */
   memset(h, 0, sizeof(h));
   snprintf(prefixed, sizeof(prefixed), "package/%0140d", 0);
   memcpy(h, "file.js", 7);
-  octal(h + 100, 8, 0644);
-  octal(h + 124, 12, 0);
+  nub_test_tar_octal(h + 100, 8, 0644);
+  nub_test_tar_octal(h + 124, 12, 0);
   h[156] = '0';
   memcpy(h + 257, "ustar\0" "00", 8);
   memcpy(h + 345, prefixed, strlen(prefixed));
-  seal(h);
+  nub_test_tar_seal(h);
   nub_buf_add(&b, h, 512);
-  finish(&b);
-  entry(&b, "package/after-the-end", '0', "q", 1, 0644);
+  nub_test_tar_finish(&b);
+  nub_test_tar_entry(&b, "package/after-the-end", '0', "q", 1, 0644);
 
   assert_int_equal(read_all(&b, g, 16, &why), 10);
   assert_string_equal(g[0].path, "package/index.js");
@@ -186,47 +116,47 @@ static void test_tar__hostile_headers(void **state)
   (void)state;
 
   /* a checksum that does not add up: the first header, or a later one */
-  entry(&b, "package/a", '0', "x", 1, 0644);
+  nub_test_tar_entry(&b, "package/a", '0', "x", 1, 0644);
   b.data[0] ^= 1;
   assert_int_equal(read_all(&b, g, 4, &why), -EBADMSG);
   assert_non_null(strstr(why, "not a tar archive"));
   b.data[0] ^= 1;
-  entry(&b, "package/b", '0', "x", 1, 0644);
+  nub_test_tar_entry(&b, "package/b", '0', "x", 1, 0644);
   b.data[1024] ^= 1;
   assert_int_equal(read_all(&b, g, 4, &why), -EBADMSG);
   assert_non_null(strstr(why, "checksum"));
   nub_buf_reset(&b);
 
   /* a size past the end of the buffer */
-  entry(&b, "package/a", '0', "xxxx", 4, 0644);
+  nub_test_tar_entry(&b, "package/a", '0', "xxxx", 4, 0644);
   b.len = 512 + 2;
   assert_int_equal(read_all(&b, g, 4, &why), -EBADMSG);
   assert_non_null(strstr(why, "past the end"));
   nub_buf_reset(&b);
 
   /* pax records that do not parse, a pax size that lies, a NUL in a path */
-  pax_entry(&b, "99 path=package/x\n");
-  entry(&b, "package/x", '0', NULL, 0, 0644);
+  PAX(&b, "99 path=package/x\n");
+  nub_test_tar_entry(&b, "package/x", '0', NULL, 0, 0644);
   assert_int_equal(read_all(&b, g, 4, &why), -EBADMSG);
   assert_non_null(strstr(why, "pax"));
   nub_buf_reset(&b);
-  pax_entry(&b, "21 size=99999999999\n");
-  entry(&b, "package/x", '0', "x", 1, 0644);
+  PAX(&b, "21 size=99999999999\n");
+  nub_test_tar_entry(&b, "package/x", '0', "x", 1, 0644);
   assert_int_equal(read_all(&b, g, 4, &why), -EBADMSG);
   nub_buf_reset(&b);
-  pax_entry_n(&b, "18 path=pack\0ge/x\n", 18);
-  entry(&b, "package/x", '0', NULL, 0, 0644);
+  nub_test_tar_pax(&b, "18 path=pack\0ge/x\n", 18);
+  nub_test_tar_entry(&b, "package/x", '0', NULL, 0, 0644);
   assert_int_equal(read_all(&b, g, 4, &why), -EBADMSG);
   assert_non_null(strstr(why, "NUL"));
   nub_buf_reset(&b);
 
   /* an extended header with nothing after it */
-  pax_entry(&b, "18 path=package/x\n");
+  PAX(&b, "18 path=package/x\n");
   assert_int_equal(read_all(&b, g, 4, &why), -EBADMSG);
   nub_buf_reset(&b);
 
   /* no end blocks at all is fine; nor is garbage shorter than a block */
-  entry(&b, "package/a", '0', "x", 1, 0644);
+  nub_test_tar_entry(&b, "package/a", '0', "x", 1, 0644);
   nub_buf_add(&b, "junk", 4);
   assert_int_equal(read_all(&b, g, 4, &why), 1);
   nub_buf_release(&b);
@@ -322,16 +252,16 @@ static void test_extract__names_byte_for_byte(void **state)
       "\xF0\x9F\x98\x80.js",      /* emoji */
       "d\xC3\xADr/\xC3\xBC.txt",  /* in a directory of its own */
   };
-  entry(&t, "package/package.json", '0', "{\"name\":\"p\",\"version\":\"1.0.0\"}", 31, 0644);
+  nub_test_tar_entry(&t, "package/package.json", '0', "{\"name\":\"p\",\"version\":\"1.0.0\"}", 31, 0644);
   for (size_t i = 0; i < 4; i++) {
     char rec[256], path[200];
     snprintf(path, sizeof(path), "path=package/%s\n", names[i]);
     snprintf(rec, sizeof(rec), "%zu %s", strlen(path) + 3, path);
-    pax_entry(&t, rec);
-    entry(&t, "package/ascii-fallback", '0', "1", 1, 0644);
+    PAX(&t, rec);
+    nub_test_tar_entry(&t, "package/ascii-fallback", '0', "1", 1, 0644);
   }
-  finish(&t);
-  gz = gzip(t.data, t.len);
+  nub_test_tar_finish(&t);
+  gz = nub_test_gzip(t.data, t.len);
   assert_int_equal(extract(f, &gz, NULL, NULL, "aa", &x, &err), 0);
   for (size_t i = 0; i < 4; i++)
     assert_true(has_path(x, names[i]));
@@ -352,16 +282,16 @@ static void test_extract__gzip_members_and_faults(void **state)
 
   memset(&sc, 0, sizeof(sc));
   memset(big, 'a', 300000); /* compresses 1000:1: the 4x first guess is too small */
-  entry(&t, "package/big.txt", '0', big, 300000, 0644);
-  finish(&t);
-  gz = gzip(t.data, t.len);
+  nub_test_tar_entry(&t, "package/big.txt", '0', big, 300000, 0644);
+  nub_test_tar_finish(&t);
+  gz = nub_test_gzip(t.data, t.len);
   assert_int_equal(extract(f, &gz, NULL, &sc, "b1", &x, &err), 0);
   assert_true(has_path(x, "big.txt"));
   nub_index_free(x);
 
   /* a forged ISIZE sizes the first buffer only, and the member is corrupt */
   {
-    struct nub_buf forged = gzip(t.data, t.len);
+    struct nub_buf forged = nub_test_gzip(t.data, t.len);
     memset(forged.data + forged.len - 4, 0xff, 4);
     assert_int_equal(extract(f, &forged, NULL, &sc, "b2", &x, &err), -NUB_EEXTRACT);
     forged.data[forged.len - 4] = 1;
@@ -372,7 +302,7 @@ static void test_extract__gzip_members_and_faults(void **state)
 
   /* two members make one stream; bytes after the last are ignored */
   {
-    struct nub_buf half1 = gzip(t.data, 1024), half2 = gzip(t.data + 1024, t.len - 1024);
+    struct nub_buf half1 = nub_test_gzip(t.data, 1024), half2 = nub_test_gzip(t.data + 1024, t.len - 1024);
     nub_buf_add(&two, half1.data, half1.len);
     nub_buf_add(&two, half2.data, half2.len);
     nub_buf_add(&two, "\0\0\0\0", 4);
@@ -385,7 +315,7 @@ static void test_extract__gzip_members_and_faults(void **state)
 
   /* a CRC that does not match, deflate data cut short */
   {
-    struct nub_buf bad = gzip(t.data, t.len);
+    struct nub_buf bad = nub_test_gzip(t.data, t.len);
     bad.data[bad.len - 8] ^= 0x55;
     assert_int_equal(extract(f, &bad, NULL, &sc, "b4", &x, &err), -NUB_EEXTRACT);
     assert_non_null(strstr(err.msg, "p@1.0.0: corrupt tarball (gzip:"));
@@ -418,8 +348,8 @@ static void test_extract__plain_tar_and_not_a_tarball(void **state)
   struct nub_index *x = NULL;
   struct nub_err err;
 
-  entry(&t, "package/a.js", '0', "1", 1, 0644);
-  finish(&t);
+  nub_test_tar_entry(&t, "package/a.js", '0', "1", 1, 0644);
+  nub_test_tar_finish(&t);
   assert_int_equal(extract(f, &t, NULL, NULL, "c1", &x, &err), 0);
   assert_true(has_path(x, "a.js"));
   nub_index_free(x);
