@@ -82,10 +82,22 @@ bool nub_state_dir_unchanged(int dir_fd, const char *path, const struct nub_dirs
 
 bool nub_state_dirs_match(const struct nub_state *s, int dir_fd)
 {
-  for (size_t i = 0; i < s->ndirs; i++)
-    if (!nub_state_dir_unchanged(dir_fd, s->dirs[i].path, &s->dirs[i]))
-      return false;
-  return true;
+  /* Every stamp but node_modules' own lies under it: looked up from an open
+   * node_modules, each stat walks one path component less. */
+  static const char nm[] = "node_modules/";
+  int nm_fd = s->ndirs > 1 ? nub_plat_open_dir_at(dir_fd, "node_modules") : -1;
+  bool ok = true;
+
+  for (size_t i = 0; i < s->ndirs && ok; i++) {
+    const char *p = s->dirs[i].path;
+    if (nm_fd >= 0 && !strncmp(p, nm, sizeof(nm) - 1))
+      ok = nub_state_dir_unchanged(nm_fd, p + sizeof(nm) - 1, &s->dirs[i]);
+    else
+      ok = nub_state_dir_unchanged(dir_fd, p, &s->dirs[i]);
+  }
+  if (nm_fd >= 0)
+    nub_plat_close(nm_fd);
+  return ok;
 }
 
 static int cmp_stamp(const void *a, const void *b)
@@ -99,12 +111,18 @@ const struct nub_dirstamp *nub_state_dir(const struct nub_state *s, const char *
   return s->ndirs ? bsearch(&key, s->dirs, s->ndirs, sizeof(*s->dirs), cmp_stamp) : NULL;
 }
 
+static bool in_text(const struct nub_state *s, const char *p)
+{
+  return s->text && p >= s->text && p < s->text + s->textlen;
+}
+
 void nub_state_release(struct nub_state *s)
 {
   nub_strarray_free(s->checks, s->nchecks);
   nub_strarray_free(s->directs, s->ndirects);
   for (size_t i = 0; i < s->ndirs; i++)
-    nub_free(s->dirs[i].path);
+    if (!in_text(s, s->dirs[i].path))
+      nub_free(s->dirs[i].path);
   nub_free(s->dirs);
   for (size_t i = 0; i < s->n; i++) {
     nub_free(s->keys[i]);
@@ -112,7 +130,35 @@ void nub_state_release(struct nub_state *s)
   }
   nub_free(s->keys);
   nub_free(s->paths);
+  nub_free(s->text);
   memset(s, 0, sizeof(*s));
+}
+
+/* A decimal number of 1 to 19 digits (which cannot overflow) at *p; *p
+ * moves past it. The stamps are most of the no-op's reading: kept tight. */
+static bool parse_u64(const char **p, uint64_t *out)
+{
+  const unsigned char *q = (const unsigned char *)*p, *start = q;
+  uint64_t v = 0;
+  unsigned d;
+
+  while ((d = (unsigned)*q - '0') < 10) {
+    v = v * 10 + d;
+    q++;
+  }
+  if (q == start || q - start > 19)
+    return false;
+  *p = (const char *)q;
+  *out = v;
+  return true;
+}
+
+static bool stamps_sorted(const struct nub_state *s)
+{
+  for (size_t i = 1; i < s->ndirs; i++)
+    if (strcmp(s->dirs[i - 1].path, s->dirs[i].path) > 0)
+      return false;
+  return true;
 }
 
 static char *next_line(char **p)
@@ -141,14 +187,27 @@ int nub_state_read(struct nub_state *s, int dir_fd, bool header_only)
   memset(s, 0, sizeof(*s));
   if (rc < 0)
     return rc == -ENOENT || rc == -ENOTDIR ? -ENOENT : -EINVAL;
+  s->text = text;
+  s->textlen = len;
   p = text;
   line = next_line(&p);
   if (!line || strcmp(line, "nub-state 2")) {
-    nub_free(text);
+    nub_state_release(s);
     return -EINVAL;
   }
   while ((line = next_line(&p)) != NULL) {
-    if (!strncmp(line, "layout ", 7)) {
+    /* the dir lines are most of the header: tested first */
+    if (line[0] == 'd' && line[1] == 'i' && line[2] == 'r' && line[3] == ' ') {
+      const char *q = line + 4;
+      uint64_t ct, ino;
+      if (parse_u64(&q, &ct) && *q++ == ' ' && parse_u64(&q, &ino) && *q++ == ' ' && *q) {
+        NUB_GROW(s->dirs, s->capdirs, s->ndirs + 1);
+        s->dirs[s->ndirs].path = (char *)q; /* into text, which the state keeps */
+        s->dirs[s->ndirs].ctime_ns = ct;
+        s->dirs[s->ndirs].ino = ino;
+        s->ndirs++;
+      }
+    } else if (!strncmp(line, "layout ", 7)) {
       snprintf(s->layout, sizeof(s->layout), "%s", line + 7);
     } else if (!strncmp(line, "settings ", 9)) {
       snprintf(s->settings, sizeof(s->settings), "%s", line + 9);
@@ -168,18 +227,6 @@ int nub_state_read(struct nub_state *s, int dir_fd, bool header_only)
     } else if (!strncmp(line, "direct ", 7)) {
       s->directs = nub_realloc(s->directs, sizeof(char *) * (s->ndirects + 1));
       s->directs[s->ndirects++] = nub_strdup(line + 7);
-    } else if (!strncmp(line, "dir ", 4)) {
-      char *end, *end2;
-      unsigned long long mt = strtoull(line + 4, &end, 10), ino = 0;
-      if (*end == ' ')
-        ino = strtoull(end + 1, &end2, 10);
-      if (*end == ' ' && *end2 == ' ' && end2[1]) {
-        NUB_GROW(s->dirs, s->capdirs, s->ndirs + 1);
-        s->dirs[s->ndirs].path = nub_strdup(end2 + 1);
-        s->dirs[s->ndirs].ctime_ns = mt;
-        s->dirs[s->ndirs].ino = ino;
-        s->ndirs++;
-      }
     } else if (!strncmp(line, "nodes ", 6)) {
       n = (size_t)strtoull(line + 6, NULL, 10);
       break;
@@ -199,13 +246,11 @@ int nub_state_read(struct nub_state *s, int dir_fd, bool header_only)
     }
     if (s->n != n) {
       nub_state_release(s);
-      nub_free(text);
       return -EINVAL;
     }
   }
-  nub_free(text);
   /* written sorted; sorted again in case a hand edit changed that */
-  if (s->ndirs)
+  if (!stamps_sorted(s))
     nub_sort(s->dirs, s->ndirs, sizeof(*s->dirs), cmp_stamp);
   return 0;
 }

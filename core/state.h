@@ -53,12 +53,15 @@ struct nub_state {
   int nfiles;
   char **checks; /* paths that must still exist for "up to date" (owned) */
   size_t nchecks;
-  struct nub_dirstamp *dirs; /* owned */
+  struct nub_dirstamp *dirs; /* owned; the paths read from the file point
+                              * into text, those added since are copies */
   size_t ndirs, capdirs;
   char **directs; /* "<alias> <version>" of the project's direct dependencies */
   size_t ndirects;
   char **keys, **paths; /* owned */
   size_t n;
+  char *text; /* the file as read (owned) */
+  size_t textlen;
 };
 
 /* Fingerprint a project file (size, mtime and SHA-256 of its bytes).

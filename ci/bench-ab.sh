@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Two builds of nub against each other, back to back in one run: for a change
+# that must not cost speed. Per fixture and build:
+#   warm hoisted   package-lock.json, store warm, node_modules deleted (and
+#                  asserted gone) before each run, offline;
+#   warm isolated  pnpm-lock.yaml (isolated + global virtual store), the same;
+#   no-op          everything installed: the "up to date" path, hoisted and
+#                  isolated.
+# Warm runs go through ci/bench_rr.py (one run of every command per round,
+# the order rotated each round); no-op runs are many and short: spawned
+# directly and interleaved (ci/bench_noop.py), wall and CPU time.
+#
+# usage: ci/bench-ab.sh OLD_NUB NEW_NUB [fixture...]   (default: large)
+# env:   RUNS (10), NOOP_RUNS (300), WARMUP (2), BENCH_DIR (build/bench-ab)
+# Each build has its own store (formats may differ between builds).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+[ $# -ge 2 ] || { echo "usage: ci/bench-ab.sh OLD_NUB NEW_NUB [fixture...]" >&2; exit 2; }
+abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+A=$(abs "$1") B=$(abs "$2"); shift 2
+fixtures=("$@"); [ ${#fixtures[@]} -gt 0 ] || fixtures=(large)
+RUNS=${RUNS:-10}
+NOOP_RUNS=${NOOP_RUNS:-300}
+WARMUP=${WARMUP:-2}
+BENCH_DIR=${BENCH_DIR:-$root/build/bench-ab}
+command -v hyperfine >/dev/null || { echo "bench: hyperfine is missing" >&2; exit 1; }
+reg=$(npm config get registry); reg=${reg%/}
+unset CI || true
+echo "bench-ab: old=$A new=$B"
+echo "bench-ab: machine: $(uname -srm), $(getconf _NPROCESSORS_ONLN) cpus, fs $(stat -f -c %T "$(dirname "$BENCH_DIR")" 2>/dev/null || echo ?)"
+
+setup_proj() { # dir fixture lockfile
+  local d=$1 src=$root/ci/bench/fixtures/$2
+  rm -rf "$d"; mkdir -p "$d"
+  cp "$src/package.json" "$d/"
+  [ -f "$src/.npmrc" ] && cp "$src/.npmrc" "$d/"
+  sed "s#@@REGISTRY@@#$reg#g" "$src/$3" > "$d/$3"
+}
+clean() { printf 'rm -rf %q/node_modules && test ! -e %q/node_modules' "$1" "$1"; }
+
+for fx in "${fixtures[@]}"; do
+  echo
+  echo "=== $fx ==="
+  names=() preps=() runs=() noops=()
+  for which in old new; do
+    bin=$A; [ $which = new ] && bin=$B
+    store=$BENCH_DIR/store-$which
+    for layout in hoisted isolated; do
+      lf=package-lock.json; [ $layout = isolated ] && lf=pnpm-lock.yaml
+      d=$BENCH_DIR/$fx/$which-$layout
+      setup_proj "$d" "$fx" "$lf"
+      run="cd $d && NUB_STORE_DIR=$store $bin install --offline --frozen-lockfile -s"
+      (cd "$d" && NUB_STORE_DIR=$store "$bin" install --frozen-lockfile -s) # warm the store
+      rm -rf "$d/node_modules"
+      names+=("$which $layout"); preps+=("$(clean "$d")"); runs+=("$run")
+      noops+=("$which $layout no-op|$d|$store|$bin")
+    done
+  done
+
+  rr=(python3 "$root/ci/bench_rr.py" --rounds "$RUNS" --warmup "$WARMUP" --json "$BENCH_DIR/$fx-warm.json")
+  for i in "${!names[@]}"; do rr+=("${names[$i]}" "${preps[$i]}" "${runs[$i]}"); done
+  "${rr[@]}" >/dev/null
+
+  # no-op: install once more (untimed), then both builds interleaved per layout
+  for layout in hoisted isolated; do
+    q=()
+    for e in "${noops[@]}"; do
+      IFS='|' read -r name d store bin <<<"$e"
+      case $name in *" $layout no-op") ;; *) continue ;; esac
+      (cd "$d" && NUB_STORE_DIR=$store "$bin" install --offline --frozen-lockfile -s)
+      q+=("$name" "$d" "NUB_STORE_DIR=$store" "$bin install --offline --frozen-lockfile -s")
+    done
+    python3 "$root/ci/bench_noop.py" --runs "$NOOP_RUNS" --json "$BENCH_DIR/$fx-noop-$layout.json" "${q[@]}" >/dev/null
+  done
+
+  python3 - "$BENCH_DIR" "$fx" <<'PY'
+import json, statistics, sys
+d, fx = sys.argv[1], sys.argv[2]
+warm = json.load(open(f"{d}/{fx}-warm.json"))["times"]
+print(f"{'scenario':<22}{'old':>10}{'new':>10}{'new/old':>9}   (median seconds; min in brackets)")
+for layout in ("hoisted", "isolated"):
+    o, n = warm[f"old {layout}"], warm[f"new {layout}"]
+    mo, mn = statistics.median(o), statistics.median(n)
+    print(f"{'warm ' + layout:<22}{mo:>10.4f}{mn:>10.4f}{mn / mo:>9.2f}   [{min(o):.4f} {min(n):.4f}]")
+for layout in ("hoisted", "isolated"):
+    r = json.load(open(f"{d}/{fx}-noop-{layout}.json"))
+    for kind in ("wall", "cpu"):
+        o = statistics.median(r[kind][f"old {layout} no-op"])
+        n = statistics.median(r[kind][f"new {layout} no-op"])
+        print(f"{'no-op ' + layout + ' ' + kind:<22}{o * 1e3:>8.2f}ms{n * 1e3:>8.2f}ms{n / o:>9.2f}")
+PY
+done
