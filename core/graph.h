@@ -56,6 +56,8 @@ struct nub_gpkg {
   struct nub_pkg *fetch;  /* store identity */
   bool skip;              /* filtered out for this platform / --prod */
   bool dev_only;          /* reachable only from devDependencies */
+  bool local;             /* isolated layout: its entry is a directory in the
+                           * project, not a link into the store (isolated.c) */
   size_t index;           /* position in graph->pkgs */
 };
 

@@ -298,6 +298,8 @@ static int prepare(struct ictx *c)
         }
     }
   }
+  for (size_t i = 0; i < c->n; i++)
+    c->p[i].g->local = c->p[i].local; /* for the state the driver records */
   stack = nub_malloc(sizeof(size_t) * (c->n + 1));
   seen = nub_malloc(c->n + 1);
   c->byrank = nub_malloc(sizeof(size_t) * (c->n + 1));

@@ -44,6 +44,19 @@ static size_t utf8_len(const unsigned char *s, size_t avail)
   return n;
 }
 
+/* Bytes the scan passes over without a look: inside a string everything
+ * printable but the quote and the backslash; outside one everything ASCII
+ * but the quote, brackets and the comma. Most of a lockfile is runs of
+ * these (names, versions, hashes, indentation). */
+static const unsigned char plain_in_str[256] = {
+    [0x20 ... 0x21] = 1, [0x23 ... 0x5B] = 1, [0x5D ... 0x7F] = 1, /* not " \\ */
+};
+static const unsigned char plain_outside[256] = {
+    /* not " , [ ] { } */
+    [0x00 ... 0x21] = 1, [0x23 ... 0x2B] = 1, [0x2D ... 0x5A] = 1, [0x5C] = 1,
+    [0x5E ... 0x7A] = 1, [0x7C] = 1, [0x7E ... 0x7F] = 1,
+};
+
 /* What cJSON lets through: invalid UTF-8, raw control characters in
  * strings, nesting too deep for its recursion. Trailing commas (JSONC)
  * become spaces in `text`, so that offsets stay those of the file. Returns
@@ -55,7 +68,16 @@ static size_t scan(char *text, size_t len, bool jsonc, const char **why)
   int depth = 0;
 
   for (size_t i = 0; i < len;) {
-    unsigned char c = s[i];
+    unsigned char c;
+    if (in_str)
+      while (i < len && plain_in_str[s[i]])
+        i++;
+    else
+      while (i < len && plain_outside[s[i]])
+        i++;
+    if (i >= len)
+      break;
+    c = s[i];
     if (c >= 0x80) {
       size_t n = utf8_len(s + i, len - i);
       if (!n) {

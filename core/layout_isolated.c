@@ -326,7 +326,6 @@ static void isolated_state(struct nub_install_ctx *c, struct nub_state *s)
   nub_state_add_dir(s, c->proj.dir_fd, "node_modules/.nub");
   for (size_t i = 0; i < g->npkgs; i++) {
     const struct nub_gpkg *p = g->pkgs[i];
-    struct nub_plat_stat st;
     char dir[300];
     if (p->skip)
       continue;
@@ -335,7 +334,7 @@ static void isolated_state(struct nub_install_ctx *c, struct nub_state *s)
     s->paths[k] = nub_asprintf("node_modules/.nub/%s", dir);
     /* an entry in the project (not a link into the store): its directory
      * and the package's, as for the hoisted layout */
-    if (nub_plat_stat_at(c->proj.dir_fd, s->paths[k], &st) == 0 && st.type == NUB_FT_DIR) {
+    if (p->local) {
       char *nm = nub_asprintf("%s/node_modules", s->paths[k]);
       char *pkg = nub_asprintf("%s/%s", nm, p->name);
       nub_state_add_dir(s, c->proj.dir_fd, nm);

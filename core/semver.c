@@ -1419,3 +1419,275 @@ long nub_range_max_satisfying(const struct nub_range *r,
   }
   return best;
 }
+
+/* ---- the common forms, without building a range ------------------------- */
+
+/* A number of 1 to 15 digits (below 2^53), no leading zero. */
+static const char *quick_num(const char *s, uint64_t *out)
+{
+  uint64_t v = 0;
+  size_t n = 0;
+
+  if (s[0] == '0' && is_digit(s[1]))
+    return NULL;
+  while (is_digit(s[n]) && n < 16)
+    v = v * 10 + (uint64_t)(s[n++] - '0');
+  if (n == 0 || n > 15)
+    return NULL;
+  *out = v;
+  return s + n;
+}
+
+/* "M.m.p" and nothing after it. */
+static bool quick_triple(const char *s, uint64_t t[3])
+{
+  for (int i = 0; i < 3; i++) {
+    if (!(s = quick_num(s, &t[i])))
+      return false;
+    if (i < 2 && *s++ != '.')
+      return false;
+  }
+  return *s == '\0';
+}
+
+static int quick_cmp(const uint64_t a[3], const uint64_t b[3])
+{
+  for (int i = 0; i < 3; i++)
+    if (a[i] != b[i])
+      return a[i] < b[i] ? -1 : 1;
+  return 0;
+}
+
+/* A version in a comparator: 1-3 numbers, the rest x / X / * ("1.2",
+ * "5.x.x"; 0 numbers for "*"), and a prerelease tag only after three. */
+struct qver {
+  uint64_t n[3];
+  int parts;
+  bool pre;
+};
+
+/* A prerelease tag [s, e) by the strict grammar: dot-separated identifiers
+ * of [0-9A-Za-z-], numeric ones without a leading zero. */
+static bool quick_pre(const char *s, const char *e)
+{
+  while (s < e) {
+    const char *d = memchr(s, '.', (size_t)(e - s));
+    const char *end = d ? d : e;
+    bool numeric = true;
+    if (end == s)
+      return false;
+    for (const char *c = s; c < end; c++) {
+      if (!is_ident(*c))
+        return false;
+      numeric &= is_digit(*c);
+    }
+    if (numeric && end - s > 1 && *s == '0')
+      return false;
+    if (numeric && end - s > 15)
+      return false; /* past 2^53: the full parser's to judge */
+    s = d ? d + 1 : e;
+    if (d && s == e)
+      return false;
+  }
+  return true;
+}
+
+static bool quick_qver(const char *s, const char *e, struct qver *v)
+{
+  bool x = false;
+
+  memset(v, 0, sizeof(*v));
+  for (int i = 0; i < 3 && s < e; i++) {
+    if (i && *s++ != '.')
+      return false;
+    if (s < e && (*s == 'x' || *s == 'X' || *s == '*')) {
+      x = true;
+      s++;
+    } else {
+      const char *q;
+      char num[17];
+      size_t n = 0;
+      if (x)
+        return false; /* a number after an x */
+      while (s + n < e && is_digit(s[n]) && n < 16)
+        n++;
+      if (!n || n > 15)
+        return false;
+      memcpy(num, s, n);
+      num[n] = '\0';
+      if (!(q = quick_num(num, &v->n[i])) || *q)
+        return false;
+      s += n;
+      v->parts++;
+    }
+  }
+  if (s < e && *s == '-' && v->parts == 3) {
+    if (!quick_pre(s + 1, e))
+      return false;
+    v->pre = true;
+    s = e;
+  }
+  return s == e && (v->parts || x);
+}
+
+/* One comparator [a, b): an operator (^ ~ ~> = >= > <= <) and a qver, or
+ * -2 for anything else (hyphen ranges, 'v' prefixes, build metadata: the
+ * full parser decides those). Against a version without prerelease, whose
+ * order to a bound with one is that of the three numbers alone. */
+static int quick_comparator(const char *a, const char *b, const uint64_t ver[3])
+{
+  struct qver q;
+  uint64_t lo[3] = {0, 0, 0}, hi[3];
+  char op = '=';
+  int c;
+
+  if (b - a >= 2 && a[0] == '~' && a[1] == '>')
+    op = '~', a += 2;
+  else if (*a == '^' || *a == '~' || *a == '=')
+    op = *a++;
+  else if (*a == '>' || *a == '<') {
+    op = *a++;
+    if (a < b && *a == '=') {
+      op = op == '>' ? 'G' : 'L';
+      a++;
+    }
+  }
+  if (!quick_qver(a, b, &q))
+    return -2;
+  for (int i = 0; i < q.parts; i++)
+    lo[i] = q.n[i];
+  if (q.parts == 0) /* "*" */
+    return op == '=' || op == '^' || op == '~' || op == 'G' ? 1 : -2;
+  c = quick_cmp(ver, lo);
+  if (q.parts < 3) { /* x-ranges */
+    switch (op) {
+    case 'G': return c >= 0;
+    case '=':
+    case '~':
+      hi[0] = q.parts == 1 ? lo[0] + 1 : lo[0];
+      hi[1] = q.parts == 1 ? 0 : lo[1] + 1;
+      break;
+    case '^':
+      hi[0] = q.parts == 1 || lo[0] ? lo[0] + 1 : 0;
+      hi[1] = q.parts == 1 || lo[0] ? 0 : lo[1] + 1;
+      break;
+    default: return -2;
+    }
+    hi[2] = 0;
+    return c >= 0 && quick_cmp(ver, hi) < 0;
+  }
+  switch (op) {
+  case '=': return !q.pre && c == 0;
+  case 'G': return c >= 0;
+  case '>': return q.pre ? c >= 0 : c > 0;
+  case 'L': return q.pre ? c < 0 : c <= 0;
+  case '<': return c < 0;
+  case '~':
+    hi[0] = lo[0], hi[1] = lo[1] + 1, hi[2] = 0;
+    break;
+  default: /* ^: the left-most non-zero part may not change */
+    hi[0] = lo[0] ? lo[0] + 1 : 0;
+    hi[1] = lo[0] ? 0 : lo[1] ? lo[1] + 1 : 0;
+    hi[2] = lo[0] || lo[1] ? 0 : lo[2] + 1;
+    break;
+  }
+  return c >= 0 && quick_cmp(ver, hi) < 0;
+}
+
+static bool is_op_char(char c)
+{
+  return c == '<' || c == '>' || c == '=' || c == '^' || c == '~';
+}
+
+/* A range of alternatives ("||") of comparators (whitespace between them;
+ * an operator may stand apart from its version, as node-semver allows),
+ * each a quick_comparator form, against a version without prerelease (so
+ * include_prerelease changes nothing). 1, 0, or -2 when it is not that. */
+static int quick_range(const char *range, const uint64_t ver[3])
+{
+  const char *p = range;
+  int any = 0;
+
+  for (;;) {
+    const char *bar = strstr(p, "||");
+    const char *end = bar ? bar : p + strlen(p);
+    int all = 1;
+    while (p < end && is_ws(*p))
+      p++;
+    while (end > p && is_ws(end[-1]))
+      end--;
+    if (p == end)
+      return -2; /* an empty alternative */
+    while (p < end) {
+      const char *tok = p, *t;
+      int r;
+      while (p < end && is_op_char(*p))
+        p++;
+      if (p > tok) /* an operator apart from its version */
+        while (p < end && is_ws(*p))
+          p++;
+      t = p;
+      while (p < end && !is_ws(*p))
+        p++;
+      if (t == p)
+        return -2;
+      if (t > tok && is_ws(t[-1])) {
+        /* rejoin "op version" for the comparator parser */
+        char buf[80];
+        size_t ol = 0, vl = (size_t)(p - t);
+        while (is_op_char(tok[ol]))
+          ol++;
+        if (ol + vl >= sizeof(buf))
+          return -2;
+        memcpy(buf, tok, ol);
+        memcpy(buf + ol, t, vl);
+        r = quick_comparator(buf, buf + ol + vl, ver);
+      } else {
+        r = quick_comparator(tok, p, ver);
+      }
+      if (r < 0)
+        return -2;
+      all &= r;
+      while (p < end && is_ws(*p))
+        p++;
+    }
+    any |= all;
+    if (!bar)
+      return any;
+    p = bar + 2;
+  }
+}
+
+int nub_semver_satisfies(const char *range, const char *version, bool include_prerelease)
+{
+  struct nub_range *r = NULL;
+  struct nub_version v;
+  uint64_t ver[3];
+  int ok;
+
+  if (quick_triple(version, ver) && (ok = quick_range(range, ver)) >= 0)
+    return ok;
+  if (nub_range_parse(&r, range) < 0)
+    return -EINVAL;
+  if (nub_version_parse(&v, version) < 0) {
+    nub_range_free(r);
+    return -EINVAL;
+  }
+  ok = nub_range_satisfies(r, &v, include_prerelease);
+  nub_version_release(&v);
+  nub_range_free(r);
+  return ok;
+}
+
+bool nub_range_valid(const char *s)
+{
+  static const uint64_t origin[3];
+  struct nub_range *r = NULL;
+
+  if (s && quick_range(s, origin) >= 0)
+    return true;
+  if (nub_range_parse(&r, s) < 0)
+    return false;
+  nub_range_free(r);
+  return true;
+}

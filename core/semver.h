@@ -70,6 +70,17 @@ long nub_range_max_satisfying(const struct nub_range *r,
                               const struct nub_version *const *vs, size_t n,
                               bool include_prerelease);
 
+/* Whether version satisfies range, both given as text, as parsing each and
+ * nub_range_satisfies would say (1 or 0; -EINVAL when either does not
+ * parse). The common forms ("1.2.3", "^1.2.3", "~1.2.3", ">=1.2.3" against
+ * a plain "1.2.3") are decided without building the range: checking every
+ * peer and direct dependency of a lockfile calls this thousands of times. */
+int nub_semver_satisfies(const char *range, const char *version, bool include_prerelease);
+
+/* Whether s parses as a range (nub_range_parse would return 0), the common
+ * forms decided without building it. */
+bool nub_range_valid(const char *s);
+
 /* True if s is one exact version by nub_version_parse's rules (so a spec
  * names a version, not a range or a tag). */
 bool nub_semver_is_exact(const char *s);

@@ -30,34 +30,20 @@ bool nub_sync_satisfies(const char *spec, const char *alias, const char *name,
 {
   char want[512];
   const char *range;
-  struct nub_range *r = NULL;
-  struct nub_version v;
-  bool ok = false;
 
   split_alias(spec, alias, want, sizeof(want), &range);
   if (!name || !version || strcmp(want, name))
     return false;
-  if (nub_range_parse(&r, range) < 0)
-    return false;
-  if (nub_version_parse(&v, version) == 0) {
-    ok = nub_range_satisfies(r, &v, true);
-    nub_version_release(&v);
-  }
-  nub_range_free(r);
-  return ok;
+  return nub_semver_satisfies(range, version, true) == 1;
 }
 
 static bool is_range(const char *spec)
 {
-  struct nub_range *r = NULL;
   const char *range = spec;
   char name[512];
 
   split_alias(spec, "", name, sizeof(name), &range);
-  if (nub_range_parse(&r, range) < 0)
-    return false;
-  nub_range_free(r);
-  return true;
+  return nub_range_valid(range);
 }
 
 static const struct nub_locked *find(const struct nub_locked *l, size_t n, const char *alias)

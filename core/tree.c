@@ -72,15 +72,26 @@ long nub_tree_lookup(const struct nub_tree *t, const char *path)
 
 long nub_tree_resolve(const struct nub_tree *t, long from, const char *name)
 {
+  static const char nm[] = "node_modules/";
   char path[4096];
+  size_t nlen = strlen(name);
 
+  /* called for every edge of the tree: the paths are put together by hand */
   for (long at = from;; at = t->nodes[at].parent) {
-    long hit;
-    if (at < 0)
-      snprintf(path, sizeof(path), "node_modules/%s", name);
-    else
-      snprintf(path, sizeof(path), "%s/node_modules/%s", t->nodes[at].path, name);
-    hit = nub_tree_lookup(t, path);
+    size_t off = 0;
+    long hit = -1;
+    if (at >= 0) {
+      off = strlen(t->nodes[at].path);
+      if (off + 1 < sizeof(path)) {
+        memcpy(path, t->nodes[at].path, off);
+        path[off++] = '/';
+      }
+    }
+    if (off + sizeof(nm) + nlen <= sizeof(path)) {
+      memcpy(path + off, nm, sizeof(nm) - 1);
+      memcpy(path + off + sizeof(nm) - 1, name, nlen + 1);
+      hit = nub_tree_lookup(t, path);
+    }
     if (hit >= 0 || at < 0)
       return hit;
   }

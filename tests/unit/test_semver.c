@@ -1367,6 +1367,107 @@ static void test_api_edges(void **state)
   nub_range_free(r);
 }
 
+/* nub_semver_satisfies decides the common forms itself: it must say what
+ * parsing both and nub_range_satisfies say, for every form, around every
+ * bound, zeros included, with and without include_prerelease. */
+static void test_satisfies_text(void **state)
+{
+  static const char *const ops[] = {
+      "",       "=",       "^",         "~",           ">=",         ">",
+      "<",      "<=",      "v",         " ^",          "^v",         ">= ",
+      "~>",     "~> ",     "^ ",        "* || ^",      "^1.0.0 || ~", ">=1.0.0 <",
+      "x ",     "^2.0.0  || ", "1.2 || ", "^1.0.0-0 || ", "<2.0.0 ",   " || ",
+      "1.0.0 - ", "^1 ||", "1.x.x ", "<=1 ", ">1.2 ", "\t^"};
+  static const char *const rnums[] = {"0", "1", "10", "01"};
+  static const char *const vnums[] = {"0", "1", "2", "10"};
+  static const char *const tails[] = {"", "-beta.1", "+build"};
+  char range[64], version[64];
+  size_t checked = 0;
+
+  (void)state;
+  for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
+    for (size_t a = 0; a < 4; a++)
+      for (size_t b = 0; b < 4; b++)
+        for (size_t c = 0; c < 4; c++) {
+          struct nub_range *pr = NULL;
+          snprintf(range, sizeof(range), "%s%s.%s.%s", ops[o], rnums[a], rnums[b], rnums[c]);
+          if (nub_range_valid(range) != (nub_range_parse(&pr, range) == 0))
+            fail_msg("nub_range_valid(\"%s\") disagrees with the parser", range);
+          nub_range_free(pr);
+          for (size_t x = 0; x < 4; x++)
+            for (size_t y = 0; y < 4; y++)
+              for (size_t z = 0; z < 4; z++)
+                for (size_t t = 0; t < 3; t++)
+                  for (int inc = 0; inc < 2; inc++) {
+                    struct nub_range *r = NULL;
+                    struct nub_version v;
+                    int want = -EINVAL;
+                    snprintf(version, sizeof(version), "%s.%s.%s%s", vnums[x], vnums[y],
+                             vnums[z], tails[t]);
+                    if (nub_range_parse(&r, range) == 0) {
+                      if (nub_version_parse(&v, version) == 0) {
+                        want = nub_range_satisfies(r, &v, inc);
+                        nub_version_release(&v);
+                      }
+                      nub_range_free(r);
+                    }
+                    if (nub_semver_satisfies(range, version, inc) != want)
+                      fail_msg("%s against %s (include_prerelease %d): %d, want %d", version,
+                               range, inc, nub_semver_satisfies(range, version, inc), want);
+                    checked++;
+                  }
+        }
+  /* partial versions, x-ranges and prerelease bounds */
+  {
+    static const char *const shapes[] = {"%s%s",       "%s%s.%s",      "%s%s.x",  "%s%s.x.x",
+                                         "%s%s.*",     "%s%s.%s.x",    "%s*",     "%s%s.%s.%s-0",
+                                         "%s%s.%s.%s-rc.1", "%s%s.%s.%s-01", "%s%s.X", "%s%s.x.%s"};
+    for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
+      for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++)
+        for (size_t a = 0; a < 4; a++)
+          for (size_t b = 0; b < 4; b++)
+            for (size_t x = 0; x < 4; x++)
+              for (size_t y = 0; y < 4; y++)
+                for (size_t z = 0; z < 4; z++)
+                  for (int inc = 0; inc < 2; inc++) {
+                    struct nub_range *r = NULL;
+                    struct nub_version v;
+                    int want = -EINVAL;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+                    snprintf(range, sizeof(range), shapes[sh], ops[o], rnums[a], rnums[b],
+                             rnums[b]);
+#pragma GCC diagnostic pop
+                    snprintf(version, sizeof(version), "%s.%s.%s", vnums[x], vnums[y],
+                             vnums[z]);
+                    if (nub_range_parse(&r, range) == 0) {
+                      if (nub_version_parse(&v, version) == 0) {
+                        want = nub_range_satisfies(r, &v, inc);
+                        nub_version_release(&v);
+                      }
+                      nub_range_free(r);
+                    }
+                    if (nub_semver_satisfies(range, version, inc) != want)
+                      fail_msg("%s against %s (include_prerelease %d): %d, want %d", version,
+                               range, inc, nub_semver_satisfies(range, version, inc), want);
+                    checked++;
+                  }
+  }
+  assert_true(checked > 400000);
+  assert_int_equal(nub_semver_satisfies("latest", "1.0.0", false), -EINVAL);
+  assert_int_equal(nub_semver_satisfies("^1.0.0", "nope", false), -EINVAL);
+  assert_int_equal(nub_semver_satisfies(">=1.2.3 <2", "1.9.0", false), 1);
+  assert_int_equal(nub_semver_satisfies("^16.8.0 || ^17.0.0 || ^18.0.0", "17.0.2", false), 1);
+  assert_int_equal(nub_semver_satisfies("^16.8.0 || ^17.0.0 || ^18.0.0", "19.0.0", false), 0);
+  assert_int_equal(nub_semver_satisfies(">=1.0.0 <2.0.0", "2.0.0", false), 0);
+  assert_int_equal(nub_semver_satisfies("^1.0.0 ||", "3.0.0", false), 1);
+  assert_int_equal(nub_semver_satisfies("", "3.0.0", false), 1);
+  assert_int_equal(nub_semver_satisfies("^1.2.3", "1.3.0-beta", false), 0);
+  assert_int_equal(nub_semver_satisfies("^1.2.3", "1.3.0-beta", true), 1);
+  assert_int_equal(nub_semver_satisfies("^1.999999999999999.0", "1.999999999999999.5", false),
+                   1);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -1383,6 +1484,7 @@ int main(void)
     cmocka_unit_test(test_incpr_form_missing),
     cmocka_unit_test(test_big_prerelease_ids),
     cmocka_unit_test(test_api_edges),
+    cmocka_unit_test(test_satisfies_text),
   };
 
   return cmocka_run_group_tests(tests, NULL, NULL);
