@@ -76,12 +76,14 @@ for fx in "${fixtures[@]}"; do
   python3 - "$BENCH_DIR" "$fx" <<'PY'
 import json, statistics, sys
 d, fx = sys.argv[1], sys.argv[2]
-warm = json.load(open(f"{d}/{fx}-warm.json"))["times"]
-print(f"{'scenario':<22}{'old':>10}{'new':>10}{'new/old':>9}   (median seconds; min in brackets)")
+res = json.load(open(f"{d}/{fx}-warm.json"))
+print(f"{'scenario':<22}{'old':>10}{'new':>10}{'new/old':>9}   (medians; min in brackets)")
 for layout in ("hoisted", "isolated"):
-    o, n = warm[f"old {layout}"], warm[f"new {layout}"]
-    mo, mn = statistics.median(o), statistics.median(n)
-    print(f"{'warm ' + layout:<22}{mo:>10.4f}{mn:>10.4f}{mn / mo:>9.2f}   [{min(o):.4f} {min(n):.4f}]")
+    for kind in ("times", "cpu"):
+        o, n = res[kind][f"old {layout}"], res[kind][f"new {layout}"]
+        mo, mn = statistics.median(o), statistics.median(n)
+        label = f"warm {layout} " + ("wall" if kind == "times" else "cpu")
+        print(f"{label:<22}{mo:>9.4f}s{mn:>9.4f}s{mn / mo:>9.2f}   [{min(o):.4f} {min(n):.4f}]")
 for layout in ("hoisted", "isolated"):
     r = json.load(open(f"{d}/{fx}-noop-{layout}.json"))
     for kind in ("wall", "cpu"):

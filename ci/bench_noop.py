@@ -4,8 +4,8 @@
 hyperfine runs all the runs of one command before the next, and a wrapper
 shell or `env` costs about as much as the command itself. This driver
 spawns each command directly (posix_spawn, so no copy of the driver's
-memory is timed), one run of every command per round with the
-order rotated each round, and reports the median wall time and the median
+memory is timed), one run of every command per round, the
+order rotated and reversed as ci/bench_rr.py does, and reports the median wall time and the median
 CPU time (user + system, from wait4) of each. Every run must exit 0.
 
 usage: bench_noop.py --runs N [--warmup W] [--json OUT] NAME DIR ENV COMMAND...
@@ -43,8 +43,11 @@ def main():
     wall = {c[0]: [] for c in cmds}
     cpu = {c[0]: [] for c in cmds}
     for rnd in range(a.warmup + a.runs):
-        k = rnd % len(cmds)
-        for name, d, env, argv in cmds[k:] + cmds[:k]:
+        k = (rnd // 2) % len(cmds)
+        order = cmds[k:] + cmds[:k]
+        if rnd % 2:
+            order.reverse()  # as ci/bench_rr.py: no fixed predecessor
+        for name, d, env, argv in order:
             os.chdir(d)  # posix_spawn has no chdir; the child inherits ours
             t0 = time.perf_counter_ns()
             pid = os.posix_spawn(argv[0], argv, env)

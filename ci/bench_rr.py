@@ -5,8 +5,10 @@ hyperfine runs all the runs of one command, then all of the next. On these
 machines that order is not neutral: deleting a node_modules leaves the file
 system slower to allocate near it for a minute, so whoever runs later in a
 block pays for the deletions before it. This driver calls hyperfine once
-per round with one run of every command, rotating the order each round, and
-aggregates: every command sees the same history on average.
+per round with one run of every command, rotating the order every two
+rounds and reversing it every other round (so that no command always
+follows the same one), and aggregates: every command sees the same history
+on average.
 
 usage: bench_rr.py --rounds N --warmup W --json OUT  NAME PREPARE COMMAND [NAME PREPARE COMMAND ...]
 Every run's exit code is checked (hyperfine fails on a non-zero exit).
@@ -32,9 +34,15 @@ def main():
         sys.exit("bench_rr: arguments come in NAME PREPARE COMMAND triples")
     cmds = [tuple(a.triples[i:i + 3]) for i in range(0, len(a.triples), 3)]
     times = {name: [] for name, _, _ in cmds}
+    cpu = {name: [] for name, _, _ in cmds}  # user + system of each run
     for rnd in range(a.warmup + a.rounds):
-        k = rnd % len(cmds)
+        # rotating alone keeps every command's predecessor the same (the
+        # order is cyclic); every other round runs the rotation backwards so
+        # that each command follows each other one
+        k = (rnd // 2) % len(cmds)
         order = cmds[k:] + cmds[:k]
+        if rnd % 2:
+            order.reverse()
         with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tf:
             out = tf.name
         hf = ["hyperfine", "--runs", "1", "--style", "none", "--export-json", out]
@@ -55,7 +63,8 @@ def main():
                 sys.exit("bench_rr: %s exited %s" % (r["command"], bad))
             if rnd >= a.warmup:
                 times[r["command"]].extend(r["times"])
-    json.dump({"rounds": a.rounds, "times": times}, open(a.json, "w"), indent=1)
+                cpu[r["command"]].append(r["user"] + r["system"])
+    json.dump({"rounds": a.rounds, "times": times, "cpu": cpu}, open(a.json, "w"), indent=1)
     for name, _, _ in cmds:
         t = times[name]
         print("%-20s %9.4f %9.4f %9.4f" % (name, statistics.median(t), min(t), max(t)))
