@@ -5,13 +5,17 @@
 #                  asserted gone) before each run, offline;
 #   warm isolated  pnpm-lock.yaml (isolated + global virtual store), the same;
 #   no-op          everything installed: the "up to date" path, hoisted and
-#                  isolated.
+#                  isolated;
+#   cold           (COLD_RUNS > 0) from the registry, the build's store and
+#                  node_modules deleted and synced before each run, both
+#                  layouts; peak RSS from /usr/bin/time.
 # Warm runs go through ci/bench_rr.py (one run of every command per round,
 # the order rotated each round); no-op runs are many and short: spawned
 # directly and interleaved (ci/bench_noop.py), wall and CPU time.
 #
 # usage: ci/bench-ab.sh OLD_NUB NEW_NUB [fixture...]   (default: large)
-# env:   RUNS (10), NOOP_RUNS (300), WARMUP (2), BENCH_DIR (build/bench-ab)
+# env:   RUNS (10), NOOP_RUNS (300), COLD_RUNS (0), WARMUP (2),
+#        BENCH_DIR (build/bench-ab)
 # Each build has its own store (formats may differ between builds).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +25,7 @@ A=$(abs "$1") B=$(abs "$2"); shift 2
 fixtures=("$@"); [ ${#fixtures[@]} -gt 0 ] || fixtures=(large)
 RUNS=${RUNS:-10}
 NOOP_RUNS=${NOOP_RUNS:-300}
+COLD_RUNS=${COLD_RUNS:-0}
 WARMUP=${WARMUP:-2}
 BENCH_DIR=${BENCH_DIR:-$root/build/bench-ab}
 command -v hyperfine >/dev/null || { echo "bench: hyperfine is missing" >&2; exit 1; }
@@ -73,6 +78,25 @@ for fx in "${fixtures[@]}"; do
     python3 "$root/ci/bench_noop.py" --runs "$NOOP_RUNS" --json "$BENCH_DIR/$fx-noop-$layout.json" "${q[@]}" >/dev/null
   done
 
+  rm -f "$BENCH_DIR/$fx-cold.json"
+  if [ "$COLD_RUNS" -gt 0 ]; then
+    names=() preps=() runs=()
+    for which in old new; do
+      bin=$A; [ $which = new ] && bin=$B
+      for layout in hoisted isolated; do
+        d=$BENCH_DIR/$fx/$which-$layout store=$BENCH_DIR/cold-store-$which-$layout
+        rss=$BENCH_DIR/$fx-cold-rss-$which-$layout.txt
+        : > "$rss"
+        names+=("$which $layout")
+        preps+=("rm -rf $store $d/node_modules && test ! -e $d/node_modules && sync")
+        runs+=("cd $d && NUB_STORE_DIR=$store /usr/bin/time -a -o $rss -f %M $bin install --frozen-lockfile -s")
+      done
+    done
+    rr=(python3 "$root/ci/bench_rr.py" --rounds "$COLD_RUNS" --warmup 0 --json "$BENCH_DIR/$fx-cold.json")
+    for i in "${!names[@]}"; do rr+=("${names[$i]}" "${preps[$i]}" "${runs[$i]}"); done
+    "${rr[@]}" >/dev/null
+  fi
+
   python3 - "$BENCH_DIR" "$fx" <<'PY'
 import json, statistics, sys
 d, fx = sys.argv[1], sys.argv[2]
@@ -90,5 +114,21 @@ for layout in ("hoisted", "isolated"):
         o = statistics.median(r[kind][f"old {layout} no-op"])
         n = statistics.median(r[kind][f"new {layout} no-op"])
         print(f"{'no-op ' + layout + ' ' + kind:<22}{o * 1e3:>8.2f}ms{n * 1e3:>8.2f}ms{n / o:>9.2f}")
+import os
+if os.path.exists(f"{d}/{fx}-cold.json"):
+    res = json.load(open(f"{d}/{fx}-cold.json"))
+    for layout in ("hoisted", "isolated"):
+        for kind in ("times", "cpu"):
+            o, n = res[kind][f"old {layout}"], res[kind][f"new {layout}"]
+            mo, mn = statistics.median(o), statistics.median(n)
+            label = f"cold {layout} " + ("wall" if kind == "times" else "cpu")
+            print(f"{label:<22}{mo:>9.3f}s{mn:>9.3f}s{mn / mo:>9.2f}   [{min(o):.3f} {min(n):.3f}]")
+        rss = {}
+        for which in ("old", "new"):
+            kb = [int(x) for x in open(f"{d}/{fx}-cold-rss-{which}-{layout}.txt").read().split()
+                  if x.isdigit()]
+            rss[which] = statistics.median(kb) / 1024
+        print(f"{'cold ' + layout + ' peak RSS':<22}{rss['old']:>8.0f}MB{rss['new']:>8.0f}MB"
+              f"{rss['new'] / rss['old']:>9.2f}")
 PY
 done
