@@ -40,6 +40,7 @@ def main():
         d = os.path.abspath(d)
         argv = line.split()
         cmds.append((name, d, env, argv))
+    quiet = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)]  # stdout away
     wall = {c[0]: [] for c in cmds}
     cpu = {c[0]: [] for c in cmds}
     for rnd in range(a.warmup + a.runs):
@@ -50,7 +51,7 @@ def main():
         for name, d, env, argv in order:
             os.chdir(d)  # posix_spawn has no chdir; the child inherits ours
             t0 = time.perf_counter_ns()
-            pid = os.posix_spawn(argv[0], argv, env)
+            pid = os.posix_spawn(argv[0], argv, env, file_actions=quiet)
             _, status, ru = os.wait4(pid, 0)
             t1 = time.perf_counter_ns()
             if status != 0:
