@@ -4,11 +4,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nub_alloc.h"
+#include "redact.h"
+
 int nub_err_vset(struct nub_err *e, int code, const char *fmt, va_list ap)
 {
   if (e) {
+    /* cleaned whole, then cut to the record */
+    char *msg = nub_redact_vfmt(fmt, ap);
     e->code = code;
-    vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+    snprintf(e->msg, sizeof(e->msg), "%s", msg);
+    nub_free(msg);
   }
   return code;
 }
@@ -25,14 +31,15 @@ int nub_err_set(struct nub_err *e, int code, const char *fmt, ...)
 
 int nub_err_wrap(struct nub_err *e, const char *fmt, ...)
 {
-  char prefix[512], old[sizeof(e->msg)];
+  char old[sizeof(e->msg)], *prefix;
   va_list ap;
 
   va_start(ap, fmt);
-  vsnprintf(prefix, sizeof(prefix), fmt, ap);
+  prefix = nub_redact_vfmt(fmt, ap);
   va_end(ap);
   memcpy(old, e->msg, sizeof(old));
   snprintf(e->msg, sizeof(e->msg), "%s: %s", prefix, old);
+  nub_free(prefix);
   return e->code;
 }
 

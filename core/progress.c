@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "nub_alloc.h"
 #include "nub_plat.h"
 #include "quickhash.h"
 #include "redact.h"
@@ -92,14 +93,13 @@ void nub_progress_set(struct nub_progress *p, size_t *field, size_t v)
 
 static void vwarn(struct nub_progress *p, const char *fmt, va_list ap)
 {
-  char line[2048], clean[2048];
+  char *clean = nub_redact_vfmt(fmt, ap);
 
-  vsnprintf(line, sizeof(line), fmt, ap);
-  nub_redact(clean, sizeof(clean), line);
   pthread_mutex_lock(&p->lock);
   clear(p);
   fprintf(stderr, "nub: warn: %s\n", clean);
   pthread_mutex_unlock(&p->lock);
+  nub_free(clean);
 }
 
 void nub_progress_warn(struct nub_progress *p, const char *fmt, ...)

@@ -238,17 +238,15 @@ void nub_diag_tally_add(const struct nub_diag_tally *t)
 void nub_diag_debugf(const char *fmt, ...)
 {
   va_list ap;
-  char line[1024];
+  char *clean;
 
   if (!nub_diag_debug_)
     return;
-  char clean[1024];
-
   va_start(ap, fmt);
-  vsnprintf(line, sizeof(line), fmt, ap);
+  clean = nub_redact_vfmt(fmt, ap);
   va_end(ap);
-  nub_redact(clean, sizeof(clean), line);
   fprintf(stderr, "DEBUG %s\n", clean);
+  nub_free(clean);
 }
 
 /* ---- phases ------------------------------------------------------------ */

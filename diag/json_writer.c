@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "nub_alloc.h"
 #include "redact.h"
 
 int nub_json_escape(char *buf, size_t cap, const char *s, size_t n)
@@ -101,15 +102,15 @@ void nub_jw_begin(struct nub_jw *w)
 
 void nub_jw_strn(struct nub_jw *w, const char *k, const char *val, size_t vn)
 {
-  char tmp[768], clean[768];
+  char tmp[768], *whole = NULL, *clean = NULL;
   int n;
 
   key(w, k);
-  if (vn < sizeof(clean) && memchr(val, '@', vn)) { /* URLs with userinfo */
-    memcpy(tmp, val, vn);
-    tmp[vn] = '\0';
-    vn = nub_redact(clean, sizeof(clean), tmp);
+  if (memchr(val, '@', vn)) { /* URLs with userinfo: cleaned whole, then clipped */
+    whole = nub_strndup(val, vn);
+    clean = nub_redact_dup(whole);
     val = clean;
+    vn = strlen(clean);
   }
   n = nub_json_escape(tmp, sizeof(tmp), val, vn);
   if (n < 0) { /* clip long values rather than dropping the event */
@@ -121,6 +122,8 @@ void nub_jw_strn(struct nub_jw *w, const char *k, const char *val, size_t vn)
   put(w, tmp, (size_t)n);
   put(w, "\"", 1);
   done(w);
+  nub_free(whole);
+  nub_free(clean);
 }
 
 void nub_jw_str(struct nub_jw *w, const char *k, const char *val)

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "nub_alloc.h"
+
 /* Where the authority of a URL starting at p ends (at '/', '?', '#',
  * white space, a quote or the end). */
 static const char *authority_end(const char *p)
@@ -40,7 +42,9 @@ size_t nub_redact(char *out, size_t cap, const char *in)
       n = cap - 1 - o;
     memcpy(out + o, in, n);
     o += n;
-    if (at && o + 4 < cap) {
+    if (at) {
+      if (o + 4 >= cap)
+        break; /* no room for the mask: never the userinfo instead */
       memcpy(out + o, "***", 3);
       o += 3;
       in = at;
@@ -50,4 +54,25 @@ size_t nub_redact(char *out, size_t cap, const char *in)
   }
   out[o] = '\0';
   return o;
+}
+
+char *nub_redact_dup(const char *in)
+{
+  size_t n = strlen(in), urls = 0, cap;
+  char *out;
+
+  for (const char *p = in; (p = strstr(p, "://")) != NULL; p += 3)
+    urls++;
+  cap = n + 3 * urls + 1; /* each mask may be longer than what it hides */
+  out = nub_malloc(cap);
+  nub_redact(out, cap, in);
+  return out;
+}
+
+char *nub_redact_vfmt(const char *fmt, va_list ap)
+{
+  char *raw = nub_vasprintf(fmt, ap), *clean = nub_redact_dup(raw);
+
+  nub_free(raw);
+  return clean;
 }

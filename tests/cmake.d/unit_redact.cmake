@@ -1,0 +1,1 @@
+nub_unit_test(redact unit/test_redact.c)
