@@ -9,6 +9,8 @@
 
 #include "nub_alloc.h"
 #include "nub_plat.h"
+#include "text.h"
+#include "url.h"
 
 #ifndef NUB_DEFAULT_REGISTRY
 #define NUB_DEFAULT_REGISTRY ""
@@ -286,12 +288,41 @@ static long get_long(const struct nub_config *cfg, const char *key, long dflt)
   return *end ? dflt : x;
 }
 
-static bool valid_url(const char *u)
+/* "registry" or "@scope:registry". */
+static bool is_registry_key(const char *k)
 {
-  return !strncmp(u, "http://", 7) || !strncmp(u, "https://", 8);
+  size_t kl = strlen(k);
+  return key_eq(k, "registry") || (k[0] == '@' && kl > 9 && !strcmp(k + kl - 9, ":registry"));
 }
 
-static bool nerf_dart(const char *url, char *out, size_t cap);
+/* npm's "nerf dart" of a URL: "//host[:port]/path/", cut after the last
+ * '/', without scheme, userinfo, query or fragment, the host lowercased.
+ * false when url is not an http(s) URL or does not fit. */
+static bool nerf_dart(const char *url, char *out, size_t cap)
+{
+  struct nub_url_authority a;
+  const char *path, *pend;
+  size_t o = 0;
+
+  if (!nub_is_http_url(url) || !nub_url_authority(url, &a))
+    return false;
+  path = a.end;
+  pend = path + strcspn(path, "?#");
+  while (pend > path && pend[-1] != '/')
+    pend--;
+  if ((size_t)(a.end - a.host) + (size_t)(pend - path) + 4 > cap || a.end == a.host)
+    return false;
+  out[o++] = '/';
+  out[o++] = '/';
+  for (const char *q = a.host; q < a.end; q++)
+    out[o++] = (char)tolower((unsigned char)*q);
+  if (pend == path)
+    out[o++] = '/';
+  memcpy(out + o, path, (size_t)(pend - path));
+  o += (size_t)(pend - path);
+  out[o] = '\0';
+  return true;
+}
 
 static void add_warning(struct nub_config *cfg, char *msg)
 {
@@ -308,12 +339,8 @@ static bool trusted_registry_under(const struct nub_config *cfg, const char *bas
 
   for (size_t i = 0; i < cfg->nent; i++) {
     const struct nub_cfg_entry *e = &cfg->ent[i];
-    size_t kl = strlen(e->key);
     char nerf[2048];
-    if (e->layer == NUB_CFG_PROJECT)
-      continue;
-    if (!key_eq(e->key, "registry") && !(e->key[0] == '@' && kl > 9 &&
-                                         !strcmp(e->key + kl - 9, ":registry")))
+    if (e->layer == NUB_CFG_PROJECT || !is_registry_key(e->key))
       continue;
     if (!nerf_dart(e->val, nerf, sizeof(nerf)))
       continue;
@@ -419,7 +446,7 @@ int nub_config_load(struct nub_config *cfg, const char *project_dir,
   /* Derived values. */
   v = nub_config_get(cfg, "registry");
   if (v && *v) {
-    if (!valid_url(v))
+    if (!nub_is_http_url(v))
       return nub_err_set(err, -NUB_ECONFIG,
                          "registry '%s' (from %s config) is not an http(s) URL", v,
                          nub_config_layer_name(nub_config_layer(cfg, "registry")));
@@ -499,8 +526,7 @@ int nub_config_load(struct nub_config *cfg, const char *project_dir,
   /* Scoped registries get the same trailing slash as the main one. */
   for (size_t i = 0; i < cfg->nent; i++) {
     const char *k = cfg->ent[i].key;
-    size_t kl = strlen(k);
-    if (k[0] == '@' && kl > 9 && !strcmp(k + kl - 9, ":registry")) {
+    if (k[0] == '@' && is_registry_key(k)) {
       char *fixed = with_slash(cfg->ent[i].val);
       nub_free(cfg->ent[i].val);
       cfg->ent[i].val = fixed;
@@ -541,7 +567,7 @@ const char *nub_config_registry_for(const struct nub_config *cfg,
       int n = snprintf(key, sizeof(key), "%.*s:registry", (int)(slash - name), name);
       if (n > 0 && (size_t)n < sizeof(key)) {
         const struct nub_cfg_entry *e = find(cfg, key);
-        if (e && valid_url(e->val))
+        if (e && nub_is_http_url(e->val))
           return e->val; /* given a trailing slash by nub_config_load */
       }
     }
@@ -570,41 +596,6 @@ static char *b64(const char *s)
   }
   out[o] = '\0';
   return out;
-}
-
-/* npm's "nerf dart" of a URL: "//host[:port]/path/", cut after the last
- * '/', without scheme, userinfo, query or fragment, the host lowercased.
- * false when url is not an http(s) URL or does not fit. */
-static bool nerf_dart(const char *url, char *out, size_t cap)
-{
-  const char *p = strstr(url, "://"), *host, *hend, *path, *pend, *at = NULL;
-  size_t o = 0;
-
-  if (!p || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)))
-    return false;
-  host = p + 3;
-  hend = host + strcspn(host, "/?#");
-  for (const char *q = host; q < hend; q++)
-    if (*q == '@')
-      at = q;
-  if (at)
-    host = at + 1;
-  path = hend;
-  pend = path + strcspn(path, "?#");
-  while (pend > path && pend[-1] != '/')
-    pend--;
-  if ((size_t)(hend - host) + (size_t)(pend - path) + 4 > cap || hend == host)
-    return false;
-  out[o++] = '/';
-  out[o++] = '/';
-  for (const char *q = host; q < hend; q++)
-    out[o++] = (char)tolower((unsigned char)*q);
-  if (pend == path)
-    out[o++] = '/';
-  memcpy(out + o, path, (size_t)(pend - path));
-  o += (size_t)(pend - path);
-  out[o] = '\0';
-  return true;
 }
 
 /* The credential setting `base:kind`, or NULL; withheld values (see
@@ -670,12 +661,6 @@ static char *auth_at(const struct nub_config *cfg, const char *base)
   return NULL;
 }
 
-static int hexval(char c)
-{
-  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                  : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 /* A registry given as "https://user:password@host/path/" lends its
  * userinfo (percent-decoded) to every URL under its nerf dart, as npm
  * does: tarballs on the registry's host need it as much as packuments. */
@@ -687,24 +672,17 @@ static char *url_userinfo_auth(const struct nub_config *cfg, const char *url)
     return NULL;
   for (size_t i = 0; i < cfg->nent; i++) {
     const struct nub_cfg_entry *e = &cfg->ent[i];
-    const char *v = e->val, *p = strstr(v, "://"), *at, *hend;
-    size_t kl = strlen(e->key);
+    struct nub_url_authority a;
     char reg[2048], pair[1024];
     size_t o = 0;
-    if (!key_eq(e->key, "registry") && !(e->key[0] == '@' && kl > 9 &&
-                                         !strcmp(e->key + kl - 9, ":registry")))
-      continue;
-    if (e != find(cfg, e->key) || !p)
+    if (!is_registry_key(e->key) || e != find(cfg, e->key))
       continue; /* only the effective value of each registry setting */
-    hend = p + 3 + strcspn(p + 3, "/?#");
-    at = memchr(p + 3, '@', (size_t)(hend - p - 3));
-    while (at && memchr(at + 1, '@', (size_t)(hend - at - 1)))
-      at = memchr(at + 1, '@', (size_t)(hend - at - 1));
-    if (!at || !nerf_dart(v, reg, sizeof(reg)) || strncmp(want, reg, strlen(reg)))
+    if (!nub_url_authority(e->val, &a) || !a.at || !nerf_dart(e->val, reg, sizeof(reg)) ||
+        strncmp(want, reg, strlen(reg)))
       continue;
-    for (const char *q = p + 3; q < at && o + 1 < sizeof(pair); q++) {
-      if (*q == '%' && q + 2 < at && hexval(q[1]) >= 0 && hexval(q[2]) >= 0) {
-        pair[o++] = (char)(hexval(q[1]) * 16 + hexval(q[2]));
+    for (const char *q = a.userinfo; q < a.at && o + 1 < sizeof(pair); q++) {
+      if (*q == '%' && q + 2 < a.at && nub_hex_digit(q[1]) >= 0 && nub_hex_digit(q[2]) >= 0) {
+        pair[o++] = (char)(nub_hex_digit(q[1]) * 16 + nub_hex_digit(q[2]));
         q += 2;
       } else {
         pair[o++] = *q;

@@ -329,15 +329,8 @@ static void retry_or_fail(struct job *j, int rc, bool retryable, double retry_af
 
   free_chunks(j);
   if (retryable && j->attempt <= max && !f->cancel && !nub_plat_interrupted()) {
-    uint64_t ms = nub_http_backoff_ms(f->cfg, j->attempt, retry_after);
-    char host[256], key[700];
-    nub_url_host(j->pkg->tarball, host, sizeof(host));
-    snprintf(key, sizeof(key), "%s|%s", host, why);
-    /* once per host and cause: a registry that is down is one line */
-    nub_progress_warn_once(f->prog, key, "GET %s: %s; retrying in %.1fs (%d %s left; other "
-                           "requests to %s that fail so retry quietly)", j->pkg->tarball, why,
-                           (double)ms / 1000.0, max - j->attempt + 1,
-                           max - j->attempt + 1 == 1 ? "retry" : "retries", host);
+    uint64_t ms = nub_http_retry_wait(f->cfg, f->prog, j->pkg->tarball, why, j->attempt, max,
+                                      retry_after);
     j->attempt++;
     submit(j, ms);
     return;

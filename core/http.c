@@ -11,6 +11,7 @@
 
 #include "nub_alloc.h"
 #include "nub_plat.h"
+#include "url.h"
 #include "version.h"
 
 /* libcurl is loaded on first use, not at start-up: with its dependency
@@ -104,7 +105,6 @@ struct nub_http {
   struct nub_http_req *pending; /* submitted, not yet started */
   bool stop;
   int running;
-  uint64_t started;
   const struct nub_config *cfg;
   char ua[96];
   long stall_s;
@@ -197,7 +197,7 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
   size_t len = size * n;
   const char *colon = memchr(p, ':', len);
 
-  if (len > 5 && !strncmp(p, "HTTP/", 5)) { /* a new response (redirects) */
+  if (len > 5 && !strncmp(p, "HTTP/", 5)) { /* a new response (after 1xx, a proxy's CONNECT) */
     r->res.content_type[0] = r->res.etag[0] = r->res.last_modified[0] = '\0';
     r->res.retry_after_s = -1;
     return len;
@@ -298,26 +298,50 @@ static void start_req(struct nub_http *h, struct nub_http_req *r)
     hdrs = curl_slist_append(hdrs, line);
   }
   /* Credentials go only to the registry they are bound to: looked up for
-   * this hop's own URL (redirects are followed in finish) */
-  nub_free(r->auth);
-  r->auth = nub_config_auth_for(h->cfg, r->location ? r->location : r->url);
-  if (r->auth) {
-    char *a = nub_asprintf("Authorization: %s", r->auth);
-    hdrs = curl_slist_append(hdrs, a);
-    nub_free(a);
+   * this hop's own URL (redirects are followed in finish), and never after
+   * a redirect from https to plain http, where anyone on the way reads
+   * them (libcurl drops them there too) */
+  if (!r->downgraded) {
+    char *auth = nub_config_auth_for(h->cfg, r->location ? r->location : r->url);
+    if (auth) {
+      char *a = nub_asprintf("Authorization: %s", auth);
+      hdrs = curl_slist_append(hdrs, a);
+      nub_free(a);
+      nub_free(auth);
+    }
   }
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdrs);
   r->hdrs = hdrs;
   NUB_GROW(h->active, h->capactive, h->nactive + 1);
   h->active[h->nactive++] = r;
   curl_multi_add_handle(h->multi, e);
-  h->started++;
+}
+
+/* The handle goes back to the pool; the request is no longer active. */
+static void detach(struct nub_http *h, struct nub_http_req *r, CURL *e)
+{
+  curl_multi_remove_handle(h->multi, e);
+  curl_slist_free_all(r->hdrs);
+  r->hdrs = NULL;
+  r->easy = NULL;
+  for (size_t i = 0; i < h->nactive; i++)
+    if (h->active[i] == r) {
+      h->active[i] = h->active[--h->nactive];
+      break;
+    }
+  put_easy(h, e);
+}
+
+bool nub_http_redirect_downgrades(const char *from, const char *to)
+{
+  return nub_is_https_url(from) && !nub_is_https_url(to);
 }
 
 static void finish(struct nub_http *h, CURL *e, CURLcode code)
 {
   struct nub_http_req *r = NULL;
   long status = 0, ver = 0;
+  const char *why = NULL;
 
   curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&r);
   curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
@@ -326,37 +350,24 @@ static void finish(struct nub_http *h, CURL *e, CURLcode code)
                            status == 308)) {
     char *to = NULL;
     curl_easy_getinfo(e, CURLINFO_REDIRECT_URL, &to);
-    if (to && (!strncmp(to, "https://", 8) || !strncmp(to, "http://", 7)) && r->hops < 10) {
+    if (to && nub_is_http_url(to) && r->hops < 10) {
       char *next = nub_strdup(to); /* `to` lives in the handle, reset below */
-      curl_multi_remove_handle(h->multi, e);
-      curl_slist_free_all(r->hdrs);
-      r->hdrs = NULL;
-      r->easy = NULL;
-      for (size_t i = 0; i < h->nactive; i++)
-        if (h->active[i] == r) {
-          h->active[i] = h->active[--h->nactive];
-          break;
-        }
-      put_easy(h, e);
+      if (nub_http_redirect_downgrades(r->location ? r->location : r->url, next))
+        r->downgraded = true;
+      detach(h, r, e);
       nub_free(r->location);
       r->location = next;
       r->hops++;
       start_req(h, r);
       return;
     }
-    code = CURLE_TOO_MANY_REDIRECTS; /* or one to a scheme nub does not fetch */
+    if (to && r->hops >= 10)
+      code = CURLE_TOO_MANY_REDIRECTS;
+    else if (to)
+      why = "a redirect to a URL that is not http(s)";
+    /* without a Location: the status says it */
   }
-  curl_multi_remove_handle(h->multi, e);
-  curl_slist_free_all(r->hdrs);
-  r->hdrs = NULL;
-  r->easy = NULL;
-  for (size_t i = 0; i < h->nactive; i++) {
-    if (h->active[i] == r) {
-      h->active[i] = h->active[--h->nactive];
-      break;
-    }
-  }
-  put_easy(h, e);
+  detach(h, r, e);
   r->res.curl_code = (int)code;
   r->res.status = status;
   r->res.http_version = ver == CURL_HTTP_VERSION_2_0 ? 2 : ver == CURL_HTTP_VERSION_3 ? 3 : 1;
@@ -369,13 +380,14 @@ static void finish(struct nub_http *h, CURL *e, CURLcode code)
              h->cafile ? h->cafile : "the system's CA store");
   else if (code != CURLE_OK)
     snprintf(r->res.error, sizeof(r->res.error), "%s", curl_easy_strerror(code));
+  else if (why)
+    snprintf(r->res.error, sizeof(r->res.error), "HTTP %ld, %s", status, why);
   else if (r->res.cls != NUB_HTTP_OK)
     snprintf(r->res.error, sizeof(r->res.error), "HTTP %ld", status);
-  nub_free(r->auth);
-  r->auth = NULL;
   nub_free(r->location);
   r->location = NULL;
   r->hops = 0;
+  r->downgraded = false;
   r->on_done(r->ud, &r->res);
 }
 
@@ -532,4 +544,21 @@ void nub_http_stop(struct nub_http *h)
   curl_multi_cleanup(h->multi);
   pthread_mutex_destroy(&h->lock);
   nub_free(h);
+}
+
+uint64_t nub_http_retry_wait(const struct nub_config *cfg, struct nub_progress *prog,
+                             const char *url, const char *why, int attempt, int max,
+                             double retry_after_s)
+{
+  uint64_t ms = nub_http_backoff_ms(cfg, attempt, retry_after_s);
+  char host[256], key[700];
+  int left = max - attempt + 1;
+
+  nub_url_host(url, host, sizeof(host));
+  snprintf(key, sizeof(key), "%s|%s", host, why);
+  /* once per host and cause: a registry that is down is one line */
+  nub_progress_warn_once(prog, key, "GET %s: %s; retrying in %.1fs (%d %s left; other "
+                         "requests to %s that fail so retry quietly)", url, why,
+                         (double)ms / 1000.0, left, left == 1 ? "retry" : "retries", host);
+  return ms;
 }

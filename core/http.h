@@ -8,7 +8,8 @@
  *
  * Redirects (at most 10, http and https only) are followed here, not by
  * libcurl, so that each hop gets the credential its own URL is bound to
- * (nub_config_auth_for) and none other. */
+ * (nub_config_auth_for) and none other - and none at all once a redirect
+ * went from https to plain http. */
 #ifndef NUB_HTTP_H
 #define NUB_HTTP_H
 
@@ -18,6 +19,7 @@
 
 #include "config.h"
 #include "err.h"
+#include "progress.h"
 
 struct nub_http;
 
@@ -60,9 +62,9 @@ struct nub_http_req {
   void *easy;
   void *hdrs;
   struct nub_http_req *next;
-  char *auth;
   char *location; /* where a redirect sent the request (owned), or NULL */
   int hops;
+  bool downgraded; /* a redirect went from https to http: no credential */
   struct nub_http_result res;
 };
 
@@ -74,9 +76,18 @@ void nub_http_submit(struct nub_http *h, struct nub_http_req *r);
  * thread and free the client. */
 void nub_http_stop(struct nub_http *h);
 
+/* Whether a redirect from `from` to `to` leaves TLS (https -> http). */
+bool nub_http_redirect_downgrades(const char *from, const char *to);
+
 /* Backoff before retry number `attempt` (1-based): min(min_ms * 4^(n-1),
  * max_ms) with +-20% jitter, or Retry-After when the server sent one. */
 uint64_t nub_http_backoff_ms(const struct nub_config *cfg, int attempt,
+                             double retry_after_s);
+
+/* The backoff before retry `attempt` of `max` for url, said once per host
+ * and cause through prog ("GET <url>: <why>; retrying in ..."). */
+uint64_t nub_http_retry_wait(const struct nub_config *cfg, struct nub_progress *prog,
+                             const char *url, const char *why, int attempt, int max,
                              double retry_after_s);
 
 #endif

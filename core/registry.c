@@ -498,14 +498,8 @@ static void on_done(void *ud, const struct nub_http_result *r)
     return;
   }
   if (r->cls == NUB_HTTP_RETRY && e->attempt <= max && !nub_plat_interrupted()) {
-    uint64_t ms = nub_http_backoff_ms(m->cfg, e->attempt, r->retry_after_s);
-    char host[256], key[700];
-    nub_url_host(e->url, host, sizeof(host));
-    snprintf(key, sizeof(key), "%s|%s", host, r->error);
-    nub_progress_warn_once(m->prog, key, "GET %s: %s; retrying in %.1fs (%d %s left; other "
-                           "requests to %s that fail so retry quietly)", e->url, r->error,
-                           (double)ms / 1000.0, max - e->attempt + 1,
-                           max - e->attempt + 1 == 1 ? "retry" : "retries", host);
+    uint64_t ms = nub_http_retry_wait(m->cfg, m->prog, e->url, r->error, e->attempt, max,
+                                      r->retry_after_s);
     e->attempt++;
     nub_buf_reset(&e->body);
     start_http(e, ms);

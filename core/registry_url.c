@@ -5,11 +5,6 @@
 
 #include "nub_alloc.h"
 
-bool nub_is_http_url(const char *s)
-{
-  return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8);
-}
-
 char *nub_tarball_url_on(const char *reg, const char *name, const char *version)
 {
   const char *base = strrchr(name, '/');
@@ -43,24 +38,4 @@ char *nub_rewrite_registry_url(const struct nub_config *cfg, const char *name,
       !strncmp(url + 7, def + 8, dl - 8))
     return nub_asprintf("%s%s", reg, url + 7 + (dl - 8));
   return nub_strdup(url);
-}
-
-void nub_url_host(const char *url, char *out, size_t cap)
-{
-  const char *p = strstr(url, "://"), *end, *at;
-  size_t n;
-
-  out[0] = '\0';
-  if (!p || !cap)
-    return;
-  p += 3;
-  end = p + strcspn(p, "/?#");
-  at = memchr(p, '@', (size_t)(end - p));
-  while (at && memchr(at + 1, '@', (size_t)(end - at - 1)))
-    at = memchr(at + 1, '@', (size_t)(end - at - 1));
-  if (at)
-    p = at + 1;
-  n = (size_t)(end - p) < cap - 1 ? (size_t)(end - p) : cap - 1;
-  memcpy(out, p, n);
-  out[n] = '\0';
 }

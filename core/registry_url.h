@@ -8,9 +8,7 @@
 #include <stdbool.h>
 
 #include "config.h"
-
-/* Whether s is an http(s) URL. */
-bool nub_is_http_url(const char *s);
+#include "url.h" /* nub_is_http_url for every reader */
 
 /* <reg><name>/-/<basename>-<version>.tgz, the registry tarball path (reg
  * ends in '/'; caller frees). */
@@ -20,9 +18,6 @@ char *nub_tarball_url_on(const char *reg, const char *name, const char *version)
  * (caller frees), or NULL when no registry is configured. */
 char *nub_registry_tarball_url(const struct nub_config *cfg, const char *name,
                                const char *version);
-
-/* The host[:port] of a URL into out (no userinfo); "" when it has none. */
-void nub_url_host(const char *url, char *out, size_t cap);
 
 /* Rewrite a resolved URL that points at the default registry onto the
  * configured one (caller frees). */

@@ -17,6 +17,7 @@
 #include "pkgfacts.h"
 #include "requires.h"
 #include "strmap.h"
+#include "text.h"
 
 #define MEM_LIMIT (1u << 20) /* file bytes kept in memory before spilling */
 
@@ -34,15 +35,10 @@ static void shards_known(uint64_t made[4], int dirfd)
     made[0] = made[1] = made[2] = made[3] = ~0ull;
 }
 
-static int hexval(char c)
-{
-  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* The shard directory of name ("ab/..."), made if this handle has not. */
 static int shard_ready(uint64_t made[4], int dirfd, const char *name)
 {
-  int hi = hexval(name[0]), lo = hexval(name[1]), i, rc;
+  int hi = nub_hex_digit(name[0]), lo = nub_hex_digit(name[1]), i, rc;
   char dir[3] = {name[0], name[1], 0};
 
   if (hi < 0 || lo < 0 || name[2] != '/')

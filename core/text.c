@@ -16,3 +16,9 @@ void nub_text_linecol(const char *text, size_t off, int *line, int *col)
   *line = l;
   *col = c;
 }
+
+int nub_hex_digit(char c)
+{
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                  : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}

@@ -8,4 +8,7 @@
 /* Line and column (1-based) of byte offset `off` in text. */
 void nub_text_linecol(const char *text, size_t off, int *line, int *col);
 
+/* The value of a hex digit (either case), or -1. */
+int nub_hex_digit(char c);
+
 #endif

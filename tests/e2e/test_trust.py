@@ -38,6 +38,19 @@ class TrustTestCase(nubtest.NubTestCase):
             return f.read()
 
 
+    def make_cert(self):
+        """A self-signed certificate for 127.0.0.1: (cert, key) paths."""
+        import subprocess
+        cert, key = os.path.join(self.tmp, "cert.pem"), os.path.join(self.tmp, "key.pem")
+        made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                               "-keyout", key, "-out", cert, "-days", "2", "-subj",
+                               "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if made.returncode != 0:
+            self.skipTest("openssl cannot make a certificate here")
+        return cert, key
+
+
 class RequiredFailureTest(TrustTestCase):
     """Item 1: resolving without a lockfile, a package that fails to
     download is an error unless it is optional in the final graph; the next
@@ -580,6 +593,29 @@ class CredentialScopeTest(TrustTestCase):
         self.assertEqual(set(self.auth_of(self.ra, r".")), {"Bearer tok-a-7f3e"})
         self.assert_no_secret_anywhere()
 
+    def test_no_credential_after_a_redirect_from_https_to_http(self):
+        # B's token is bound to B, but a request that reached B because an
+        # https registry redirected it to plain http does not carry it
+        cert, key = self.make_cert()
+        tls = Registry(nubtest.PACKAGES_DIR, tls=(cert, key)).start()
+        self.addCleanup(tls.stop)
+        self.userrc("registry=%s\ncafile=%s\n%s/:_authToken=tok-b-c0de\n"
+                    % (tls.url, cert, self.hb))
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"b": "1.0.0"}})
+        lock = {"name": "p", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
+                "packages": {"": {"name": "p", "version": "1.0.0",
+                                  "dependencies": {"b": "1.0.0"}},
+                             "node_modules/b": {"version": "1.0.0",
+                                                "resolved": tls.tarball_url("b", "1.0.0"),
+                                                "integrity": tls.integrity("b", "1.0.0")}}}
+        self.write_json(os.path.join(self.proj, "package-lock.json"), lock)
+        tls.add_fault(r"/b/-/b-1\.0\.0\.tgz$", "status", code=302,
+                      headers={"Location": self.rb.tarball_url("b", "1.0.0")})
+        self.run_nub("install")
+        self.assertEqual(self.auth_of(self.rb, r"/b/-/b-1\.0\.0\.tgz$"), [None])
+        self.assertEqual(self.read_json(self.nm("b", "package.json"))["version"], "1.0.0")
+        self.assert_no_secret_anywhere()
+
     def test_env_variable_in_the_repository_npmrc(self):
         env = {"NUB_TEST_SECRET": "s3cret-env-55"}
         self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
@@ -672,14 +708,7 @@ class MessagesTest(TrustTestCase):
         self.assertLessEqual(len(proc.stderr.strip().splitlines()), 2, proc.stderr)
 
     def test_tls_failures_name_the_ca_bundle_and_the_fix(self):
-        import subprocess
-        cert, key = os.path.join(self.tmp, "cert.pem"), os.path.join(self.tmp, "key.pem")
-        made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
-                               "-keyout", key, "-out", cert, "-days", "2", "-subj",
-                               "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if made.returncode != 0:
-            self.skipTest("openssl cannot make a certificate here")
+        cert, key = self.make_cert()
         reg = Registry(nubtest.PACKAGES_DIR, tls=(cert, key)).start()
         self.addCleanup(reg.stop)
         self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
