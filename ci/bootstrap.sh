@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what nub needs to build and test, idempotently: the C toolchain,
 # CMake, libcurl, libdeflate, cJSON, mimalloc, OpenSSL, libyaml, cmocka, and
-# for the tests Python 3, Node.js/npm and xfsprogs. Debian/Ubuntu use apt-get,
+# for the tests Python 3, Node.js/npm, xfsprogs and the openssl tool (TLS
+# tests); for the benchmarks hyperfine and GNU time. Debian/Ubuntu use apt-get,
 # macOS Homebrew. Safe to run again: it installs only what is missing.
 set -euo pipefail
 
@@ -37,7 +38,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 pkgs=(build-essential cmake pkg-config libcurl4-openssl-dev libdeflate-dev libcjson-dev
-      libmimalloc-dev libssl-dev libyaml-dev libcmocka-dev python3 xfsprogs hyperfine curl)
+      libmimalloc-dev libssl-dev libyaml-dev libcmocka-dev python3 xfsprogs hyperfine curl
+      openssl time)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
