@@ -1423,16 +1423,14 @@ long nub_range_max_satisfying(const struct nub_range *r,
 /* ---- the common forms, without building a range ------------------------- */
 
 /* A number of 1 to 15 digits (below 2^53), no leading zero. */
-static const char *quick_num(const char *s, uint64_t *out)
+static const char *quick_num(const char *s, const char *e, uint64_t *out)
 {
   uint64_t v = 0;
   size_t n = 0;
 
-  if (s[0] == '0' && is_digit(s[1]))
-    return NULL;
-  while (is_digit(s[n]) && n < 16)
+  while (s + n < e && is_digit(s[n]) && n < 16)
     v = v * 10 + (uint64_t)(s[n++] - '0');
-  if (n == 0 || n > 15)
+  if (n == 0 || n > 15 || (n > 1 && s[0] == '0'))
     return NULL;
   *out = v;
   return s + n;
@@ -1441,13 +1439,15 @@ static const char *quick_num(const char *s, uint64_t *out)
 /* "M.m.p" and nothing after it. */
 static bool quick_triple(const char *s, uint64_t t[3])
 {
+  const char *e = s + strlen(s);
+
   for (int i = 0; i < 3; i++) {
-    if (!(s = quick_num(s, &t[i])))
+    if (!(s = quick_num(s, e, &t[i])))
       return false;
     if (i < 2 && *s++ != '.')
       return false;
   }
-  return *s == '\0';
+  return s == e;
 }
 
 static int quick_cmp(const uint64_t a[3], const uint64_t b[3])
@@ -1470,6 +1470,8 @@ struct qver {
  * of [0-9A-Za-z-], numeric ones without a leading zero. */
 static bool quick_pre(const char *s, const char *e)
 {
+  if (s == e)
+    return false; /* "1.2.3-": a hyphen and no tag */
   while (s < e) {
     const char *d = memchr(s, '.', (size_t)(e - s));
     const char *end = d ? d : e;
@@ -1497,6 +1499,8 @@ static bool quick_qver(const char *s, const char *e, struct qver *v)
   bool x = false;
 
   memset(v, 0, sizeof(*v));
+  if (e - s > 256)
+    return false; /* past node-semver's MAX_LENGTH: the full parser's to refuse */
   for (int i = 0; i < 3 && s < e; i++) {
     if (i && *s++ != '.')
       return false;
@@ -1504,20 +1508,8 @@ static bool quick_qver(const char *s, const char *e, struct qver *v)
       x = true;
       s++;
     } else {
-      const char *q;
-      char num[17];
-      size_t n = 0;
-      if (x)
-        return false; /* a number after an x */
-      while (s + n < e && is_digit(s[n]) && n < 16)
-        n++;
-      if (!n || n > 15)
-        return false;
-      memcpy(num, s, n);
-      num[n] = '\0';
-      if (!(q = quick_num(num, &v->n[i])) || *q)
-        return false;
-      s += n;
+      if (x || !(s = quick_num(s, e, &v->n[i])))
+        return false; /* not a number, or one after an x */
       v->parts++;
     }
   }

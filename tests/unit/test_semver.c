@@ -1367,9 +1367,45 @@ static void test_api_edges(void **state)
   nub_range_free(r);
 }
 
-/* nub_semver_satisfies decides the common forms itself: it must say what
- * parsing both and nub_range_satisfies say, for every form, around every
- * bound, zeros included, with and without include_prerelease. */
+/* nub_semver_satisfies and nub_range_valid decide the common forms
+ * themselves: they must say what the full parser and nub_range_satisfies
+ * say, for every form, around every bound, zeros included, with and
+ * without include_prerelease. */
+static const char *const sat_vnums[] = {"0", "1", "2", "10"};
+
+/* One range against every version of the grid (tails: "" and, for the
+ * full versions, a prerelease and build metadata). */
+static void check_range(const char *range, bool tails)
+{
+  static const char *const tail[] = {"", "-beta.1", "+build"};
+  struct nub_range *r = NULL;
+  bool valid = nub_range_parse(&r, range) == 0;
+  char version[64];
+
+  if (nub_range_valid(range) != valid)
+    fail_msg("nub_range_valid(\"%s\") is %d, the parser says %d", range,
+             nub_range_valid(range), valid);
+  for (size_t x = 0; x < 4; x++)
+    for (size_t y = 0; y < 4; y++)
+      for (size_t z = 0; z < 4; z++)
+        for (size_t t = 0; t < (tails ? 3u : 1u); t++)
+          for (int inc = 0; inc < 2; inc++) {
+            struct nub_version v;
+            int want = -EINVAL, got;
+            snprintf(version, sizeof(version), "%s.%s.%s%s", sat_vnums[x], sat_vnums[y],
+                     sat_vnums[z], tail[t]);
+            if (valid && nub_version_parse(&v, version) == 0) {
+              want = nub_range_satisfies(r, &v, inc);
+              nub_version_release(&v);
+            }
+            got = nub_semver_satisfies(range, version, inc);
+            if (got != want)
+              fail_msg("%s against %s (include_prerelease %d): %d, want %d", version, range,
+                       inc, got, want);
+          }
+  nub_range_free(r);
+}
+
 static void test_satisfies_text(void **state)
 {
   static const char *const ops[] = {
@@ -1378,84 +1414,32 @@ static void test_satisfies_text(void **state)
       "~>",     "~> ",     "^ ",        "* || ^",      "^1.0.0 || ~", ">=1.0.0 <",
       "x ",     "^2.0.0  || ", "1.2 || ", "^1.0.0-0 || ", "<2.0.0 ",   " || ",
       "1.0.0 - ", "^1 ||", "1.x.x ", "<=1 ", ">1.2 ", "\t^"};
+  /* after the operator: full versions, partial ones, x-ranges, prerelease
+   * bounds (valid, empty, with a leading zero) */
+  static const char *const shapes[] = {
+      "%s%s.%s.%s",    "%s%s",          "%s%s.%s",        "%s%s.x",    "%s%s.x.x",
+      "%s%s.*",        "%s%s.%s.x",     "%s*",            "%s%s.X",    "%s%s.x.%s",
+      "%s%s.%s.%s-0",  "%s%s.%s.%s-rc.1", "%s%s.%s.%s-01", "%s%s.%s.%s-", "%s%s.%s.%s-a.",
+      "%s%s.%s.%s+b"};
   static const char *const rnums[] = {"0", "1", "10", "01"};
-  static const char *const vnums[] = {"0", "1", "2", "10"};
-  static const char *const tails[] = {"", "-beta.1", "+build"};
-  char range[64], version[64];
-  size_t checked = 0;
+  char range[64];
 
   (void)state;
   for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
-    for (size_t a = 0; a < 4; a++)
-      for (size_t b = 0; b < 4; b++)
-        for (size_t c = 0; c < 4; c++) {
-          struct nub_range *pr = NULL;
-          snprintf(range, sizeof(range), "%s%s.%s.%s", ops[o], rnums[a], rnums[b], rnums[c]);
-          if (nub_range_valid(range) != (nub_range_parse(&pr, range) == 0))
-            fail_msg("nub_range_valid(\"%s\") disagrees with the parser", range);
-          nub_range_free(pr);
-          for (size_t x = 0; x < 4; x++)
-            for (size_t y = 0; y < 4; y++)
-              for (size_t z = 0; z < 4; z++)
-                for (size_t t = 0; t < 3; t++)
-                  for (int inc = 0; inc < 2; inc++) {
-                    struct nub_range *r = NULL;
-                    struct nub_version v;
-                    int want = -EINVAL;
-                    snprintf(version, sizeof(version), "%s.%s.%s%s", vnums[x], vnums[y],
-                             vnums[z], tails[t]);
-                    if (nub_range_parse(&r, range) == 0) {
-                      if (nub_version_parse(&v, version) == 0) {
-                        want = nub_range_satisfies(r, &v, inc);
-                        nub_version_release(&v);
-                      }
-                      nub_range_free(r);
-                    }
-                    if (nub_semver_satisfies(range, version, inc) != want)
-                      fail_msg("%s against %s (include_prerelease %d): %d, want %d", version,
-                               range, inc, nub_semver_satisfies(range, version, inc), want);
-                    checked++;
-                  }
-        }
-  /* partial versions, x-ranges and prerelease bounds */
-  {
-    static const char *const shapes[] = {"%s%s",       "%s%s.%s",      "%s%s.x",  "%s%s.x.x",
-                                         "%s%s.*",     "%s%s.%s.x",    "%s*",     "%s%s.%s.%s-0",
-                                         "%s%s.%s.%s-rc.1", "%s%s.%s.%s-01", "%s%s.X", "%s%s.x.%s"};
-    for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
-      for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++)
-        for (size_t a = 0; a < 4; a++)
-          for (size_t b = 0; b < 4; b++)
-            for (size_t x = 0; x < 4; x++)
-              for (size_t y = 0; y < 4; y++)
-                for (size_t z = 0; z < 4; z++)
-                  for (int inc = 0; inc < 2; inc++) {
-                    struct nub_range *r = NULL;
-                    struct nub_version v;
-                    int want = -EINVAL;
+    for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++)
+      for (size_t a = 0; a < 4; a++)
+        for (size_t b = 0; b < 4; b++)
+          for (size_t c = 0; c < (sh == 0 ? 4u : 2u); c++) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-                    snprintf(range, sizeof(range), shapes[sh], ops[o], rnums[a], rnums[b],
-                             rnums[b]);
+            snprintf(range, sizeof(range), shapes[sh], ops[o], rnums[a], rnums[b], rnums[c]);
 #pragma GCC diagnostic pop
-                    snprintf(version, sizeof(version), "%s.%s.%s", vnums[x], vnums[y],
-                             vnums[z]);
-                    if (nub_range_parse(&r, range) == 0) {
-                      if (nub_version_parse(&v, version) == 0) {
-                        want = nub_range_satisfies(r, &v, inc);
-                        nub_version_release(&v);
-                      }
-                      nub_range_free(r);
-                    }
-                    if (nub_semver_satisfies(range, version, inc) != want)
-                      fail_msg("%s against %s (include_prerelease %d): %d, want %d", version,
-                               range, inc, nub_semver_satisfies(range, version, inc), want);
-                    checked++;
-                  }
-  }
-  assert_true(checked > 400000);
+            check_range(range, sh == 0);
+          }
   assert_int_equal(nub_semver_satisfies("latest", "1.0.0", false), -EINVAL);
   assert_int_equal(nub_semver_satisfies("^1.0.0", "nope", false), -EINVAL);
+  assert_int_equal(nub_semver_satisfies("^1.2.3-", "1.5.0", false), -EINVAL);
+  assert_false(nub_range_valid("1.2.3-"));
   assert_int_equal(nub_semver_satisfies(">=1.2.3 <2", "1.9.0", false), 1);
   assert_int_equal(nub_semver_satisfies("^16.8.0 || ^17.0.0 || ^18.0.0", "17.0.2", false), 1);
   assert_int_equal(nub_semver_satisfies("^16.8.0 || ^17.0.0 || ^18.0.0", "19.0.0", false), 0);
