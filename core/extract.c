@@ -23,7 +23,7 @@ const struct nub_extract_limits nub_extract_default_limits = {
 #define KEEP_IN_MAX (8u << 20)
 #define KEEP_OUT_MAX (4u << 20)
 
-bool nub_is_gzip(const void *buf, size_t len)
+static bool is_gzip(const void *buf, size_t len)
 {
   const unsigned char *p = buf;
   return len >= 18 && p[0] == 0x1f && p[1] == 0x8b && p[2] == 8;
@@ -59,16 +59,18 @@ static int slurp(nub_extract_read_fn rd, void *ud, uint64_t max, struct nub_buf 
   }
 }
 
-static bool grow_out(struct nub_extract_scratch *sc, size_t want)
+/* Room for want bytes of output, the first `used` of them kept. */
+static void grow_out(struct nub_extract_scratch *sc, size_t want, size_t used)
 {
-  unsigned char *p;
-
   if (want <= sc->outcap)
-    return true;
-  p = nub_realloc(sc->out, want);
-  sc->out = p;
+    return;
+  if (used) {
+    sc->out = nub_realloc(sc->out, want);
+  } else { /* nothing to carry over: no copy */
+    nub_free(sc->out);
+    sc->out = nub_malloc(want);
+  }
   sc->outcap = want;
-  return true;
 }
 
 /* Gunzip in[0..len) (one or more members; bytes after the last member
@@ -91,8 +93,8 @@ static int gunzip(struct nub_extract_scratch *sc, const unsigned char *in, size_
     guess = 4 * len; /* tarballs compress about 4:1 */
   if (guess > max)
     guess = max;
-  grow_out(sc, guess + 1);
-  while (pos < len && nub_is_gzip(in + pos, len - pos)) {
+  grow_out(sc, guess + 1, 0);
+  while (pos < len && is_gzip(in + pos, len - pos)) {
     size_t used = 0, n = 0;
     enum libdeflate_result r =
         libdeflate_gzip_decompress_ex(sc->dd, in + pos, len - pos, sc->out + total,
@@ -103,7 +105,7 @@ static int gunzip(struct nub_extract_scratch *sc, const unsigned char *in, size_
         return -EFBIG;
       if (want > max + 1)
         want = max + 1;
-      grow_out(sc, want);
+      grow_out(sc, want, total);
       continue;
     }
     if (r != LIBDEFLATE_SUCCESS) {
@@ -121,6 +123,42 @@ static int gunzip(struct nub_extract_scratch *sc, const unsigned char *in, size_
   }
   *outlen = total;
   return 0;
+}
+
+/* The tar stream of a tarball: in itself, or gunzipped into sc->out (the
+ * tar stream may exceed the content cap by its headers). */
+static int tar_stream(struct nub_extract_scratch *sc, const unsigned char *in, size_t len,
+                      const struct nub_extract_limits *lim, const unsigned char **tarp,
+                      size_t *tarlen, const char **why)
+{
+  int rc;
+
+  *tarp = in;
+  *tarlen = len;
+  if (!is_gzip(in, len))
+    return 0;
+  rc = gunzip(sc, in, len, lim->max_total_bytes + (lim->max_total_bytes >> 3), tarlen, why);
+  if (rc == 0)
+    *tarp = sc->out;
+  return rc;
+}
+
+/* Where an entry goes in the package: the leading folder (whatever its
+ * name, after any "./") stripped and the rest normalized into norm.
+ * 1 for a path in the package, 0 for what lies outside one (the folder
+ * itself, a file beside it), -1 when the name is absolute or escapes. */
+static int entry_relpath(const char *raw, char norm[4096])
+{
+  const char *rest = raw;
+
+  if (raw[0] == '/')
+    return -1;
+  while (rest[0] == '.' && rest[1] == '/')
+    rest += 2;
+  rest = strchr(rest, '/');
+  if (!rest || !rest[1])
+    return 0;
+  return nub_path_normalize(rest + 1, norm, 4096) < 0 ? -1 : 1;
 }
 
 int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
@@ -155,13 +193,10 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
     rc = check(ud);
   if (rc < 0)
     goto out;
-  tarp = (const unsigned char *)sc->in.data;
-  tarlen = sc->in.len;
-  if (nub_is_gzip(sc->in.data, sc->in.len)) {
+  {
     const char *why = "";
-    /* the tar stream may exceed the content cap by its headers */
-    rc = gunzip(sc, tarp, tarlen, lim->max_total_bytes + (lim->max_total_bytes >> 3), &tarlen,
-                &why);
+    rc = tar_stream(sc, (const unsigned char *)sc->in.data, sc->in.len, lim, &tarp, &tarlen,
+                    &why);
     if (rc == -EFBIG) {
       rc = refuse(st, err, "%s: tarball unpacks to more than the "
                        "per-package cap; refusing the package", what);
@@ -171,42 +206,26 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
       rc = nub_err_set(err, -NUB_EEXTRACT, "%s: corrupt tarball (gzip: %s)", what, why);
       goto out;
     }
-    tarp = sc->out;
   }
   nub_tar_init(&tar, tarp, tarlen);
   while ((r = nub_tar_next(&tar, &e)) == 1) {
-    const char *raw = e.path, *rest;
+    int where;
 
     if (++st->entries > lim->max_entries) {
-      rc = nub_err_set(err, -NUB_EEXTRACT, "%s: tarball has more than %llu entries",
-                       what, (unsigned long long)lim->max_entries);
+      rc = refuse(st, err, "%s: tarball has more than %llu entries; refusing the package",
+                  what, (unsigned long long)lim->max_entries);
       goto out;
     }
-    if (!*raw) {
-      st->skipped++;
-      continue;
-    }
-    if (raw[0] == '/') {
-      rc = refuse(st, err,
-                       "%s: tarball entry '%s' has an absolute path; refusing the "
-                       "package", what, raw);
+    where = entry_relpath(e.path, norm);
+    if (where < 0) {
+      rc = refuse(st, err, "%s: tarball entry '%s' %s; refusing the package", what, e.path,
+                  e.path[0] == '/' ? "has an absolute path"
+                                   : "escapes the package or has an invalid name");
       goto out;
     }
-    /* Strip the leading folder whatever its name. */
-    rest = raw;
-    while (rest[0] == '.' && rest[1] == '/')
-      rest += 2;
-    rest = strchr(rest, '/');
-    if (!rest || !rest[1]) {
+    if (where == 0) {
       st->skipped++; /* the folder itself, or a file outside any folder */
       continue;
-    }
-    rest++;
-    if (nub_path_normalize(rest, norm, sizeof(norm)) < 0) {
-      rc = refuse(st, err,
-                       "%s: tarball entry '%s' escapes the package or has an "
-                       "invalid name; refusing the package", what, raw);
-      goto out;
     }
     if (e.type == NUB_TAR_DIR) {
       nub_import_dir(im, norm);
@@ -263,36 +282,42 @@ int nub_tarball_package_json(const void *tgz, size_t len, char **out, size_t *ou
 {
   struct nub_extract_scratch sc;
   struct nub_tar tar;
-  struct nub_tar_entry e;
-  const unsigned char *p = tgz;
-  size_t n = len;
-  int r, rc = -NUB_EEXTRACT;
+  struct nub_tar_entry e, found;
+  const unsigned char *p;
+  const char *why = "";
+  char norm[4096];
+  size_t n;
+  bool have = false;
+  int r, rc;
 
   memset(&sc, 0, sizeof(sc));
   *out = NULL;
-  if (nub_is_gzip(tgz, len)) {
-    const char *why = "";
-    if (gunzip(&sc, tgz, len, nub_extract_default_limits.max_total_bytes, &n, &why) < 0) {
-      nub_extract_scratch_release(&sc);
-      return nub_err_set(err, -NUB_EEXTRACT, "corrupt tarball (gzip: %s)", why);
-    }
-    p = sc.out;
+  rc = tar_stream(&sc, tgz, len, &nub_extract_default_limits, &p, &n, &why);
+  if (rc < 0) {
+    nub_extract_scratch_release(&sc);
+    return nub_err_set(err, -NUB_EEXTRACT, "corrupt tarball (gzip: %s)", why);
   }
+  /* the file the import would install: named as it names entries, the
+   * last of equal names winning */
   nub_tar_init(&tar, p, n);
-  while ((r = nub_tar_next(&tar, &e)) == 1) {
-    const char *slash = strchr(e.path, '/');
-    if (e.type == NUB_TAR_FILE && slash && !strcmp(slash + 1, "package.json")) {
-      *out = nub_malloc(e.size + 1);
-      memcpy(*out, e.data, e.size);
-      (*out)[e.size] = '\0';
-      *outlen = e.size;
-      rc = 0;
-      break;
+  while ((r = nub_tar_next(&tar, &e)) == 1)
+    if (e.type == NUB_TAR_FILE && entry_relpath(e.path, norm) == 1 &&
+        !strcmp(norm, "package.json")) {
+      found = e;
+      have = true;
     }
+  rc = -NUB_EEXTRACT;
+  if (r < 0)
+    nub_err_set(err, rc, "corrupt tarball (%s)", tar.why);
+  else if (!have)
+    nub_err_set(err, rc, "the tarball has no package.json");
+  else {
+    *out = nub_malloc(found.size + 1);
+    memcpy(*out, found.data, found.size);
+    (*out)[found.size] = '\0';
+    *outlen = found.size;
+    rc = 0;
   }
-  if (rc < 0)
-    nub_err_set(err, -NUB_EEXTRACT, r < 0 ? "corrupt tarball (%s)" : "%s",
-                r < 0 ? tar.why : "the tarball has no package.json");
   nub_tar_release(&tar);
   nub_extract_scratch_release(&sc);
   return rc;

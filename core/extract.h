@@ -53,9 +53,6 @@ struct nub_extract_scratch {
 };
 void nub_extract_scratch_release(struct nub_extract_scratch *s);
 
-/* True when buf starts like a gzip member. */
-bool nub_is_gzip(const void *buf, size_t len);
-
 /* Extract a gzip'd (or plain) tar from rd into im. `what` names the package
  * in errors ("lodash@4.17.21"). The whole compressed stream is read first
  * (into `scratch`; NULL: buffers of its own), then `check` runs (the

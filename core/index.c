@@ -7,7 +7,9 @@
 #include "err.h"
 #include "nub_alloc.h"
 
-#define IDX_MAGIC "NUBIDX3"
+/* 4: names byte for byte (3 kept what libarchive made of them), bundled
+ * packages' bin targets executable, NUB_IDX_BINS_FROM_DIR */
+#define IDX_MAGIC "NUBIDX4"
 
 struct idx_hdr {
   char magic[8];

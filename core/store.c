@@ -619,7 +619,9 @@ int nub_import_file_end(struct nub_import *im)
     if (pl > 13 + 13 && !strcmp(im->cur.path + pl - 13, "/package.json")) {
       char *dir = nub_strndup(im->cur.path, pl - 13);
       const char *folder = nub_path_pkg_name(dir);
-      if (folder && folder + strlen(folder) == dir + strlen(dir)) {
+      /* "node_modules/x" or "node_modules/@s/x", not a folder inside one */
+      const char *slash = folder ? strchr(folder, '/') : NULL;
+      if (folder && (folder[0] == '@' ? slash && slash[1] && !strchr(slash + 1, '/') : !slash)) {
         struct bundled_manifest *b;
         NUB_GROW(im->bundled, im->capbundled, im->nbundled + 1);
         b = &im->bundled[im->nbundled++];

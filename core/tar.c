@@ -118,7 +118,7 @@ static bool set_name(struct nub_buf *b, const unsigned char *p, size_t n)
 }
 
 /* pax records "<len> <key>=<value>\n"; path and size are the ones that
- * change what an entry is (linkpath only matters to skipped links). */
+ * change what an entry is (linkpath is not read: links are skipped). */
 static int pax(struct nub_tar *t, const unsigned char *p, size_t n, bool *have_path,
                bool *have_size, uint64_t *size)
 {
@@ -170,6 +170,7 @@ int nub_tar_next(struct nub_tar *t, struct nub_tar_entry *e)
     const unsigned char *h;
     uint64_t size, mode, padded;
     unsigned char type;
+    bool meta;
     int rc;
 
     if (t->len - t->off < BLOCK) {
@@ -180,26 +181,32 @@ int nub_tar_next(struct nub_tar *t, struct nub_tar_entry *e)
       return 0; /* no end-of-archive blocks: the data ends here */
     }
     h = t->p + t->off;
-    if (zero_block(h))
-      return 0;
+    if (zero_block(h)) {
+      /* the end is two zero blocks (or one before the data ends); a lone
+       * one in between is passed over, as node-tar does */
+      if (t->len - t->off < 2 * BLOCK || zero_block(h + BLOCK))
+        return 0;
+      t->off += BLOCK;
+      continue;
+    }
     if (!checksum_ok(h))
       return bad(t, t->entries ? "a header's checksum does not match" : "not a tar archive");
     if (!number(h + F_SIZE, 12, &size) || !number(h + F_MODE, 8, &mode))
       return bad(t, "a header has a size or mode that is not a number");
     type = h[F_TYPE];
-    if (have_pax_size)
-      size = pax_size;
+    meta = type == 'x' || type == 'X' || type == 'L' || type == 'K' || type == 'g';
+    if (have_pax_size && !meta)
+      size = pax_size; /* a pax size is the next entry's, not a header's */
     if (size > t->len - t->off - BLOCK)
       return bad(t, "an entry runs past the end of the archive");
     padded = (size + BLOCK - 1) / BLOCK * BLOCK;
     if (padded > t->len - t->off - BLOCK)
       padded = t->len - t->off - BLOCK; /* a final entry without padding */
     t->off += BLOCK;
-    if (type == 'x' || type == 'L' || type == 'K' || type == 'g') {
+    if (meta) {
       const unsigned char *d = t->p + t->off;
       t->off += (size_t)padded;
-      have_pax_size = false;
-      if (type == 'x') {
+      if (type == 'x' || type == 'X') { /* 'X': the old name of the same header */
         rc = pax(t, d, (size_t)size, &have_pax_path, &have_pax_size, &pax_size);
         if (rc < 0)
           return rc;

@@ -1,5 +1,6 @@
 /* tar.h - the entries of a tar archive held whole in memory: ustar, POSIX
- * pax ('x' records: path, linkpath, size) and GNU long names ('L', 'K').
+ * pax ('x' and the older 'X' records: path and size; linkpath is not read,
+ * links being skipped) and GNU long names ('L'; 'K' is passed over).
  *
  * Why not libarchive: it converts every pax path (UTF-8 by the standard)
  * to the current locale. In the C locale it refuses non-ASCII names

@@ -155,6 +155,35 @@ static void test_tar__hostile_headers(void **state)
   assert_int_equal(read_all(&b, g, 4, &why), -EBADMSG);
   nub_buf_reset(&b);
 
+  /* a pax size is the next entry's, even past a GNU long name; 'X' is the
+   * old name of a pax header; a lone zero block is not the end */
+  PAX(&b, "10 size=3\n");
+  nub_test_tar_entry(&b, "././@LongLink", 'L', "package/long-name.js", 21, 0644);
+  nub_test_tar_entry(&b, "package/short", '0', "abc", 3, 0644);
+  {
+    /* the entry header said 3 too; make it lie so only the pax size works */
+    unsigned char *h = (unsigned char *)b.data + b.len - 1024;
+    nub_test_tar_octal(h + 124, 12, 1);
+    nub_test_tar_seal(h);
+  }
+  {
+    static const char rec[] = "25 path=package/old-x.js\n";
+    nub_test_tar_entry(&b, "PaxHeader/y", 'X', rec, sizeof(rec) - 1, 0644);
+  }
+  nub_test_tar_entry(&b, "package/y", '0', "y", 1, 0644);
+  {
+    static const char zero[512];
+    nub_buf_add(&b, zero, sizeof(zero));
+  }
+  nub_test_tar_entry(&b, "package/after-a-lone-zero-block", '0', "z", 1, 0644);
+  nub_test_tar_finish(&b);
+  assert_int_equal(read_all(&b, g, 4, &why), 3);
+  assert_string_equal(g[0].path, "package/long-name.js");
+  assert_int_equal(g[0].size, 3);
+  assert_string_equal(g[1].path, "package/old-x.js");
+  assert_string_equal(g[2].path, "package/after-a-lone-zero-block");
+  nub_buf_reset(&b);
+
   /* no end blocks at all is fine; nor is garbage shorter than a block */
   nub_test_tar_entry(&b, "package/a", '0', "x", 1, 0644);
   nub_buf_add(&b, "junk", 4);
@@ -210,6 +239,8 @@ static int teardown(void **state)
 
 /* Extract gz into a fresh import; on success commit it under a key made
  * from `tag` and return its index in *out. */
+static bool last_refused; /* the last extract()'s failure was a refusal */
+
 static int extract(struct fx *f, const struct nub_buf *gz, const struct nub_extract_limits *lim,
                    struct nub_extract_scratch *sc, const char *tag, struct nub_index **out,
                    struct nub_err *err)
@@ -222,6 +253,7 @@ static int extract(struct fx *f, const struct nub_buf *gz, const struct nub_extr
 
   assert_int_equal(nub_import_begin(&f->store, &im, err), 0);
   rc = nub_extract(im, rd, &s, "p@1.0.0", lim, NULL, sc, &st, err);
+  last_refused = st.refused;
   if (rc < 0) {
     nub_import_abort(im);
     return rc;
@@ -325,20 +357,70 @@ static void test_extract__gzip_members_and_faults(void **state)
     nub_buf_release(&bad);
   }
 
-  /* caps: unpacked bytes (a bomb), one file, entries */
+  /* caps: unpacked bytes (a bomb), one file, entries; each a refusal,
+   * which is never retried */
   {
     struct nub_extract_limits lim = {10, 100000, 200000};
+    struct nub_buf many = NUB_BUF_INIT, mgz;
     assert_int_equal(extract(f, &gz, &lim, &sc, "b6", &x, &err), -NUB_EEXTRACT);
-    assert_non_null(strstr(err.msg, "more than"));
+    assert_non_null(strstr(err.msg, "per-package cap"));
+    assert_true(last_refused);
     lim.max_total_bytes = 1u << 30;
     assert_int_equal(extract(f, &gz, &lim, &sc, "b7", &x, &err), -NUB_EEXTRACT);
     assert_non_null(strstr(err.msg, "per-file cap"));
+    assert_true(last_refused);
+    for (int i = 0; i < 11; i++) {
+      char name[64];
+      snprintf(name, sizeof(name), "package/f%d.js", i);
+      nub_test_tar_entry(&many, name, '0', "x", 1, 0644);
+    }
+    nub_test_tar_finish(&many);
+    mgz = nub_test_gzip(many.data, many.len);
+    assert_int_equal(extract(f, &mgz, &lim, &sc, "b8", &x, &err), -NUB_EEXTRACT);
+    assert_non_null(strstr(err.msg, "more than 10 entries"));
+    assert_true(last_refused);
+    lim.max_entries = 11;
+    assert_int_equal(extract(f, &mgz, &lim, &sc, "b9", &x, &err), 0);
+    nub_index_free(x);
+    nub_buf_release(&many);
+    nub_buf_release(&mgz);
   }
   nub_extract_scratch_release(&sc);
   nub_buf_release(&t);
   nub_buf_release(&gz);
   nub_buf_release(&two);
   nub_free(big);
+}
+
+/* The manifest the resolver reads is the one the import installs: named
+ * the same way ("./package/", doubled slashes), the last of equal names. */
+static void test_extract__tarball_package_json(void **state)
+{
+  struct nub_buf t = NUB_BUF_INIT, gz;
+  struct nub_err err;
+  char *pj = NULL;
+  size_t n = 0;
+
+  (void)state;
+  nub_test_tar_entry(&t, "./package/", '5', NULL, 0, 0755);
+  nub_test_tar_entry(&t, "./package/lib/package.json", '0', "{\"v\":0}", 7, 0644);
+  nub_test_tar_entry(&t, "./package//package.json", '0', "{\"v\":1}", 7, 0644);
+  nub_test_tar_entry(&t, "./package/package.json", '0', "{\"v\":2}", 7, 0644);
+  nub_test_tar_finish(&t);
+  gz = nub_test_gzip(t.data, t.len);
+  assert_int_equal(nub_tarball_package_json(gz.data, gz.len, &pj, &n, &err), 0);
+  assert_string_equal(pj, "{\"v\":2}");
+  assert_int_equal(n, 7);
+  nub_free(pj);
+  nub_buf_release(&gz);
+  nub_buf_reset(&t);
+  nub_test_tar_entry(&t, "package/lib/package.json", '0', "{}", 2, 0644);
+  nub_test_tar_finish(&t);
+  gz = nub_test_gzip(t.data, t.len);
+  assert_int_equal(nub_tarball_package_json(gz.data, gz.len, &pj, &n, &err), -NUB_EEXTRACT);
+  assert_non_null(strstr(err.msg, "no package.json"));
+  nub_buf_release(&gz);
+  nub_buf_release(&t);
 }
 
 static void test_extract__plain_tar_and_not_a_tarball(void **state)
@@ -376,6 +458,7 @@ int main(void)
       cmocka_unit_test(test_tar__hostile_headers),
       cmocka_unit_test_setup_teardown(test_extract__names_byte_for_byte, setup, teardown),
       cmocka_unit_test_setup_teardown(test_extract__gzip_members_and_faults, setup, teardown),
+      cmocka_unit_test(test_extract__tarball_package_json),
       cmocka_unit_test_setup_teardown(test_extract__plain_tar_and_not_a_tarball, setup,
                                       teardown),
   };

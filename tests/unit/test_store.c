@@ -84,6 +84,9 @@ static struct nub_index *import_sample(struct fx *f, bool tree, char c)
   put(im, "node_modules/bun/package.json",
       "{\"name\":\"bun\",\"version\":\"1.0.0\",\"bin\":\"bin/run\"}", 0644);
   put(im, "node_modules/bun/bin/run", "#!/bin/sh\n", 0644);
+  /* a package.json deeper in a bundled package is not a package's */
+  put(im, "node_modules/bun/lib/package.json", "{\"bin\":{\"t\":\"tool.js\"}}", 0644);
+  put(im, "node_modules/bun/lib/tool.js", "x", 0644);
   key_of(c, key);
   assert_int_equal(nub_import_commit(im, key, &x, &err), 0);
   return x;
@@ -107,6 +110,7 @@ static void test_store__import_commit_load(void **state)
   /* bin targets, the bundled package's too, are executable in the store */
   assert_int_equal(file_of(x, "cli.js")->mode, 0755);
   assert_int_equal(file_of(x, "node_modules/bun/bin/run")->mode, 0755);
+  assert_int_equal(file_of(x, "node_modules/bun/lib/tool.js")->mode, 0644);
   assert_int_equal(file_of(x, "lib/a.js")->mode, 0644);
   /* the same index from disk */
   key_of('a', key);
