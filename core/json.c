@@ -6,6 +6,7 @@
 
 #include "nub_alloc.h"
 #include "path.h"
+#include "strmap.h"
 
 static bool is_ws(unsigned char c)
 {
@@ -118,6 +119,44 @@ static size_t scan(char *text, size_t len, bool jsonc, const char **why)
   return len;
 }
 
+/* JSON.parse keeps the last of equal keys in an object; cJSON's lookups
+ * find the first. Earlier duplicates are dropped so that every reader sees
+ * what npm sees ("scripts" given twice must not hide the second). Small
+ * objects are compared pairwise, big ones (a lockfile's "packages")
+ * through a map. */
+static void drop_duplicate_keys(cJSON *node)
+{
+  for (; node; node = node->next) {
+    if (cJSON_IsObject(node)) {
+      size_t n = 0;
+      for (cJSON *c = node->child; c; c = c->next)
+        n++;
+      if (n > 1 && n <= 16) {
+        for (cJSON *c = node->child; c;) {
+          cJSON *next = c->next, *d = next;
+          while (d && strcmp(d->string, c->string))
+            d = d->next;
+          if (d) /* a later one of the same name: this one goes */
+            cJSON_Delete(cJSON_DetachItemViaPointer(node, c));
+          c = next;
+        }
+      } else if (n > 16) {
+        struct nub_strmap seen;
+        memset(&seen, 0, sizeof(seen));
+        for (cJSON *c = node->child; c;) {
+          cJSON *next = c->next, *was = nub_strmap_put(&seen, c->string, c);
+          if (was)
+            cJSON_Delete(cJSON_DetachItemViaPointer(node, was));
+          c = next;
+        }
+        nub_strmap_release(&seen, NULL);
+      }
+    }
+    if (cJSON_IsObject(node) || cJSON_IsArray(node))
+      drop_duplicate_keys(node->child);
+  }
+}
+
 static bool conflict_markers(const char *text, size_t len)
 {
   const char *p = text, *end = text + len;
@@ -174,6 +213,7 @@ int nub_json_parse(const char *text, size_t len, const char *fname, int code,
                          "column %d", fname, line, col);
     }
     nub_free(copy);
+    drop_duplicate_keys(root);
     *out = root;
     return 0;
   }

@@ -5,6 +5,7 @@
 #include "nub_test.h"
 
 #include "err.h"
+#include "buf.h"
 #include "json.h"
 #include "nub_alloc.h"
 
@@ -136,6 +137,47 @@ static void test_json__fields_of_the_wrong_type(void **state)
   cJSON_Delete(root);
 }
 
+/* Of equal keys the last wins, as under JSON.parse, in small and big
+ * objects and at any depth; package.json readers see the same. */
+static void test_json__the_last_of_equal_keys(void **state)
+{
+  static const char small[] = "{\"a\":1,\"b\":{\"x\":1,\"x\":[2]},\"a\":3}";
+  struct nub_buf big = NUB_BUF_INIT;
+  struct nub_manifest m;
+  struct nub_err err;
+  cJSON *root = NULL;
+  static const char pj[] = "{\"name\":\"p\",\"version\":\"1.0.0\",\"scripts\":{},"
+                           "\"dependencies\":{\"a\":\"1\"},\"scripts\":{\"postinstall\":"
+                           "\"node x\"},\"dependencies\":{\"b\":\"2\"}}";
+
+  (void)state;
+  assert_int_equal(nub_json_parse(small, sizeof(small) - 1, "f.json", -NUB_ELOCKFILE, 0, &root,
+                                  &err), 0);
+  assert_int_equal(cJSON_GetArraySize(root), 2);
+  assert_int_equal(cJSON_GetObjectItem(root, "a")->valueint, 3);
+  assert_true(cJSON_IsArray(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "b"), "x")));
+  cJSON_Delete(root);
+
+  nub_buf_adds(&big, "{");
+  for (int i = 0; i < 40; i++)
+    nub_buf_addf(&big, "\"k%d\":%d,", i % 30, i);
+  nub_buf_adds(&big, "\"end\":0}");
+  assert_int_equal(nub_json_parse(big.data, big.len, "f.json", -NUB_ELOCKFILE, 0, &root, &err),
+                   0);
+  assert_int_equal(cJSON_GetArraySize(root), 31);
+  assert_int_equal(cJSON_GetObjectItem(root, "k5")->valueint, 35);
+  assert_int_equal(cJSON_GetObjectItem(root, "k29")->valueint, 29);
+  cJSON_Delete(root);
+  nub_buf_release(&big);
+
+  assert_int_equal(nub_manifest_parse(&m, pj, sizeof(pj) - 1, "package.json", &err), 0);
+  assert_non_null(m.postinstall);
+  assert_string_equal(m.postinstall, "node x");
+  assert_int_equal(m.deps.n, 1);
+  assert_string_equal(m.deps.v[0].name, "b");
+  nub_manifest_release(&m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -144,6 +186,7 @@ int main(void)
       cmocka_unit_test(test_json__depth_is_bounded),
       cmocka_unit_test(test_json__trailing_commas_when_asked),
       cmocka_unit_test(test_json__fields_of_the_wrong_type),
+      cmocka_unit_test(test_json__the_last_of_equal_keys),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
