@@ -108,7 +108,7 @@ static size_t node_bins(const struct nub_node *nd, const struct nub_tree *t, int
 
   /* npm records a linked workspace's bins on the folder's own entry */
   if ((nd->flags & NUB_NF_LINK) && !nd->nbins && nd->link_target) {
-    long ti = nub_tree_find(t, nd->link_target);
+    long ti = nub_tree_lookup(t, nd->link_target);
     if (ti >= 0)
       src = &t->nodes[ti];
   }
@@ -187,10 +187,10 @@ int nub_bins_link_importer(int proj_fd, const struct nub_graph *g, bool omit_dev
   size_t n = 0, cap = 0;
   int rc;
 
-  for (int kind = 0; im && kind < 3; kind++) {
-    const struct nub_gdirect *d = kind == 0 ? im->deps : kind == 1 ? im->optional : im->dev;
-    size_t nd = kind == 0 ? im->ndeps : kind == 1 ? im->noptional : im->ndev;
-    if (kind == 2 && omit_dev)
+  for (int kind = 0; im && kind < NUB_DEP_KINDS; kind++) {
+    const struct nub_gdirect *d;
+    size_t nd = nub_importer_directs(im, kind, &d);
+    if (kind == NUB_DEP_DEV && omit_dev)
       continue;
     for (size_t i = 0; i < nd; i++) {
       char *t = nub_gedge_target(d[i].alias, d[i].ref);

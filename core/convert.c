@@ -120,9 +120,9 @@ int nub_tree_from_graph(struct nub_tree *t, const struct nub_graph *g,
   memset(&h, 0, sizeof(h));
   h.g = g;
   /* the project's own dependencies sit at the top */
-  for (int k = 0; im && k < 3; k++) {
-    const struct nub_gdirect *d = k == 0 ? im->deps : k == 1 ? im->optional : im->dev;
-    size_t n = k == 0 ? im->ndeps : k == 1 ? im->noptional : im->ndev;
+  for (int k = 0; im && k < NUB_DEP_KINDS; k++) {
+    const struct nub_gdirect *d;
+    size_t n = nub_importer_directs(im, k, &d);
     for (size_t i = 0; i < n; i++) {
       char *path = child_path("", d[i].alias), *tk;
       const struct nub_gpkg *p;

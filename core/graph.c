@@ -125,3 +125,13 @@ char *nub_gedge_target(const char *alias, const char *ref)
     return nub_strdup(ref);
   return nub_asprintf("%s@%s", alias, ref);
 }
+
+size_t nub_importer_directs(const struct nub_importer *im, int kind,
+                            const struct nub_gdirect **out)
+{
+  switch (kind) {
+  case NUB_DEP_PROD: *out = im->deps; return im->ndeps;
+  case NUB_DEP_OPTIONAL: *out = im->optional; return im->noptional;
+  default: *out = im->dev; return im->ndev;
+  }
+}

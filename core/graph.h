@@ -73,6 +73,14 @@ struct nub_importer {
   size_t ndeps, ndev, noptional;
 };
 
+/* The kinds of an importer's direct dependencies, in the order layouts,
+ * bins and the state walk them. */
+enum { NUB_DEP_PROD, NUB_DEP_OPTIONAL, NUB_DEP_DEV, NUB_DEP_KINDS };
+/* An importer's direct dependencies of one kind (NUB_DEP_*): *out and how
+ * many. */
+size_t nub_importer_directs(const struct nub_importer *im, int kind,
+                            const struct nub_gdirect **out);
+
 struct nub_graph {
   bool auto_install_peers;
   bool exclude_links;

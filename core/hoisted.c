@@ -221,7 +221,7 @@ static void reconcile(int proj_fd, struct nub_tree *t, const struct nub_state *o
     }
   }
   for (size_t k = 0; k < old->n; k++) {
-    long ni = nub_tree_find(t, old->paths[k]);
+    long ni = nub_tree_lookup(t, old->paths[k]);
     bool parent_gone = false;
     if (ni >= 0 && keep[ni])
       continue;

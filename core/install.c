@@ -219,22 +219,19 @@ static int phase_fetch(struct nub_install_ctx *c, struct nub_err *err)
   return rc;
 }
 
-/* The previous install's state, when node_modules can be kept and mended:
- * the same layout and settings, and not `nub ci` or --force. Otherwise
- * (another tool's node_modules, an interrupted run) it is removed. */
-static int previous_state(struct nub_install_ctx *c, struct nub_state *old, bool *have,
-                          struct nub_err *err)
+/* Whether node_modules can be kept and mended from the previous install's
+ * state: the same layout and settings, and not `nub ci` or --force.
+ * Otherwise (another tool's node_modules, an interrupted run) it is
+ * removed. */
+static int keep_previous(struct nub_install_ctx *c, const struct nub_state *old, bool *keep,
+                         struct nub_err *err)
 {
   struct nub_plat_stat st;
   int rc;
 
-  *have = false;
-  if (!c->o->ci && !c->o->force && nub_state_read(old, c->proj.dir_fd, false) == 0) {
-    *have = !strcmp(old->layout, c->layout->name) && !strcmp(old->settings, c->settings);
-    if (!*have)
-      nub_state_release(old);
-  }
-  if (!*have && nub_plat_stat_at(c->proj.dir_fd, "node_modules", &st) == 0) {
+  *keep = old && !c->o->ci && !c->o->force && !strcmp(old->layout, c->layout->name) &&
+          !strcmp(old->settings, c->settings);
+  if (!*keep && nub_plat_stat_at(c->proj.dir_fd, "node_modules", &st) == 0) {
     rc = nub_plat_rm_rf_at(c->proj.dir_fd, "node_modules");
     if (rc < 0)
       return nub_err_set(err, rc, "cannot clear node_modules: %s", nub_strerror(rc));
@@ -245,24 +242,23 @@ static int previous_state(struct nub_install_ctx *c, struct nub_state *old, bool
   return 0;
 }
 
-static int phase_link(struct nub_install_ctx *c, struct nub_layout_result *r,
-                      struct nub_err *err)
+static int phase_link(struct nub_install_ctx *c, const struct nub_state *old,
+                      struct nub_layout_result *r, struct nub_err *err)
 {
   struct nub_diag_phase ph;
-  struct nub_state old;
-  bool have_old;
+  bool keep;
   char detail[160];
   int rc;
 
   memset(r, 0, sizeof(*r));
-  rc = previous_state(c, &old, &have_old, err);
+  rc = keep_previous(c, old, &keep, err);
   if (rc < 0)
     return rc;
   nub_diag_phase_begin(&ph, "link");
   rc = nub_linker_init(&c->linker, &c->store, c->cfg.import_method);
   c->have_linker = true;
   if (rc == 0)
-    rc = c->layout->link(c, have_old ? &old : NULL, r, err);
+    rc = c->layout->link(c, keep ? old : NULL, r, err);
   if (c->linker.copies_across_devices)
     nub_progress_warn(&c->prog, "the store (%s) is on another file system than the "
                       "project; files are copied instead of linked. Put the store on the "
@@ -275,8 +271,6 @@ static int phase_link(struct nub_install_ctx *c, struct nub_layout_result *r,
   nub_diag_phase_end(&ph, detail);
   nub_diag_tally_add(&r->st.t);
   nub_diag_set_count("files", (long long)r->files);
-  if (have_old)
-    nub_state_release(&old);
   return rc;
 }
 
@@ -333,35 +327,33 @@ static void phase_state(struct nub_install_ctx *c, struct nub_install_result *re
   nub_diag_phase_end(&ph, NULL);
 }
 
-/* The direct dependencies the previous install left, whatever its layout. */
-static void remember_directs(struct nub_install_ctx *c)
-{
-  struct nub_state s;
-
-  if (nub_state_read(&s, c->proj.dir_fd, true) < 0)
-    return;
-  c->old_directs = s.directs;
-  c->nold_directs = s.ndirects;
-  s.directs = NULL;
-  s.ndirects = 0;
-  nub_state_release(&s);
-}
-
 static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct nub_err *err)
 {
   static const char *const pre[] = {"preinstall"};
   struct nub_layout_result lr;
+  struct nub_state old;
+  bool have_old;
   int rc;
 
   rc = phase_plan(c, err);
   if (rc < 0 || c->o->lockfile_only)
     return rc;
-  remember_directs(c);
+  /* what the previous install left, read once: its direct dependencies
+   * for the summary (whatever its layout), its directories for mending */
+  have_old = nub_state_read(&old, c->proj.dir_fd, false) == 0;
+  if (have_old) {
+    c->old_directs = old.directs;
+    c->nold_directs = old.ndirects;
+    old.directs = NULL;
+    old.ndirects = 0;
+  }
   rc = nub_lifecycle_root(c, pre, 1, err);
   if (rc == 0)
     rc = phase_fetch(c, err);
   if (rc == 0)
-    rc = phase_link(c, &lr, err);
+    rc = phase_link(c, have_old ? &old : NULL, &lr, err);
+  if (have_old)
+    nub_state_release(&old);
   if (rc == 0)
     rc = phase_bins(c, err);
   if (rc == 0)

@@ -685,10 +685,11 @@ static int top_links(struct ictx *c)
 
   if (!im)
     return 0;
-  for (int kind = 0; kind < 3; kind++) {
-    const struct nub_gdirect *d = kind == 0 ? im->deps : kind == 1 ? im->optional : im->dev;
-    size_t n = kind == 0 ? im->ndeps : kind == 1 ? im->noptional : im->ndev;
-    if ((kind == 2 && c->o->omit_dev) || (kind == 1 && c->o->omit_optional))
+  for (int kind = 0; kind < NUB_DEP_KINDS; kind++) {
+    const struct nub_gdirect *d;
+    size_t n = nub_importer_directs(im, kind, &d);
+    if ((kind == NUB_DEP_DEV && c->o->omit_dev) ||
+        (kind == NUB_DEP_OPTIONAL && c->o->omit_optional))
       continue;
     for (size_t i = 0; i < n; i++) {
       char *t = nub_gedge_target(d[i].alias, d[i].ref);

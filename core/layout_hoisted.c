@@ -27,14 +27,6 @@ static void count_installed(struct nub_install_ctx *c)
     c->installed += installable(&c->plan.tree.nodes[i]);
 }
 
-static bool str_in(char *const *v, size_t n, const char *s)
-{
-  for (size_t i = 0; i < n; i++)
-    if (!strcmp(v[i], s))
-      return true;
-  return false;
-}
-
 /* npm leaves out optional nodes that nothing kept needs: those only a
  * skipped package (another platform's) depends on, and optional peers no
  * package requires for real (node-fetch's `encoding`). Walk from the
@@ -71,7 +63,7 @@ static void prune_unreached(struct nub_install_ctx *c)
     const struct nub_node *n = &t->nodes[at];
     for (size_t d = 0; d < n->ndeps; d++) {
       long hit;
-      if (str_in(n->opt_peers, n->nopt_peers, n->deps[d]))
+      if (nub_strarray_has(n->opt_peers, n->nopt_peers, n->deps[d]))
         continue;
       hit = nub_tree_resolve(t, at, n->deps[d]);
       if (hit >= 0 && !seen[hit] && !t->nodes[hit].skip) {
@@ -305,10 +297,7 @@ static void hoisted_state(struct nub_install_ctx *c, struct nub_state *s)
   add_dirs(c, s);
   for (int m = 0; m < 3; m++)
     for (size_t i = 0; i < maps[m]->n; i++) {
-      char path[600];
-      long ni;
-      snprintf(path, sizeof(path), "node_modules/%s", maps[m]->v[i].name);
-      ni = nub_tree_lookup(t, path);
+      long ni = nub_tree_resolve(t, -1, maps[m]->v[i].name); /* node_modules/<name> */
       if (ni >= 0 && installable(&t->nodes[ni]))
         nub_state_add_direct(s, maps[m]->v[i].name,
                              t->nodes[ni].pkg ? t->nodes[ni].pkg->version

@@ -53,10 +53,11 @@ static int filter(struct nub_install_ctx *c, struct nub_err *err)
     if (p->optional && o->omit_optional)
       p->skip = true;
   }
-  for (int k = 0; im && k < 3; k++) {
-    const struct nub_gdirect *d = k == 0 ? im->deps : k == 1 ? im->optional : im->dev;
-    size_t n = k == 0 ? im->ndeps : k == 1 ? im->noptional : im->ndev;
-    if ((k == 2 && o->omit_dev) || (k != 2 && o->dev_only) || (k == 1 && o->omit_optional))
+  for (int k = 0; im && k < NUB_DEP_KINDS; k++) {
+    const struct nub_gdirect *d;
+    size_t n = nub_importer_directs(im, k, &d);
+    if ((k == NUB_DEP_DEV && o->omit_dev) || (k != NUB_DEP_DEV && o->dev_only) ||
+        (k == NUB_DEP_OPTIONAL && o->omit_optional))
       continue;
     for (size_t i = 0; i < n; i++) {
       char *t = nub_gedge_target(d[i].alias, d[i].ref);
@@ -156,9 +157,9 @@ static void plan_paths(struct nub_install_ctx *c, struct nub_strmap *entries,
     snprintf(path, sizeof(path), "node_modules/.nub/%s", dir);
     nub_strmap_put(entries, path, (void *)1);
   }
-  for (int k = 0; im && k < 3; k++) {
-    const struct nub_gdirect *d = k == 0 ? im->deps : k == 1 ? im->optional : im->dev;
-    size_t n = k == 0 ? im->ndeps : k == 1 ? im->noptional : im->ndev;
+  for (int k = 0; im && k < NUB_DEP_KINDS; k++) {
+    const struct nub_gdirect *d;
+    size_t n = nub_importer_directs(im, k, &d);
     for (size_t i = 0; i < n; i++) {
       char *path = nub_asprintf("node_modules/%s", d[i].alias), *slash;
       nub_strmap_put(top, path, (void *)1);
@@ -302,11 +303,13 @@ static void isolated_state(struct nub_install_ctx *c, struct nub_state *s)
 {
   const struct nub_graph *g = &c->plan.graph;
   const struct nub_importer *im = root_importer(g);
+  struct nub_strmap scopes;
   size_t k = 0;
 
-  for (int kk = 0; im && kk < 3; kk++) {
-    const struct nub_gdirect *d = kk == 0 ? im->deps : kk == 1 ? im->optional : im->dev;
-    size_t n = kk == 0 ? im->ndeps : kk == 1 ? im->noptional : im->ndev;
+  memset(&scopes, 0, sizeof(scopes));
+  for (int kk = 0; im && kk < NUB_DEP_KINDS; kk++) {
+    const struct nub_gdirect *d;
+    size_t n = nub_importer_directs(im, kk, &d);
     for (size_t i = 0; i < n; i++) {
       char *t = nub_gedge_target(d[i].alias, d[i].ref);
       struct nub_gpkg *p = t ? nub_graph_find(g, t) : NULL;
@@ -316,9 +319,15 @@ static void isolated_state(struct nub_install_ctx *c, struct nub_state *s)
         nub_state_add_check(s, path);
         nub_state_add_direct(s, d[i].alias, p ? p->version : d[i].ref);
       }
+      if (d[i].alias[0] == '@') { /* the scope's directory, once */
+        path[13 + strcspn(d[i].alias, "/")] = '\0';
+        if (!nub_strmap_put(&scopes, path, (void *)1))
+          nub_state_add_dir(s, c->proj.dir_fd, path);
+      }
       nub_free(path);
     }
   }
+  nub_strmap_release(&scopes, NULL);
   s->keys = nub_calloc(g->npkgs + 1, sizeof(char *));
   s->paths = nub_calloc(g->npkgs + 1, sizeof(char *));
   nub_state_add_dir(s, c->proj.dir_fd, "node_modules");
@@ -345,17 +354,6 @@ static void isolated_state(struct nub_install_ctx *c, struct nub_state *s)
     k++;
   }
   s->n = k;
-  for (int kk = 0; im && kk < 3; kk++) {
-    const struct nub_gdirect *d = kk == 0 ? im->deps : kk == 1 ? im->optional : im->dev;
-    size_t n = kk == 0 ? im->ndeps : kk == 1 ? im->noptional : im->ndev;
-    for (size_t i = 0; i < n; i++)
-      if (d[i].alias[0] == '@') {
-        char *scope = nub_asprintf("node_modules/%.*s", (int)strcspn(d[i].alias, "/"),
-                                   d[i].alias);
-        nub_state_add_dir(s, c->proj.dir_fd, scope);
-        nub_free(scope);
-      }
-  }
 }
 
 const struct nub_layout nub_layout_isolated = {

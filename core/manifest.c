@@ -29,6 +29,14 @@ const char *nub_depmap_get(const struct nub_depmap *m, const char *name)
   return NULL;
 }
 
+bool nub_strarray_has(char *const *v, size_t n, const char *s)
+{
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(v[i], s))
+      return true;
+  return false;
+}
+
 void nub_strarray_free(char **v, size_t n)
 {
   for (size_t i = 0; i < n; i++)

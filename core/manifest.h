@@ -50,6 +50,8 @@ void nub_manifest_release(struct nub_manifest *m);
 
 void nub_depmap_release(struct nub_depmap *m);
 void nub_strarray_free(char **v, size_t n);
+/* Whether s is one of v[0..n). */
+bool nub_strarray_has(char *const *v, size_t n, const char *s);
 const char *nub_depmap_get(const struct nub_depmap *m, const char *name);
 
 

@@ -67,9 +67,9 @@ static bool in_sync(const struct nub_graph *g, const struct nub_manifest *m, cha
   if (!overrides_in_sync(g, &m->overrides, why, cap))
     return false;
   l = nub_calloc(im->ndeps + im->ndev + im->noptional + 1, sizeof(*l));
-  for (int k = 0; k < 3; k++) {
-    const struct nub_gdirect *d = k == 0 ? im->deps : k == 1 ? im->dev : im->optional;
-    size_t nd = k == 0 ? im->ndeps : k == 1 ? im->ndev : im->noptional;
+  for (int k = 0; k < NUB_DEP_KINDS; k++) {
+    const struct nub_gdirect *d;
+    size_t nd = nub_importer_directs(im, k, &d);
     for (size_t i = 0; i < nd; i++) {
       l[n].alias = d[i].alias;
       l[n].spec = d[i].specifier;

@@ -41,7 +41,6 @@ static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
     const struct nub_depmap *m = k < 3 ? maps[k] : locked[k - 3];
     for (size_t i = 0; i < m->n; i++) {
       const char *alias = m->v[i].name;
-      char path[600];
       long ni;
       bool dup = false;
       for (size_t j = 0; j < n && !dup; j++)
@@ -54,8 +53,7 @@ static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
       /* the root's peers are not dependencies package.json must list */
       l[n].listed = nub_depmap_get(locked[0], alias) || nub_depmap_get(locked[1], alias) ||
                     nub_depmap_get(locked[2], alias);
-      snprintf(path, sizeof(path), "node_modules/%s", alias);
-      ni = nub_tree_find(t, path);
+      ni = nub_tree_resolve(t, -1, alias); /* node_modules/<alias> */
       if (ni >= 0) {
         const struct nub_node *nd = &t->nodes[ni];
         l[n].present = true;

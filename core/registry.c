@@ -90,12 +90,6 @@ void nub_packument_free(struct nub_packument *p)
   nub_free(p);
 }
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* Dependency maps as the registry serves them: only string values count
  * (null, numbers and nested objects in old documents are dropped). */
 static void depmap_strings(const cJSON *o, struct nub_depmap *out)
@@ -124,7 +118,7 @@ static struct nub_pversion *parse_version(const cJSON *v, const char *name,
                                           const struct nub_config *cfg)
 {
   struct nub_pversion *pv;
-  const char *ver = jstr(v, "version");
+  const char *ver = nub_json_str(v, "version");
   const cJSON *dist, *meta, *it, *scripts, *bin;
 
   if (!ver || !cJSON_IsObject(v))
@@ -167,8 +161,8 @@ static struct nub_pversion *parse_version(const cJSON *v, const char *name,
   depmap_strings(cJSON_GetObjectItemCaseSensitive(v, "engines"), &pv->engines);
   dist = cJSON_GetObjectItemCaseSensitive(v, "dist");
   if (cJSON_IsObject(dist)) {
-    const char *tb = jstr(dist, "tarball"), *integ = jstr(dist, "integrity");
-    const char *sha = jstr(dist, "shasum");
+    const char *tb = nub_json_str(dist, "tarball"), *integ = nub_json_str(dist, "integrity");
+    const char *sha = nub_json_str(dist, "shasum");
     if (tb)
       pv->tarball = nub_rewrite_registry_url(cfg, name, tb);
     if (integ && *integ) {
@@ -185,7 +179,7 @@ static struct nub_pversion *parse_version(const cJSON *v, const char *name,
   if (!pv->tarball)
     pv->tarball = nub_registry_tarball_url(cfg, name, ver);
   {
-    const char *dep = jstr(v, "deprecated");
+    const char *dep = nub_json_str(v, "deprecated");
     if (dep && *dep)
       pv->deprecated = nub_strdup(dep);
   }
@@ -193,11 +187,11 @@ static struct nub_pversion *parse_version(const cJSON *v, const char *name,
   pv->has_bin = (cJSON_IsString(bin) && *bin->valuestring) ||
                 (cJSON_IsObject(bin) && bin->child) ||
                 (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(v, "directories")) &&
-                 jstr(cJSON_GetObjectItemCaseSensitive(v, "directories"), "bin"));
+                 nub_json_str(cJSON_GetObjectItemCaseSensitive(v, "directories"), "bin"));
   pv->has_install_script = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "hasInstallScript"));
   scripts = cJSON_GetObjectItemCaseSensitive(v, "scripts");
   if (cJSON_IsObject(scripts) &&
-      (jstr(scripts, "preinstall") || jstr(scripts, "install") || jstr(scripts, "postinstall")))
+      (nub_json_str(scripts, "preinstall") || nub_json_str(scripts, "install") || nub_json_str(scripts, "postinstall")))
     pv->has_install_script = true;
   return pv;
 }
@@ -206,6 +200,9 @@ int nub_packument_parse(struct nub_packument **out, const char *json, size_t len
                         const char *name, const struct nub_config *cfg,
                         struct nub_err *err)
 {
+  /* cJSON directly, not nub_json_parse: a registry's documents are
+   * megabytes the user did not write, read on every cold resolve, and the
+   * strict checks are for files a person edits */
   cJSON *root = cJSON_ParseWithLength(json, len), *vs, *it;
   struct nub_packument *p;
   size_t cap = 0;

@@ -20,14 +20,6 @@ void nub_report_blocked(struct nub_install_ctx *c)
                       "run them.", c->nblocked, nub_buf_str(&c->blocked));
 }
 
-static bool in_list(char *const *v, size_t n, const char *s)
-{
-  for (size_t i = 0; i < n; i++)
-    if (!strcmp(v[i], s))
-      return true;
-  return false;
-}
-
 struct change {
   const char *line; /* "alias version" */
   char sign;
@@ -50,10 +42,10 @@ void nub_report_changes(char *const *old, size_t nold, char *const *now, size_t 
   size_t n = 0;
 
   for (size_t i = 0; i < nold; i++)
-    if (!in_list(now, nnow, old[i]))
+    if (!nub_strarray_has(now, nnow, old[i]))
       v[n++] = (struct change){old[i], '-'};
   for (size_t i = 0; i < nnow; i++)
-    if (!in_list(old, nold, now[i]))
+    if (!nub_strarray_has(old, nold, now[i]))
       v[n++] = (struct change){now[i], '+'};
   nub_sort(v, n, sizeof(*v), cmp_change);
   *out = nub_calloc(n + 1, sizeof(char *));
@@ -61,14 +53,6 @@ void nub_report_changes(char *const *old, size_t nold, char *const *now, size_t 
   for (size_t i = 0; i < n; i++)
     (*out)[i] = nub_asprintf("%c %s", v[i].sign, v[i].line);
   nub_free(v);
-}
-
-static bool opt_peer(char *const *v, size_t n, const char *name)
-{
-  for (size_t i = 0; i < n; i++)
-    if (!strcmp(v[i], name))
-      return true;
-  return false;
 }
 
 /* One warning per distinct line (peer variants of a package say the same). */
@@ -121,7 +105,7 @@ void nub_report_peers(struct nub_install_ctx *c)
         long hit = nub_tree_resolve(t, (long)i, d->name);
         const struct nub_node *q = hit >= 0 && !t->nodes[hit].skip ? &t->nodes[hit] : NULL;
         if (!q) {
-          if (!opt_peer(n->opt_peers, n->nopt_peers, d->name))
+          if (!nub_strarray_has(n->opt_peers, n->nopt_peers, d->name))
             say_peer(c, &said, n->pkg->name, n->pkg->version, d->name, d->spec, NULL);
         } else if (q->pkg && !nub_sync_satisfies(d->spec, d->name, q->pkg->name,
                                                  q->pkg->version)) {
@@ -140,7 +124,7 @@ void nub_report_peers(struct nub_install_ctx *c)
         const struct nub_dep *d = &p->peers.v[k];
         const char *found = edge_version(g, p, d->name);
         if (!found) {
-          if (!opt_peer(p->peers_optional, p->npeers_optional, d->name))
+          if (!nub_strarray_has(p->peers_optional, p->npeers_optional, d->name))
             say_peer(c, &said, p->name, p->version, d->name, d->spec, NULL);
         } else if (!nub_sync_satisfies(d->spec, d->name, d->name, found)) {
           say_peer(c, &said, p->name, p->version, d->name, d->spec, found);

@@ -95,14 +95,6 @@ static int cmp_dep(const void *a, const void *b)
   return strcmp(((const struct nub_dep *)a)->name, ((const struct nub_dep *)b)->name);
 }
 
-static bool str_in(char *const *v, size_t n, const char *s)
-{
-  for (size_t i = 0; i < n; i++)
-    if (!strcmp(v[i], s))
-      return true;
-  return false;
-}
-
 static void push(struct res *r, struct rnode *parent, const char *alias, const char *spec,
                  bool optional, bool peer, int kind)
 {
@@ -235,7 +227,7 @@ static void expand(struct res *r, struct rnode *n)
   nub_sort(sorted, k, sizeof(*sorted), cmp_dep);
   for (size_t i = 0; i < k; i++) {
     bool optional = nub_depmap_get(opt, sorted[i].name) != NULL;
-    if (str_in(bundled, nbundled, sorted[i].name))
+    if (nub_strarray_has(bundled, nbundled, sorted[i].name))
       continue; /* ships inside the tarball */
     push(r, n, sorted[i].name, sorted[i].spec, optional, false, 0);
     nub_meta_want(r->meta, sorted[i].name);
@@ -565,7 +557,7 @@ static void queue_peers(struct res *r, size_t from)
       memcpy(sorted, peers->v, sizeof(*sorted) * peers->n);
     nub_sort(sorted, peers->n, sizeof(*sorted), cmp_dep);
     for (size_t k = 0; k < peers->n; k++) {
-      if (str_in(popt, npopt, sorted[k].name))
+      if (nub_strarray_has(popt, npopt, sorted[k].name))
         continue;
       push(r, n, sorted[k].name, sorted[k].spec, true, true, 0);
       nub_meta_want(r->meta, sorted[k].name);
@@ -909,7 +901,7 @@ static const char *instance(struct res *r, struct frame *f, size_t i)
         if (cf.peer[s] && !strcmp(cf.alias[s], k->pn[j]))
           cf.inst[s] = (char *)resv[j];
       /* an optional peer found among the ancestors is an optional edge */
-      if (k->pv && str_in(k->pv->peers_optional, k->pv->npeers_optional, k->pn[j]))
+      if (k->pv && nub_strarray_has(k->pv->peers_optional, k->pv->npeers_optional, k->pn[j]))
         add_edge(&g->optional_deps, &g->noptional_deps, k->pn[j], resv[j]);
       else
         add_edge(&g->deps, &g->ndeps, k->pn[j], resv[j]);

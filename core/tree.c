@@ -33,14 +33,6 @@ size_t nub_tree_add_node(struct nub_tree *t, const char *path)
   return t->n++;
 }
 
-long nub_tree_find(const struct nub_tree *t, const char *path)
-{
-  for (size_t i = 0; i < t->n; i++)
-    if (!strcmp(t->nodes[i].path, path))
-      return (long)i;
-  return -1;
-}
-
 static int cmp_node(const void *a, const void *b)
 {
   return strcmp(((const struct nub_node *)a)->path, ((const struct nub_node *)b)->path);

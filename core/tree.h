@@ -64,9 +64,8 @@ struct nub_pkg *nub_tree_pkg(struct nub_tree *t, const char *name,
                              const char *integrity);
 /* Append a node; path is copied. Returns its index. */
 size_t nub_tree_add_node(struct nub_tree *t, const char *path);
-/* Index of the node at exactly `path`, or -1. Linear; for building only. */
-long nub_tree_find(const struct nub_tree *t, const char *path);
-/* The same by binary search, once nub_tree_finish has sorted the nodes. */
+/* Index of the node at exactly `path`, or -1, by binary search: once
+ * nub_tree_finish has sorted the nodes. */
 long nub_tree_lookup(const struct nub_tree *t, const char *path);
 /* The node Node's resolution finds for `name` required from node `from`
  * (-1: the project): <from>/node_modules/<name>, then each enclosing
