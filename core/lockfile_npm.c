@@ -23,20 +23,18 @@ static int set_pkg(struct nub_tree *t, struct nub_node *n, const char *real_name
                    struct nub_err *err)
 {
   char *tarball = NULL;
-  const char *name = real_name;
+  const char *name = real_name, *ver;
   char aliased[512];
 
   if (!version)
     return nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' has no version", fname,
                        n->path);
-  if (!strncmp(version, "npm:", 4)) { /* v1 alias: "npm:real@1.2.3" */
-    const char *at = strrchr(version + 4, '@');
-    if (!at || at == version + 4)
+  if (nub_spec_npm_alias(version, aliased, sizeof(aliased), &ver)) { /* v1: "npm:real@1.2.3" */
+    if (!ver || !*ver || !aliased[0])
       return nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' has a bad alias '%s'",
                          fname, n->path, version);
-    snprintf(aliased, sizeof(aliased), "%.*s", (int)(at - version - 4), version + 4);
     name = aliased;
-    version = at + 1;
+    version = ver;
   }
   if (!nub_valid_pkg_name(name))
     return nub_err_set(err, -NUB_EUNSAFE, "%s entry '%s' has an invalid package name '%s'",

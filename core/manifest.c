@@ -2,6 +2,7 @@
 #include "manifest.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "json.h"
@@ -27,6 +28,18 @@ const char *nub_depmap_get(const struct nub_depmap *m, const char *name)
     if (!strcmp(m->v[i].name, name))
       return m->v[i].spec;
   return NULL;
+}
+
+bool nub_spec_npm_alias(const char *spec, char *name, size_t cap, const char **range)
+{
+  const char *s = spec + 4, *at;
+
+  if (strncmp(spec, "npm:", 4))
+    return false;
+  at = strchr(s[0] == '@' ? s + 1 : s, '@');
+  snprintf(name, cap, "%.*s", (int)(at ? (size_t)(at - s) : strlen(s)), s);
+  *range = at ? at + 1 : NULL;
+  return true;
 }
 
 bool nub_strarray_has(char *const *v, size_t n, const char *s)

@@ -50,6 +50,11 @@ void nub_manifest_release(struct nub_manifest *m);
 
 void nub_depmap_release(struct nub_depmap *m);
 void nub_strarray_free(char **v, size_t n);
+/* An npm alias spec, "npm:<name>[@<range>]": true with the name (into
+ * name, cap bytes) and *range (NULL when none is given); false for any
+ * other spec. The name runs to the first '@' after its scope, as npm
+ * reads it. */
+bool nub_spec_npm_alias(const char *spec, char *name, size_t cap, const char **range);
 /* Whether s is one of v[0..n). */
 bool nub_strarray_has(char *const *v, size_t n, const char *s);
 const char *nub_depmap_get(const struct nub_depmap *m, const char *name);

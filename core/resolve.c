@@ -120,24 +120,6 @@ static void push(struct res *r, struct rnode *parent, const char *alias, const c
   r->qlen++;
 }
 
-/* Split "npm:real@range" into real name and range. */
-static bool split_alias(const char *spec, char *name, size_t cap, const char **range)
-{
-  const char *s = spec + 4, *at;
-
-  if (strncmp(spec, "npm:", 4))
-    return false;
-  at = strchr(s[0] == '@' ? s + 1 : s, '@');
-  if (!at) {
-    snprintf(name, cap, "%s", s);
-    *range = "*";
-  } else {
-    snprintf(name, cap, "%.*s", (int)(at - s), s);
-    *range = at + 1;
-  }
-  return true;
-}
-
 static const char *override_for(struct res *r, const char *parent, const char *name)
 {
   const struct nub_depmap *ov = r->o->overrides;
@@ -434,7 +416,9 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
                        "yet (only the project itself may use link: and file: directories)",
                        who, it->alias, spec);
   range_s = spec;
-  if (split_alias(spec, name, sizeof(name), &range_s)) {
+  if (nub_spec_npm_alias(spec, name, sizeof(name), &range_s)) {
+    if (!range_s)
+      range_s = "*";
     if (!nub_valid_pkg_name(name))
       return nub_err_set(r->err, -NUB_EUNSAFE, "%s has an invalid alias target '%s'", who, spec);
   }
@@ -1053,8 +1037,9 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nu
       if (strncmp(sorted[i].spec, "link:", 5) && strncmp(sorted[i].spec, "file:", 5)) {
         char nm[512];
         const char *rg;
-        nub_meta_want(meta, split_alias(sorted[i].spec, nm, sizeof(nm), &rg) ? nm
-                                                                              : sorted[i].name);
+        nub_meta_want(meta,
+                      nub_spec_npm_alias(sorted[i].spec, nm, sizeof(nm), &rg) ? nm
+                                                                               : sorted[i].name);
       }
     }
     nub_free(sorted);

@@ -6,19 +6,13 @@
 
 #include "semver.h"
 
-/* "npm:real@range" -> real and range (in buf); else alias and spec. */
+/* "npm:real@range" -> real and range; else alias and spec. */
 static void split_alias(const char *spec, const char *alias, char *name, size_t cap,
                         const char **range)
 {
-  if (!strncmp(spec, "npm:", 4)) {
-    const char *at = strrchr(spec + 4, '@');
-    if (at && at != spec + 4) {
-      snprintf(name, cap, "%.*s", (int)(at - spec - 4), spec + 4);
-      *range = at + 1;
-    } else {
-      snprintf(name, cap, "%s", spec + 4);
+  if (nub_spec_npm_alias(spec, name, cap, range)) {
+    if (!*range)
       *range = "*";
-    }
     return;
   }
   snprintf(name, cap, "%s", alias);
@@ -65,6 +59,7 @@ bool nub_sync_check(const struct nub_manifest *m, const struct nub_locked *l, si
     for (size_t i = 0; i < maps[k]->n; i++) {
       const struct nub_dep *d = &maps[k]->v[i];
       const struct nub_locked *x = find(l, n, d->name);
+      bool ranged;
       /* npm: a name in optionalDependencies leaves the other maps */
       if (k == 0 && nub_depmap_get(&m->optional, d->name))
         continue;
@@ -83,9 +78,10 @@ bool nub_sync_check(const struct nub_manifest *m, const struct nub_locked *l, si
         }
         continue;
       }
-      if (x->spec && !strcmp(x->spec, d->spec) && (!x->name || !is_range(d->spec)))
+      ranged = is_range(d->spec);
+      if (x->spec && !strcmp(x->spec, d->spec) && (!x->name || !ranged))
         continue; /* recorded as asked: links, tags, URLs, git */
-      if (x->name && is_range(d->spec)) {
+      if (x->name && ranged) {
         if (nub_sync_satisfies(d->spec, d->name, x->name, x->version))
           continue;
         snprintf(why, cap, "%s wants %s@%s but the lockfile has %s@%s there", field[k],
