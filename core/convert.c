@@ -229,10 +229,7 @@ int nub_tree_from_graph(struct nub_tree *t, const struct nub_graph *g,
     }
     {
       const char *tb = pl->p->tarball;
-      char *url = !tb ? nub_registry_tarball_url(cfg, pl->p->name, pl->p->version)
-                  : !strncmp(tb, "file:", 5) && tb[5] != '/' && cfg->project_dir
-                      ? nub_asprintf("file:%s/%s", cfg->project_dir, tb + 5)
-                      : nub_strdup(tb);
+      char *url = nub_pkg_tarball_url(cfg, cfg->project_dir, pl->p->name, pl->p->version, tb);
       if (!url) {
         rc = nub_err_set(err, -NUB_ENOREGISTRY, "no tarball URL for %s: %s", pl->p->key,
                          nub_config_no_registry_hint);

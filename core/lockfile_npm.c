@@ -46,10 +46,7 @@ static int set_pkg(struct nub_tree *t, struct nub_node *n, const char *real_name
                        "git dependencies yet", fname, n->path, resolved);
   if (resolved && !strncmp(resolved, "file:", 5)) {
     /* a tarball of the project's (npm records file: directories as links) */
-    if (resolved[5] == '/' || !cfg->project_dir)
-      tarball = nub_strdup(resolved);
-    else
-      tarball = nub_asprintf("file:%s/%s", cfg->project_dir, resolved + 5);
+    tarball = nub_pkg_tarball_url(cfg, cfg->project_dir, name, version, resolved);
   }
   if (integrity) {
     struct nub_sri sri;

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "nub_alloc.h"
+
 static bool bad_char(unsigned char c) { return c < 0x20 || c == 0x7f || c == '\\'; }
 
 static bool valid_part(const char *s, size_t n, bool scope_part)
@@ -177,4 +179,10 @@ int nub_path_relative(const char *from_dir, const char *to, char *out, size_t ca
   }
   out[o] = '\0';
   return 0;
+}
+
+char *nub_project_path(const char *project_dir, const char *path)
+{
+  return path[0] == '/' || !project_dir ? nub_strdup(path)
+                                        : nub_asprintf("%s/%s", project_dir, path);
 }

@@ -32,4 +32,8 @@ const char *nub_path_pkg_name(const char *path);
  * -EINVAL when a path is not absolute or the result does not fit. */
 int nub_path_relative(const char *from_dir, const char *to, char *out, size_t cap);
 
+/* A path the project gives (a file: dependency): absolute as it is, else
+ * under project_dir. Caller frees. */
+char *nub_project_path(const char *project_dir, const char *path);
+
 #endif

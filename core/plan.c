@@ -14,10 +14,7 @@ struct nub_pkg *nub_plan_identity(struct nub_install_ctx *c, const char *name,
                                   const char *version, const char *tarball,
                                   const char *integrity)
 {
-  char *url = !tarball ? nub_registry_tarball_url(&c->cfg, name, version)
-              : !strncmp(tarball, "file:", 5) && tarball[5] != '/'
-                  ? nub_asprintf("file:%s/%s", c->proj.dir, tarball + 5) /* the project's */
-                  : nub_strdup(tarball);
+  char *url = nub_pkg_tarball_url(&c->cfg, c->proj.dir, name, version, tarball);
   struct nub_pkg *p = nub_pkgtab_get(&c->plan.pkgs, name, version, url, integrity);
 
   nub_free(url);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "nub_alloc.h"
+#include "path.h"
 
 char *nub_tarball_url_on(const char *reg, const char *name, const char *version)
 {
@@ -38,4 +39,19 @@ char *nub_rewrite_registry_url(const struct nub_config *cfg, const char *name,
       !strncmp(url + 7, def + 8, dl - 8))
     return nub_asprintf("%s%s", reg, url + 7 + (dl - 8));
   return nub_strdup(url);
+}
+
+char *nub_pkg_tarball_url(const struct nub_config *cfg, const char *project_dir,
+                          const char *name, const char *version, const char *tarball)
+{
+  char *abs, *url;
+
+  if (!tarball)
+    return nub_registry_tarball_url(cfg, name, version);
+  if (strncmp(tarball, "file:", 5))
+    return nub_strdup(tarball);
+  abs = nub_project_path(project_dir, tarball + 5);
+  url = nub_asprintf("file:%s", abs);
+  nub_free(abs);
+  return url;
 }

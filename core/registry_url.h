@@ -19,6 +19,13 @@ char *nub_tarball_url_on(const char *reg, const char *name, const char *version)
 char *nub_registry_tarball_url(const struct nub_config *cfg, const char *name,
                                const char *version);
 
+/* Where a package's tarball is: its registry's tarball for name@version
+ * when tarball is NULL, "file:<absolute path>" for a file: tarball (a
+ * relative one is the project's), else tarball itself. Caller frees; NULL
+ * when no registry is configured. */
+char *nub_pkg_tarball_url(const struct nub_config *cfg, const char *project_dir,
+                          const char *name, const char *version, const char *tarball);
+
 /* Rewrite a resolved URL that points at the default registry onto the
  * configured one (caller frees). */
 char *nub_rewrite_registry_url(const struct nub_config *cfg, const char *name,

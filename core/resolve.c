@@ -303,28 +303,32 @@ static const char *previous_version(struct res *r, const char *name, struct nub_
   return best;
 }
 
-static int pick_local(struct res *r, struct qitem *it, const char *dir, struct rnode **out)
+/* The node of a file: dependency already picked ("<alias>@file:<rel>"). */
+static struct rnode *local_node(struct res *r, const char *alias, const char *base)
 {
-  char *abs = nub_asprintf("%s/%s", r->o->project_dir, dir);
+  char *key = nub_asprintf("%s@%s", alias, base);
+  struct rnode *n = nub_strmap_get(&r->nodes, key);
+
+  nub_free(key);
+  return n;
+}
+
+static int pick_local(struct res *r, struct qitem *it, const char *dir, const char *abs,
+                      struct rnode **out)
+{
   char *base = nub_asprintf("file:%s", dir);
-  struct rnode *n = nub_strmap_get(&r->nodes, base);
+  struct rnode *n = local_node(r, it->alias, base);
   int rc = 0;
 
   if (!n) {
-    char *key = nub_asprintf("%s@%s", it->alias, base);
-    n = nub_strmap_get(&r->nodes, key);
-    if (!n) {
-      n = new_node(r, it->alias, base);
-      n->local_dir = nub_strdup(dir);
-      rc = nub_manifest_load(&n->local_man, abs, r->err);
-      if (rc == 0) {
-        n->has_local_man = true;
-        expand(r, n);
-      }
+    n = new_node(r, it->alias, base);
+    n->local_dir = nub_strdup(dir);
+    rc = nub_manifest_load(&n->local_man, abs, r->err);
+    if (rc == 0) {
+      n->has_local_man = true;
+      expand(r, n);
     }
-    nub_free(key);
   }
-  nub_free(abs);
   nub_free(base);
   *out = n;
   return rc;
@@ -336,7 +340,7 @@ static int pick_local_tarball(struct res *r, struct qitem *it, const char *rel,
                               const char *abs, struct rnode **out)
 {
   char *base = nub_asprintf("file:%s", rel), *data = NULL, *pj = NULL;
-  struct rnode *n = nub_strmap_get(&r->nodes, base);
+  struct rnode *n = local_node(r, it->alias, base);
   size_t len = 0, pjlen = 0;
   int rc = 0;
 
@@ -401,11 +405,11 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   if (ov)
     spec = ov;
   if (!strncmp(spec, "file:", 5) && it->parent == NULL) {
-    char *abs = nub_asprintf("%s/%s", r->o->project_dir, spec + 5);
+    char *abs = nub_project_path(r->o->project_dir, spec + 5);
     struct nub_plat_stat st;
     int rc2 = nub_plat_stat_follow_at(NUB_PLAT_CWD, abs, &st) == 0 && st.type == NUB_FT_FILE
                   ? pick_local_tarball(r, it, spec + 5, abs, out)
-                  : pick_local(r, it, spec + 5, out);
+                  : pick_local(r, it, spec + 5, abs, out);
     nub_free(abs);
     return rc2;
   }

@@ -222,6 +222,16 @@ class LocalDependencyTest(TrustTestCase):
         self.assertFalse(os.path.islink(self.nm("x")))
         self.assertEqual(self.node_require(self.proj, "x"), {"name": "x", "b": "2.0.0"})
 
+    def test_file_tarball_by_absolute_path(self):
+        path = self.tarball(os.path.join(self.tmp, "elsewhere", "x-1.0.0.tgz"))
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"x": "file:" + path}})
+        self.nub("install")
+        self.assertEqual(self.node_require(self.proj, "x"), {"name": "x", "b": "2.0.0"})
+        nubtest._rmtree(self.nm())
+        self.nub("install", "--node-linker", "hoisted", "--frozen-lockfile", "--offline")
+        self.assertEqual(self.node_require(self.proj, "x"), {"name": "x", "b": "2.0.0"})
+
     @nubtest.requires_npm
     def test_file_tarball_and_directory_from_an_npm_lockfile(self):
         self.make_project({"name": "p", "version": "1.0.0",
