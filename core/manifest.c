@@ -123,8 +123,11 @@ static void flatten(const cJSON *o, const char *prefix, struct nub_depmap *out, 
       continue;
     }
     {
-      /* keys may carry a range ("foo@1") which nub matches by name */
-      const char *at = strchr(it->string[0] == '@' ? it->string + 1 : it->string, '@');
+      /* keys may carry a range ("foo@1") which nub matches by name; an '@'
+       * that starts a name ("@s/x", a path's "a/@t/b") is not one */
+      const char *at = it->string[0] ? it->string + 1 : NULL;
+      while (at && (at = strchr(at, '@')) != NULL && at[-1] == '/')
+        at++;
       char *nm = at ? nub_strndup(it->string, (size_t)(at - it->string)) : nub_strdup(it->string);
       key = prefix ? nub_asprintf("%s>%s", prefix, nm) : nub_strdup(nm);
       nub_free(nm);
@@ -142,34 +145,58 @@ static void flatten(const cJSON *o, const char *prefix, struct nub_depmap *out, 
   }
 }
 
-/* npm "overrides", yarn "resolutions" and "pnpm.overrides", flattened to
- * "name" / "parent>name" keys. */
+/* A yarn resolution path ("**" / "a/b/c", "@s/a/@t/b") as the key the
+ * resolver looks up: the last package, under its parent ("b>c",
+ * "@s/a>@t/b"); a scoped name is two segments. In place: it only shrinks. */
+static void yarn_key(char *s)
+{
+  const char *names[2] = {NULL, NULL}; /* the last two names */
+  size_t lens[2] = {0, 0};
+  const char *p = s;
+  char out[1024];
+
+  while (!strncmp(p, "**/", 3))
+    p += 3;
+  while (*p) {
+    const char *e = strchr(p, '/');
+    if (*p == '@' && e)
+      e = strchr(e + 1, '/'); /* "@scope/name" */
+    if (!e)
+      e = p + strlen(p);
+    names[0] = names[1];
+    lens[0] = lens[1];
+    names[1] = p;
+    lens[1] = (size_t)(e - p);
+    p = *e ? e + 1 : e;
+  }
+  if (!names[1])
+    return;
+  if (names[0])
+    snprintf(out, sizeof(out), "%.*s>%.*s", (int)lens[0], names[0], (int)lens[1], names[1]);
+  else
+    snprintf(out, sizeof(out), "%.*s", (int)lens[1], names[1]);
+  memcpy(s, out, strlen(out) + 1);
+}
+
+/* npm "overrides" (nested objects: "a>b"), yarn "resolutions" (paths) and
+ * "pnpm.overrides" ("a>b" already), as one map of "[parent>]name" keys. */
 static void read_overrides(const cJSON *root, struct nub_depmap *out)
 {
+  const cJSON *pn = cJSON_GetObjectItemCaseSensitive(root, "pnpm");
+  const cJSON *srcs[3] = {cJSON_GetObjectItemCaseSensitive(root, "overrides"),
+                          cJSON_GetObjectItemCaseSensitive(root, "resolutions"),
+                          cJSON_IsObject(pn) ? cJSON_GetObjectItemCaseSensitive(pn, "overrides")
+                                             : NULL};
   size_t cap = 0;
 
-  {
-    const cJSON *pn = cJSON_GetObjectItemCaseSensitive(root, "pnpm");
-    const cJSON *srcs[3] = {cJSON_GetObjectItemCaseSensitive(root, "overrides"),
-                            cJSON_GetObjectItemCaseSensitive(root, "resolutions"),
-                            cJSON_IsObject(pn) ? cJSON_GetObjectItemCaseSensitive(pn, "overrides")
-                                               : NULL};
-    for (int i = 0; i < 3; i++) {
-      if (!cJSON_IsObject(srcs[i]))
-        continue;
-      /* yarn resolutions use "a/b" paths: take the last segment's parent */
-      flatten(srcs[i], NULL, out, &cap);
-    }
-    for (size_t i = 0; i < out->n; i++) {
-      /* yarn globs ("**" then "/foo") and paths ("a/b") become "foo" and "a>b" */
-      char *s = out->v[i].name;
-      if (!strncmp(s, "**/", 3))
-        memmove(s, s + 3, strlen(s + 3) + 1);
-      if (s[0] != '@' && strchr(s, '/')) {
-        char *sl = strrchr(s, '/');
-        *sl = '>';
-      }
-    }
+  for (int i = 0; i < 3; i++) {
+    size_t from = out->n;
+    if (!cJSON_IsObject(srcs[i]))
+      continue;
+    flatten(srcs[i], NULL, out, &cap);
+    if (i == 1)
+      for (size_t k = from; k < out->n; k++)
+        yarn_key(out->v[k].name);
   }
 }
 

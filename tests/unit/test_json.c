@@ -178,6 +178,32 @@ static void test_json__the_last_of_equal_keys(void **state)
   nub_manifest_release(&m);
 }
 
+/* Overrides of every tool as the resolver's "[parent>]name" keys: npm's
+ * nested objects keep scoped names whole, yarn's paths give the last
+ * package under its parent. */
+static void test_json__override_keys(void **state)
+{
+  static const char pj[] =
+      "{\"name\":\"p\",\"overrides\":{\"foo\":{\"@s/bar\":\"1\",\".\":\"2\"},"
+      "\"@s/x@^1\":\"3\"},\"resolutions\":{\"**/q\":\"4\",\"a/b/c\":\"5\","
+      "\"@s/a/@t/b\":\"6\",\"@s/lone\":\"7\"},\"pnpm\":{\"overrides\":{\"m>n\":\"8\"}}}";
+  static const char *const want[][2] = {
+      {"foo>@s/bar", "1"}, {"foo", "2"}, {"@s/x", "3"}, {"q", "4"}, {"b>c", "5"},
+      {"@s/a>@t/b", "6"}, {"@s/lone", "7"}, {"m>n", "8"}};
+  struct nub_manifest m;
+  struct nub_err err;
+
+  (void)state;
+  assert_int_equal(nub_manifest_parse(&m, pj, sizeof(pj) - 1, "package.json", &err), 0);
+  assert_int_equal(m.overrides.n, 8);
+  for (size_t i = 0; i < 8; i++) {
+    const char *v = nub_depmap_get(&m.overrides, want[i][0]);
+    if (!v || strcmp(v, want[i][1]))
+      fail_msg("override %s: %s, want %s", want[i][0], v ? v : "(none)", want[i][1]);
+  }
+  nub_manifest_release(&m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -187,6 +213,7 @@ int main(void)
       cmocka_unit_test(test_json__trailing_commas_when_asked),
       cmocka_unit_test(test_json__fields_of_the_wrong_type),
       cmocka_unit_test(test_json__the_last_of_equal_keys),
+      cmocka_unit_test(test_json__override_keys),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
