@@ -270,20 +270,44 @@ static size_t npairs(const yaml_node_t *m)
 
 static yaml_node_t *rd_node(struct rd *r, int i) { return yaml_document_get_node(r->doc, i); }
 
+static int rd_vbad(struct rd *r, int code, const yaml_node_t *n, const char *fmt, va_list ap)
+{
+  char msg[768];
+
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  return nub_err_set(r->err, code, "%s:%lu:%lu: %s", r->fname,
+                     (unsigned long)n->start_mark.line + 1,
+                     (unsigned long)n->start_mark.column + 1, msg);
+}
+
+/* The file, line and column of n, then the message: -NUB_ELOCKFILE. */
 static int rd_bad(struct rd *r, const yaml_node_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static int rd_bad(struct rd *r, const yaml_node_t *n, const char *fmt, ...)
 {
-  char msg[768];
   va_list ap;
+  int rc;
 
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
+  rc = rd_vbad(r, -NUB_ELOCKFILE, n, fmt, ap);
   va_end(ap);
-  return nub_err_set(r->err, -NUB_ELOCKFILE, "%s:%lu:%lu: %s", r->fname,
-                     (unsigned long)n->start_mark.line + 1,
-                     (unsigned long)n->start_mark.column + 1, msg);
+  return rc;
+}
+
+/* The same for what the file may say but nub does not install (-NUB_ESPEC). */
+static int rd_unsupported(struct rd *r, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int rd_unsupported(struct rd *r, const yaml_node_t *n, const char *fmt, ...)
+{
+  va_list ap;
+  int rc;
+
+  va_start(ap, fmt);
+  rc = rd_vbad(r, -NUB_ESPEC, n, fmt, ap);
+  va_end(ap);
+  return rc;
 }
 
 static const char *sval(const yaml_node_t *n)
@@ -494,8 +518,8 @@ static int rd_resolution(struct rd *r, yaml_node_t *n, const char *pkey, struct 
   /* Silently dropping a git or runtime resolution would install the wrong
    * thing (or nothing) later; say so while the file position is known. */
   if (type && strcmp(type, "directory")) {
-    rd_bad(r, n, "packages['%s']: '%s' resolutions are not supported by nub", pkey, type);
-    return r->err->code = -NUB_ESPEC;
+    return rd_unsupported(r, n, "packages['%s']: '%s' resolutions are not supported by nub",
+                          pkey, type);
   }
   if (type && !p->directory)
     return rd_bad(r, n, "packages['%s']: a directory resolution needs a directory", pkey);

@@ -396,7 +396,6 @@ struct ypair {
   struct nub_ynode *val;
 };
 
-
 static struct nub_ynode *y_new(struct nub_ydoc *t, enum ytype type, const char *s)
 {
   struct nub_ynode *y = nub_calloc(1, sizeof(*y));
@@ -418,7 +417,7 @@ static void y_tree_free(struct nub_ydoc *t)
   nub_free(t->all);
 }
 
-static void y_set(struct nub_ynode *m, const char *key, struct nub_ynode *v)
+void nub_yset(struct nub_ynode *m, const char *key, struct nub_ynode *v)
 {
   NUB_GROW(m->pairs, m->cap, m->n + 1);
   m->pairs[m->n].key = key;
@@ -426,13 +425,13 @@ static void y_set(struct nub_ynode *m, const char *key, struct nub_ynode *v)
   m->pairs[m->n++].val = v;
 }
 
-static void y_set_str(struct nub_ydoc *t, struct nub_ynode *m, const char *key, const char *s)
+void nub_yset_str(struct nub_ydoc *t, struct nub_ynode *m, const char *key, const char *s)
 {
-  y_set(m, key, y_new(t, Y_STR, s));
+  nub_yset(m, key, y_new(t, Y_STR, s));
 }
 
-static void y_set_seq(struct nub_ydoc *t, struct nub_ynode *m, const char *key, char *const *v,
-                      size_t n)
+void nub_yset_seq(struct nub_ydoc *t, struct nub_ynode *m, const char *key, char *const *v,
+                  size_t n)
 {
   struct nub_ynode *seq;
 
@@ -443,11 +442,11 @@ static void y_set_seq(struct nub_ydoc *t, struct nub_ynode *m, const char *key, 
   for (size_t i = 0; i < n; i++)
     seq->items[i] = v[i];
   seq->n = seq->cap = n;
-  y_set(m, key, seq);
+  nub_yset(m, key, seq);
 }
 
-static void y_set_depmap(struct nub_ydoc *t, struct nub_ynode *m, const char *key,
-                         const struct nub_depmap *d)
+void nub_yset_depmap(struct nub_ydoc *t, struct nub_ynode *m, const char *key,
+                     const struct nub_depmap *d)
 {
   struct nub_ynode *sub;
 
@@ -455,10 +454,9 @@ static void y_set_depmap(struct nub_ydoc *t, struct nub_ynode *m, const char *ke
     return;
   sub = y_new(t, Y_MAP, NULL);
   for (size_t i = 0; i < d->n; i++)
-    y_set_str(t, sub, d->v[i].name, d->v[i].spec);
-  y_set(m, key, sub);
+    nub_yset_str(t, sub, d->v[i].name, d->v[i].spec);
+  nub_yset(m, key, sub);
 }
-
 
 static int y_cmp_pair(const void *a, const void *b)
 {
@@ -473,7 +471,7 @@ static int y_cmp_pair(const void *a, const void *b)
   return strcmp(x->key, y->key);
 }
 
-static void y_sort_deep(struct nub_ynode *m, const char *const *order)
+void nub_ysort(struct nub_ynode *m, const char *const *order)
 {
   if (m->t != Y_MAP)
     return;
@@ -484,15 +482,13 @@ static void y_sort_deep(struct nub_ynode *m, const char *const *order)
         m->pairs[i].prio = k + 1;
         break;
       }
-    y_sort_deep(m->pairs[i].val, order);
+    nub_ysort(m->pairs[i].val, order);
   }
   if (m->n > 1)
     nub_sort(m->pairs, m->n, sizeof(*m->pairs), y_cmp_pair);
 }
 
 /* ---- printing (js-yaml's writeNode family) ------------------------------ */
-
-
 
 static void y_newline(struct nub_buf *out, int level)
 {
@@ -597,7 +593,6 @@ static void y_put_block_map(struct nub_buf *out, const struct nub_ynode *m, int 
   }
 }
 
-
 /* ---- the interface (yaml_emit.h) ---------------------------------------- */
 
 void nub_ydoc_init(struct nub_ydoc *d)
@@ -619,33 +614,6 @@ struct nub_ynode *nub_ymap(struct nub_ydoc *d)
 struct nub_ynode *nub_yraw(struct nub_ydoc *d, const char *text)
 {
   return y_new(d, Y_RAW, text);
-}
-
-void nub_yset(struct nub_ynode *m, const char *key, struct nub_ynode *v)
-{
-  y_set(m, key, v);
-}
-
-void nub_yset_str(struct nub_ydoc *d, struct nub_ynode *m, const char *key, const char *s)
-{
-  y_set_str(d, m, key, s);
-}
-
-void nub_yset_seq(struct nub_ydoc *d, struct nub_ynode *m, const char *key, char *const *v,
-                  size_t n)
-{
-  y_set_seq(d, m, key, v, n);
-}
-
-void nub_yset_depmap(struct nub_ydoc *d, struct nub_ynode *m, const char *key,
-                     const struct nub_depmap *dm)
-{
-  y_set_depmap(d, m, key, dm);
-}
-
-void nub_ysort(struct nub_ynode *m, const char *const *order)
-{
-  y_sort_deep(m, order);
 }
 
 void nub_yscalar(struct nub_buf *out, const char *s, int level, bool inblock)
