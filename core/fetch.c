@@ -182,8 +182,16 @@ static void on_done(void *ud, const struct nub_http_result *r)
     nub_pool_submit_prio(j->f->pool, worker_run, j, size);
 }
 
-/* A tarball on disk ("file:/abs/x-1.0.0.tgz", from a file: dependency)
- * takes the same path as a download: its bytes, then the worker. */
+/* A tarball on disk ("file:/abs/x-1.0.0.tgz", from a file: dependency):
+ * never fetched over the network, never retried (what is on disk does not
+ * change between attempts). */
+static bool is_local(const struct nub_pkg *p)
+{
+  return p->tarball && !strncmp(p->tarball, "file:", 5);
+}
+
+/* A local tarball takes the same path as a download: its bytes, then the
+ * worker. */
 static void read_local(struct job *j)
 {
   struct nub_http_result r;
@@ -195,7 +203,6 @@ static void read_local(struct job *j)
   r.retry_after_s = -1;
   if (rc < 0) {
     r.cls = rc == -ENOENT ? NUB_HTTP_NOTFOUND : NUB_HTTP_FAIL;
-    r.curl_code = 1;
     snprintf(r.error, sizeof(r.error), "%s", nub_strerror(rc));
   } else {
     r.status = 200;
@@ -218,7 +225,7 @@ static void submit(struct job *j, uint64_t delay_ms)
   j->done = j->scheduled = false;
   j->t_submit = nub_plat_now_ns();
   j->t_first = 0;
-  if (!strncmp(j->pkg->tarball, "file:", 5)) {
+  if (is_local(j->pkg)) {
     read_local(j);
     return;
   }
@@ -409,7 +416,7 @@ static void worker_run(void *arg, int worker)
       job_error(j, -NUB_EINTR, "interrupted");
       return;
     }
-    if (!strncmp(j->pkg->tarball, "file:", 5)) {
+    if (is_local(j->pkg)) {
       job_error(j, r->cls == NUB_HTTP_NOTFOUND ? -NUB_ENOTFOUND : -EIO,
                 "%s: cannot read %s: %s", j->what, j->pkg->tarball + 5, r->error);
     } else if (r->cls == NUB_HTTP_NOTFOUND) {
@@ -434,7 +441,7 @@ static void worker_run(void *arg, int worker)
     nub_import_abort(im);
     snprintf(why, sizeof(why), "integrity mismatch: expected %s, got %s",
              j->pkg->integrity, g);
-    if (j->attempt <= f->cfg->fetch_retries && !f->cancel) {
+    if (j->attempt <= f->cfg->fetch_retries && !f->cancel && !is_local(j->pkg)) {
       retry_or_fail(j, -NUB_EINTEGRITY, true, -1, why);
       return;
     }
@@ -447,7 +454,7 @@ static void worker_run(void *arg, int worker)
     /* With a matching hash the bytes are the publisher's, so a tarball that
      * does not unpack is the package's fault. Without a known hash it may be
      * a corrupted transfer: retry it, unless it is a policy refusal. */
-    bool final = have_want || st.refused;
+    bool final = have_want || st.refused || is_local(j->pkg);
     nub_import_abort(im);
     if (final)
       job_error(j, rc, "%s", err.msg);
@@ -551,7 +558,7 @@ void nub_fetch_add(struct nub_fetch *fs, struct nub_pkg *p)
       return;
     }
   }
-  if (f->offline && strncmp(p->tarball ? p->tarball : "", "file:", 5)) {
+  if (f->offline && !is_local(p)) {
     if (p->optional) {
       /* missing offline: judged like a failed fetch */
       char msg[600];
@@ -567,7 +574,7 @@ void nub_fetch_add(struct nub_fetch *fs, struct nub_pkg *p)
     return;
   }
   pthread_mutex_lock(&f->lock);
-  if (!f->http && strncmp(p->tarball ? p->tarball : "", "file:", 5)) {
+  if (!f->http && !is_local(p)) {
     struct nub_err e;
     if (nub_http_start(&f->http, f->cfg, &e) < 0) {
       if (!f->rc) {

@@ -77,6 +77,9 @@ void nub_progress_stop(struct nub_progress *p)
     pthread_join(p->thread, NULL);
     p->running = false;
   }
+  nub_free(p->once);
+  p->once = NULL;
+  p->nonce = p->caponce = 0;
 }
 
 void nub_progress_add(struct nub_progress *p, size_t *field, size_t n)
@@ -125,8 +128,10 @@ bool nub_progress_warn_once(struct nub_progress *p, const char *key, const char 
   pthread_mutex_lock(&p->lock);
   for (size_t i = 0; i < p->nonce && !seen; i++)
     seen = p->once[i] == k;
-  if (!seen && p->nonce < sizeof(p->once) / sizeof(p->once[0]))
+  if (!seen) {
+    NUB_GROW(p->once, p->caponce, p->nonce + 1);
     p->once[p->nonce++] = k;
+  }
   pthread_mutex_unlock(&p->lock);
   if (seen || p->silent)
     return false;

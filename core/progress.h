@@ -18,12 +18,13 @@ struct nub_progress {
   pthread_mutex_t lock;
   pthread_cond_t cv;
   bool running, stop, drawn;
-  uint64_t once[64]; /* what nub_progress_warn_once has said (hashes) */
-  size_t nonce;
+  uint64_t *once; /* what nub_progress_warn_once has said (hashes; owned) */
+  size_t nonce, caponce;
 };
 
 /* reporter: 0 default, 1 append-only, 2 silent (enum nub_reporter) */
 void nub_progress_start(struct nub_progress *p, int reporter);
+/* Stops the redraw thread and frees what the reporter keeps. */
 void nub_progress_stop(struct nub_progress *p);
 void nub_progress_add(struct nub_progress *p, size_t *field, size_t n);
 void nub_progress_set(struct nub_progress *p, size_t *field, size_t v);

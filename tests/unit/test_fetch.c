@@ -209,6 +209,30 @@ static void test_fetch__optional_failure_is_recorded(void **state)
   nub_free(missing);
 }
 
+/* A damaged tarball on disk is not fetched again: it would be the same. */
+static void test_fetch__a_local_tarball_is_not_retried(void **state)
+{
+  struct fx *f = *state;
+  static const char *const cli[] = {"fetch-retries=3", "fetch-retry-mintimeout=1",
+                                    "fetch-retry-maxtimeout=2", "registry=http://127.0.0.1:9/"};
+  struct nub_fetch_result res;
+  struct nub_err err;
+  struct nub_pkg *p;
+  char *path = nub_asprintf("%s/broken-1.0.0.tgz", f->dir), *url;
+
+  nub_config_release(&f->cfg);
+  assert_int_equal(nub_config_load(&f->cfg, f->dir, cli, 4, &err), 0);
+  nub_test_write(path, "\x1f\x8b\x08 not really gzip", 0644);
+  url = nub_asprintf("file:%s", path);
+  p = nub_pkgtab_get(&f->t, "broken", "1.0.0", url, NULL);
+  p->needed = true;
+  assert_true(fetch(f, false, &res, &err) < 0);
+  assert_non_null(strstr(err.msg, "broken@1.0.0"));
+  assert_null(strstr(err.msg, "attempts"));
+  nub_free(url);
+  nub_free(path);
+}
+
 static void test_fetch__offline_names_the_missing(void **state)
 {
   struct fx *f = *state;
@@ -237,6 +261,8 @@ int main(void)
       cmocka_unit_test_setup_teardown(test_fetch__unusable_integrity_is_never_fetched, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_fetch__optional_failure_is_recorded, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fetch__a_local_tarball_is_not_retried, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_fetch__offline_names_the_missing, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
