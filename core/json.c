@@ -157,20 +157,6 @@ static void drop_duplicate_keys(cJSON *node)
   }
 }
 
-static bool conflict_markers(const char *text, size_t len)
-{
-  const char *p = text, *end = text + len;
-
-  while (p && p < end) {
-    if ((size_t)(end - p) >= 8 && !memcmp(p, "<<<<<<< ", 8))
-      return true;
-    p = memchr(p, '\n', (size_t)(end - p));
-    if (p)
-      p++;
-  }
-  return false;
-}
-
 int nub_json_parse(const char *text, size_t len, const char *fname, int code,
                    unsigned flags, cJSON **out, struct nub_err *err)
 {
@@ -183,10 +169,12 @@ int nub_json_parse(const char *text, size_t len, const char *fname, int code,
   *out = NULL;
   if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
     bom = 3;
-  if (conflict_markers(text, len))
+  if (nub_text_conflict_marker(text, len, &bad)) {
+    nub_text_linecol(text, bad, &line, &col);
     return nub_err_set(err, code,
-                       "%s has unresolved merge-conflict markers; resolve them and try "
-                       "again", fname);
+                       "%s:%d: unresolved merge-conflict marker; resolve the conflict and "
+                       "try again", fname, line);
+  }
   /* a copy: the scan may blank trailing commas, and cJSON wants the text
    * NUL-terminated to stop at a NUL byte inside it the way we report it */
   copy = nub_malloc(len + 1);

@@ -829,23 +829,6 @@ static bool is_v9(const char *v)
   return v[1] == '.' && v[2] && strspn(v + 2, "0123456789") == strlen(v + 2);
 }
 
-static bool find_conflict(const char *text, size_t len, size_t *off)
-{
-  for (size_t i = 0; i + 7 <= len;) {
-    const char *nl;
-    if (!memcmp(text + i, "<<<<<<<", 7) &&
-        (i + 7 == len || text[i + 7] == ' ' || text[i + 7] == '\n' || text[i + 7] == '\r')) {
-      *off = i;
-      return true;
-    }
-    nl = memchr(text + i, '\n', len - i);
-    if (!nl)
-      break;
-    i = (size_t)(nl - text) + 1;
-  }
-  return false;
-}
-
 int nub_lockfile_pnpm_parse(struct nub_graph *g, const char *text, size_t len,
                             const char *fname, struct nub_err *err)
 {
@@ -857,7 +840,7 @@ int nub_lockfile_pnpm_parse(struct nub_graph *g, const char *text, size_t len,
   size_t off;
   int rc = 0;
 
-  if (find_conflict(text, len, &off)) {
+  if (nub_text_conflict_marker(text, len, &off)) {
     int line, col;
     nub_text_linecol(text, off, &line, &col);
     return nub_err_set(err, -NUB_ELOCKFILE,

@@ -114,7 +114,8 @@ const char *nub_path_pkg_name(const char *path)
   return nm + 13;
 }
 
-/* Split an absolute path into its components, "." and ".." applied. */
+/* Split an absolute path into its components, "." and ".." applied; max + 1
+ * when there are more than max. */
 static size_t lex_parts(const char *abs, const char **part, size_t *plen, size_t max)
 {
   size_t n = 0;
@@ -136,11 +137,11 @@ static size_t lex_parts(const char *abs, const char **part, size_t *plen, size_t
         n--;
       continue;
     }
-    if (n < max) {
-      part[n] = s;
-      plen[n] = (size_t)(p - s);
-      n++;
-    }
+    if (n == max)
+      return max + 1; /* more components than room: the caller refuses */
+    part[n] = s;
+    plen[n] = (size_t)(p - s);
+    n++;
   }
   return n;
 }
@@ -154,6 +155,8 @@ int nub_path_relative(const char *from_dir, const char *to, char *out, size_t ca
     return -EINVAL;
   nf = lex_parts(from_dir, fp, fl, 256);
   nt = lex_parts(to, tp, tl, 256);
+  if (nf > 256 || nt > 256)
+    return -EINVAL;
   while (common < nf && common < nt && fl[common] == tl[common] &&
          !memcmp(fp[common], tp[common], fl[common]))
     common++;

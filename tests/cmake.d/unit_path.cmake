@@ -1,0 +1,1 @@
+nub_unit_test(path unit/test_path.c)
