@@ -34,6 +34,11 @@ unset CI || true
 echo "bench-ab: old=$A new=$B"
 echo "bench-ab: machine: $(uname -srm), $(getconf _NPROCESSORS_ONLN) cpus, fs $(stat -f -c %T "$(dirname "$BENCH_DIR")" 2>/dev/null || echo ?)"
 
+if [ "${COLD_RUNS:-0}" -gt 0 ] && ! /usr/bin/time -f %M true >/dev/null 2>&1; then
+  echo "bench: COLD_RUNS needs GNU time as /usr/bin/time (Debian: apt-get install time)" >&2
+  exit 1
+fi
+
 setup_proj() { # dir fixture lockfile
   local d=$1 src=$root/ci/bench/fixtures/$2
   rm -rf "$d"; mkdir -p "$d"
@@ -41,88 +46,95 @@ setup_proj() { # dir fixture lockfile
   [ -f "$src/.npmrc" ] && cp "$src/.npmrc" "$d/"
   sed "s#@@REGISTRY@@#$reg#g" "$src/$3" > "$d/$3"
 }
-clean() { printf 'rm -rf %q/node_modules && test ! -e %q/node_modules' "$1" "$1"; }
+# shell text for bench_rr: quoted, so that any directory name works
+q() { printf '%q' "$1"; }
+install_cmd() { # dir store bin [flags...]
+  local d=$1 store=$2 bin=$3; shift 3
+  printf 'cd %s && NUB_STORE_DIR=%s %s install --frozen-lockfile -s %s' "$(q "$d")" "$(q "$store")" \
+    "$(q "$bin")" "$*"
+}
+# one bench_rr run of the (name, prepare, command) triples in names/preps/runs
+run_rr() { # rounds warmup json
+  local rr=(python3 "$root/ci/bench_rr.py" --rounds "$1" --warmup "$2" --json "$3") i
+  for i in "${!names[@]}"; do rr+=("${names[$i]}" "${preps[$i]}" "${runs[$i]}"); done
+  "${rr[@]}" >/dev/null
+}
+bin_of() { [ "$1" = new ] && echo "$B" || echo "$A"; }
+lock_of() { [ "$1" = isolated ] && echo pnpm-lock.yaml || echo package-lock.json; }
 
 for fx in "${fixtures[@]}"; do
   echo
   echo "=== $fx ==="
-  names=() preps=() runs=() noops=()
-  for which in old new; do
-    bin=$A; [ $which = new ] && bin=$B
-    store=$BENCH_DIR/store-$which
-    for layout in hoisted isolated; do
-      lf=package-lock.json; [ $layout = isolated ] && lf=pnpm-lock.yaml
-      d=$BENCH_DIR/$fx/$which-$layout
-      setup_proj "$d" "$fx" "$lf"
-      run="cd $d && NUB_STORE_DIR=$store $bin install --offline --frozen-lockfile -s"
+  # the two builds of one layout side by side: bench_rr puts neighbours
+  # after each other, in both orders
+  names=() preps=() runs=()
+  for layout in hoisted isolated; do
+    for which in old new; do
+      bin=$(bin_of $which) store=$BENCH_DIR/store-$which d=$BENCH_DIR/$fx/$which-$layout
+      setup_proj "$d" "$fx" "$(lock_of $layout)"
       (cd "$d" && NUB_STORE_DIR=$store "$bin" install --frozen-lockfile -s) # warm the store
       rm -rf "$d/node_modules"
-      names+=("$which $layout"); preps+=("$(clean "$d")"); runs+=("$run")
-      noops+=("$which $layout no-op|$d|$store|$bin")
+      names+=("$which $layout")
+      preps+=("rm -rf $(q "$d/node_modules") && test ! -e $(q "$d/node_modules")")
+      runs+=("$(install_cmd "$d" "$store" "$bin" --offline)")
     done
   done
-
-  rr=(python3 "$root/ci/bench_rr.py" --rounds "$RUNS" --warmup "$WARMUP" --json "$BENCH_DIR/$fx-warm.json")
-  for i in "${!names[@]}"; do rr+=("${names[$i]}" "${preps[$i]}" "${runs[$i]}"); done
-  "${rr[@]}" >/dev/null
+  run_rr "$RUNS" "$WARMUP" "$BENCH_DIR/$fx-warm.json"
 
   # no-op: install once more (untimed), then both builds interleaved per layout
   for layout in hoisted isolated; do
-    q=()
-    for e in "${noops[@]}"; do
-      IFS='|' read -r name d store bin <<<"$e"
-      case $name in *" $layout no-op") ;; *) continue ;; esac
+    qs=()
+    for which in old new; do
+      bin=$(bin_of $which) store=$BENCH_DIR/store-$which d=$BENCH_DIR/$fx/$which-$layout
       (cd "$d" && NUB_STORE_DIR=$store "$bin" install --offline --frozen-lockfile -s)
-      q+=("$name" "$d" "NUB_STORE_DIR=$store" "$bin install --offline --frozen-lockfile -s")
+      qs+=("$which $layout no-op" "$d" "NUB_STORE_DIR=$store" "$bin install --offline --frozen-lockfile -s")
     done
-    python3 "$root/ci/bench_noop.py" --runs "$NOOP_RUNS" --json "$BENCH_DIR/$fx-noop-$layout.json" "${q[@]}" >/dev/null
+    python3 "$root/ci/bench_noop.py" --runs "$NOOP_RUNS" --json "$BENCH_DIR/$fx-noop-$layout.json" "${qs[@]}" >/dev/null
   done
 
   rm -f "$BENCH_DIR/$fx-cold.json"
   if [ "$COLD_RUNS" -gt 0 ]; then
     names=() preps=() runs=()
-    for which in old new; do
-      bin=$A; [ $which = new ] && bin=$B
-      for layout in hoisted isolated; do
-        d=$BENCH_DIR/$fx/$which-$layout store=$BENCH_DIR/cold-store-$which-$layout
-        rss=$BENCH_DIR/$fx-cold-rss-$which-$layout.txt
+    for layout in hoisted isolated; do
+      for which in old new; do
+        bin=$(bin_of $which) d=$BENCH_DIR/$fx/$which-$layout
+        store=$BENCH_DIR/cold-store-$which-$layout rss=$BENCH_DIR/$fx-cold-rss-$which-$layout.txt
         : > "$rss"
         names+=("$which $layout")
-        preps+=("rm -rf $store $d/node_modules && test ! -e $d/node_modules && sync")
-        runs+=("cd $d && NUB_STORE_DIR=$store /usr/bin/time -a -o $rss -f %M $bin install --frozen-lockfile -s")
+        preps+=("rm -rf $(q "$store") $(q "$d/node_modules") && test ! -e $(q "$d/node_modules") && sync")
+        runs+=("cd $(q "$d") && NUB_STORE_DIR=$(q "$store") /usr/bin/time -a -o $(q "$rss") -f %M $(q "$bin") install --frozen-lockfile -s")
       done
     done
-    rr=(python3 "$root/ci/bench_rr.py" --rounds "$COLD_RUNS" --warmup 0 --json "$BENCH_DIR/$fx-cold.json")
-    for i in "${!names[@]}"; do rr+=("${names[$i]}" "${preps[$i]}" "${runs[$i]}"); done
-    "${rr[@]}" >/dev/null
+    run_rr "$COLD_RUNS" 0 "$BENCH_DIR/$fx-cold.json"
   fi
 
   python3 - "$BENCH_DIR" "$fx" <<'PY'
-import json, statistics, sys
+import json, os, statistics, sys
 d, fx = sys.argv[1], sys.argv[2]
-res = json.load(open(f"{d}/{fx}-warm.json"))
+
+
+def rows(res, phase, digits):
+    """Wall and CPU medians of old and new per layout, and their ratio."""
+    for layout in ("hoisted", "isolated"):
+        for kind in ("times", "cpu"):
+            o, n = res[kind][f"old {layout}"], res[kind][f"new {layout}"]
+            mo, mn = statistics.median(o), statistics.median(n)
+            label = f"{phase} {layout} " + ("wall" if kind == "times" else "cpu")
+            print(f"{label:<22}{mo:>9.{digits}f}s{mn:>9.{digits}f}s{mn / mo:>9.2f}"
+                  f"   [{min(o):.{digits}f} {min(n):.{digits}f}]")
+
+
 print(f"{'scenario':<22}{'old':>10}{'new':>10}{'new/old':>9}   (medians; min in brackets)")
-for layout in ("hoisted", "isolated"):
-    for kind in ("times", "cpu"):
-        o, n = res[kind][f"old {layout}"], res[kind][f"new {layout}"]
-        mo, mn = statistics.median(o), statistics.median(n)
-        label = f"warm {layout} " + ("wall" if kind == "times" else "cpu")
-        print(f"{label:<22}{mo:>9.4f}s{mn:>9.4f}s{mn / mo:>9.2f}   [{min(o):.4f} {min(n):.4f}]")
+rows(json.load(open(f"{d}/{fx}-warm.json")), "warm", 4)
 for layout in ("hoisted", "isolated"):
     r = json.load(open(f"{d}/{fx}-noop-{layout}.json"))
     for kind in ("wall", "cpu"):
         o = statistics.median(r[kind][f"old {layout} no-op"])
         n = statistics.median(r[kind][f"new {layout} no-op"])
         print(f"{'no-op ' + layout + ' ' + kind:<22}{o * 1e3:>8.2f}ms{n * 1e3:>8.2f}ms{n / o:>9.2f}")
-import os
 if os.path.exists(f"{d}/{fx}-cold.json"):
-    res = json.load(open(f"{d}/{fx}-cold.json"))
+    rows(json.load(open(f"{d}/{fx}-cold.json")), "cold", 3)
     for layout in ("hoisted", "isolated"):
-        for kind in ("times", "cpu"):
-            o, n = res[kind][f"old {layout}"], res[kind][f"new {layout}"]
-            mo, mn = statistics.median(o), statistics.median(n)
-            label = f"cold {layout} " + ("wall" if kind == "times" else "cpu")
-            print(f"{label:<22}{mo:>9.3f}s{mn:>9.3f}s{mn / mo:>9.2f}   [{min(o):.3f} {min(n):.3f}]")
         rss = {}
         for which in ("old", "new"):
             kb = [int(x) for x in open(f"{d}/{fx}-cold-rss-{which}-{layout}.txt").read().split()

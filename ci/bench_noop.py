@@ -55,7 +55,7 @@ def main():
             _, status, ru = os.wait4(pid, 0)
             t1 = time.perf_counter_ns()
             if status != 0:
-                sys.exit("bench_noop: %s exited with status %d" % (name, status))
+                sys.exit("bench_noop: %s exited with %d" % (name, os.waitstatus_to_exitcode(status)))
             if rnd >= a.warmup:
                 wall[name].append((t1 - t0) / 1e9)
                 cpu[name].append(ru.ru_utime + ru.ru_stime)

@@ -6,9 +6,11 @@ machines that order is not neutral: deleting a node_modules leaves the file
 system slower to allocate near it for a minute, so whoever runs later in a
 block pays for the deletions before it. This driver calls hyperfine once
 per round with one run of every command, rotating the order every two
-rounds and reversing it every other round (so that no command always
-follows the same one), and aggregates: every command sees the same history
-on average.
+rounds and reversing it every other round, and aggregates: every command
+runs in every position equally often (when the rounds are a multiple of
+twice the commands), after each of its neighbours in the list as often as
+before it. With more than three commands a command never directly follows
+one two places away in the list: put the pairs to compare side by side.
 
 usage: bench_rr.py --rounds N --warmup W --json OUT  NAME PREPARE COMMAND [NAME PREPARE COMMAND ...]
 Every run's exit code is checked (hyperfine fails on a non-zero exit).
@@ -37,8 +39,7 @@ def main():
     cpu = {name: [] for name, _, _ in cmds}  # user + system of each run
     for rnd in range(a.warmup + a.rounds):
         # rotating alone keeps every command's predecessor the same (the
-        # order is cyclic); every other round runs the rotation backwards so
-        # that each command follows each other one
+        # order is cyclic); every other round runs the rotation backwards
         k = (rnd // 2) % len(cmds)
         order = cmds[k:] + cmds[:k]
         if rnd % 2:
