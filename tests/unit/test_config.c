@@ -7,15 +7,14 @@
 
 #include "config.h"
 #include "nub_alloc.h"
+#include "nub_plat.h"
 
 static void load(struct nub_config *cfg, const char *user_text, const char *proj_text)
 {
   char *dir = nub_test_mkdtemp("config"), *home = nub_asprintf("%s/home", dir), *p;
   struct nub_err err;
 
-  p = nub_asprintf("mkdir -p %s", home);
-  assert_int_equal(system(p), 0);
-  nub_free(p);
+  assert_int_equal(nub_plat_mkdir_p(home, 0755), 0);
   p = nub_asprintf("%s/.npmrc", home);
   nub_test_write(p, user_text, 0644);
   nub_free(p);
@@ -29,6 +28,7 @@ static void load(struct nub_config *cfg, const char *user_text, const char *proj
   unsetenv("npm_config_userconfig");
   setenv("npm_config_globalconfig", "/nonexistent/npmrc", 1);
   assert_int_equal(nub_config_load(cfg, dir, NULL, 0, &err), 0);
+  nub_plat_rm_rf_at(NUB_PLAT_CWD, dir); /* read: the files are not needed again */
   nub_free(home);
   nub_free(dir);
 }

@@ -209,39 +209,10 @@ static long rd(void *ud, const void **buf)
   return (long)s->len;
 }
 
-struct fx {
-  char *dir;
-  struct nub_store store;
-};
-
-static int setup(void **state)
-{
-  struct fx *f = nub_calloc(1, sizeof(*f));
-  struct nub_err err;
-  char *s;
-  f->dir = nub_test_mkdtemp("extract");
-  s = nub_asprintf("%s/store", f->dir);
-  assert_int_equal(nub_store_open(&f->store, s, &err), 0);
-  nub_free(s);
-  *state = f;
-  return 0;
-}
-
-static int teardown(void **state)
-{
-  struct fx *f = *state;
-  nub_store_close(&f->store);
-  nub_plat_rm_rf_at(NUB_PLAT_CWD, f->dir);
-  nub_free(f->dir);
-  nub_free(f);
-  return 0;
-}
-
-/* Extract gz into a fresh import; on success commit it under a key made
- * from `tag` and return its index in *out. */
 static bool last_refused; /* the last extract()'s failure was a refusal */
 
-static int extract(struct fx *f, const struct nub_buf *gz, const struct nub_extract_limits *lim,
+static int extract(struct nub_test_store *f, const struct nub_buf *gz,
+                   const struct nub_extract_limits *lim,
                    struct nub_extract_scratch *sc, const char *tag, struct nub_index **out,
                    struct nub_err *err)
 {
@@ -274,7 +245,7 @@ static bool has_path(const struct nub_index *x, const char *path)
 
 static void test_extract__names_byte_for_byte(void **state)
 {
-  struct fx *f = *state;
+  struct nub_test_store *f = *state;
   struct nub_buf t = NUB_BUF_INIT, gz;
   struct nub_index *x = NULL;
   struct nub_err err;
@@ -284,7 +255,8 @@ static void test_extract__names_byte_for_byte(void **state)
       "\xF0\x9F\x98\x80.js",      /* emoji */
       "d\xC3\xADr/\xC3\xBC.txt",  /* in a directory of its own */
   };
-  nub_test_tar_entry(&t, "package/package.json", '0', "{\"name\":\"p\",\"version\":\"1.0.0\"}", 31, 0644);
+  nub_test_tar_entry(&t, "package/package.json", '0',
+                     "{\"name\":\"p\",\"version\":\"1.0.0\"}", 31, 0644);
   for (size_t i = 0; i < 4; i++) {
     char rec[256], path[200];
     snprintf(path, sizeof(path), "path=package/%s\n", names[i]);
@@ -305,7 +277,7 @@ static void test_extract__names_byte_for_byte(void **state)
 
 static void test_extract__gzip_members_and_faults(void **state)
 {
-  struct fx *f = *state;
+  struct nub_test_store *f = *state;
   struct nub_buf t = NUB_BUF_INIT, gz, two = NUB_BUF_INIT;
   struct nub_index *x = NULL;
   struct nub_err err;
@@ -334,7 +306,8 @@ static void test_extract__gzip_members_and_faults(void **state)
 
   /* two members make one stream; bytes after the last are ignored */
   {
-    struct nub_buf half1 = nub_test_gzip(t.data, 1024), half2 = nub_test_gzip(t.data + 1024, t.len - 1024);
+    struct nub_buf half1 = nub_test_gzip(t.data, 1024);
+    struct nub_buf half2 = nub_test_gzip(t.data + 1024, t.len - 1024);
     nub_buf_add(&two, half1.data, half1.len);
     nub_buf_add(&two, half2.data, half2.len);
     nub_buf_add(&two, "\0\0\0\0", 4);
@@ -425,7 +398,7 @@ static void test_extract__tarball_package_json(void **state)
 
 static void test_extract__plain_tar_and_not_a_tarball(void **state)
 {
-  struct fx *f = *state;
+  struct nub_test_store *f = *state;
   struct nub_buf t = NUB_BUF_INIT, junk = NUB_BUF_INIT;
   struct nub_index *x = NULL;
   struct nub_err err;
@@ -456,11 +429,13 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tar__kinds_and_names),
       cmocka_unit_test(test_tar__hostile_headers),
-      cmocka_unit_test_setup_teardown(test_extract__names_byte_for_byte, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_extract__gzip_members_and_faults, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_extract__names_byte_for_byte, nub_test_store_setup,
+                                      nub_test_store_teardown),
+      cmocka_unit_test_setup_teardown(test_extract__gzip_members_and_faults, nub_test_store_setup,
+                                      nub_test_store_teardown),
       cmocka_unit_test(test_extract__tarball_package_json),
-      cmocka_unit_test_setup_teardown(test_extract__plain_tar_and_not_a_tarball, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_extract__plain_tar_and_not_a_tarball,
+                                      nub_test_store_setup, nub_test_store_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,8 +24,7 @@
 #include "tarball.h"
 
 struct fx {
-  char *dir;
-  struct nub_store s;
+  struct nub_test_store ts; /* ts.dir: the test's directory */
   struct nub_config cfg;
   struct nub_pool *pool;
   struct nub_progress prog;
@@ -37,18 +36,14 @@ static int setup(void **state)
   struct fx *f = nub_calloc(1, sizeof(*f));
   static const char *const cli[] = {"fetch-retries=0", "registry=http://127.0.0.1:9/"};
   struct nub_err err;
-  char *p;
 
-  f->dir = nub_test_mkdtemp("fetch");
-  setenv("HOME", f->dir, 1);
+  nub_test_store_open(&f->ts, "fetch");
+  setenv("HOME", f->ts.dir, 1);
   unsetenv("npm_config_registry");
   unsetenv("npm_config_userconfig");
   setenv("npm_config_globalconfig", "/nonexistent/npmrc", 1);
   assert_int_equal(nub_crypto_init(&err), 0);
-  assert_int_equal(nub_config_load(&f->cfg, f->dir, cli, 2, &err), 0);
-  p = nub_asprintf("%s/store", f->dir);
-  assert_int_equal(nub_store_open(&f->s, p, &err), 0);
-  nub_free(p);
+  assert_int_equal(nub_config_load(&f->cfg, f->ts.dir, cli, 2, &err), 0);
   f->pool = nub_pool_new(2, "test");
   nub_progress_start(&f->prog, 2);
   *state = f;
@@ -61,10 +56,8 @@ static int teardown(void **state)
   nub_progress_stop(&f->prog);
   nub_pkgtab_release(&f->t);
   nub_pool_free(f->pool);
-  nub_store_close(&f->s);
   nub_config_release(&f->cfg);
-  nub_plat_rm_rf_at(NUB_PLAT_CWD, f->dir);
-  nub_free(f->dir);
+  nub_test_store_close(&f->ts);
   nub_free(f);
   return 0;
 }
@@ -81,7 +74,7 @@ static void make_tarball(struct fx *f, const char *name, const char *version, ch
 
   snprintf(json, sizeof(json), "{\"name\":\"%s\",\"version\":\"%s\"}", name, version);
   gz = nub_test_npm_tarball(json);
-  path = nub_asprintf("%s/%s-%s.tgz", f->dir, name, version);
+  path = nub_asprintf("%s/%s-%s.tgz", f->ts.dir, name, version);
   {
     FILE *fp = fopen(path, "wb");
     assert_non_null(fp);
@@ -103,7 +96,7 @@ static void make_tarball(struct fx *f, const char *name, const char *version, ch
 static int fetch(struct fx *f, bool offline, struct nub_fetch_result *res, struct nub_err *err)
 {
   struct nub_fetch_opts o = {.offline = offline};
-  return nub_fetch_needed(&f->t, &f->s, &f->cfg, f->pool, &f->prog, &o, res, err);
+  return nub_fetch_needed(&f->t, &f->ts.store, &f->cfg, f->pool, &f->prog, &o, res, err);
 }
 
 static void test_fetch__local_tarball_then_store(void **state)
@@ -123,7 +116,7 @@ static void test_fetch__local_tarball_then_store(void **state)
   assert_int_equal(res.cached, 0);
   assert_non_null(p->index);
   assert_string_equal(p->index->name, "a");
-  assert_int_equal(nub_store_index_load(&f->s, p->key, &x), 0);
+  assert_int_equal(nub_store_index_load(&f->ts.store, p->key, &x), 0);
   nub_index_free(x);
 
   /* the second time the store has it, even with the file gone */
@@ -153,7 +146,7 @@ static void test_fetch__integrity_mismatch_stores_nothing(void **state)
   assert_int_equal(fetch(f, false, &res, &err), -NUB_EINTEGRITY);
   assert_non_null(strstr(err.msg, "b@1.0.0"));
   assert_null(p->index);
-  assert_int_equal(nub_store_index_load(&f->s, p->key, &x), -ENOENT);
+  assert_int_equal(nub_store_index_load(&f->ts.store, p->key, &x), -ENOENT);
   nub_free(url);
   nub_free(url2);
 }
@@ -184,7 +177,7 @@ static void test_fetch__optional_failure_is_recorded(void **state)
   char sri[128], *url, *missing;
 
   make_tarball(f, "e", "1.0.0", &url, sri);
-  missing = nub_asprintf("file:%s/nothing-1.0.0.tgz", f->dir);
+  missing = nub_asprintf("file:%s/nothing-1.0.0.tgz", f->ts.dir);
   ok = nub_pkgtab_get(&f->t, "e", "1.0.0", url, sri);
   gone = nub_pkgtab_get(&f->t, "nothing", "1.0.0", missing, NULL);
   ok->needed = gone->needed = gone->optional = true;
@@ -199,7 +192,7 @@ static void test_fetch__optional_failure_is_recorded(void **state)
 
   /* one that is not optional fails the fetch */
   nub_free(missing);
-  missing = nub_asprintf("file:%s/required-1.0.0.tgz", f->dir);
+  missing = nub_asprintf("file:%s/required-1.0.0.tgz", f->ts.dir);
   gone = nub_pkgtab_get(&f->t, "required", "1.0.0", missing, NULL);
   gone->needed = true;
   assert_true(fetch(f, false, &res, &err) < 0);
@@ -218,10 +211,10 @@ static void test_fetch__a_local_tarball_is_not_retried(void **state)
   struct nub_fetch_result res;
   struct nub_err err;
   struct nub_pkg *p;
-  char *path = nub_asprintf("%s/broken-1.0.0.tgz", f->dir), *url;
+  char *path = nub_asprintf("%s/broken-1.0.0.tgz", f->ts.dir), *url;
 
   nub_config_release(&f->cfg);
-  assert_int_equal(nub_config_load(&f->cfg, f->dir, cli, 4, &err), 0);
+  assert_int_equal(nub_config_load(&f->cfg, f->ts.dir, cli, 4, &err), 0);
   nub_test_write(path, "\x1f\x8b\x08 not really gzip", 0644);
   url = nub_asprintf("file:%s", path);
   p = nub_pkgtab_get(&f->t, "broken", "1.0.0", url, NULL);

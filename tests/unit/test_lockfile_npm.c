@@ -155,8 +155,7 @@ static void test_bun__the_same_tree(void **state)
   memset(&pt, 0, sizeof(pt));
   nub_tree_init(&t, &pt);
   assert_int_equal(nub_lockfile_bun_parse(&t, text, len, "bun.lock", &cfg, &err), 0);
-  assert_string_equal(node(&t, "node_modules/c/node_modules/b")->pkg->version, "2.0.0");
-  assert_string_equal(node(&t, "node_modules/b")->pkg->version, "1.0.0");
+  check_basic(&t, true);
   nub_tree_release(&t);
   nub_pkgtab_release(&pt);
   nub_free(text);

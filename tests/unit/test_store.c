@@ -15,34 +15,6 @@
 #include "pkgfacts.h"
 #include "store.h"
 
-struct fx {
-  char *dir;
-  struct nub_store s;
-};
-
-static int setup(void **state)
-{
-  struct fx *f = nub_calloc(1, sizeof(*f));
-  struct nub_err err;
-  char *sd;
-  f->dir = nub_test_mkdtemp("store");
-  sd = nub_asprintf("%s/store", f->dir);
-  assert_int_equal(nub_store_open(&f->s, sd, &err), 0);
-  nub_free(sd);
-  *state = f;
-  return 0;
-}
-
-static int teardown(void **state)
-{
-  struct fx *f = *state;
-  nub_store_close(&f->s);
-  nub_plat_rm_rf_at(NUB_PLAT_CWD, f->dir);
-  nub_free(f->dir);
-  nub_free(f);
-  return 0;
-}
-
 static void put(struct nub_import *im, const char *path, const char *data, unsigned mode)
 {
   assert_int_equal(nub_import_file_begin(im, path, mode), 0);
@@ -64,14 +36,14 @@ static void key_of(char c, char key[65])
   key[64] = '\0';
 }
 
-static struct nub_index *import_sample(struct fx *f, bool tree, char c)
+static struct nub_index *import_sample(struct nub_test_store *f, bool tree, char c)
 {
   struct nub_import *im;
   struct nub_index *x = NULL;
   struct nub_err err;
   char key[65];
 
-  assert_int_equal(nub_import_begin(&f->s, &im, &err), 0);
+  assert_int_equal(nub_import_begin(&f->store, &im, &err), 0);
   if (tree)
     assert_true(nub_import_as_tree(im, "@s/p"));
   put(im, "package.json",
@@ -94,7 +66,7 @@ static struct nub_index *import_sample(struct fx *f, bool tree, char c)
 
 static void test_store__import_commit_load(void **state)
 {
-  struct fx *f = *state;
+  struct nub_test_store *f = *state;
   struct nub_index *x = import_sample(f, false, 'a'), *y = NULL;
   char key[65];
 
@@ -114,29 +86,29 @@ static void test_store__import_commit_load(void **state)
   assert_int_equal(file_of(x, "lib/a.js")->mode, 0644);
   /* the same index from disk */
   key_of('a', key);
-  assert_int_equal(nub_store_index_load(&f->s, key, &y), 0);
+  assert_int_equal(nub_store_index_load(&f->store, key, &y), 0);
   assert_int_equal(y->nfiles, x->nfiles);
   assert_memory_equal(y->files[0].hash, x->files[0].hash, 32);
   nub_index_free(y);
   /* a missing one, then a removed one */
   key_of('b', key);
-  assert_int_equal(nub_store_index_load(&f->s, key, &y), -ENOENT);
+  assert_int_equal(nub_store_index_load(&f->store, key, &y), -ENOENT);
   key_of('a', key);
-  nub_store_index_remove(&f->s, key);
-  assert_int_equal(nub_store_index_load(&f->s, key, &y), -ENOENT);
+  nub_store_index_remove(&f->store, key);
+  assert_int_equal(nub_store_index_load(&f->store, key, &y), -ENOENT);
   nub_index_free(x);
 }
 
 static void test_store__tree_import(void **state)
 {
-  struct fx *f = *state;
+  struct nub_test_store *f = *state;
   struct nub_index *x = import_sample(f, true, 'c');
   struct nub_plat_stat st;
   char *p;
 
   assert_true(x->flags & NUB_IDX_TREE);
   assert_non_null(x->tree);
-  p = nub_asprintf("%s/%s/cli.js", f->s.root, x->tree);
+  p = nub_asprintf("%s/%s/cli.js", f->store.root, x->tree);
   assert_int_equal(nub_plat_stat_at(NUB_PLAT_CWD, p, &st), 0);
   assert_int_equal(st.mode & 0777, 0755);
   nub_free(p);
@@ -145,11 +117,12 @@ static void test_store__tree_import(void **state)
 
 static void test_store__damaged_index(void **state)
 {
-  struct fx *f = *state;
+  struct nub_test_store *f = *state;
   struct nub_index *x = import_sample(f, false, 'd'), *y = NULL;
   char *blob;
 
-  /* every truncation and a flipped offset are refused, never read out of bounds */
+  /* truncations (every seventh length, header and records alike) and a
+   * flipped offset are refused, never read out of bounds */
   for (size_t n = 0; n < x->len; n += 7) {
     blob = nub_malloc(n + 1);
     memcpy(blob, x->blob, n);
@@ -157,7 +130,9 @@ static void test_store__damaged_index(void **state)
   }
   blob = nub_malloc(x->len);
   memcpy(blob, x->blob, x->len);
-  memset(blob + 64 + 40, 0xff, 4); /* the first file's path offset */
+  /* the first file's path offset: after the 64-byte header, at byte 40 of
+   * its 48-byte record (hash 32, size 8) */
+  memset(blob + 64 + 40, 0xff, 4);
   assert_int_equal(nub_index_parse(blob, x->len, &y), -NUB_ESTORE);
   nub_index_free(x);
 }
@@ -185,9 +160,12 @@ static void test_store__facts_directories_bin(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_store__import_commit_load, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_store__tree_import, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_store__damaged_index, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_store__import_commit_load, nub_test_store_setup,
+                                      nub_test_store_teardown),
+      cmocka_unit_test_setup_teardown(test_store__tree_import, nub_test_store_setup,
+                                      nub_test_store_teardown),
+      cmocka_unit_test_setup_teardown(test_store__damaged_index, nub_test_store_setup,
+                                      nub_test_store_teardown),
       cmocka_unit_test(test_store__facts_directories_bin),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
