@@ -315,9 +315,10 @@ class NubTestCase(unittest.TestCase):
 
     # -- inspecting results
 
-    def tree(self, root=None):
+    def tree(self, root=None, modes=False):
         """Sorted relative paths under root (default self.proj): directories
-        end with '/', symlinks read 'path -> target' and are not followed."""
+        end with '/', symlinks read 'path -> target' and are not followed;
+        with modes, files end with ' x' (executable) or ' -'."""
         root = root or self.proj
         out = []
         for dirpath, dirnames, filenames in os.walk(root):
@@ -328,9 +329,20 @@ class NubTestCase(unittest.TestCase):
                     out.append("%s -> %s" % (rel, os.readlink(path)))
                 elif os.path.isdir(path):
                     out.append(rel + "/")
+                elif modes:
+                    out.append("%s %s" % (rel, "x" if os.stat(path).st_mode & 0o111 else "-"))
                 else:
                     out.append(rel)
         return sorted(out)
+
+    # what each tool keeps for itself in node_modules
+    BOOKKEEPING = ("node_modules/.package-lock.json", "node_modules/.nub-state")
+
+    def installed(self, root=None, modes=False):
+        """tree() of node_modules alone, without the tools' bookkeeping: the
+        tree to compare between npm and nub."""
+        return [p for p in self.tree(root, modes) if p.startswith("node_modules/") and
+                not p.startswith(self.BOOKKEEPING)]
 
     @staticmethod
     def read_json(path):

@@ -96,30 +96,6 @@ needs_registry = unittest.skipUnless(
     ONLINE, "npm is not installed or its registry cannot be reached")
 
 
-def tree_of(root):
-    """node_modules as a sorted list: 'path mode' for files and dirs,
-    'path -> target' for symlinks (modes of files say whether they run)."""
-    out = []
-    nm = os.path.join(root, "node_modules")
-    for dirpath, dirnames, filenames in os.walk(nm):
-        rel_dir = os.path.relpath(dirpath, root)
-        dirnames[:] = [d for d in dirnames if not (
-            rel_dir == "node_modules" and d == ".nub-state")]
-        for name in sorted(dirnames + filenames):
-            path = os.path.join(dirpath, name)
-            rel = os.path.relpath(path, root)
-            if rel in ("node_modules/.package-lock.json",):
-                continue
-            st = os.lstat(path)
-            if stat.S_ISLNK(st.st_mode):
-                out.append("%s -> %s" % (rel, os.readlink(path)))
-            elif stat.S_ISDIR(st.st_mode):
-                out.append(rel + "/")
-            else:
-                out.append("%s %s" % (rel, "x" if st.st_mode & 0o111 else "-"))
-    return sorted(out)
-
-
 @needs_registry
 class RealPackagesTest(nubtest.NubTestCase):
 
@@ -146,7 +122,7 @@ class RealPackagesTest(nubtest.NubTestCase):
 
     def assert_same_tree(self, case, *args):
         npm_dir, nub_dir = self.npm_ci_and_nub_ci(case, *args)
-        want, got = tree_of(npm_dir), tree_of(nub_dir)
+        want, got = self.installed(npm_dir, modes=True), self.installed(nub_dir, modes=True)
         self.assertEqual(got, want)
         return nub_dir
 
