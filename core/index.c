@@ -149,7 +149,7 @@ void nub_index_write(const struct nub_index_draft *d, struct nub_buf *out)
   h.nfiles = (uint32_t)d->nfiles;
   h.ndirs = (uint32_t)d->ndirs;
   h.nbins = (uint32_t)d->nbins;
-  h.flags = d->flags;
+  h.flags = (d->flags & ~(unsigned)NUB_IDX_TREE) | (d->tree ? NUB_IDX_TREE : 0);
   h.bytes = d->bytes;
   h.name_off = st_add(&st, d->name ? d->name : "");
   h.version_off = st_add(&st, d->version ? d->version : "");

@@ -60,7 +60,7 @@ void nub_index_free(struct nub_index *idx);
 /* What a new index says, for nub_index_write. Strings are borrowed. */
 struct nub_index_draft {
   const char *name, *version, *os, *cpu, *libc, *phantoms, *tree; /* tree may be NULL */
-  unsigned flags;
+  unsigned flags; /* NUB_IDX_*; NUB_IDX_TREE is set from tree */
   uint64_t bytes;
   size_t nfiles, ndirs, nbins;
   const struct nub_index_file *files; /* modes 0644/0755 */

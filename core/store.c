@@ -931,7 +931,7 @@ int nub_import_commit(struct nub_import *im, const char key[65],
   d.libc = facts.libc;
   d.phantoms = facts.phantoms;
   d.tree = tree;
-  d.flags = facts.flags | (tree ? NUB_IDX_TREE : 0);
+  d.flags = facts.flags; /* NUB_IDX_TREE follows from d.tree */
   d.bytes = im->bytes;
   d.nfiles = im->nfiles;
   d.files = rf;
