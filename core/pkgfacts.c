@@ -80,11 +80,11 @@ void nub_pkgfacts_derive(struct nub_pkgfacts *f, const struct nub_pkgfacts_input
   for (size_t k = 0; k < in->nbundled; k++) {
     struct nub_manifest bm;
     struct nub_err berr;
-    if (nub_manifest_parse(&bm, in->bundled_texts[k], in->bundled_lens[k], "package.json",
+    if (nub_manifest_parse(&bm, in->bundled[k].text, in->bundled[k].len, "package.json",
                            &berr) < 0)
       continue;
     for (size_t i = 0; i < bm.nbins; i++)
-      add_exec(f, &capexec, nub_asprintf("%s/%s", in->bundled_dirs[k], bm.bins[i].target));
+      add_exec(f, &capexec, nub_asprintf("%s/%s", in->bundled[k].dir, bm.bins[i].target));
     nub_manifest_release(&bm);
   }
   if (f->nexec)

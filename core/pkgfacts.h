@@ -14,12 +14,17 @@
 #include "manifest.h"
 #include "strmap.h"
 
+/* A bundled dependency's package.json, where the package keeps it. */
+struct nub_bundled_manifest {
+  char *dir; /* "node_modules/x" */
+  char *text;
+  size_t len;
+};
+
 struct nub_pkgfacts_input {
   const char *pkgjson;              /* the package's own package.json, or NULL */
   size_t pkgjson_len;
-  /* bundled dependencies: "node_modules/x" and its package.json text */
-  const char *const *bundled_dirs, *const *bundled_texts;
-  const size_t *bundled_lens;
+  const struct nub_bundled_manifest *bundled; /* their bins are made executable */
   size_t nbundled;
   const char *const *paths;         /* every file of the package */
   size_t npaths;

@@ -247,11 +247,7 @@ struct nub_import {
   bool cur_is_pkgjson;
   /* package.json files of bundled dependencies ("node_modules/x/..."): their
    * bins' targets are made executable too, as npm links them */
-  struct bundled_manifest {
-    char *dir; /* "node_modules/x" */
-    char *text;
-    size_t len;
-  } *bundled;
+  struct nub_bundled_manifest *bundled;
   size_t nbundled, capbundled;
   /* tree mode (nub_import_as_tree): the package directory being written,
    * <stage>/<tree_stage>/node_modules/<tree_name>, and the open file */
@@ -622,7 +618,7 @@ int nub_import_file_end(struct nub_import *im)
       /* "node_modules/x" or "node_modules/@s/x", not a folder inside one */
       const char *slash = folder ? strchr(folder, '/') : NULL;
       if (folder && (folder[0] == '@' ? slash && slash[1] && !strchr(slash + 1, '/') : !slash)) {
-        struct bundled_manifest *b;
+        struct nub_bundled_manifest *b;
         NUB_GROW(im->bundled, im->capbundled, im->nbundled + 1);
         b = &im->bundled[im->nbundled++];
         b->dir = dir;
@@ -832,8 +828,7 @@ int nub_import_commit(struct nub_import *im, const char key[65],
   struct nub_pkgfacts_input in;
   struct nub_index_draft d;
   struct nub_index_file *rf = NULL;
-  const char **paths, **bdirs, **btexts;
-  size_t *blens;
+  const char **paths;
   char **dirs = NULL, *tree = NULL;
   size_t ndirs = 0, capdirs = 0;
   struct nub_buf blob = NUB_BUF_INIT;
@@ -844,28 +839,15 @@ int nub_import_commit(struct nub_import *im, const char key[65],
   paths = nub_calloc(im->nfiles + 1, sizeof(*paths));
   for (size_t i = 0; i < im->nfiles; i++)
     paths[i] = im->files[i].path;
-  bdirs = nub_calloc(im->nbundled + 1, sizeof(*bdirs));
-  btexts = nub_calloc(im->nbundled + 1, sizeof(*btexts));
-  blens = nub_calloc(im->nbundled + 1, sizeof(*blens));
-  for (size_t i = 0; i < im->nbundled; i++) {
-    bdirs[i] = im->bundled[i].dir;
-    btexts[i] = im->bundled[i].text;
-    blens[i] = im->bundled[i].len;
-  }
   memset(&in, 0, sizeof(in));
   in.pkgjson = im->pkgjson;
   in.pkgjson_len = im->pkgjson_len;
-  in.bundled_dirs = bdirs;
-  in.bundled_texts = btexts;
-  in.bundled_lens = blens;
+  in.bundled = im->bundled;
   in.nbundled = im->nbundled;
   in.paths = paths;
   in.npaths = im->nfiles;
   in.required = &im->required;
   nub_pkgfacts_derive(&facts, &in);
-  nub_free(bdirs);
-  nub_free(btexts);
-  nub_free(blens);
 
   for (size_t i = 0; i < im->nfiles; i++) {
     struct imp_file *f = &im->files[i];
