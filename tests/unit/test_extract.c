@@ -14,6 +14,7 @@
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "store.h"
+#include "store_fixture.h"
 #include "tar.h"
 #include "tarball.h"
 

@@ -21,6 +21,7 @@
 #include "pool.h"
 #include "progress.h"
 #include "store.h"
+#include "store_fixture.h"
 #include "tarball.h"
 
 struct fx {

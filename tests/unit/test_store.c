@@ -14,6 +14,7 @@
 #include "nub_plat.h"
 #include "pkgfacts.h"
 #include "store.h"
+#include "store_fixture.h"
 
 static void put(struct nub_import *im, const char *path, const char *data, unsigned mode)
 {
