@@ -755,24 +755,7 @@ class NpmDifferentialTest(NpmLockMixin, nubtest.NubTestCase):
             text = self.render(f.read())
         with open(os.path.join(work, "package-lock.json"), "w") as f:
             f.write(text)
-        npm_home = os.path.join(self.tmp, "npm-home")
-        os.makedirs(npm_home, exist_ok=True)
-        empty = os.path.join(self.tmp, "empty.npmrc")
-        open(empty, "w").close()
-        env = {k: v for k, v in self.env.items() if not k.lower().startswith("npm_")}
-        env.update({
-            "HOME": npm_home,
-            "npm_config_cache": os.path.join(self.tmp, "npm-cache"),
-            "npm_config_userconfig": os.path.join(npm_home, ".npmrc"),
-            "npm_config_globalconfig": empty,
-            "npm_config_registry": self.registry.url,
-            "npm_config_update_notifier": "false",
-        })
-        proc = subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"],
-                              cwd=work, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
-        if proc.returncode != 0:
-            self.fail("npm ci failed (%d)\n%s\n%s" % (proc.returncode, proc.stdout, proc.stderr))
+        self.npm("ci", "--ignore-scripts", cwd=work)
         return work
 
     @nubtest.requires_npm
@@ -803,19 +786,7 @@ class NpmDifferentialTest(NpmLockMixin, nubtest.NubTestCase):
         npm_dir = os.path.join(self.tmp, "npm-ws")
         shutil.copytree(self.proj, npm_dir, symlinks=True)
         self.nub("install", "--ignore-scripts")
-        env = {k: v for k, v in self.env.items() if not k.lower().startswith("npm_")}
-        empty = os.path.join(self.tmp, "empty.npmrc")
-        open(empty, "w").close()
-        env.update({"HOME": os.path.join(self.tmp, "npm-home"),
-                    "npm_config_cache": os.path.join(self.tmp, "npm-cache"),
-                    "npm_config_userconfig": os.path.join(self.tmp, "npm-home", ".npmrc"),
-                    "npm_config_globalconfig": empty,
-                    "npm_config_registry": self.registry.url,
-                    "npm_config_update_notifier": "false"})
-        proc = subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"],
-                              cwd=npm_dir, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
-        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.npm("ci", "--ignore-scripts", cwd=npm_dir)
         self.assertEqual(self.installed(), self.installed(npm_dir))
 
 if __name__ == "__main__":
