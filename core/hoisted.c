@@ -150,14 +150,6 @@ static bool is_installable(const struct nub_node *n)
          ((n->flags & NUB_NF_LINK) || n->pkg);
 }
 
-/* "node_modules/@s/b" -> "node_modules/@s"; "node_modules/a" -> "node_modules":
- * the directory that holds the node. */
-static size_t holder_len(const struct nub_node *n)
-{
-  size_t nm = (size_t)(n->folder - n->path) - 1; /* ".../node_modules" */
-  return n->folder[0] == '@' ? nm + 1 + strcspn(n->folder, "/") : nm;
-}
-
 struct sweep {
   int proj_fd;
   const char *holder;
@@ -214,7 +206,7 @@ static void reconcile(int proj_fd, struct nub_tree *t, const struct nub_state *o
     if (is_installable(n)) {
       nub_strmap_put(&want, n->path, n);
       if (n->folder[0] == '@') {
-        char *scope = nub_strndup(n->path, holder_len(n));
+        char *scope = nub_strndup(n->path, nub_node_holder_len(n));
         nub_strmap_put(&want, scope, n);
         nub_free(scope);
       }
@@ -255,7 +247,7 @@ static void reconcile(int proj_fd, struct nub_tree *t, const struct nub_state *o
       /* the scope, and the node_modules that holds it */
       char *holder;
       struct sweep w;
-      hl = level == 0 ? holder_len(n) : (size_t)(n->folder - n->path) - 1;
+      hl = level == 0 ? nub_node_holder_len(n) : nub_node_nm_len(n);
       if (level == 1 && n->folder[0] != '@')
         break;
       holder = nub_strndup(n->path, hl);

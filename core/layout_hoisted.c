@@ -273,7 +273,7 @@ static void add_dirs(struct nub_install_ctx *c, struct nub_state *s)
   add_dir_once(s, fd, &seen, nub_strdup("node_modules/.bin"));
   for (size_t i = 0; i < t->n; i++) {
     const struct nub_node *n = &t->nodes[i];
-    size_t nm = (size_t)(n->folder - n->path) - 1; /* ".../node_modules" */
+    size_t nm = nub_node_nm_len(n); /* ".../node_modules" */
     if (!installable(n))
       continue;
     if (n->depth > 1) {
@@ -281,7 +281,7 @@ static void add_dirs(struct nub_install_ctx *c, struct nub_state *s)
       add_dir_once(s, fd, &seen, nub_asprintf("%.*s/.bin", (int)nm, n->path));
     }
     if (n->folder[0] == '@')
-      add_dir_once(s, fd, &seen, nub_strndup(n->path, nm + 1 + strcspn(n->folder, "/")));
+      add_dir_once(s, fd, &seen, nub_strndup(n->path, nub_node_holder_len(n)));
     if (!(n->flags & NUB_NF_LINK))
       nub_state_add_dir(s, fd, n->path);
   }

@@ -144,3 +144,14 @@ void nub_tree_release(struct nub_tree *t)
   nub_depmap_release(&t->root_peer);
   nub_tree_init(t, t->pkgs);
 }
+
+size_t nub_node_nm_len(const struct nub_node *n)
+{
+  return (size_t)(n->folder - n->path) - 1;
+}
+
+size_t nub_node_holder_len(const struct nub_node *n)
+{
+  size_t nm = nub_node_nm_len(n);
+  return n->folder[0] == '@' ? nm + 1 + strcspn(n->folder, "/") : nm;
+}

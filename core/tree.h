@@ -64,6 +64,11 @@ struct nub_pkg *nub_tree_pkg(struct nub_tree *t, const char *name,
                              const char *integrity);
 /* Append a node; path is copied. Returns its index. */
 size_t nub_tree_add_node(struct nub_tree *t, const char *path);
+/* The length of the node's path up to the node_modules that holds it
+ * ("node_modules/a/node_modules"), and up to the directory that holds it
+ * (the scope for "@s/b", else the same). */
+size_t nub_node_nm_len(const struct nub_node *n);
+size_t nub_node_holder_len(const struct nub_node *n);
 /* Index of the node at exactly `path`, or -1, by binary search: once
  * nub_tree_finish has sorted the nodes. */
 long nub_tree_lookup(const struct nub_tree *t, const char *path);
