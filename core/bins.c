@@ -9,7 +9,9 @@
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "link.h"
+#include "path.h"
 #include "store.h"
+#include "workspace.h"
 
 /* One .bin entry to make. Where two want one name in one directory, the
  * lower prio wins, then the smaller order key. */
@@ -179,37 +181,68 @@ int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap
   return rc;
 }
 
-int nub_bins_link_importer(int proj_fd, const struct nub_graph *g, bool omit_dev,
-                           size_t *nlinks, struct nub_err *err)
+/* The member a link: edge of importer im points at, or NULL. */
+static const struct nub_ws_pkg *linked_member(const char *proj_dir,
+                                              const struct nub_importer *im,
+                                              const struct nub_workspace *ws, const char *ref)
 {
-  const struct nub_importer *im = g->nimporters ? &g->importers[0] : NULL;
+  char *abs, rel[4096];
+  const struct nub_ws_pkg *m = NULL;
+
+  if (!ws)
+    return NULL;
+  abs = strcmp(im->path, ".") ? nub_asprintf("%s/%s/%s", proj_dir, im->path, ref + 5)
+                              : nub_asprintf("%s/%s", proj_dir, ref + 5);
+  if (nub_path_relative(proj_dir, abs, rel, sizeof(rel)) == 0)
+    m = nub_workspace_at(ws, rel);
+  nub_free(abs);
+  return m;
+}
+
+int nub_bins_link_importers(int proj_fd, const char *proj_dir, const struct nub_graph *g,
+                            const struct nub_workspace *ws, bool omit_dev, size_t *nlinks,
+                            struct nub_err *err)
+{
   struct binlink *v = NULL;
   size_t n = 0, cap = 0;
   int rc;
 
-  for (int kind = 0; im && kind < NUB_DEP_KINDS; kind++) {
+  for (size_t m = 0; m < g->nimporters * NUB_DEP_KINDS; m++) {
+    const struct nub_importer *im = &g->importers[m / NUB_DEP_KINDS];
+    int kind = (int)(m % NUB_DEP_KINDS);
     const struct nub_gdirect *d;
     size_t nd = nub_importer_directs(im, kind, &d);
+    char *bindir = nub_importer_file(im, "node_modules/.bin");
     if (kind == NUB_DEP_DEV && omit_dev)
-      continue;
+      nd = 0;
     for (size_t i = 0; i < nd; i++) {
       char *t = nub_gedge_target(d[i].alias, d[i].ref);
       struct nub_gpkg *p = t ? nub_graph_find(g, t) : NULL;
-      const struct nub_index *idx;
+      const struct nub_ws_pkg *wm = NULL;
+      const struct nub_index *idx = NULL;
+      size_t nb;
       nub_free(t);
-      if (!p || p->skip || !p->fetch || !(idx = p->fetch->index))
+      if (!strncmp(d[i].ref, "link:", 5))
+        wm = linked_member(proj_dir, im, ws, d[i].ref);
+      else if (!p || p->skip || !p->fetch || !(idx = p->fetch->index))
         continue;
-      for (uint32_t b = 0; b < idx->nbins; b++) {
+      if (!wm && !idx)
+        continue;
+      nb = wm ? wm->man.nbins : idx->nbins;
+      for (size_t b = 0; b < nb; b++) {
+        const char *name = wm ? wm->man.bins[b].name : idx->bins[b].name;
+        const char *tg = wm ? wm->man.bins[b].target : idx->bins[b].target;
         NUB_GROW(v, cap, n + 1);
-        v[n].dir = nub_strdup("node_modules/.bin");
-        v[n].name = nub_strdup(idx->bins[b].name);
-        v[n].target = nub_asprintf("../%s/%s", d[i].alias, idx->bins[b].target);
+        v[n].dir = nub_strdup(bindir);
+        v[n].name = nub_strdup(name);
+        v[n].target = nub_asprintf("../%s/%s", d[i].alias, tg);
         v[n].prio = kind; /* dependencies, optional, dev: the first keeps a name */
         v[n].order = d[i].alias;
-        v[n].fix_mode = NULL;
+        v[n].fix_mode = wm ? nub_asprintf("%s/%s", wm->dir, tg) : NULL;
         n++;
       }
     }
+    nub_free(bindir);
   }
   rc = write_links(proj_fd, v, n, nlinks, err);
   free_links(v, n);

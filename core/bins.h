@@ -18,10 +18,14 @@
 int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap *direct,
                   size_t ndirect, size_t *nlinks, struct nub_err *err);
 
-/* The isolated layout: the bins of the project's direct dependencies in
- * node_modules/.bin (dependencies, then optional, then dev ones keep a
- * name). */
-int nub_bins_link_importer(int proj_fd, const struct nub_graph *g, bool omit_dev,
-                           size_t *nlinks, struct nub_err *err);
+struct nub_workspace;
+
+/* The isolated layout: the bins of each importer's direct dependencies in
+ * its node_modules/.bin (dependencies, then optional, then dev ones keep a
+ * name); a linked workspace member's bins come from its package.json (ws),
+ * and its targets are made executable. */
+int nub_bins_link_importers(int proj_fd, const char *proj_dir, const struct nub_graph *g,
+                            const struct nub_workspace *ws, bool omit_dev, size_t *nlinks,
+                            struct nub_err *err);
 
 #endif

@@ -37,6 +37,7 @@
   X(EBUSY, 2061, 61, "another install holds the project lock")                \
   X(EMANIFEST, 2070, 70, "malformed package.json")                            \
   X(ENOMANIFEST, 2071, 71, "no package.json")                                 \
+  X(EWORKSPACE, 2072, 72, "workspace error")                                  \
   X(EPLATFORM, 2080, 80, "unsupported platform")                              \
   X(EINTR, 2130, 130, "interrupted")
 

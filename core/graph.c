@@ -135,3 +135,21 @@ size_t nub_importer_directs(const struct nub_importer *im, int kind,
   default: *out = im->dev; return im->ndev;
   }
 }
+
+char *nub_importer_file(const struct nub_importer *im, const char *rest)
+{
+  if (!strcmp(im->path, "."))
+    return nub_strdup(rest);
+  return nub_asprintf("%s/%s", im->path, rest);
+}
+
+int nub_importer_depth(const struct nub_importer *im)
+{
+  int d = 1;
+
+  if (!strcmp(im->path, "."))
+    return 0;
+  for (const char *p = im->path; *p; p++)
+    d += *p == '/';
+  return d;
+}

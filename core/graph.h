@@ -81,6 +81,12 @@ enum { NUB_DEP_PROD, NUB_DEP_OPTIONAL, NUB_DEP_DEV, NUB_DEP_KINDS };
 size_t nub_importer_directs(const struct nub_importer *im, int kind,
                             const struct nub_gdirect **out);
 
+/* A path under the importer's directory: "node_modules/x" for the project,
+ * "packages/a/node_modules/x" for a member. Caller frees. */
+char *nub_importer_file(const struct nub_importer *im, const char *rest);
+/* How many directories deep the importer is below the project (0 for "."). */
+int nub_importer_depth(const struct nub_importer *im);
+
 struct nub_graph {
   bool auto_install_peers;
   bool exclude_links;

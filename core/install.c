@@ -58,6 +58,34 @@ static void settings_hash(struct nub_install_ctx *c, char out[33])
   nub_buf_release(&b);
 }
 
+/* pnpm-workspace.yaml's overrides (over package.json's) and
+ * onlyBuiltDependencies (when package.json names none) */
+static void merge_workspace_settings(struct nub_install_ctx *c)
+{
+  struct nub_workspace *ws = &c->ws;
+  struct nub_depmap *ov = &c->man.overrides;
+
+  for (size_t i = 0; i < ws->overrides.n; i++) {
+    const struct nub_dep *d = &ws->overrides.v[i];
+    size_t k = 0;
+    while (k < ov->n && strcmp(ov->v[k].name, d->name))
+      k++;
+    if (k == ov->n) {
+      ov->v = nub_realloc(ov->v, (ov->n + 1) * sizeof(*ov->v));
+      ov->v[ov->n].name = nub_strdup(d->name);
+      ov->v[ov->n++].spec = NULL;
+    }
+    nub_free(ov->v[k].spec);
+    ov->v[k].spec = nub_strdup(d->spec);
+  }
+  if (!c->man.ntrusted && ws->nonly_built) {
+    c->man.trusted = nub_calloc(ws->nonly_built, sizeof(char *));
+    for (size_t i = 0; i < ws->nonly_built; i++)
+      c->man.trusted[i] = nub_strdup(ws->only_built[i]);
+    c->man.ntrusted = ws->nonly_built;
+  }
+}
+
 static int setup(struct nub_install_ctx *c, const char *dir, struct nub_err *err)
 {
   int rc = nub_config_load(&c->cfg, dir, c->o->cfg, c->o->ncfg, err);
@@ -69,6 +97,11 @@ static int setup(struct nub_install_ctx *c, const char *dir, struct nub_err *err
   if (rc < 0)
     return rc;
   c->have_man = true;
+  rc = nub_workspace_discover(&c->ws, dir, &c->man, err);
+  c->have_ws = true;
+  if (rc < 0)
+    return rc;
+  merge_workspace_settings(c);
   rc = nub_project_detect(&c->proj, dir, &c->cfg, c->man.package_manager, err);
   c->have_proj = true; /* released whatever detect did */
   if (rc < 0)
@@ -81,20 +114,43 @@ static int setup(struct nub_install_ctx *c, const char *dir, struct nub_err *err
   return 0;
 }
 
+/* The files the state fingerprints, in order: the lockfile, package.json,
+ * the workspace's definition and its members' package.json. */
+static size_t input_files(const struct nub_install_ctx *c, const char *lockfile, char ***out)
+{
+  size_t n = 0, cap = c->ws.npkgs + 3;
+  char **v = nub_calloc(cap, sizeof(char *));
+
+  if (lockfile)
+    v[n++] = nub_strdup(lockfile);
+  v[n++] = nub_strdup("package.json");
+  if (c->ws.source && !strcmp(c->ws.source, "pnpm-workspace.yaml"))
+    v[n++] = nub_strdup("pnpm-workspace.yaml");
+  for (size_t i = 0; i < c->ws.npkgs; i++)
+    v[n++] = nub_asprintf("%s/package.json", c->ws.pkgs[i].dir);
+  *out = v;
+  return n;
+}
+
 /* "Already up to date": the state matches the files and settings. */
 static bool up_to_date(struct nub_install_ctx *c)
 {
   struct nub_state s;
   bool fresh = false;
+  char **names;
+  size_t n;
 
   if (c->o->force || c->o->ci || c->o->lockfile_only || c->o->frozen == NUB_FROZEN_NO)
     return false;
   if (nub_state_read(&s, c->proj.dir_fd, true) < 0)
     return false;
-  fresh = !strcmp(s.settings, c->settings) && nub_state_files_match(&s, c->proj.dir_fd) &&
-          nub_state_checks_exist(&s, c->proj.dir_fd) && nub_state_dirs_match(&s, c->proj.dir_fd) &&
-          s.nfiles == (c->proj.lockfile ? 2 : 1) &&
-          (!c->proj.lockfile || !strcmp(s.files[0].name, c->proj.lockfile));
+  n = input_files(c, c->proj.lockfile, &names);
+  fresh = !strcmp(s.settings, c->settings) && (size_t)s.nfiles == n;
+  for (size_t i = 0; fresh && i < n; i++)
+    fresh = !strcmp(s.files[i].name, names[i]);
+  fresh = fresh && nub_state_files_match(&s, c->proj.dir_fd) &&
+          nub_state_checks_exist(&s, c->proj.dir_fd) && nub_state_dirs_match(&s, c->proj.dir_fd);
+  nub_strarray_free(names, n);
   nub_state_release(&s);
   return fresh;
 }
@@ -141,6 +197,8 @@ static int start_work(struct nub_install_ctx *c, struct nub_err *err)
   nub_progress_start(&c->prog, (int)c->o->reporter);
   for (size_t i = 0; i < c->cfg.nwarnings; i++)
     nub_progress_warn(&c->prog, "%s", c->cfg.warnings[i]);
+  for (size_t i = 0; i < c->ws.nwarnings; i++)
+    nub_progress_warn(&c->prog, "%s", c->ws.warnings[i]);
   rc = nub_store_open(&c->store, c->cfg.store_dir, err);
   if (rc < 0)
     return rc;
@@ -314,10 +372,15 @@ static void phase_state(struct nub_install_ctx *c, struct nub_install_result *re
   memset(&s, 0, sizeof(s));
   snprintf(s.layout, sizeof(s.layout), "%s", c->layout->name);
   memcpy(s.settings, c->settings, sizeof(s.settings));
-  if (c->proj.lockfile || c->plan.have_graph)
-    nub_fingerprint(c->proj.dir_fd, c->proj.lockfile ? c->proj.lockfile : c->plan.lockname,
-                    &s.files[s.nfiles++]);
-  nub_fingerprint(c->proj.dir_fd, "package.json", &s.files[s.nfiles++]);
+  {
+    char **names;
+    size_t n = input_files(c, c->proj.lockfile ? c->proj.lockfile
+                              : c->plan.have_graph ? c->plan.lockname
+                                                   : NULL, &names);
+    for (size_t i = 0; i < n; i++)
+      nub_state_add_file(&s, c->proj.dir_fd, names[i]);
+    nub_strarray_free(names, n);
+  }
   nub_plat_mkdir_at(c->proj.dir_fd, NUB_STATE_DIR, 0755); /* before any time is read */
   c->layout->state(c, &s);
   nub_state_write(&s, c->proj.dir_fd);
@@ -383,6 +446,15 @@ int nub_install(const struct nub_install_opts *o, struct nub_install_result *res
   nub_plat_trap_interrupts();
   nub_plat_raise_nofile();
   rc = absolute_dir(o->dir, &dir, err);
+  if (rc == 0) {
+    /* run in a workspace package, the install is the workspace's */
+    char *root = NULL;
+    rc = nub_workspace_find_root(dir, &root, err);
+    if (rc == 0) {
+      nub_free(dir);
+      dir = root;
+    }
+  }
   if (rc == 0)
     rc = setup(&c, dir, err);
   if (rc < 0)
@@ -390,6 +462,11 @@ int nub_install(const struct nub_install_opts *o, struct nub_install_result *res
   if (up_to_date(&c)) {
     res->up_to_date = true;
     goto out;
+  }
+  if (c.ws.source) {
+    rc = nub_workspace_load(&c.ws, err);
+    if (rc < 0)
+      goto out;
   }
   if (o->frozen == NUB_FROZEN_YES && !c.proj.lockfile) {
     rc = nub_err_set(err, -NUB_ENOLOCKFILE,
@@ -426,6 +503,8 @@ out:
     nub_store_close(&c.store);
   if (c.have_proj)
     nub_project_release(&c.proj);
+  if (c.have_ws)
+    nub_workspace_release(&c.ws);
   if (c.have_man)
     nub_manifest_release(&c.man);
   if (c.have_cfg)

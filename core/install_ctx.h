@@ -20,13 +20,16 @@
 #include "progress.h"
 #include "project.h"
 #include "store.h"
+#include "workspace.h"
 
 struct nub_layout;
 
 struct nub_install_ctx {
   const struct nub_install_opts *o;
   struct nub_config cfg;
-  struct nub_manifest man;
+  struct nub_manifest man;   /* the root's; pnpm-workspace.yaml's overrides and
+                              * onlyBuiltDependencies merged in */
+  struct nub_workspace ws;   /* members (none when not a workspace) */
   struct nub_project proj;
   struct nub_store store;
   struct nub_pool *pool;
@@ -36,7 +39,7 @@ struct nub_install_ctx {
   const struct nub_layout *layout;
   struct nub_plat_caps caps;
   int lock_fd;
-  bool have_cfg, have_man, have_proj, have_store, have_linker;
+  bool have_cfg, have_man, have_ws, have_proj, have_store, have_linker;
   bool frozen;          /* the lockfile must already match package.json */
   uint64_t t0;
   char settings[33];    /* fingerprint of what shapes node_modules */

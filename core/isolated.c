@@ -677,15 +677,17 @@ static void link_one_or_entries(void *vctx, size_t k, int worker)
     link_one(vctx, k - 1, worker);
 }
 
+/* Each importer's direct dependencies in its node_modules: links into
+ * node_modules/.nub of the project (a member's climb to the project first),
+ * to file: directories, and to linked workspace members. */
 static int top_links(struct ictx *c)
 {
-  const struct nub_importer *im = c->g->nimporters ? &c->g->importers[0] : NULL;
   struct nub_buf path = NUB_BUF_INIT, tgt = NUB_BUF_INIT;
   int rc = 0;
 
-  if (!im)
-    return 0;
-  for (int kind = 0; kind < NUB_DEP_KINDS; kind++) {
+  for (size_t m = 0; m < c->g->nimporters * NUB_DEP_KINDS; m++) {
+    const struct nub_importer *im = &c->g->importers[m / NUB_DEP_KINDS];
+    int kind = (int)(m % NUB_DEP_KINDS), depth = nub_importer_depth(im);
     const struct nub_gdirect *d;
     size_t n = nub_importer_directs(im, kind, &d);
     if ((kind == NUB_DEP_DEV && c->o->omit_dev) ||
@@ -697,8 +699,15 @@ static int top_links(struct ictx *c)
       nub_free(t);
       nub_buf_reset(&path);
       nub_buf_reset(&tgt);
+      if (depth)
+        nub_buf_addf(&path, "%s/", im->path);
       nub_buf_addf(&path, "node_modules/%s", d[i].alias);
       up_levels(&tgt, d[i].alias, 0);
+      if (depth && p && !p->g->directory) {
+        for (int u = 0; u <= depth; u++)
+          nub_buf_adds(&tgt, "../");
+        nub_buf_adds(&tgt, "node_modules/");
+      }
       if (p && p->g->directory) {
         char *from = abs_of(c, path.data), *to = abs_of(c, p->g->directory), rel[4096];
         *strrchr(from, '/') = '\0';
@@ -714,10 +723,11 @@ static int top_links(struct ictx *c)
       } else {
         continue; /* an optional dependency left out on this platform */
       }
-      if (strchr(d[i].alias, '/')) {
-        char *scope = nub_strndup(path.data, (size_t)(strrchr(path.data, '/') - path.data));
-        nub_mkdirs_at(c->proj_fd, scope);
-        nub_free(scope);
+      {
+        char *parent = nub_strndup(path.data, (size_t)(strrchr(path.data, '/') - path.data));
+        if (depth || strchr(d[i].alias, '/'))
+          nub_mkdirs_at(c->proj_fd, parent);
+        nub_free(parent);
       }
       rc = nub_plat_symlink_at(tgt.data, c->proj_fd, path.data);
       if (rc == -EEXIST) {

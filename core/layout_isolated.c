@@ -17,18 +17,12 @@
 #include "store.h"
 #include "strmap.h"
 
-static const struct nub_importer *root_importer(const struct nub_graph *g)
-{
-  return g->nimporters ? &g->importers[0] : NULL;
-}
-
 /* Skip what this install leaves out: optional packages for another platform,
  * dev-only packages under --prod, optional ones under --no-optional, and
  * whatever the kept direct dependencies no longer reach. */
 static int filter(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_graph *g = &c->plan.graph;
-  const struct nub_importer *im = root_importer(g);
   const struct nub_install_opts *o = c->o;
   bool *reach = nub_calloc(g->npkgs + 1, sizeof(bool));
   size_t *stack = nub_malloc(sizeof(size_t) * (g->npkgs + 1)), sp = 0;
@@ -53,7 +47,9 @@ static int filter(struct nub_install_ctx *c, struct nub_err *err)
     if (p->optional && o->omit_optional)
       p->skip = true;
   }
-  for (int k = 0; im && k < NUB_DEP_KINDS; k++) {
+  for (size_t m = 0; m < g->nimporters * NUB_DEP_KINDS; m++) {
+    const struct nub_importer *im = &g->importers[m / NUB_DEP_KINDS];
+    int k = (int)(m % NUB_DEP_KINDS);
     const struct nub_gdirect *d;
     size_t n = nub_importer_directs(im, k, &d);
     if ((k == NUB_DEP_DEV && o->omit_dev) || (k != NUB_DEP_DEV && o->dev_only) ||
@@ -142,12 +138,12 @@ static void isolated_after_fetch(struct nub_install_ctx *c)
 }
 
 /* The plan's entries by their paths in the project ("node_modules/.nub/<dir>"),
- * and its top-level names ("node_modules/<alias>", with their scopes). */
+ * and each importer's top-level names ("node_modules/<alias>",
+ * "packages/a/node_modules/<alias>", with their scopes). */
 static void plan_paths(struct nub_install_ctx *c, struct nub_strmap *entries,
                        struct nub_strmap *top)
 {
   const struct nub_graph *g = &c->plan.graph;
-  const struct nub_importer *im = root_importer(g);
 
   for (size_t j = 0; j < g->npkgs; j++) {
     char dir[300], path[320];
@@ -157,17 +153,20 @@ static void plan_paths(struct nub_install_ctx *c, struct nub_strmap *entries,
     snprintf(path, sizeof(path), "node_modules/.nub/%s", dir);
     nub_strmap_put(entries, path, (void *)1);
   }
-  for (int k = 0; im && k < NUB_DEP_KINDS; k++) {
+  for (size_t m = 0; m < g->nimporters * NUB_DEP_KINDS; m++) {
+    const struct nub_importer *im = &g->importers[m / NUB_DEP_KINDS];
     const struct nub_gdirect *d;
-    size_t n = nub_importer_directs(im, k, &d);
+    size_t n = nub_importer_directs(im, (int)(m % NUB_DEP_KINDS), &d);
     for (size_t i = 0; i < n; i++) {
-      char *path = nub_asprintf("node_modules/%s", d[i].alias), *slash;
+      char *rest = nub_asprintf("node_modules/%s", d[i].alias);
+      char *path = nub_importer_file(im, rest), *slash;
       nub_strmap_put(top, path, (void *)1);
       if (d[i].alias[0] == '@' && (slash = strrchr(path, '/')) != NULL) {
         *slash = '\0';
         nub_strmap_put(top, path, (void *)1);
       }
       nub_free(path);
+      nub_free(rest);
     }
   }
 }
@@ -228,16 +227,25 @@ static void reconcile(struct nub_install_ctx *c, const struct nub_state *old)
       nub_free(entry);
     }
   }
-  sweep(fd, old, "node_modules", &top);
-  for (size_t i = 0; i < top.cap; i++) {
-    const char *k = top.slots[i].key;
-    if (k && k[13] == '@' && !strchr(k + 13, '/'))
-      sweep(fd, old, k, &top); /* a scope */
+  for (size_t m = 0; m < c->plan.graph.nimporters; m++) {
+    const struct nub_importer *im = &c->plan.graph.importers[m];
+    char *nm = nub_importer_file(im, "node_modules"), *bin;
+    size_t nl = strlen(nm);
+    sweep(fd, old, nm, &top);
+    for (size_t i = 0; i < top.cap; i++) {
+      const char *k = top.slots[i].key;
+      if (k && !strncmp(k, nm, nl) && k[nl] == '/' && k[nl + 1] == '@' &&
+          !strchr(k + nl + 1, '/'))
+        sweep(fd, old, k, &top); /* a scope */
+    }
+    bin = nub_importer_file(im, "node_modules/.bin");
+    nub_plat_rm_rf_at(fd, bin);
+    nub_free(bin);
+    nub_free(nm);
   }
   sweep(fd, old, "node_modules/.nub", &entries);
   for (size_t i = 0; i < old->nchecks; i++)
     nub_plat_rm_rf_at(fd, old->checks[i]);
-  nub_plat_rm_rf_at(fd, "node_modules/.bin");
   nub_plat_rm_rf_at(fd, "node_modules/.nub/node_modules");
   nub_strmap_release(&entries, NULL);
   nub_strmap_release(&top, NULL);
@@ -271,7 +279,8 @@ static int isolated_link(struct nub_install_ctx *c, const struct nub_state *old,
 
 static int isolated_bins(struct nub_install_ctx *c, size_t *nlinks, struct nub_err *err)
 {
-  return nub_bins_link_importer(c->proj.dir_fd, &c->plan.graph, c->o->omit_dev, nlinks, err);
+  return nub_bins_link_importers(c->proj.dir_fd, c->proj.dir, &c->plan.graph,
+                                 c->ws.source ? &c->ws : NULL, c->o->omit_dev, nlinks, err);
 }
 
 /* Packages in key order; their directories in the project (only packages
@@ -302,36 +311,46 @@ static size_t isolated_script_targets(struct nub_install_ctx *c, struct nub_scri
 static void isolated_state(struct nub_install_ctx *c, struct nub_state *s)
 {
   const struct nub_graph *g = &c->plan.graph;
-  const struct nub_importer *im = root_importer(g);
   struct nub_strmap scopes;
   size_t k = 0;
 
   memset(&scopes, 0, sizeof(scopes));
-  for (int kk = 0; im && kk < NUB_DEP_KINDS; kk++) {
+  for (size_t m = 0; m < g->nimporters * NUB_DEP_KINDS; m++) {
+    const struct nub_importer *im = &g->importers[m / NUB_DEP_KINDS];
     const struct nub_gdirect *d;
-    size_t n = nub_importer_directs(im, kk, &d);
+    size_t n = nub_importer_directs(im, (int)(m % NUB_DEP_KINDS), &d);
+    bool root = !strcmp(im->path, ".");
     for (size_t i = 0; i < n; i++) {
       char *t = nub_gedge_target(d[i].alias, d[i].ref);
       struct nub_gpkg *p = t ? nub_graph_find(g, t) : NULL;
-      char *path = nub_asprintf("node_modules/%s", d[i].alias);
+      char *rest = nub_asprintf("node_modules/%s", d[i].alias);
+      char *path = nub_importer_file(im, rest);
       nub_free(t);
       if ((p && !p->skip) || !strncmp(d[i].ref, "link:", 5)) {
         nub_state_add_check(s, path);
-        nub_state_add_direct(s, d[i].alias, p ? p->version : d[i].ref);
+        if (root) /* the summary speaks of the project's own */
+          nub_state_add_direct(s, d[i].alias, p ? p->version : d[i].ref);
       }
       if (d[i].alias[0] == '@') { /* the scope's directory, once */
-        path[13 + strcspn(d[i].alias, "/")] = '\0';
+        path[strlen(path) - strlen(d[i].alias) + strcspn(d[i].alias, "/")] = '\0';
         if (!nub_strmap_put(&scopes, path, (void *)1))
           nub_state_add_dir(s, c->proj.dir_fd, path);
       }
       nub_free(path);
+      nub_free(rest);
     }
   }
   nub_strmap_release(&scopes, NULL);
   s->keys = nub_calloc(g->npkgs + 1, sizeof(char *));
   s->paths = nub_calloc(g->npkgs + 1, sizeof(char *));
-  nub_state_add_dir(s, c->proj.dir_fd, "node_modules");
-  nub_state_add_dir(s, c->proj.dir_fd, "node_modules/.bin");
+  for (size_t m = 0; m < g->nimporters; m++) {
+    char *nm = nub_importer_file(&g->importers[m], "node_modules");
+    char *bin = nub_importer_file(&g->importers[m], "node_modules/.bin");
+    nub_state_add_dir(s, c->proj.dir_fd, nm);
+    nub_state_add_dir(s, c->proj.dir_fd, bin);
+    nub_free(nm);
+    nub_free(bin);
+  }
   nub_state_add_dir(s, c->proj.dir_fd, "node_modules/.nub");
   for (size_t i = 0; i < g->npkgs; i++) {
     const struct nub_gpkg *p = g->pkgs[i];

@@ -200,6 +200,69 @@ static void read_overrides(const cJSON *root, struct nub_depmap *out)
   }
 }
 
+const struct nub_catalog *nub_catalog_find(const struct nub_catalog *v, size_t n,
+                                           const char *name)
+{
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(v[i].name, name))
+      return &v[i];
+  return NULL;
+}
+
+void nub_catalogs_free(struct nub_catalog *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    nub_free(v[i].name);
+    nub_depmap_release(&v[i].deps);
+  }
+  nub_free(v);
+}
+
+/* bun's catalogs: "catalog" is the default one, "catalogs" the named ones;
+ * a name seen twice keeps the first. */
+static void read_catalogs(const cJSON *o, struct nub_manifest *out)
+{
+  const cJSON *def = cJSON_GetObjectItemCaseSensitive(o, "catalog");
+  const cJSON *named = cJSON_GetObjectItemCaseSensitive(o, "catalogs"), *it;
+  size_t cap = out->ncatalogs;
+
+  if (cJSON_IsObject(def) && !nub_catalog_find(out->catalogs, out->ncatalogs, "default")) {
+    NUB_GROW(out->catalogs, cap, out->ncatalogs + 1);
+    out->catalogs[out->ncatalogs].name = nub_strdup("default");
+    nub_json_depmap(def, &out->catalogs[out->ncatalogs].deps);
+    out->ncatalogs++;
+  }
+  if (!cJSON_IsObject(named))
+    return;
+  cJSON_ArrayForEach(it, named)
+  {
+    if (!it->string || !cJSON_IsObject(it) ||
+        nub_catalog_find(out->catalogs, out->ncatalogs, it->string))
+      continue;
+    NUB_GROW(out->catalogs, cap, out->ncatalogs + 1);
+    out->catalogs[out->ncatalogs].name = nub_strdup(it->string);
+    nub_json_depmap(it, &out->catalogs[out->ncatalogs].deps);
+    out->ncatalogs++;
+  }
+}
+
+/* "workspaces": ["a/<glob>"] or {"packages": ["a/<glob>"], "catalog": {...}} */
+static void read_workspaces(const cJSON *root, struct nub_manifest *out)
+{
+  const cJSON *ws = cJSON_GetObjectItemCaseSensitive(root, "workspaces");
+
+  if (cJSON_IsArray(ws)) {
+    out->has_workspaces = true;
+    nub_json_strarray(ws, &out->workspaces, &out->nworkspaces);
+  } else if (cJSON_IsObject(ws)) {
+    out->has_workspaces = true;
+    nub_json_strarray(cJSON_GetObjectItemCaseSensitive(ws, "packages"), &out->workspaces,
+                      &out->nworkspaces);
+    read_catalogs(ws, out);
+  }
+  read_catalogs(root, out);
+}
+
 int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
                        const char *path, struct nub_err *err)
 {
@@ -255,11 +318,18 @@ int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
     nub_json_strarray(cJSON_GetObjectItemCaseSensitive(root, "allowBuilds"),
                       &out->trusted, &out->ntrusted);
   read_overrides(root, &out->overrides);
+  read_workspaces(root, out);
   cJSON_Delete(root);
   return 0;
 }
 
 int nub_manifest_load(struct nub_manifest *out, const char *dir, struct nub_err *err)
+{
+  return nub_manifest_load_as(out, dir, "package.json", err);
+}
+
+int nub_manifest_load_as(struct nub_manifest *out, const char *dir, const char *shown,
+                         struct nub_err *err)
 {
   char *path = nub_asprintf("%s/package.json", dir), *text = NULL;
   size_t len = 0;
@@ -273,7 +343,7 @@ int nub_manifest_load(struct nub_manifest *out, const char *dir, struct nub_err 
     nub_free(path);
     return rc;
   }
-  rc = nub_manifest_parse(out, text, len, "package.json", err);
+  rc = nub_manifest_parse(out, text, len, shown, err);
   nub_free(text);
   nub_free(path);
   return rc;
@@ -304,5 +374,7 @@ void nub_manifest_release(struct nub_manifest *m)
   nub_free(m->postinstall);
   nub_free(m->prepare);
   nub_strarray_free(m->trusted, m->ntrusted);
+  nub_strarray_free(m->workspaces, m->nworkspaces);
+  nub_catalogs_free(m->catalogs, m->ncatalogs);
   memset(m, 0, sizeof(*m));
 }

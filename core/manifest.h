@@ -17,6 +17,13 @@ struct nub_depmap {
   size_t n;
 };
 
+/* A named set of version ranges that "catalog:<name>" specs refer to
+ * (pnpm-workspace.yaml, bun's package.json); the default one is "default". */
+struct nub_catalog {
+  char *name;
+  struct nub_depmap deps;
+};
+
 struct nub_bin {
   char *name, *target; /* validated command name, normalised relative path */
 };
@@ -36,6 +43,12 @@ struct nub_manifest {
   char *preinstall, *install, *postinstall, *prepare;
   bool has_scripts_field;
   char **trusted; size_t ntrusted; /* trustedDependencies / allowBuilds names */
+  /* "workspaces": the array, or the object form's "packages" (globs, '!'
+   * excludes); has_workspaces when the field is there at all */
+  char **workspaces; size_t nworkspaces;
+  bool has_workspaces;
+  /* bun's catalogs: "workspaces.catalog(s)" or top-level "catalog(s)" */
+  struct nub_catalog *catalogs; size_t ncatalogs;
 };
 
 /* Parse package.json text. `path` names the file in errors, which carry
@@ -46,6 +59,13 @@ int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
 /* Read and parse <dir>/package.json. -ENOENT (with a message) if missing. */
 int nub_manifest_load(struct nub_manifest *out, const char *dir,
                       struct nub_err *err);
+/* The same, naming the file `shown` in errors ("packages/a/package.json"). */
+int nub_manifest_load_as(struct nub_manifest *out, const char *dir, const char *shown,
+                         struct nub_err *err);
+/* Catalog `name` of v[0..n), or NULL. */
+const struct nub_catalog *nub_catalog_find(const struct nub_catalog *v, size_t n,
+                                           const char *name);
+void nub_catalogs_free(struct nub_catalog *v, size_t n);
 void nub_manifest_release(struct nub_manifest *m);
 
 void nub_depmap_release(struct nub_depmap *m);

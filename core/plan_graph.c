@@ -51,21 +51,14 @@ static bool overrides_in_sync(const struct nub_graph *g, const struct nub_depmap
   return true;
 }
 
-/* Does the lockfile's importer answer package.json? */
-static bool in_sync(const struct nub_graph *g, const struct nub_manifest *m, char *why,
-                    size_t cap)
+/* Does one importer of the lockfile answer its package.json? */
+static bool importer_in_sync(const struct nub_importer *im, const struct nub_manifest *m,
+                             char *why, size_t cap)
 {
-  const struct nub_importer *im = g->nimporters ? &g->importers[0] : NULL;
   struct nub_locked *l;
   size_t n = 0;
   bool ok;
 
-  if (!im) {
-    snprintf(why, cap, "the lockfile has no importer for the project");
-    return false;
-  }
-  if (!overrides_in_sync(g, &m->overrides, why, cap))
-    return false;
   l = nub_calloc(im->ndeps + im->ndev + im->noptional + 1, sizeof(*l));
   for (int k = 0; k < NUB_DEP_KINDS; k++) {
     const struct nub_gdirect *d;
@@ -79,7 +72,54 @@ static bool in_sync(const struct nub_graph *g, const struct nub_manifest *m, cha
   }
   ok = nub_sync_check(m, l, n, NUB_SYNC_SPECIFIER, why, cap);
   nub_free(l);
+  if (!ok && strcmp(im->path, ".")) { /* say which package.json */
+    char inner[512];
+    snprintf(inner, sizeof(inner), "%s", why);
+    snprintf(why, cap, "%s/package.json: %s", im->path, inner);
+  }
   return ok;
+}
+
+/* Does the lockfile answer package.json: one importer per workspace
+ * package, each in sync, and the same overrides? */
+static bool in_sync(const struct nub_install_ctx *c, const struct nub_graph *g, char *why,
+                    size_t cap)
+{
+  const struct nub_importer *root = NULL;
+
+  for (size_t i = 0; i < g->nimporters; i++)
+    if (!strcmp(g->importers[i].path, "."))
+      root = &g->importers[i];
+  if (!root) {
+    snprintf(why, cap, "the lockfile has no importer for the project");
+    return false;
+  }
+  if (!overrides_in_sync(g, &c->man.overrides, why, cap))
+    return false;
+  if (g->nimporters != 1 + c->ws.npkgs) {
+    for (size_t i = 0; i < c->ws.npkgs; i++) {
+      bool found = false;
+      for (size_t k = 0; k < g->nimporters && !found; k++)
+        found = !strcmp(g->importers[k].path, c->ws.pkgs[i].dir);
+      if (!found) {
+        snprintf(why, cap, "the workspace package %s is new", c->ws.pkgs[i].dir);
+        return false;
+      }
+    }
+    snprintf(why, cap, "a workspace package was removed");
+    return false;
+  }
+  for (size_t i = 0; i < g->nimporters; i++) {
+    const struct nub_importer *im = &g->importers[i];
+    const struct nub_ws_pkg *m = im == root ? NULL : nub_workspace_at(&c->ws, im->path);
+    if (im != root && !m) {
+      snprintf(why, cap, "the lockfile's importer %s is not a workspace package", im->path);
+      return false;
+    }
+    if (!importer_in_sync(im, m ? &m->man : &c->man, why, cap))
+      return false;
+  }
+  return true;
 }
 
 static int read_lock(struct nub_install_ctx *c, struct nub_graph *g, struct nub_err *err)
@@ -139,6 +179,7 @@ static int resolve(struct nub_install_ctx *c, const struct nub_graph *prev, stru
   }
   memset(&ro, 0, sizeof(ro));
   ro.project_dir = c->proj.dir;
+  ro.ws = c->ws.source ? &c->ws : NULL;
   ro.previous = prev;
   ro.overrides = &c->man.overrides;
   ro.on_pick = p->fetch ? on_pick : NULL;
@@ -169,7 +210,7 @@ int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err)
     if (rc < 0)
       goto out;
     have_prev = true;
-    fresh = in_sync(&prev, &c->man, why, sizeof(why));
+    fresh = in_sync(c, &prev, why, sizeof(why));
   }
   if (c->frozen && !fresh) {
     rc = nub_err_set(err, -NUB_EOUTDATED,

@@ -14,7 +14,9 @@
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "path.h"
+#include "semver.h"
 #include "strmap.h"
+#include "workspace.h"
 
 struct rnode;
 
@@ -43,6 +45,7 @@ struct qitem {
   char *alias, *spec;
   bool optional, peer;
   int kind; /* project edges: 0 dependencies, 1 devDependencies, 2 optional */
+  size_t imp; /* project edges: the importer */
 };
 
 struct rootedge {
@@ -50,10 +53,20 @@ struct rootedge {
   struct rnode *to;   /* NULL for link: */
   char *link;         /* "link:../x" */
   int kind;
+  size_t imp;
+};
+
+/* One importer: the project (".") or a workspace member. */
+struct imp {
+  const char *path;                /* "." or "packages/a" */
+  char *abs;                       /* its directory */
+  const struct nub_manifest *man;
 };
 
 struct res {
   const struct nub_manifest *man;
+  struct imp *imps;
+  size_t nimps;
   struct nub_meta *meta;
   const struct nub_resolve_opts *o;
   struct nub_err *err;
@@ -117,6 +130,7 @@ static void push(struct res *r, struct rnode *parent, const char *alias, const c
   it->optional = optional;
   it->peer = peer;
   it->kind = kind;
+  it->imp = 0;
   r->qlen++;
 }
 
@@ -400,16 +414,22 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
 
   *out = NULL;
   snprintf(name, sizeof(name), "%s", it->alias);
-  snprintf(who, sizeof(who), "%s", it->parent ? it->parent->base : "the project");
+  snprintf(who, sizeof(who), "%s",
+           it->parent ? it->parent->base : it->imp ? r->imps[it->imp].path : "the project");
   ov = override_for(r, it->parent ? it->parent->name : NULL, it->alias);
   if (ov)
     spec = ov;
   if (!strncmp(spec, "file:", 5) && it->parent == NULL) {
-    char *abs = nub_project_path(r->o->project_dir, spec + 5);
+    char *abs = nub_project_path(r->imps[it->imp].abs, spec + 5), rel[4096];
     struct nub_plat_stat st;
-    int rc2 = nub_plat_stat_follow_at(NUB_PLAT_CWD, abs, &st) == 0 && st.type == NUB_FT_FILE
-                  ? pick_local_tarball(r, it, spec + 5, abs, out)
-                  : pick_local(r, it, spec + 5, abs, out);
+    const char *dir = spec + 5;
+    int rc2;
+    /* a member's file: path, relative to the root as the lockfile keys it */
+    if (it->imp && nub_path_relative(r->imps[0].abs, abs, rel, sizeof(rel)) == 0)
+      dir = rel;
+    rc2 = nub_plat_stat_follow_at(NUB_PLAT_CWD, abs, &st) == 0 && st.type == NUB_FT_FILE
+              ? pick_local_tarball(r, it, dir, abs, out)
+              : pick_local(r, it, dir, abs, out);
     nub_free(abs);
     return rc2;
   }
@@ -476,6 +496,123 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   return 0;
 }
 
+/* ---- workspaces ------------------------------------------------------------- */
+
+static int ws_error(struct res *r, const struct qitem *it, const char *fmt, const char *a,
+                    const char *b)
+{
+  char what[600];
+
+  snprintf(what, sizeof(what), fmt, a, b);
+  return nub_err_set(r->err, -NUB_EWORKSPACE, "%s%s depends on %s@%s, %s",
+                     it->imp ? r->imps[it->imp].path : "the project",
+                     it->imp ? "/package.json" : " (package.json)", it->alias, it->spec, what);
+}
+
+static bool member_satisfies(const struct nub_ws_pkg *m, const char *range_s)
+{
+  struct nub_range *range = NULL;
+  struct nub_version v;
+  bool ok = false;
+
+  if (!m->man.version || nub_range_parse_loose(&range, range_s) < 0)
+    return false;
+  if (nub_version_parse_loose(&v, m->man.version) == 0) {
+    ok = nub_range_satisfies(range, &v, false);
+    nub_version_release(&v);
+  }
+  nub_range_free(range);
+  return ok;
+}
+
+/* "link:<path from the importer to the member>" */
+static char *member_link(struct res *r, size_t imp, const struct nub_ws_pkg *m)
+{
+  char *to = nub_asprintf("%s/%s", r->imps[0].abs, m->dir), rel[4096];
+  char *link = nub_path_relative(r->imps[imp].abs, to, rel, sizeof(rel)) == 0
+                   ? nub_asprintf("link:%s", rel)
+                   : nub_asprintf("link:%s", m->dir);
+  nub_free(to);
+  return link;
+}
+
+/* A direct dependency of an importer as the resolver takes it: a catalog:
+ * spec becomes the catalog's range (*spec, borrowed); a workspace: spec,
+ * or a plain range a member satisfies, a link to the member (*link). */
+static int importer_spec(struct res *r, const struct qitem *it, const char **spec, char **link)
+{
+  const struct nub_workspace *ws = r->o->ws;
+  const struct nub_ws_pkg *m;
+  const char *s = it->spec;
+
+  *spec = s;
+  *link = NULL;
+  if (!strncmp(s, "catalog:", 8)) {
+    const char *name = s[8] ? s + 8 : "default";
+    const struct nub_catalog *cat = ws ? nub_catalog_find(ws->catalogs, ws->ncatalogs, name)
+                                       : nub_catalog_find(r->man->catalogs, r->man->ncatalogs,
+                                                          name);
+    const char *range = cat ? nub_depmap_get(&cat->deps, it->alias) : NULL;
+    if (!range)
+      return ws_error(r, it, "but the %s catalog has no entry for it%s", name,
+                      cat ? "" : " (there is no such catalog)");
+    if (!strncmp(range, "catalog:", 8) || !strncmp(range, "workspace:", 10))
+      return ws_error(r, it, "but the %s catalog gives it '%s', which is not a version range",
+                      name, range);
+    *spec = s = range;
+  }
+  if (!strncmp(s, "workspace:", 10)) {
+    const char *w = s + 10, *range = w, *at;
+    char name[512];
+    if (!ws || !ws->source)
+      return ws_error(r, it, "but %s is not in a workspace (no \"workspaces\" in package.json "
+                      "and no pnpm-workspace.yaml)%s", r->imps[0].abs, "");
+    snprintf(name, sizeof(name), "%s", it->alias);
+    if (w[0] == '.' || w[0] == '/') { /* workspace:../path */
+      char *abs = nub_project_path(r->imps[it->imp].abs, w), rel[4096];
+      m = nub_path_relative(r->imps[0].abs, abs, rel, sizeof(rel)) == 0
+              ? nub_workspace_at(ws, rel)
+              : NULL;
+      nub_free(abs);
+      if (!m)
+        return ws_error(r, it, "but %s is not a package of the workspace%s", w, "");
+      *link = member_link(r, it->imp, m);
+      return 0;
+    }
+    at = strchr(w[0] == '@' ? w + 1 : w, '@');
+    if (at && (at > w) && !strchr("^~*<>=", w[0])) { /* workspace:<alias>@<range> */
+      snprintf(name, sizeof(name), "%.*s", (int)(at - w), w);
+      range = at + 1;
+    }
+    m = nub_workspace_find(ws, name);
+    if (!m)
+      return ws_error(r, it, "but no package of the workspace is named %s%s", name, "");
+    if (strcmp(range, "*") && strcmp(range, "^") && strcmp(range, "~") && range[0] &&
+        !member_satisfies(m, range))
+      return ws_error(r, it, "but the workspace's %s is %s", m->dir,
+                      m->man.version ? m->man.version : "without a version");
+    *link = member_link(r, it->imp, m);
+    return 0;
+  }
+  /* npm's rule: a member that satisfies the range is used, not the registry's */
+  if (ws && (m = nub_workspace_find(ws, it->alias)) != NULL && member_satisfies(m, s) &&
+      strcmp(m->dir, r->imps[it->imp].path))
+    *link = member_link(r, it->imp, m);
+  return 0;
+}
+
+static void add_root(struct res *r, struct qitem *it, struct rnode *to, char *link)
+{
+  NUB_GROW(r->roots, r->caproots, r->nroots + 1);
+  r->roots[r->nroots].alias = it->alias;
+  r->roots[r->nroots].spec = it->spec;
+  r->roots[r->nroots].to = to;
+  r->roots[r->nroots].link = link;
+  r->roots[r->nroots].kind = it->kind;
+  r->roots[r->nroots].imp = it->imp;
+  r->nroots++;
+}
+
 static int run_queue(struct res *r)
 {
   while (r->qlen) {
@@ -491,16 +628,32 @@ static int run_queue(struct res *r)
       return nub_err_set(r->err, -NUB_EINTR, "interrupted while resolving");
     }
     if (!it.parent && !strncmp(it.spec, "link:", 5)) {
-      NUB_GROW(r->roots, r->caproots, r->nroots + 1);
-      r->roots[r->nroots].alias = it.alias;
-      r->roots[r->nroots].spec = it.spec;
-      r->roots[r->nroots].to = NULL;
-      r->roots[r->nroots].link = nub_strdup(it.spec);
-      r->roots[r->nroots].kind = it.kind;
-      r->nroots++;
+      add_root(r, &it, NULL, nub_strdup(it.spec));
       continue;
     }
-    rc = pick(r, &it, &n);
+    if (!it.parent) {
+      const char *eff;
+      char *link;
+      rc = importer_spec(r, &it, &eff, &link);
+      if (rc < 0) {
+        nub_free(it.alias);
+        nub_free(it.spec);
+        return rc;
+      }
+      if (link) {
+        add_root(r, &it, NULL, link);
+        continue;
+      }
+      if (eff != it.spec) { /* a catalog's range; the importer keeps "catalog:" */
+        struct qitem real = it;
+        real.spec = (char *)eff;
+        rc = pick(r, &real, &n);
+      } else {
+        rc = pick(r, &it, &n);
+      }
+    } else {
+      rc = pick(r, &it, &n);
+    }
     if (rc < 0) {
       if (it.optional && rc != -NUB_EINTR) {
         /* an optional dependency that cannot be resolved is left out */
@@ -515,13 +668,7 @@ static int run_queue(struct res *r)
     if (n && it.parent)
       add_kid(it.parent, it.alias, n, it.optional, it.peer);
     if (n && !it.parent) {
-      NUB_GROW(r->roots, r->caproots, r->nroots + 1);
-      r->roots[r->nroots].alias = it.alias;
-      r->roots[r->nroots].spec = it.spec;
-      r->roots[r->nroots].to = n;
-      r->roots[r->nroots].link = NULL;
-      r->roots[r->nroots].kind = it.kind;
-      r->nroots++;
+      add_root(r, &it, n, NULL);
       continue;
     }
     nub_free(it.alias);
@@ -662,6 +809,8 @@ static const char *lookup(struct res *r, struct frame *f, const struct rnode *se
     for (size_t j = 0; j < g->n; j++) {
       if (strcmp(g->alias[j], x) || (g == f && g->to[j] == self && !g->peer[j]))
         continue;
+      if (!g->to[j])
+        return NULL; /* a link (a workspace member): not a peer the graph can name */
       if (g->peer[j]) {
         /* the owner's own peer, as the owner resolved it (if it did) */
         if (g->inst[j])
@@ -937,13 +1086,15 @@ static int cmp_direct(const void *a, const void *b)
 }
 
 /* Packages reachable only through optional edges get `optional: true`. */
-static void mark_optional(struct nub_graph *g, const struct nub_importer *im)
+static void mark_optional(struct nub_graph *g)
 {
   bool *req = nub_calloc(g->npkgs + 1, sizeof(bool));
   size_t *stack = nub_malloc(sizeof(size_t) * (g->npkgs + 1)), sp = 0; /* each pushed once */
 
   nub_graph_sort(g);
-  for (int kind = 0; kind < 2; kind++) {
+  for (size_t m = 0; m < g->nimporters * 2; m++) {
+    const struct nub_importer *im = &g->importers[m / 2];
+    int kind = (int)(m % 2);
     const struct nub_gdirect *d = kind ? im->dev : im->deps;
     size_t n = kind ? im->ndev : im->ndeps;
     for (size_t i = 0; i < n; i++) {
@@ -998,31 +1149,14 @@ static void free_rnode(struct rnode *n)
   nub_free(n);
 }
 
-int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nub_meta *meta,
-                const struct nub_resolve_opts *o, struct nub_err *err)
+/* An importer's direct dependencies, queued: dependencies and
+ * optionalDependencies, then devDependencies; a name in two maps counts
+ * once (npm's precedence). */
+static void queue_importer(struct res *r, size_t imp)
 {
-  struct res r;
+  const struct nub_manifest *man = r->imps[imp].man;
   const struct nub_depmap *maps[3] = {&man->deps, &man->dev, &man->optional};
-  int rc;
-  size_t before;
 
-  memset(&r, 0, sizeof(r));
-  r.man = man;
-  r.meta = meta;
-  r.o = o;
-  r.err = err;
-  r.g = out;
-  if (o->overrides && o->overrides->n) {
-    /* recorded in the lockfile, so a change of them is a change of inputs */
-    out->overrides.v = nub_calloc(o->overrides->n, sizeof(*out->overrides.v));
-    for (size_t i = 0; i < o->overrides->n; i++) {
-      out->overrides.v[i].name = nub_strdup(o->overrides->v[i].name);
-      out->overrides.v[i].spec = nub_strdup(o->overrides->v[i].spec);
-    }
-    out->overrides.n = o->overrides->n;
-  }
-  /* project dependencies: dependencies and optionalDependencies, then
-   * devDependencies; a name in two maps counts once (npm's precedence) */
   for (int k = 0; k < 3; k++) {
     int order[3] = {0, 2, 1};
     int kind = order[k];
@@ -1037,17 +1171,89 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nu
         continue;
       if (kind == 0 && nub_depmap_get(&man->optional, sorted[i].name))
         continue;
-      push(&r, NULL, sorted[i].name, sorted[i].spec, kind == 2, false, kind);
-      if (strncmp(sorted[i].spec, "link:", 5) && strncmp(sorted[i].spec, "file:", 5)) {
+      push(r, NULL, sorted[i].name, sorted[i].spec, kind == 2, false, kind);
+      r->q[(r->qhead + r->qlen - 1) % r->qcap].imp = imp;
+      if (strncmp(sorted[i].spec, "link:", 5) && strncmp(sorted[i].spec, "file:", 5) &&
+          strncmp(sorted[i].spec, "workspace:", 10)) {
         char nm[512];
         const char *rg;
-        nub_meta_want(meta,
+        nub_meta_want(r->meta,
                       nub_spec_npm_alias(sorted[i].spec, nm, sizeof(nm), &rg) ? nm
                                                                                : sorted[i].name);
       }
     }
     nub_free(sorted);
   }
+}
+
+/* Phase 2 for one importer: its direct dependencies' dependency paths. */
+static void finish_importer(struct res *r, size_t imp, struct nub_importer *im)
+{
+  struct frame root;
+  size_t n = 0;
+  size_t *idx = nub_calloc(r->nroots + 1, sizeof(size_t));
+
+  for (size_t i = 0; i < r->nroots; i++)
+    if (r->roots[i].imp == imp)
+      idx[n++] = i;
+  frame_init(&root, NULL, NULL, n);
+  for (size_t j = 0; j < n; j++) {
+    root.alias[j] = r->roots[idx[j]].alias;
+    root.to[j] = r->roots[idx[j]].to;
+  }
+  im->path = nub_strdup(r->imps[imp].path);
+  for (size_t j = 0; j < n; j++) {
+    const struct rootedge *e = &r->roots[idx[j]];
+    struct nub_gdirect **v = e->kind == 1 ? &im->dev : e->kind == 2 ? &im->optional : &im->deps;
+    size_t *nv = e->kind == 1 ? &im->ndev : e->kind == 2 ? &im->noptional : &im->ndeps;
+    const char *key = e->to ? instance(r, &root, j) : NULL;
+    *v = nub_realloc(*v, sizeof(**v) * (*nv + 1));
+    (*v)[*nv].alias = nub_strdup(e->alias);
+    (*v)[*nv].specifier = nub_strdup(e->spec);
+    (*v)[*nv].ref = key ? ref_of(e->alias, key) : nub_strdup(e->link);
+    (*nv)++;
+  }
+  nub_sort(im->deps, im->ndeps, sizeof(*im->deps), cmp_direct);
+  nub_sort(im->dev, im->ndev, sizeof(*im->dev), cmp_direct);
+  nub_sort(im->optional, im->noptional, sizeof(*im->optional), cmp_direct);
+  frame_release(&root);
+  nub_free(idx);
+}
+
+int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nub_meta *meta,
+                const struct nub_resolve_opts *o, struct nub_err *err)
+{
+  struct res r;
+  int rc;
+  size_t before;
+
+  memset(&r, 0, sizeof(r));
+  r.man = man;
+  r.meta = meta;
+  r.o = o;
+  r.err = err;
+  r.g = out;
+  r.nimps = 1 + (o->ws ? o->ws->npkgs : 0);
+  r.imps = nub_calloc(r.nimps, sizeof(*r.imps));
+  r.imps[0].path = ".";
+  r.imps[0].abs = nub_strdup(o->project_dir);
+  r.imps[0].man = man;
+  for (size_t i = 1; i < r.nimps; i++) {
+    r.imps[i].path = o->ws->pkgs[i - 1].dir;
+    r.imps[i].abs = nub_asprintf("%s/%s", o->project_dir, o->ws->pkgs[i - 1].dir);
+    r.imps[i].man = &o->ws->pkgs[i - 1].man;
+  }
+  if (o->overrides && o->overrides->n) {
+    /* recorded in the lockfile, so a change of them is a change of inputs */
+    out->overrides.v = nub_calloc(o->overrides->n, sizeof(*out->overrides.v));
+    for (size_t i = 0; i < o->overrides->n; i++) {
+      out->overrides.v[i].name = nub_strdup(o->overrides->v[i].name);
+      out->overrides.v[i].spec = nub_strdup(o->overrides->v[i].spec);
+    }
+    out->overrides.n = o->overrides->n;
+  }
+  for (size_t i = 0; i < r.nimps; i++)
+    queue_importer(&r, i);
   rc = run_queue(&r);
   before = 0;
   while (rc == 0) {
@@ -1061,36 +1267,12 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nu
       break;
   }
   if (rc == 0) {
-    struct frame root;
-    struct nub_importer *im;
     compute_open_peers(&r);
-    frame_init(&root, NULL, NULL, r.nroots);
-    for (size_t i = 0; i < r.nroots; i++) {
-      root.alias[i] = r.roots[i].alias;
-      root.to[i] = r.roots[i].to;
-    }
-    out->importers = nub_calloc(1, sizeof(*out->importers));
-    out->nimporters = 1;
-    im = &out->importers[0];
-    im->path = nub_strdup(".");
-    for (size_t i = 0; i < r.nroots; i++) {
-      struct nub_gdirect **v = r.roots[i].kind == 1 ? &im->dev
-                               : r.roots[i].kind == 2 ? &im->optional
-                                                     : &im->deps;
-      size_t *n = r.roots[i].kind == 1 ? &im->ndev : r.roots[i].kind == 2 ? &im->noptional
-                                                                        : &im->ndeps;
-      const char *key = r.roots[i].to ? instance(&r, &root, i) : NULL;
-      *v = nub_realloc(*v, sizeof(**v) * (*n + 1));
-      (*v)[*n].alias = nub_strdup(r.roots[i].alias);
-      (*v)[*n].specifier = nub_strdup(r.roots[i].spec);
-      (*v)[*n].ref = key ? ref_of(r.roots[i].alias, key) : nub_strdup(r.roots[i].link);
-      (*n)++;
-    }
-    nub_sort(im->deps, im->ndeps, sizeof(*im->deps), cmp_direct);
-    nub_sort(im->dev, im->ndev, sizeof(*im->dev), cmp_direct);
-    nub_sort(im->optional, im->noptional, sizeof(*im->optional), cmp_direct);
-    frame_release(&root);
-    mark_optional(out, im);
+    out->importers = nub_calloc(r.nimps, sizeof(*out->importers));
+    out->nimporters = r.nimps;
+    for (size_t i = 0; i < r.nimps; i++)
+      finish_importer(&r, i, &out->importers[i]);
+    mark_optional(out);
   }
   /* cleanup */
   while (r.qlen) {
@@ -1106,6 +1288,9 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nu
     nub_free(r.roots[i].link);
   }
   nub_free(r.roots);
+  for (size_t i = 0; i < r.nimps; i++)
+    nub_free(r.imps[i].abs);
+  nub_free(r.imps);
   for (size_t i = 0; i < r.nall; i++)
     free_rnode(r.all[i]);
   nub_free(r.all);

@@ -27,8 +27,17 @@
 #include "progress.h"
 #include "registry.h"
 
+struct nub_workspace;
+
+/* Workspaces: every member of o->ws is an importer beside the project
+ * ("."), with its own direct dependencies. A direct dependency
+ * "workspace:<range>" (also "*", "^", "~", "<alias>@<range>") links the
+ * member of that name, and so does a plain range the member satisfies (npm's
+ * rule: the local package wins over the registry's); "catalog:" and
+ * "catalog:<name>" take the range from the workspace's catalogs. */
 struct nub_resolve_opts {
   const char *project_dir;
+  const struct nub_workspace *ws; /* NULL, or a loaded workspace */
   const struct nub_graph *previous; /* versions to keep where they satisfy */
   const struct nub_depmap *overrides;
   /* Called for every picked registry package version from the resolver

@@ -36,6 +36,12 @@ int nub_fingerprint(int dir_fd, const char *name, struct nub_fingerprint *out)
   return 0;
 }
 
+int nub_state_add_file(struct nub_state *s, int dir_fd, const char *name)
+{
+  NUB_GROW(s->files, s->capfiles, (size_t)s->nfiles + 1);
+  return nub_fingerprint(dir_fd, name, &s->files[s->nfiles++]);
+}
+
 void nub_state_add_check(struct nub_state *s, const char *path)
 {
   s->checks = nub_realloc(s->checks, sizeof(char *) * (s->nchecks + 1));
@@ -131,6 +137,7 @@ void nub_state_release(struct nub_state *s)
   nub_free(s->keys);
   nub_free(s->paths);
   nub_free(s->text);
+  nub_free(s->files);
   memset(s, 0, sizeof(*s));
 }
 
@@ -211,11 +218,13 @@ int nub_state_read(struct nub_state *s, int dir_fd, bool header_only)
       snprintf(s->layout, sizeof(s->layout), "%s", line + 7);
     } else if (!strncmp(line, "settings ", 9)) {
       snprintf(s->settings, sizeof(s->settings), "%s", line + 9);
-    } else if (!strncmp(line, "file ", 5) && s->nfiles < NUB_STATE_MAXFILES) {
-      struct nub_fingerprint *f = &s->files[s->nfiles];
+    } else if (!strncmp(line, "file ", 5)) {
+      struct nub_fingerprint *f;
       unsigned long long size, mt;
-      char name[64], hash[65];
-      if (sscanf(line + 5, "%63s %llu %llu %64s", name, &size, &mt, hash) >= 3) {
+      char name[256], hash[65];
+      NUB_GROW(s->files, s->capfiles, (size_t)s->nfiles + 1);
+      f = &s->files[s->nfiles];
+      if (sscanf(line + 5, "%255s %llu %llu %64s", name, &size, &mt, hash) >= 3) {
         snprintf(f->name, sizeof(f->name), "%s", name);
         f->size = size;
         f->mtime_ns = mt;

@@ -32,10 +32,8 @@
 
 #define NUB_STATE_DIR "node_modules/.nub-state"
 #define NUB_STATE_FILE "node_modules/.nub-state/state"
-#define NUB_STATE_MAXFILES 4
-
 struct nub_fingerprint {
-  char name[64];
+  char name[256]; /* relative to the project: "package.json", "packages/a/package.json" */
   uint64_t size, mtime_ns;
   char hash[65];
 };
@@ -49,8 +47,9 @@ struct nub_dirstamp {
 struct nub_state {
   char layout[16];
   char settings[65];
-  struct nub_fingerprint files[NUB_STATE_MAXFILES];
+  struct nub_fingerprint *files; /* the lockfile first, then every package.json (owned) */
   int nfiles;
+  size_t capfiles;
   char **checks; /* paths that must still exist for "up to date" (owned) */
   size_t nchecks;
   struct nub_dirstamp *dirs; /* owned; the paths read from the file point
@@ -67,6 +66,8 @@ struct nub_state {
 /* Fingerprint a project file (size, mtime and SHA-256 of its bytes).
  * A missing file gives size 0 and an empty hash. */
 int nub_fingerprint(int dir_fd, const char *name, struct nub_fingerprint *out);
+/* Fingerprint `name` as the state's next file. */
+int nub_state_add_file(struct nub_state *s, int dir_fd, const char *name);
 /* Read the state of the project at dir_fd. header_only skips the nodes
  * (the directory times are read either way).
  * -ENOENT when there is none; -EINVAL when it is unreadable. */

@@ -1,0 +1,541 @@
+/* workspace.c - finding a workspace's root and members (workspace.h). */
+#include "workspace.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "path.h"
+
+#define MAX_DEPTH 32 /* of a "**" walk: symlinked directories may loop */
+
+struct strs {
+  char **v;
+  size_t n, cap;
+};
+
+static void strs_add(struct strs *s, char *owned)
+{
+  NUB_GROW(s->v, s->cap, s->n + 1);
+  s->v[s->n++] = owned;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ---- globs ----------------------------------------------------------------- */
+
+/* "./packages/<glob>" and "packages/<glob>" are one glob. */
+static const char *glob_body(const char *g)
+{
+  while (g[0] == '.' && g[1] == '/')
+    g += 2;
+  return g;
+}
+
+/* Split path into segments in place (buf is a copy); empty segments and "."
+ * are dropped. */
+static size_t split(char *buf, char **segs, size_t cap)
+{
+  size_t n = 0;
+
+  for (char *p = buf; *p && n < cap;) {
+    char *e = strchr(p, '/');
+    if (e)
+      *e = '\0';
+    if (*p && strcmp(p, "."))
+      segs[n++] = p;
+    if (!e)
+      break;
+    p = e + 1;
+  }
+  return n;
+}
+
+static bool match_segs(char **ps, size_t np, char **ss, size_t ns)
+{
+  if (np == 0)
+    return ns == 0;
+  if (!strcmp(ps[0], "**")) {
+    for (size_t k = 0; k <= ns; k++)
+      if (match_segs(ps + 1, np - 1, ss + k, ns - k))
+        return true;
+    return false;
+  }
+  if (ns == 0 || fnmatch(ps[0], ss[0], FNM_PERIOD) != 0)
+    return false;
+  return match_segs(ps + 1, np - 1, ss + 1, ns - 1);
+}
+
+bool nub_workspace_glob_match(const char *glob, const char *rel)
+{
+  char gb[1024], rb[4096], *ps[64], *ss[256];
+  size_t np, ns;
+
+  snprintf(gb, sizeof(gb), "%s", glob_body(glob));
+  snprintf(rb, sizeof(rb), "%s", rel);
+  /* a trailing "/package.json" names the directory */
+  {
+    size_t gl = strlen(gb);
+    if (gl >= 13 && !strcmp(gb + gl - 13, "/package.json"))
+      gb[gl - 13] = '\0';
+  }
+  np = split(gb, ps, 64);
+  ns = split(rb, ss, 256);
+  for (size_t i = 0; i < ns; i++)
+    if (!strcmp(ss[i], "node_modules"))
+      return false;
+  return np > 0 && match_segs(ps, np, ss, ns);
+}
+
+static bool excluded(char *const *globs, size_t n, const char *rel)
+{
+  for (size_t i = 0; i < n; i++)
+    if (globs[i][0] == '!' && nub_workspace_glob_match(globs[i] + 1, rel))
+      return true;
+  return false;
+}
+
+static bool has_magic(const char *s)
+{
+  return strpbrk(s, "*?[") != NULL;
+}
+
+struct listing {
+  struct strs names;
+};
+
+static int list_cb(void *payload, const char *name, enum nub_plat_ftype type)
+{
+  struct listing *l = payload;
+
+  if (name[0] == '.' || !strcmp(name, "node_modules"))
+    return 0;
+  if (type == NUB_FT_DIR || type == NUB_FT_LINK)
+    strs_add(&l->names, nub_strdup(name));
+  return 0;
+}
+
+static bool is_dir(const char *abs)
+{
+  struct nub_plat_stat st;
+  return nub_plat_stat_follow_at(NUB_PLAT_CWD, abs, &st) == 0 && st.type == NUB_FT_DIR;
+}
+
+static bool has_manifest(const char *root, const char *rel)
+{
+  char *p = nub_asprintf("%s/%s/package.json", root, rel);
+  struct nub_plat_stat st;
+  bool ok = nub_plat_stat_follow_at(NUB_PLAT_CWD, p, &st) == 0 && st.type == NUB_FT_FILE;
+
+  nub_free(p);
+  return ok;
+}
+
+/* Directories under root/rel that segments ps[0..np) match, into out. */
+static void expand(const char *root, const char *rel, char **ps, size_t np, int depth,
+                   struct strs *out)
+{
+  struct listing l;
+  char *abs;
+
+  if (np == 0) {
+    if (rel[0] && has_manifest(root, rel))
+      strs_add(out, nub_strdup(rel));
+    return;
+  }
+  if (depth > MAX_DEPTH)
+    return;
+  if (strcmp(ps[0], "**") && !has_magic(ps[0])) {
+    char *sub = rel[0] ? nub_asprintf("%s/%s", rel, ps[0]) : nub_strdup(ps[0]);
+    char *a = nub_asprintf("%s/%s", root, sub);
+    if (strcmp(ps[0], "node_modules") && is_dir(a))
+      expand(root, sub, ps + 1, np - 1, depth + 1, out);
+    nub_free(a);
+    nub_free(sub);
+    return;
+  }
+  if (!strcmp(ps[0], "**"))
+    expand(root, rel, ps + 1, np - 1, depth + 1, out); /* zero directories */
+  memset(&l, 0, sizeof(l));
+  abs = rel[0] ? nub_asprintf("%s/%s", root, rel) : nub_strdup(root);
+  nub_plat_list_dir_at(NUB_PLAT_CWD, abs, list_cb, &l);
+  nub_sort(l.names.v, l.names.n, sizeof(char *), cmp_str);
+  for (size_t i = 0; i < l.names.n; i++) {
+    char *sub = rel[0] ? nub_asprintf("%s/%s", rel, l.names.v[i]) : nub_strdup(l.names.v[i]);
+    char *a = nub_asprintf("%s/%s", root, sub);
+    if (is_dir(a)) {
+      if (!strcmp(ps[0], "**"))
+        expand(root, sub, ps, np, depth + 1, out);
+      else if (fnmatch(ps[0], l.names.v[i], FNM_PERIOD) == 0)
+        expand(root, sub, ps + 1, np - 1, depth + 1, out);
+    }
+    nub_free(a);
+    nub_free(sub);
+  }
+  nub_strarray_free(l.names.v, l.names.n);
+  nub_free(abs);
+}
+
+/* ---- pnpm-workspace.yaml ----------------------------------------------------- */
+
+struct yrd {
+  yaml_document_t *doc;
+  const char *file;
+  struct nub_err *err;
+};
+
+static int ybad(struct yrd *r, const yaml_node_t *n, const char *what)
+{
+  return nub_err_set(r->err, -NUB_EMANIFEST, "%s:%zu:%zu: %s", r->file,
+                     (size_t)n->start_mark.line + 1, (size_t)n->start_mark.column + 1, what);
+}
+
+static const char *yscalar(const yaml_node_t *n)
+{
+  return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static int yseq(struct yrd *r, yaml_node_t *n, const char *key, char ***out, size_t *nout)
+{
+  struct strs s = {*out, *nout, *nout};
+  char what[160];
+
+  snprintf(what, sizeof(what), "%s must be a list of strings", key);
+  if (n->type == YAML_SCALAR_NODE && !n->data.scalar.length)
+    return 0; /* "packages:" with nothing after it */
+  if (n->type != YAML_SEQUENCE_NODE)
+    return ybad(r, n, what);
+  for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+       it++) {
+    const char *v = yscalar(yaml_document_get_node(r->doc, *it));
+    if (!v) {
+      *out = s.v;
+      *nout = s.n;
+      return ybad(r, yaml_document_get_node(r->doc, *it), what);
+    }
+    strs_add(&s, nub_strdup(v));
+  }
+  *out = s.v;
+  *nout = s.n;
+  return 0;
+}
+
+static int ymap(struct yrd *r, yaml_node_t *n, const char *key, struct nub_depmap *out)
+{
+  char what[160];
+  size_t cap = out->n;
+
+  snprintf(what, sizeof(what), "%s must map names to version ranges", key);
+  if (n->type == YAML_SCALAR_NODE && !n->data.scalar.length)
+    return 0;
+  if (n->type != YAML_MAPPING_NODE)
+    return ybad(r, n, what);
+  for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+    const char *k = yscalar(yaml_document_get_node(r->doc, p->key));
+    const char *v = yscalar(yaml_document_get_node(r->doc, p->value));
+    if (!k || !v)
+      return ybad(r, yaml_document_get_node(r->doc, p->value), what);
+    NUB_GROW(out->v, cap, out->n + 1);
+    out->v[out->n].name = nub_strdup(k);
+    out->v[out->n].spec = nub_strdup(v);
+    out->n++;
+  }
+  return 0;
+}
+
+static int add_catalog(struct yrd *r, struct nub_workspace *ws, const char *name,
+                       yaml_node_t *n)
+{
+  char key[300];
+
+  if (nub_catalog_find(ws->catalogs, ws->ncatalogs, name))
+    return ybad(r, n, "the default catalog is given twice (catalog and catalogs.default)");
+  ws->catalogs = nub_realloc(ws->catalogs, (ws->ncatalogs + 1) * sizeof(*ws->catalogs));
+  memset(&ws->catalogs[ws->ncatalogs], 0, sizeof(*ws->catalogs));
+  ws->catalogs[ws->ncatalogs].name = nub_strdup(name);
+  snprintf(key, sizeof(key), "catalogs.%s", name);
+  ws->ncatalogs++;
+  return ymap(r, n, key, &ws->catalogs[ws->ncatalogs - 1].deps);
+}
+
+/* globs_only: for finding the root, only "packages" is read. */
+static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len,
+                          bool globs_only, struct nub_err *err)
+{
+  yaml_parser_t parser;
+  yaml_document_t doc;
+  yaml_node_t *root;
+  struct yrd r = {&doc, "pnpm-workspace.yaml", err};
+  int rc = 0;
+
+  if (!yaml_parser_initialize(&parser))
+    return nub_err_set(err, -ENOMEM, "out of memory reading pnpm-workspace.yaml");
+  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+  if (!yaml_parser_load(&parser, &doc)) {
+    rc = nub_err_set(err, -NUB_EMANIFEST, "pnpm-workspace.yaml:%zu:%zu: %s",
+                     (size_t)parser.problem_mark.line + 1,
+                     (size_t)parser.problem_mark.column + 1,
+                     parser.problem ? parser.problem : "not valid YAML");
+    yaml_parser_delete(&parser);
+    return rc;
+  }
+  yaml_parser_delete(&parser);
+  root = yaml_document_get_root_node(&doc);
+  if (root && root->type == YAML_SCALAR_NODE && !root->data.scalar.length)
+    root = NULL; /* only comments */
+  if (root && root->type != YAML_MAPPING_NODE)
+    rc = ybad(&r, root, "the file must be a mapping (packages:, catalog:, ...)");
+  for (yaml_node_pair_t *p = root && !rc ? root->data.mapping.pairs.start : NULL;
+       p && p < root->data.mapping.pairs.top && !rc; p++) {
+    const char *k = yscalar(yaml_document_get_node(&doc, p->key));
+    yaml_node_t *v = yaml_document_get_node(&doc, p->value);
+    if (!k)
+      continue;
+    if (!strcmp(k, "packages"))
+      rc = yseq(&r, v, "packages", &ws->globs, &ws->nglobs);
+    else if (globs_only)
+      continue;
+    else if (!strcmp(k, "catalog"))
+      rc = add_catalog(&r, ws, "default", v);
+    else if (!strcmp(k, "catalogs")) {
+      if (v->type != YAML_MAPPING_NODE) {
+        rc = ybad(&r, v, "catalogs must map catalog names to catalogs");
+        break;
+      }
+      for (yaml_node_pair_t *c = v->data.mapping.pairs.start;
+           c < v->data.mapping.pairs.top && !rc; c++) {
+        const char *name = yscalar(yaml_document_get_node(&doc, c->key));
+        if (name)
+          rc = add_catalog(&r, ws, name, yaml_document_get_node(&doc, c->value));
+      }
+    } else if (!strcmp(k, "overrides"))
+      rc = ymap(&r, v, "overrides", &ws->overrides);
+    else if (!strcmp(k, "onlyBuiltDependencies"))
+      rc = yseq(&r, v, "onlyBuiltDependencies", &ws->only_built, &ws->nonly_built);
+  }
+  yaml_document_delete(&doc);
+  return rc;
+}
+
+/* The globs of dir's workspace definition: pnpm-workspace.yaml wins over
+ * package.json "workspaces" (as pnpm reads it). *source NULL: none. */
+static int read_definition(struct nub_workspace *ws, const char *dir,
+                           const struct nub_manifest *man, bool globs_only,
+                           struct nub_err *err)
+{
+  char *path = nub_asprintf("%s/pnpm-workspace.yaml", dir), *text = NULL;
+  size_t len = 0;
+  int rc = nub_plat_read_file_at(NUB_PLAT_CWD, path, 16u << 20, &text, &len);
+
+  nub_free(path);
+  if (rc == 0) {
+    ws->source = "pnpm-workspace.yaml";
+    rc = read_pnpm_yaml(ws, text, len, globs_only, err);
+    nub_free(text);
+    return rc;
+  }
+  if (rc != -ENOENT)
+    return nub_err_set(err, rc, "cannot read %s/pnpm-workspace.yaml: %s", dir,
+                       nub_strerror(rc));
+  if (man && man->has_workspaces) {
+    ws->source = "package.json";
+    for (size_t i = 0; i < man->nworkspaces; i++) {
+      struct strs s = {ws->globs, ws->nglobs, ws->nglobs};
+      strs_add(&s, nub_strdup(man->workspaces[i]));
+      ws->globs = s.v;
+      ws->nglobs = s.n;
+    }
+  }
+  return 0;
+}
+
+static bool takes_in(const struct nub_workspace *ws, const char *rel)
+{
+  if (excluded(ws->globs, ws->nglobs, rel))
+    return false;
+  for (size_t i = 0; i < ws->nglobs; i++)
+    if (ws->globs[i][0] != '!' && nub_workspace_glob_match(ws->globs[i], rel))
+      return true;
+  return false;
+}
+
+int nub_workspace_find_root(const char *dir, char **root, struct nub_err *err)
+{
+  size_t dl = strlen(dir);
+  char *cand = nub_strdup(dir);
+
+  (void)err;
+  *root = NULL;
+  { /* a root of its own (the nearest definition wins, as in pnpm) */
+    struct nub_workspace ws;
+    struct nub_manifest man;
+    struct nub_err e2;
+    bool have_man = nub_manifest_load(&man, dir, &e2) == 0, own;
+    memset(&ws, 0, sizeof(ws));
+    own = read_definition(&ws, dir, have_man ? &man : NULL, true, &e2) == 0 && ws.source;
+    nub_workspace_release(&ws);
+    if (have_man)
+      nub_manifest_release(&man);
+    if (own) {
+      *root = cand;
+      return 0;
+    }
+  }
+  for (;;) {
+    char *slash = strrchr(cand, '/');
+    if (!slash || slash == cand)
+      break;
+    *slash = '\0'; /* the parent */
+    {
+      struct nub_workspace ws;
+      struct nub_manifest man;
+      struct nub_err e2;
+      bool have_man = nub_manifest_load(&man, cand, &e2) == 0;
+      bool hit = false;
+      memset(&ws, 0, sizeof(ws));
+      /* an ancestor that cannot be read is not this project's root */
+      if (read_definition(&ws, cand, have_man ? &man : NULL, true, &e2) == 0 && ws.source) {
+        size_t cl = strlen(cand);
+        if (dl > cl && dir[cl] == '/')
+          hit = takes_in(&ws, dir + cl + 1);
+      }
+      nub_workspace_release(&ws);
+      if (have_man)
+        nub_manifest_release(&man);
+      if (hit) {
+        *root = cand;
+        return 0;
+      }
+    }
+  }
+  nub_free(cand);
+  *root = nub_strdup(dir);
+  return 0;
+}
+
+int nub_workspace_discover(struct nub_workspace *ws, const char *root,
+                           const struct nub_manifest *root_man, struct nub_err *err)
+{
+  struct strs found = {0};
+  int rc;
+
+  memset(ws, 0, sizeof(*ws));
+  ws->root = nub_strdup(root);
+  rc = read_definition(ws, root, root_man, false, err);
+  if (rc < 0 || !ws->source)
+    return rc;
+  if (!ws->ncatalogs && root_man && root_man->ncatalogs) {
+    ws->catalogs = nub_calloc(root_man->ncatalogs, sizeof(*ws->catalogs));
+    for (size_t i = 0; i < root_man->ncatalogs; i++) {
+      const struct nub_catalog *c = &root_man->catalogs[i];
+      ws->catalogs[i].name = nub_strdup(c->name);
+      ws->catalogs[i].deps.v = nub_calloc(c->deps.n + 1, sizeof(struct nub_dep));
+      for (size_t k = 0; k < c->deps.n; k++) {
+        ws->catalogs[i].deps.v[k].name = nub_strdup(c->deps.v[k].name);
+        ws->catalogs[i].deps.v[k].spec = nub_strdup(c->deps.v[k].spec);
+      }
+      ws->catalogs[i].deps.n = c->deps.n;
+    }
+    ws->ncatalogs = root_man->ncatalogs;
+  }
+  for (size_t i = 0; i < ws->nglobs; i++) {
+    char gb[1024], *ps[64];
+    size_t np, before = found.n;
+    if (ws->globs[i][0] == '!')
+      continue;
+    snprintf(gb, sizeof(gb), "%s", glob_body(ws->globs[i]));
+    {
+      size_t gl = strlen(gb);
+      if (gl >= 13 && !strcmp(gb + gl - 13, "/package.json"))
+        gb[gl - 13] = '\0';
+    }
+    np = split(gb, ps, 64);
+    if (np)
+      expand(root, "", ps, np, 0, &found);
+    if (found.n == before && np) {
+      struct strs w = {ws->warnings, ws->nwarnings, ws->nwarnings};
+      strs_add(&w, nub_asprintf("the workspace glob '%s' in %s matches no package (no "
+                                "directory with a package.json)", ws->globs[i], ws->source));
+      ws->warnings = w.v;
+      ws->nwarnings = w.n;
+    }
+  }
+  nub_sort(found.v, found.n, sizeof(char *), cmp_str);
+  ws->pkgs = nub_calloc(found.n + 1, sizeof(*ws->pkgs));
+  for (size_t i = 0; i < found.n; i++) {
+    if ((ws->npkgs && !strcmp(ws->pkgs[ws->npkgs - 1].dir, found.v[i])) ||
+        excluded(ws->globs, ws->nglobs, found.v[i])) {
+      nub_free(found.v[i]);
+      continue;
+    }
+    ws->pkgs[ws->npkgs++].dir = found.v[i];
+  }
+  nub_free(found.v);
+  return 0;
+}
+
+int nub_workspace_load(struct nub_workspace *ws, struct nub_err *err)
+{
+  for (size_t i = 0; i < ws->npkgs; i++) {
+    struct nub_ws_pkg *p = &ws->pkgs[i];
+    char *abs = nub_asprintf("%s/%s", ws->root, p->dir);
+    char *shown = nub_asprintf("%s/package.json", p->dir);
+    int rc = nub_manifest_load_as(&p->man, abs, shown, err);
+    nub_free(abs);
+    nub_free(shown);
+    if (rc < 0)
+      return rc;
+    if (!p->man.name || !nub_valid_pkg_name(p->man.name))
+      return nub_err_set(err, -NUB_EWORKSPACE,
+                         "the workspace package %s/package.json has %s \"name\"; every "
+                         "package of a workspace needs its own valid name", p->dir,
+                         p->man.name ? "an invalid" : "no");
+    for (size_t k = 0; k < i; k++)
+      if (!strcmp(ws->pkgs[k].man.name, p->man.name))
+        return nub_err_set(err, -NUB_EWORKSPACE,
+                           "two workspace packages are named %s: %s and %s; rename one "
+                           "(\"name\" in its package.json)", p->man.name, ws->pkgs[k].dir,
+                           p->dir);
+  }
+  ws->loaded = true;
+  return 0;
+}
+
+const struct nub_ws_pkg *nub_workspace_find(const struct nub_workspace *ws, const char *name)
+{
+  for (size_t i = 0; ws->loaded && i < ws->npkgs; i++)
+    if (!strcmp(ws->pkgs[i].man.name, name))
+      return &ws->pkgs[i];
+  return NULL;
+}
+
+const struct nub_ws_pkg *nub_workspace_at(const struct nub_workspace *ws, const char *dir)
+{
+  for (size_t i = 0; i < ws->npkgs; i++)
+    if (!strcmp(ws->pkgs[i].dir, dir))
+      return &ws->pkgs[i];
+  return NULL;
+}
+
+void nub_workspace_release(struct nub_workspace *ws)
+{
+  nub_free(ws->root);
+  nub_strarray_free(ws->globs, ws->nglobs);
+  for (size_t i = 0; i < ws->npkgs; i++) {
+    nub_free(ws->pkgs[i].dir);
+    nub_manifest_release(&ws->pkgs[i].man);
+  }
+  nub_free(ws->pkgs);
+  nub_catalogs_free(ws->catalogs, ws->ncatalogs);
+  nub_depmap_release(&ws->overrides);
+  nub_strarray_free(ws->only_built, ws->nonly_built);
+  nub_strarray_free(ws->warnings, ws->nwarnings);
+  memset(ws, 0, sizeof(*ws));
+}

@@ -1,0 +1,63 @@
+/* workspace.h - a workspace (monorepo): its root and member packages, found
+ * the way npm, yarn and bun (package.json "workspaces") and pnpm
+ * (pnpm-workspace.yaml "packages") find them, and the settings
+ * pnpm-workspace.yaml carries (catalogs, overrides, onlyBuiltDependencies).
+ *
+ * Globs: one pattern per path segment matched with fnmatch(3) ("*", "?",
+ * "[...]"), "**" for any number of directories; a leading "!" excludes what
+ * it matches. A member is a matched directory with a package.json;
+ * node_modules and dot directories are never walked into. */
+#ifndef NUB_WORKSPACE_H
+#define NUB_WORKSPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "manifest.h"
+
+struct nub_ws_pkg {
+  char *dir; /* relative to the root: "packages/a" */
+  struct nub_manifest man;
+};
+
+struct nub_workspace {
+  char *root;         /* absolute */
+  const char *source; /* "pnpm-workspace.yaml" or "package.json"; NULL: not a workspace */
+  char **globs;       /* as written */
+  size_t nglobs;
+  struct nub_ws_pkg *pkgs; /* members, by dir; manifests after nub_workspace_load */
+  size_t npkgs;
+  bool loaded;
+  /* pnpm-workspace.yaml's; with package.json workspaces the root
+   * manifest's (bun) */
+  struct nub_catalog *catalogs;
+  size_t ncatalogs;
+  struct nub_depmap overrides;
+  char **only_built;
+  size_t nonly_built;
+  char **warnings; /* one line each: a glob that matches nothing */
+  size_t nwarnings;
+};
+
+/* The root of the workspace `dir` (absolute) belongs to: the nearest
+ * directory, dir itself or an ancestor, whose workspace globs take dir in;
+ * else dir. Caller frees *root. */
+int nub_workspace_find_root(const char *dir, char **root, struct nub_err *err);
+/* Read root's workspace definition (root_man: its package.json) and expand
+ * its globs into members (sorted by dir). Not a workspace: ws->source is
+ * NULL and there are no members. */
+int nub_workspace_discover(struct nub_workspace *ws, const char *root,
+                           const struct nub_manifest *root_man, struct nub_err *err);
+/* Parse every member's package.json. A member without a name, or two with
+ * one name, is an error naming both directories. */
+int nub_workspace_load(struct nub_workspace *ws, struct nub_err *err);
+/* The member named `name`, or NULL. */
+const struct nub_ws_pkg *nub_workspace_find(const struct nub_workspace *ws, const char *name);
+/* The member at dir (relative to the root), or NULL. */
+const struct nub_ws_pkg *nub_workspace_at(const struct nub_workspace *ws, const char *dir);
+/* Whether glob matches the relative path rel (exclusions not applied). */
+bool nub_workspace_glob_match(const char *glob, const char *rel);
+void nub_workspace_release(struct nub_workspace *ws);
+
+#endif

@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""Workspaces (monorepos) against the local test registry: discovery from
+package.json "workspaces" (array and object forms, globs, '!' exclusions)
+and pnpm-workspace.yaml, installing from inside a member, the workspace:
+protocols, a member winning over the registry package of its name, catalogs,
+one nub.lock importer per member, each member's node_modules and .bin,
+members' own build scripts in dependency order, --filter, and the one-line
+errors for bad workspaces.
+
+Run: NUB_BIN=build/core/nub python3 tests/e2e/test_workspaces.py
+     (or ctest -R e2e.workspaces)
+"""
+
+import json
+import os
+
+import nubtest
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+class WorkspaceTestCase(nubtest.NubTestCase):
+
+    def member(self, rel, doc, index=None):
+        d = os.path.join(self.proj, rel)
+        os.makedirs(d, exist_ok=True)
+        self.write_json(os.path.join(d, "package.json"), doc)
+        if index is None:
+            index = "module.exports = {name: %s, version: %s, local: true};\n" % (
+                json.dumps(doc.get("name")), json.dumps(doc.get("version")))
+        write(os.path.join(d, "index.js"), index)
+        return d
+
+    def monorepo(self, workspaces=("packages/*",), root_deps=None):
+        root = {"name": "mono", "version": "1.0.0", "private": True,
+                "workspaces": list(workspaces)}
+        if root_deps:
+            root["dependencies"] = root_deps
+        self.make_project(root)
+        self.member("packages/lib", {"name": "@mono/lib", "version": "1.2.0",
+                                     "dependencies": {"a": "^1.0.0"}},
+                    index="module.exports = {name: '@mono/lib', a: require('a').version};\n")
+        self.member("packages/app", {"name": "app", "version": "0.1.0",
+                                     "dependencies": {"@mono/lib": "workspace:*",
+                                                      "b": "^2.0.0"}})
+        return self.proj
+
+    def lock(self):
+        with open(os.path.join(self.proj, "nub.lock")) as f:
+            return f.read()
+
+
+class DiscoveryTest(WorkspaceTestCase):
+
+    def test_members_get_their_dependencies(self):
+        self.monorepo()
+        self.nub("install")
+        app = os.path.join(self.proj, "packages/app")
+        lib = os.path.join(self.proj, "packages/lib")
+        self.assertEqual(os.readlink(os.path.join(app, "node_modules/@mono/lib")),
+                         "../../../lib")
+        self.assertEqual(self.node_require(app, "b")["version"], "2.0.0")
+        self.assertEqual(self.node_require(app, "@mono/lib"), {"name": "@mono/lib",
+                                                              "a": "1.0.0"})
+        self.assertEqual(self.node_require(lib, "a")["version"], "1.0.0")
+        # a member's dependency is not the root's
+        self.assertFalse(os.path.lexists(os.path.join(self.proj, "node_modules/b")))
+        lock = self.lock()
+        self.assertIn("\n  packages/app:\n", lock)
+        self.assertIn("\n  packages/lib:\n", lock)
+        self.assertIn("specifier: workspace:*\n        version: link:../lib\n", lock)
+
+    def test_no_op_then_member_change(self):
+        self.monorepo()
+        self.nub("install")
+        self.assertIn("Already up to date", self.nub("install").stdout)
+        pj = os.path.join(self.proj, "packages/lib/package.json")
+        doc = self.read_json(pj)
+        doc["dependencies"]["e"] = "^1.0.0"
+        self.write_json(pj, doc)
+        out = self.nub("install")
+        self.assertNotIn("Already up to date", out.stdout)
+        lib = os.path.join(self.proj, "packages/lib")
+        self.assertEqual(self.node_require(lib, "e")["version"], "1.0.0")
+        self.assertIn("Already up to date", self.nub("install").stdout)
+
+    def test_new_member_is_noticed(self):
+        self.monorepo()
+        self.nub("install")
+        self.member("packages/extra", {"name": "extra", "version": "1.0.0",
+                                       "dependencies": {"e": "^1.0.0"}})
+        self.nub("install")
+        self.assertEqual(self.node_require(os.path.join(self.proj, "packages/extra"),
+                                           "e")["version"], "1.0.0")
+        self.assertIn("packages/extra:", self.lock())
+
+    def test_install_inside_a_member_installs_the_workspace(self):
+        self.monorepo()
+        app = os.path.join(self.proj, "packages/app")
+        self.nub("install", cwd=app)
+        self.assertTrue(os.path.exists(os.path.join(self.proj, "nub.lock")))
+        self.assertFalse(os.path.exists(os.path.join(app, "nub.lock")))
+        self.assertEqual(self.node_require(os.path.join(self.proj, "packages/lib"),
+                                           "a")["version"], "1.0.0")
+        self.assertIn("Already up to date", self.nub("install", cwd=app).stdout)
+
+    def test_object_form_globstar_and_exclusion(self):
+        self.make_project({"name": "mono", "version": "1.0.0",
+                           "workspaces": {"packages": ["libs/**", "!libs/skip"]}})
+        self.member("libs/x", {"name": "x", "version": "1.0.0",
+                               "dependencies": {"a": "^1.0.0"}})
+        self.member("libs/deep/y", {"name": "y", "version": "1.0.0",
+                                    "dependencies": {"x": "workspace:^"}})
+        self.member("libs/skip", {"name": "skip", "version": "1.0.0",
+                                  "dependencies": {"e": "^1.0.0"}})
+        self.nub("install")
+        lock = self.lock()
+        self.assertIn("libs/x:", lock)
+        self.assertIn("libs/deep/y:", lock)
+        self.assertNotIn("libs/skip", lock)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "libs/skip/node_modules")))
+        y = os.path.join(self.proj, "libs/deep/y")
+        self.assertEqual(self.node_require(y, "x")["local"], True)
+
+    def test_pnpm_workspace_yaml(self):
+        self.make_project({"name": "mono", "version": "1.0.0"})
+        write(os.path.join(self.proj, "pnpm-workspace.yaml"),
+              "packages:\n  - 'packages/*'\n  - '!packages/ignored'\n")
+        self.member("packages/one", {"name": "one", "version": "1.0.0",
+                                     "dependencies": {"a": "^1.0.0", "two": "workspace:~"}})
+        self.member("packages/two", {"name": "two", "version": "2.0.0"})
+        self.member("packages/ignored", {"name": "ignored", "version": "1.0.0"})
+        self.nub("install")
+        one = os.path.join(self.proj, "packages/one")
+        self.assertEqual(self.node_require(one, "two")["version"], "2.0.0")
+        self.assertNotIn("packages/ignored", self.lock())
+        # the yaml is an input: editing it is not "up to date"
+        write(os.path.join(self.proj, "pnpm-workspace.yaml"), "packages:\n  - 'packages/*'\n")
+        self.nub("install")
+        self.assertIn("packages/ignored:", self.lock())
+
+    def test_empty_glob_warns(self):
+        self.make_project({"name": "mono", "version": "1.0.0",
+                           "workspaces": ["packages/*", "nothing-here/*"]})
+        self.member("packages/one", {"name": "one", "version": "1.0.0"})
+        out = self.nub("install")
+        self.assertIn("nothing-here/*", out.stderr)
+        self.assertIn("matches no package", out.stderr)
+
+
+class ProtocolTest(WorkspaceTestCase):
+
+    def test_local_package_wins_over_the_registry(self):
+        # "b" is on the registry (1.0.0 and 2.0.0); the workspace has its own
+        self.make_project({"name": "mono", "version": "1.0.0", "workspaces": ["packages/*"],
+                           "dependencies": {"b": "^1.0.0"}})
+        self.member("packages/b", {"name": "b", "version": "1.5.0"})
+        self.member("packages/app", {"name": "app", "version": "1.0.0",
+                                     "dependencies": {"b": "^1.0.0"}})
+        self.nub("install")
+        self.assertEqual(self.node_require(self.proj, "b"), {"name": "b", "version": "1.5.0",
+                                                            "local": True})
+        app = os.path.join(self.proj, "packages/app")
+        self.assertEqual(self.node_require(app, "b")["local"], True)
+        self.assertEqual(os.readlink(os.path.join(self.proj, "node_modules/b")), "../packages/b")
+        # a range the member does not satisfy comes from the registry
+        doc = self.read_json(os.path.join(app, "package.json"))
+        doc["dependencies"]["b"] = "^2.0.0"
+        self.write_json(os.path.join(app, "package.json"), doc)
+        self.nub("install")
+        self.assertEqual(self.node_require(app, "b"), {"name": "b", "version": "2.0.0",
+                                                      "deps": {}})
+
+    def test_workspace_range_alias_and_path(self):
+        self.make_project({"name": "mono", "version": "1.0.0", "workspaces": ["packages/*"]})
+        self.member("packages/core", {"name": "core", "version": "3.1.0"})
+        self.member("packages/app", {"name": "app", "version": "1.0.0",
+                                     "dependencies": {"core": "workspace:^3.0.0",
+                                                      "kernel": "workspace:core@*",
+                                                      "viapath": "workspace:../core"}})
+        self.nub("install")
+        app = os.path.join(self.proj, "packages/app")
+        for alias in ("core", "kernel", "viapath"):
+            self.assertEqual(self.node_require(app, alias)["version"], "3.1.0")
+        self.assertIn("specifier: workspace:^3.0.0\n        version: link:../core", self.lock())
+
+    def test_workspace_version_not_satisfied(self):
+        self.make_project({"name": "mono", "version": "1.0.0", "workspaces": ["packages/*"]})
+        self.member("packages/core", {"name": "core", "version": "1.0.0"})
+        self.member("packages/app", {"name": "app", "version": "1.0.0",
+                                     "dependencies": {"core": "workspace:^2.0.0"}})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 72, proc.stderr)
+        self.assertIn("packages/app/package.json depends on core@workspace:^2.0.0", proc.stderr)
+        self.assertIn("packages/core is 1.0.0", proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
+
+    def test_workspace_names_no_member(self):
+        self.make_project({"name": "mono", "version": "1.0.0", "workspaces": ["packages/*"]})
+        self.member("packages/app", {"name": "app", "version": "1.0.0",
+                                     "dependencies": {"ghost": "workspace:*"}})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 72, proc.stderr)
+        self.assertIn("no package of the workspace is named ghost", proc.stderr)
+        self.assertEqual(self.registry.requests_for("ghost") if hasattr(
+            self.registry, "requests_for") else [], [])
+
+    def test_workspace_outside_a_workspace(self):
+        self.make_project({"name": "solo", "version": "1.0.0",
+                           "dependencies": {"x": "workspace:*"}})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 72, proc.stderr)
+        self.assertIn("not in a workspace", proc.stderr)
+
+    def test_two_members_one_name(self):
+        self.make_project({"name": "mono", "version": "1.0.0", "workspaces": ["packages/*"]})
+        self.member("packages/one", {"name": "same", "version": "1.0.0"})
+        self.member("packages/two", {"name": "same", "version": "2.0.0"})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 72, proc.stderr)
+        self.assertIn("two workspace packages are named same: packages/one and packages/two",
+                      proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
+
+    def test_catalogs(self):
+        self.make_project({"name": "mono", "version": "1.0.0"})
+        write(os.path.join(self.proj, "pnpm-workspace.yaml"),
+              "packages:\n  - packages/*\ncatalog:\n  b: ^1.0.0\ncatalogs:\n  next:\n"
+              "    b: ^2.0.0\n")
+        self.member("packages/old", {"name": "old", "version": "1.0.0",
+                                     "dependencies": {"b": "catalog:"}})
+        self.member("packages/new", {"name": "new", "version": "1.0.0",
+                                     "dependencies": {"b": "catalog:next"}})
+        self.nub("install")
+        self.assertEqual(self.node_require(os.path.join(self.proj, "packages/old"),
+                                           "b")["version"], "1.0.0")
+        self.assertEqual(self.node_require(os.path.join(self.proj, "packages/new"),
+                                           "b")["version"], "2.0.0")
+        self.assertIn("specifier: 'catalog:'", self.lock())
+
+    def test_bun_catalog_in_package_json(self):
+        self.make_project({"name": "mono", "version": "1.0.0",
+                           "workspaces": {"packages": ["packages/*"],
+                                          "catalog": {"b": "^2.0.0"}}})
+        self.member("packages/one", {"name": "one", "version": "1.0.0",
+                                     "dependencies": {"b": "catalog:"}})
+        self.nub("install")
+        self.assertEqual(self.node_require(os.path.join(self.proj, "packages/one"),
+                                           "b")["version"], "2.0.0")
+
+    def test_missing_catalog_entry(self):
+        self.make_project({"name": "mono", "version": "1.0.0", "workspaces": ["packages/*"]})
+        self.member("packages/one", {"name": "one", "version": "1.0.0",
+                                     "dependencies": {"b": "catalog:"}})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 72, proc.stderr)
+        self.assertIn("default catalog has no entry", proc.stderr)
+
+
+class BinsTest(WorkspaceTestCase):
+
+    def test_member_bins_and_dependency_bins(self):
+        self.make_project({"name": "mono", "version": "1.0.0", "workspaces": ["packages/*"]})
+        tool = self.member("packages/tool", {"name": "tool", "version": "1.0.0",
+                                             "bin": {"tool": "cli.js"}})
+        write(os.path.join(tool, "cli.js"), "#!/usr/bin/env node\nconsole.log('tool')\n")
+        self.member("packages/app", {"name": "app", "version": "1.0.0",
+                                     "dependencies": {"tool": "workspace:*", "c": "^1.0.0"}})
+        self.nub("install")
+        bindir = os.path.join(self.proj, "packages/app/node_modules/.bin")
+        self.assertEqual(sorted(os.listdir(bindir)), ["c-cli", "tool"])
+        self.assertExecutable(os.path.join(bindir, "tool"))
+        self.assertTrue(os.path.exists(os.path.join(bindir, "c-cli")))
+
+
+if __name__ == "__main__":
+    nubtest.main()
