@@ -66,6 +66,11 @@ void nub_graph_release(struct nub_graph *g)
     free_direct(im->optional, im->noptional);
   }
   nub_free(g->importers);
+  for (size_t i = 0; i < g->ncatalogs; i++) {
+    nub_free(g->catalogs[i].name);
+    free_direct(g->catalogs[i].entries, g->catalogs[i].n);
+  }
+  nub_free(g->catalogs);
   for (size_t i = 0; i < g->npkgs; i++)
     nub_gpkg_free(g->pkgs[i]);
   nub_free(g->pkgs);
@@ -152,4 +157,43 @@ int nub_importer_depth(const struct nub_importer *im)
   for (const char *p = im->path; *p; p++)
     d += *p == '/';
   return d;
+}
+
+void nub_graph_add_catalog(struct nub_graph *g, const char *name, const char *alias,
+                           const char *range, const char *version)
+{
+  size_t c = 0, e = 0;
+  struct nub_gcatalog *cat;
+
+  while (c < g->ncatalogs && strcmp(g->catalogs[c].name, name) < 0)
+    c++;
+  if (c == g->ncatalogs || strcmp(g->catalogs[c].name, name)) {
+    g->catalogs = nub_realloc(g->catalogs, (g->ncatalogs + 1) * sizeof(*g->catalogs));
+    memmove(g->catalogs + c + 1, g->catalogs + c, (g->ncatalogs - c) * sizeof(*g->catalogs));
+    memset(&g->catalogs[c], 0, sizeof(*g->catalogs));
+    g->catalogs[c].name = nub_strdup(name);
+    g->ncatalogs++;
+  }
+  cat = &g->catalogs[c];
+  while (e < cat->n && strcmp(cat->entries[e].alias, alias) < 0)
+    e++;
+  if (e < cat->n && !strcmp(cat->entries[e].alias, alias))
+    return;
+  cat->entries = nub_realloc(cat->entries, (cat->n + 1) * sizeof(*cat->entries));
+  memmove(cat->entries + e + 1, cat->entries + e, (cat->n - e) * sizeof(*cat->entries));
+  cat->entries[e].alias = nub_strdup(alias);
+  cat->entries[e].specifier = nub_strdup(range);
+  cat->entries[e].ref = nub_strdup(version);
+  cat->n++;
+}
+
+const struct nub_gdirect *nub_graph_catalog(const struct nub_graph *g, const char *name,
+                                            const char *alias)
+{
+  for (size_t c = 0; c < g->ncatalogs; c++)
+    if (!strcmp(g->catalogs[c].name, name))
+      for (size_t e = 0; e < g->catalogs[c].n; e++)
+        if (!strcmp(g->catalogs[c].entries[e].alias, alias))
+          return &g->catalogs[c].entries[e];
+  return NULL;
 }

@@ -81,6 +81,14 @@ enum { NUB_DEP_PROD, NUB_DEP_OPTIONAL, NUB_DEP_DEV, NUB_DEP_KINDS };
 size_t nub_importer_directs(const struct nub_importer *im, int kind,
                             const struct nub_gdirect **out);
 
+/* The catalog entries the importers use (pnpm's "catalogs:" section):
+ * alias, the catalog's range as specifier, the version it resolved to. */
+struct nub_gcatalog {
+  char *name; /* "default", or the named catalog's */
+  struct nub_gdirect *entries;
+  size_t n;
+};
+
 /* A path under the importer's directory: "node_modules/x" for the project,
  * "packages/a/node_modules/x" for a member. Caller frees. */
 char *nub_importer_file(const struct nub_importer *im, const char *rest);
@@ -95,6 +103,8 @@ struct nub_graph {
    * ("true", "500"), written back verbatim so a round trip keeps them. */
   struct nub_depmap settings_extra;
   struct nub_depmap overrides;
+  struct nub_gcatalog *catalogs; /* sorted by name, entries by alias */
+  size_t ncatalogs;
   struct nub_importer *importers;
   size_t nimporters;
   struct nub_gpkg **pkgs; /* sorted by key */
@@ -113,5 +123,12 @@ struct nub_gpkg *nub_graph_find(const struct nub_graph *g, const char *key);
  * for aliases ("real@1.2.3"); NULL for link:/file: refs. Caller frees. */
 char *nub_gedge_target(const char *alias, const char *ref);
 void nub_gpkg_free(struct nub_gpkg *p);
+/* Record that catalog `name` gives `alias` `range`, resolved to `version`
+ * (once per name and alias; the first wins). Keeps the sort order. */
+void nub_graph_add_catalog(struct nub_graph *g, const char *name, const char *alias,
+                           const char *range, const char *version);
+/* The entry of catalog `name` for alias, or NULL. */
+const struct nub_gdirect *nub_graph_catalog(const struct nub_graph *g, const char *name,
+                                            const char *alias);
 
 #endif

@@ -66,14 +66,11 @@ static size_t key_name_len(const char *k)
   return at ? (size_t)(at - k) : 0;
 }
 
-static void y_set_direct(struct nub_ydoc *t, struct nub_ynode *m, const char *key,
-                         const struct nub_gdirect *d, size_t n)
+/* alias: {specifier, version} for each of d[0..n) */
+static struct nub_ynode *y_direct_map(struct nub_ydoc *t, const struct nub_gdirect *d, size_t n)
 {
-  struct nub_ynode *sub;
+  struct nub_ynode *sub = nub_ymap(t);
 
-  if (!n)
-    return;
-  sub = nub_ymap(t);
   for (size_t i = 0; i < n; i++) {
     struct nub_ynode *e = nub_ymap(t);
     if (d[i].specifier)
@@ -82,7 +79,14 @@ static void y_set_direct(struct nub_ydoc *t, struct nub_ynode *m, const char *ke
       nub_yset_str(t, e, "version", d[i].ref);
     nub_yset(sub, d[i].alias, e);
   }
-  nub_yset(m, key, sub);
+  return sub;
+}
+
+static void y_set_direct(struct nub_ydoc *t, struct nub_ynode *m, const char *key,
+                         const struct nub_gdirect *d, size_t n)
+{
+  if (n)
+    nub_yset(m, key, y_direct_map(t, d, n));
 }
 
 static void y_set_edges(struct nub_ydoc *t, struct nub_ynode *m, const char *key,
@@ -205,6 +209,14 @@ void nub_lockfile_pnpm_write(const struct nub_graph *g, struct nub_buf *out)
   }
   nub_ysort(settings, NULL);
   nub_yset(root, "settings", settings);
+
+  if (g->ncatalogs) {
+    sect = nub_ymap(&t);
+    for (size_t i = 0; i < g->ncatalogs; i++)
+      nub_yset(sect, g->catalogs[i].name,
+               y_direct_map(&t, g->catalogs[i].entries, g->catalogs[i].n));
+    nub_yset(root, "catalogs", sect);
+  }
 
   /* overrides keep their configured order, as in pnpm */
   if (g->overrides.n)
@@ -779,6 +791,36 @@ static int rd_importers(struct rd *r, struct nub_graph *g, yaml_node_t *n)
   return 0;
 }
 
+static int rd_catalogs(struct rd *r, struct nub_graph *g, yaml_node_t *n)
+{
+  yaml_node_t *m;
+  int rc = rd_map(r, n, "catalogs", &m);
+
+  if (rc || !m)
+    return rc;
+  FOR_PAIRS(m, pr) {
+    const char *name;
+    char what[300];
+    struct nub_gdirect *v = NULL;
+    size_t nv = 0;
+    if ((rc = rd_key(r, pr, "catalogs", &name)))
+      return rc;
+    snprintf(what, sizeof(what), "catalogs.%s", name);
+    rc = rd_direct(r, rd_node(r, pr->value), what, &v, &nv);
+    for (size_t i = 0; i < nv; i++) {
+      if (rc == 0)
+        nub_graph_add_catalog(g, name, v[i].alias, v[i].specifier, v[i].ref);
+      nub_free(v[i].alias);
+      nub_free(v[i].specifier);
+      nub_free(v[i].ref);
+    }
+    nub_free(v);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
 static int rd_settings(struct rd *r, struct nub_graph *g, yaml_node_t *n)
 {
   yaml_node_t *m;
@@ -835,7 +877,7 @@ int nub_lockfile_pnpm_parse(struct nub_graph *g, const char *text, size_t len,
   yaml_parser_t parser;
   yaml_document_t doc;
   yaml_node_t *root, *ver = NULL, *settings = NULL, *overrides = NULL, *importers = NULL,
-                     *packages = NULL, *snapshots = NULL;
+                     *packages = NULL, *snapshots = NULL, *catalogs = NULL;
   struct rd r = {&doc, fname, err};
   size_t off;
   int rc = 0;
@@ -887,6 +929,8 @@ int nub_lockfile_pnpm_parse(struct nub_graph *g, const char *text, size_t len,
       settings = v;
     else if (!strcmp(k, "overrides"))
       overrides = v;
+    else if (!strcmp(k, "catalogs"))
+      catalogs = v;
     else if (!strcmp(k, "importers"))
       importers = v;
     else if (!strcmp(k, "packages"))
@@ -910,7 +954,7 @@ int nub_lockfile_pnpm_parse(struct nub_graph *g, const char *text, size_t len,
                      sval(ver) ? sval(ver) : "(not a string)");
     goto out;
   }
-  if ((rc = rd_settings(&r, g, settings)) ||
+  if ((rc = rd_settings(&r, g, settings)) || (rc = rd_catalogs(&r, g, catalogs)) ||
       (rc = rd_depmap(&r, overrides, "overrides", &g->overrides)) ||
       (rc = rd_importers(&r, g, importers)) || (rc = rd_map(&r, packages, "packages", &packages)) ||
       (rc = rd_map(&r, snapshots, "snapshots", &snapshots)))

@@ -80,6 +80,36 @@ static bool importer_in_sync(const struct nub_importer *im, const struct nub_man
   return ok;
 }
 
+/* Whether the catalog entries an importer uses still give the ranges the
+ * lockfile resolved. */
+static bool catalogs_in_sync(const struct nub_install_ctx *c, const struct nub_graph *g,
+                             const struct nub_importer *im, char *why, size_t cap)
+{
+  const struct nub_catalog *cats = c->ws.source ? c->ws.catalogs : c->man.catalogs;
+  size_t ncats = c->ws.source ? c->ws.ncatalogs : c->man.ncatalogs;
+
+  for (int k = 0; k < NUB_DEP_KINDS; k++) {
+    const struct nub_gdirect *d;
+    size_t nd = nub_importer_directs(im, k, &d);
+    for (size_t i = 0; i < nd; i++) {
+      const char *name, *now;
+      const struct nub_catalog *cat;
+      const struct nub_gdirect *was;
+      if (strncmp(d[i].specifier, "catalog:", 8))
+        continue;
+      name = d[i].specifier[8] ? d[i].specifier + 8 : "default";
+      cat = nub_catalog_find(cats, ncats, name);
+      now = cat ? nub_depmap_get(&cat->deps, d[i].alias) : NULL;
+      was = nub_graph_catalog(g, name, d[i].alias);
+      if (!now || !was || strcmp(now, was->specifier)) {
+        snprintf(why, cap, "the %s catalog's entry for %s changed", name, d[i].alias);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 /* Does the lockfile answer package.json: one importer per workspace
  * package, each in sync, and the same overrides? */
 static bool in_sync(const struct nub_install_ctx *c, const struct nub_graph *g, char *why,
@@ -112,6 +142,8 @@ static bool in_sync(const struct nub_install_ctx *c, const struct nub_graph *g, 
   for (size_t i = 0; i < g->nimporters; i++) {
     const struct nub_importer *im = &g->importers[i];
     const struct nub_ws_pkg *m = im == root ? NULL : nub_workspace_at(&c->ws, im->path);
+    if (!catalogs_in_sync(c, g, im, why, cap))
+      return false;
     if (im != root && !m) {
       snprintf(why, cap, "the lockfile's importer %s is not a workspace package", im->path);
       return false;

@@ -54,6 +54,7 @@ struct rootedge {
   char *link;         /* "link:../x" */
   int kind;
   size_t imp;
+  const char *catalog_range; /* a "catalog:" spec: the catalog's range (borrowed) */
 };
 
 /* One importer: the project (".") or a workspace member. */
@@ -610,11 +611,14 @@ static void add_root(struct res *r, struct qitem *it, struct rnode *to, char *li
   r->roots[r->nroots].link = link;
   r->roots[r->nroots].kind = it->kind;
   r->roots[r->nroots].imp = it->imp;
+  r->roots[r->nroots].catalog_range = NULL;
   r->nroots++;
 }
 
 static int run_queue(struct res *r)
 {
+  char *link_unused = NULL;
+
   while (r->qlen) {
     struct qitem it = r->q[r->qhead];
     struct rnode *n = NULL;
@@ -669,6 +673,8 @@ static int run_queue(struct res *r)
       add_kid(it.parent, it.alias, n, it.optional, it.peer);
     if (n && !it.parent) {
       add_root(r, &it, n, NULL);
+      if (!strncmp(it.spec, "catalog:", 8))
+        importer_spec(r, &it, &r->roots[r->nroots - 1].catalog_range, &link_unused);
       continue;
     }
     nub_free(it.alias);
@@ -1211,6 +1217,13 @@ static void finish_importer(struct res *r, size_t imp, struct nub_importer *im)
     (*v)[*nv].alias = nub_strdup(e->alias);
     (*v)[*nv].specifier = nub_strdup(e->spec);
     (*v)[*nv].ref = key ? ref_of(e->alias, key) : nub_strdup(e->link);
+    if (e->catalog_range && key) { /* pnpm's catalogs: the version without peers */
+      const char *ref = (*v)[*nv].ref;
+      char *ver = nub_strndup(ref, strcspn(ref, "("));
+      nub_graph_add_catalog(r->g, e->spec[8] ? e->spec + 8 : "default", e->alias,
+                            e->catalog_range, ver);
+      nub_free(ver);
+    }
     (*nv)++;
   }
   nub_sort(im->deps, im->ndeps, sizeof(*im->deps), cmp_direct);

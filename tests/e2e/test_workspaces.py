@@ -13,6 +13,7 @@ Run: NUB_BIN=build/core/nub python3 tests/e2e/test_workspaces.py
 
 import json
 import os
+import shutil
 
 import nubtest
 
@@ -243,6 +244,25 @@ class ProtocolTest(WorkspaceTestCase):
                                            "b")["version"], "2.0.0")
         self.assertIn("specifier: 'catalog:'", self.lock())
 
+    def test_catalog_change_re_resolves(self):
+        self.make_project({"name": "mono", "version": "1.0.0"})
+        write(os.path.join(self.proj, "pnpm-workspace.yaml"),
+              "packages:\n  - packages/*\ncatalog:\n  b: ^1.0.0\n")
+        one = self.member("packages/one", {"name": "one", "version": "1.0.0",
+                                           "dependencies": {"b": "catalog:"}})
+        self.nub("install")
+        self.assertEqual(self.node_require(one, "b")["version"], "1.0.0")
+        write(os.path.join(self.proj, "pnpm-workspace.yaml"),
+              "packages:\n  - packages/*\ncatalog:\n  b: ^2.0.0\n")
+        self.nub("install")
+        self.assertEqual(self.node_require(one, "b")["version"], "2.0.0")
+        self.assertIn("catalogs:\n  default:\n    b:\n      specifier: ^2.0.0\n"
+                      "      version: 2.0.0\n", self.lock())
+        # with the lockfile in sync, --frozen-lockfile accepts it
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.node_require(one, "b")["version"], "2.0.0")
+
     def test_bun_catalog_in_package_json(self):
         self.make_project({"name": "mono", "version": "1.0.0",
                            "workspaces": {"packages": ["packages/*"],
@@ -260,6 +280,35 @@ class ProtocolTest(WorkspaceTestCase):
         proc = self.nub_fails("install")
         self.assertEqual(proc.returncode, 72, proc.stderr)
         self.assertIn("default catalog has no entry", proc.stderr)
+
+
+class PnpmLockfileTest(WorkspaceTestCase):
+    """nub.lock of a workspace is the pnpm-lock.yaml pnpm 12 writes for the
+    same input, byte for byte (pnpm from PATH: ci/test.sh installs it)."""
+
+    def test_same_bytes_as_pnpm(self):
+        pnpm = shutil.which("pnpm")
+        if not pnpm:
+            self.skipTest("SKIP: pnpm is not installed")
+        self.make_project({"name": "mono", "version": "1.0.0", "private": True,
+                           "dependencies": {"e": "^1.0.0"}})
+        write(os.path.join(self.proj, "pnpm-workspace.yaml"),
+              "packages:\n  - packages/*\ncatalog:\n  b: ^2.0.0\n")
+        self.member("packages/lib", {"name": "@mono/lib", "version": "1.2.0",
+                                     "dependencies": {"a": "^1.0.0"}})
+        self.member("packages/app", {"name": "app", "version": "0.1.0",
+                                     "dependencies": {"@mono/lib": "workspace:*", "b": "catalog:",
+                                                      "peer-host": "^1.0.0"},
+                                     "devDependencies": {"c": "^1.0.0", "react-like": "^2.0.0"}})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        write(os.path.join(theirs, ".npmrc"), "registry=%s\n" % self.registry.url)
+        self.run_cmd([pnpm, "install", "--lockfile-only", "--ignore-scripts"], cwd=theirs,
+                     env={"npm_config_registry": None, "PNPM_HOME": None,
+                          "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")})
+        self.nub("install", "--lockfile-only")
+        with open(os.path.join(theirs, "pnpm-lock.yaml")) as f:
+            self.assertEqual(self.lock(), f.read())
 
 
 class BinsTest(WorkspaceTestCase):

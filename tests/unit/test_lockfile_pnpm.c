@@ -640,8 +640,14 @@ static void test_errors(void **state)
   assert_int_equal(rc, -NUB_ELOCKFILE);
   assert_non_null(strstr(err.msg, "twice"));
 
+  /* catalogs are read as pnpm writes them; anything else there is an error */
+  rc = parse_str("lockfileVersion: '9.0'\ncatalogs: {default: {a: 1}}\n", &err);
+  assert_int_equal(rc, -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "catalogs.default"));
+
   /* unknown fields and sections are ignored */
-  rc = parse_str("lockfileVersion: '9.0'\ncatalogs: {default: {a: 1}}\ntime: {}\n"
+  rc = parse_str("lockfileVersion: '9.0'\n"
+                 "catalogs: {default: {a: {specifier: ^1.0.0, version: 1.0.0}}}\ntime: {}\n"
                  "packages:\n  a@1.0.0:\n    resolution: {integrity: x, future: 1}\n"
                  "    somethingNew: [1, 2]\n"
                  "snapshots:\n  a@1.0.0:\n    patched: true\n    dev: false\n",
