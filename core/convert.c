@@ -9,6 +9,8 @@
 #include "buf.h"
 #include "registry_url.h"
 #include "nub_alloc.h"
+#include "path.h"
+#include "workspace.h"
 #include "strmap.h"
 
 /* ---- graph -> hoisted tree ------------------------------------------------ */
@@ -107,11 +109,24 @@ static void enqueue_children(struct hitem **q, size_t *n, size_t *cap, const str
   }
 }
 
+/* A member's "link:../lib" as a path from the project: "packages/lib". */
+static char *link_from_root(const struct nub_importer *im, const char *ref)
+{
+  char from[4096], to[4096], rel[4096];
+
+  if (!strcmp(im->path, "."))
+    return nub_strdup(ref + 5);
+  snprintf(from, sizeof(from), "/");
+  snprintf(to, sizeof(to), "/%s/%s", im->path, ref + 5);
+  return nub_path_relative(from, to, rel, sizeof(rel)) == 0 ? nub_strdup(rel)
+                                                             : nub_strdup(ref + 5);
+}
+
 int nub_tree_from_graph(struct nub_tree *t, const struct nub_graph *g,
-                        const struct nub_config *cfg, struct nub_err *err)
+                        const struct nub_workspace *ws, const struct nub_config *cfg,
+                        struct nub_err *err)
 {
   struct hctx h;
-  const struct nub_importer *im = g->nimporters ? &g->importers[0] : NULL;
   struct hitem *q = NULL;
   size_t qn = 0, qcap = 0, head = 0;
   int rc = 0;
@@ -119,19 +134,57 @@ int nub_tree_from_graph(struct nub_tree *t, const struct nub_graph *g,
 
   memset(&h, 0, sizeof(h));
   h.g = g;
-  /* the project's own dependencies sit at the top */
-  for (int k = 0; im && k < NUB_DEP_KINDS; k++) {
+  /* npm links every workspace member at the top, under its name, and the
+   * member's folder is a node of its own */
+  for (size_t m = 0; ws && m < g->nimporters; m++) {
+    const struct nub_ws_pkg *wp = nub_workspace_at(ws, g->importers[m].path);
+    char *path;
+    if (!wp)
+      continue;
+    put(&h, g->importers[m].path, NULL, NULL);
+    path = child_path("", wp->man.name);
+    if (!nub_strmap_get(&h.at, path))
+      put(&h, path, NULL, wp->dir);
+    nub_free(path);
+  }
+  /* the importers' own dependencies: the project's at the top, a member's
+   * as high as nothing stands in the way (queued from its folder) */
+  for (size_t m = 0; m < g->nimporters * NUB_DEP_KINDS; m++) {
+    const struct nub_importer *im = &g->importers[m / NUB_DEP_KINDS];
+    bool root = !strcmp(im->path, ".");
+    const char *level = root ? "" : im->path;
     const struct nub_gdirect *d;
-    size_t n = nub_importer_directs(im, k, &d);
+    size_t n = nub_importer_directs(im, (int)(m % NUB_DEP_KINDS), &d);
+    if (!root && !(ws && nub_workspace_at(ws, im->path)))
+      continue;
     for (size_t i = 0; i < n; i++) {
-      char *path = child_path("", d[i].alias), *tk;
+      char *path = child_path(level, d[i].alias), *tk;
       const struct nub_gpkg *p;
       if (nub_strmap_get(&h.at, path)) {
         nub_free(path);
         continue;
       }
       if (!strncmp(d[i].ref, "link:", 5)) {
-        put(&h, path, NULL, d[i].ref + 5);
+        char *target = link_from_root(im, d[i].ref);
+        const struct place *top = root ? NULL : resolve_from(&h, level, d[i].alias);
+        /* a member's link that the top already answers is not repeated */
+        if (!top || !top->link || strcmp(top->link, target))
+          put(&h, path, NULL, target);
+        nub_free(target);
+        nub_free(path);
+        continue;
+      }
+      if (!root) {
+        tk = nub_gedge_target(d[i].alias, d[i].ref);
+        p = tk ? nub_graph_find(g, tk) : NULL;
+        nub_free(tk);
+        if (p && !p->skip) {
+          NUB_GROW(q, qcap, qn + 1);
+          q[qn].from = nub_strdup(level);
+          q[qn].alias = nub_strdup(d[i].alias);
+          q[qn].q = p;
+          qn++;
+        }
         nub_free(path);
         continue;
       }
@@ -222,6 +275,10 @@ int nub_tree_from_graph(struct nub_tree *t, const struct nub_graph *g,
     const struct place *pl = h.all[i];
     size_t ni = nub_tree_add_node(t, pl->path);
     struct nub_node *nd = &t->nodes[ni];
+    if (!pl->p && !pl->link) {
+      nd->flags |= NUB_NF_LOCAL; /* a workspace member's folder */
+      continue;
+    }
     if (!pl->p) {
       nd->flags |= NUB_NF_LINK;
       nd->link_target = nub_strdup(pl->link);
@@ -293,13 +350,55 @@ static int cmp_edge(const void *a, const void *b)
   return strcmp(((const struct nub_gedge *)a)->alias, ((const struct nub_gedge *)b)->alias);
 }
 
+/* An importer's direct dependencies as Node finds them from its directory;
+ * a link's target relative to the importer, as "link:" refs are. */
+static void add_importer(struct tnode_ctx *c, struct nub_importer *im,
+                         const struct nub_manifest *man)
+{
+  const struct nub_depmap *maps[3] = {&man->deps, &man->dev, &man->optional};
+  const struct nub_tree *t = c->t;
+  bool root = !strcmp(im->path, ".");
+
+  for (int k = 0; k < 3; k++) {
+    for (size_t i = 0; i < maps[k]->n; i++) {
+      const struct nub_dep *d = &maps[k]->v[i];
+      long ti = find_dep(c, root ? "" : im->path, d->name);
+      struct nub_gdirect **v = k == 0 ? &im->deps : k == 1 ? &im->dev : &im->optional;
+      size_t *cnt = k == 0 ? &im->ndeps : k == 1 ? &im->ndev : &im->noptional;
+      char *ref;
+      if (ti < 0)
+        continue;
+      if (t->nodes[ti].flags & NUB_NF_LINK) {
+        char from[4096], to[4096], rel[4096];
+        snprintf(from, sizeof(from), "/%s", root ? "" : im->path);
+        snprintf(to, sizeof(to), "/%s", t->nodes[ti].link_target);
+        ref = root || nub_path_relative(from, to, rel, sizeof(rel)) < 0
+                  ? nub_asprintf("link:%s", t->nodes[ti].link_target)
+                  : nub_asprintf("link:%s", rel);
+      } else if (c->key[ti]) {
+        ref = nub_strdup(c->key[ti]);
+      } else {
+        continue;
+      }
+      *v = nub_realloc(*v, sizeof(**v) * (*cnt + 1));
+      (*v)[*cnt].alias = nub_strdup(d->name);
+      (*v)[*cnt].specifier = nub_strdup(d->spec);
+      (*v)[*cnt].ref = ref;
+      (*cnt)++;
+    }
+  }
+  nub_sort(im->deps, im->ndeps, sizeof(*im->deps), cmp_direct);
+  nub_sort(im->dev, im->ndev, sizeof(*im->dev), cmp_direct);
+  nub_sort(im->optional, im->noptional, sizeof(*im->optional), cmp_direct);
+}
+
 int nub_graph_from_tree(struct nub_graph *g, const struct nub_tree *t,
-                        const struct nub_manifest *man, struct nub_err *err)
+                        const struct nub_manifest *man, const struct nub_workspace *ws,
+                        struct nub_err *err)
 {
   struct tnode_ctx c;
   struct nub_strmap seen;
   struct nub_importer *im;
-  const struct nub_depmap *maps[3] = {&man->deps, &man->dev, &man->optional};
 
   (void)err;
   memset(&c, 0, sizeof(c));
@@ -367,35 +466,13 @@ int nub_graph_from_tree(struct nub_graph *g, const struct nub_tree *t,
     }
     nub_sort(p->deps, p->ndeps, sizeof(*p->deps), cmp_edge);
   }
-  g->importers = nub_calloc(1, sizeof(*g->importers));
-  g->nimporters = 1;
-  im = &g->importers[0];
-  im->path = nub_strdup(".");
-  for (int k = 0; k < 3; k++) {
-    for (size_t i = 0; i < maps[k]->n; i++) {
-      const struct nub_dep *d = &maps[k]->v[i];
-      long ti = find_dep(&c, "", d->name);
-      struct nub_gdirect **v = k == 0 ? &im->deps : k == 1 ? &im->dev : &im->optional;
-      size_t *cnt = k == 0 ? &im->ndeps : k == 1 ? &im->ndev : &im->noptional;
-      char *ref;
-      if (ti < 0)
-        continue;
-      if (t->nodes[ti].flags & NUB_NF_LINK)
-        ref = nub_asprintf("link:%s", t->nodes[ti].link_target);
-      else if (c.key[ti])
-        ref = nub_strdup(c.key[ti]);
-      else
-        continue;
-      *v = nub_realloc(*v, sizeof(**v) * (*cnt + 1));
-      (*v)[*cnt].alias = nub_strdup(d->name);
-      (*v)[*cnt].specifier = nub_strdup(d->spec);
-      (*v)[*cnt].ref = ref;
-      (*cnt)++;
-    }
+  g->nimporters = 1 + (ws ? ws->npkgs : 0);
+  g->importers = nub_calloc(g->nimporters, sizeof(*g->importers));
+  for (size_t m = 0; m < g->nimporters; m++) {
+    im = &g->importers[m];
+    im->path = nub_strdup(m ? ws->pkgs[m - 1].dir : ".");
+    add_importer(&c, im, m ? &ws->pkgs[m - 1].man : man);
   }
-  nub_sort(im->deps, im->ndeps, sizeof(*im->deps), cmp_direct);
-  nub_sort(im->dev, im->ndev, sizeof(*im->dev), cmp_direct);
-  nub_sort(im->optional, im->noptional, sizeof(*im->optional), cmp_direct);
   for (size_t i = 0; i < t->n; i++)
     nub_free(c.key[i]);
   nub_free(c.key);

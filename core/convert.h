@@ -14,14 +14,21 @@
 #include "graph.h"
 #include "tree.h"
 
+struct nub_workspace;
+
 /* Build t (initialised by the caller) from g. Skipped packages are left out.
- * Tarball URLs come from the configured registry unless g records one. */
+ * Tarball URLs come from the configured registry unless g records one.
+ * Members of ws (NULL: none) are linked at the top under their names, as
+ * npm links them, and their dependencies placed from their folders. */
 int nub_tree_from_graph(struct nub_tree *t, const struct nub_graph *g,
-                        const struct nub_config *cfg, struct nub_err *err);
+                        const struct nub_workspace *ws, const struct nub_config *cfg,
+                        struct nub_err *err);
 
 /* Build g (initialised by the caller) from an npm lockfile tree whose nodes
- * carry their dependency names (struct nub_node deps). */
+ * carry their dependency names (struct nub_node deps); each member of ws
+ * (NULL: none) is an importer of its own. */
 int nub_graph_from_tree(struct nub_graph *g, const struct nub_tree *t,
-                        const struct nub_manifest *man, struct nub_err *err);
+                        const struct nub_manifest *man, const struct nub_workspace *ws,
+                        struct nub_err *err);
 
 #endif

@@ -163,7 +163,7 @@ static int hoisted_shape(struct nub_install_ctx *c, struct nub_err *err)
     /* --node-linker hoisted on a graph: placed npm's way */
     nub_tree_init(&p->tree, &p->pkgs);
     p->have_tree = true;
-    rc = nub_tree_from_graph(&p->tree, &p->graph, &c->cfg, err);
+    rc = nub_tree_from_graph(&p->tree, &p->graph, c->ws.source ? &c->ws : NULL, &c->cfg, err);
     if (rc < 0)
       return rc;
   }

@@ -103,7 +103,7 @@ static int isolated_shape(struct nub_install_ctx *c, struct nub_err *err)
     /* --node-linker isolated on an npm or bun lockfile */
     nub_graph_init(&p->graph);
     p->have_graph = true;
-    rc = nub_graph_from_tree(&p->graph, &p->tree, &c->man, err);
+    rc = nub_graph_from_tree(&p->graph, &p->tree, &c->man, c->ws.source ? &c->ws : NULL, err);
     if (rc < 0)
       return rc;
   }

@@ -339,9 +339,11 @@ class NubTestCase(unittest.TestCase):
     BOOKKEEPING = ("node_modules/.package-lock.json", "node_modules/.nub-state")
 
     def installed(self, root=None, modes=False):
-        """tree() of node_modules alone, without the tools' bookkeeping: the
-        tree to compare between npm and nub."""
-        return [p for p in self.tree(root, modes) if p.startswith("node_modules/") and
+        """tree() of every node_modules (the project's and its workspace
+        members'), without the tools' bookkeeping: the tree to compare
+        between npm and nub."""
+        return [p for p in self.tree(root, modes)
+                if (p.startswith("node_modules/") or "/node_modules/" in p) and
                 not p.startswith(self.BOOKKEEPING)]
 
     @staticmethod

@@ -67,6 +67,7 @@ function walk(nm) {
   }
 }
 walk(path.join(root, 'node_modules'));
+for (const member of process.argv.slice(2)) visit(member);  // workspace packages
 console.log(JSON.stringify(out));
 """
 
@@ -104,14 +105,28 @@ class RealPackagesTest(nubtest.NubTestCase):
         self.env["npm_config_registry"] = REGISTRY
 
     def project(self, case, dest, files=("package.json", "package-lock.json")):
+        """The fixture in dest: `files` (those the case has), and its
+        workspace (pnpm-workspace.yaml, packages/), registry filled in."""
         os.makedirs(dest, exist_ok=True)
         reg = REGISTRY.rstrip("/")
-        for f in files:
-            with open(os.path.join(REAL, case, f)) as src:
+        src_dir = os.path.join(REAL, case)
+        todo = [f for f in files if os.path.exists(os.path.join(src_dir, f))]
+        if os.path.exists(os.path.join(src_dir, "pnpm-workspace.yaml")):
+            todo.append("pnpm-workspace.yaml")
+        for base, _, names in os.walk(os.path.join(src_dir, "packages")):
+            todo += [os.path.relpath(os.path.join(base, n), src_dir) for n in names]
+        for f in todo:
+            with open(os.path.join(src_dir, f)) as src:
                 text = src.read().replace("@@REGISTRY@@", reg)
+            os.makedirs(os.path.dirname(os.path.join(dest, f)), exist_ok=True)
             with open(os.path.join(dest, f), "w") as dst:
                 dst.write(text)
+            shutil.copymode(os.path.join(src_dir, f), os.path.join(dest, f))
         return dest
+
+    def members(self, root):
+        pk = os.path.join(root, "packages")
+        return sorted(os.path.join(pk, m) for m in os.listdir(pk)) if os.path.isdir(pk) else []
 
     def npm_ci_and_nub_ci(self, case, *args):
         npm_dir = self.project(case, os.path.join(self.tmp, "npm"))
@@ -151,8 +166,48 @@ class RealPackagesTest(nubtest.NubTestCase):
     def test_cyclic_peers(self):
         self.assert_same_tree("cyclic-peers")
 
+    def test_npm_workspaces(self):
+        # links for the members at the top, conflicts nested under the member,
+        # a member's bin in the root's .bin
+        d = self.assert_same_tree("npm-workspaces")
+        self.assertEqual(os.readlink(os.path.join(d, "node_modules/@fx/lib")),
+                         "../../packages/lib")
+        self.assertTrue(os.path.isdir(os.path.join(d, "packages/old/node_modules/ms")))
+        self.assertEqual(os.readlink(os.path.join(d, "node_modules/.bin/fx-lib")),
+                         "../@fx/lib/cli.js")
+
+    @nubtest.requires_node
+    def test_pnpm_workspace_resolves_as_under_pnpm(self):
+        # from pnpm's lockfile and from package.json alone: every declared
+        # dependency of every member and package resolves, the same as under
+        # pnpm's own install
+        pnpm = shutil.which("pnpm")
+        want = None
+        if pnpm:
+            pd = self.project("pnpm-workspace", os.path.join(self.tmp, "pnpm"),
+                              ("package.json", "pnpm-lock.yaml"))
+            self.run_cmd([pnpm, "install", "--frozen-lockfile", "--ignore-scripts",
+                          "--store-dir", os.path.join(self.tmp, "pnpm-store")], cwd=pd,
+                         env={"npm_config_registry": REGISTRY})
+            want = self.resolution(pd, self.members(pd))
+        for files in (("package.json", "pnpm-lock.yaml"), ("package.json",)):
+            with self.subTest(files=files):
+                d = os.path.join(self.tmp, "nub-%d" % len(files))
+                self.project("pnpm-workspace", d, files)
+                self.nub("install", "--ignore-scripts", cwd=d)
+                got = self.resolution(d, self.members(d))
+                self.assertIn("fx-app@1.0.0", got)
+                self.assertEqual(got["fx-app@1.0.0"], {"@fx/lib": True, "once": True,
+                                                       "semver": True})
+                self.assertEqual(sorted(p + " -> " + dep for p, deps in got.items()
+                                        for dep, ok in deps.items() if not ok), [])
+                if want is not None:
+                    self.assertEqual(got, want)
+        if want is None:
+            self.skipTest("SKIP: pnpm is not installed: the comparison with it is left out")
+
     def missing(self, root):
-        got = self.resolution(root)
+        got = self.resolution(root, self.members(root))
         self.assertTrue(got, "no package found under %s" % root)
         return sorted("%s -> %s" % (p, dep) for p, deps in got.items()
                       for dep, ok in deps.items() if not ok)
@@ -180,8 +235,8 @@ class RealPackagesTest(nubtest.NubTestCase):
                 shutil.rmtree(os.path.join(self.tmp, "nub"), ignore_errors=True)
                 self.cyclic_peers_from(files)
 
-    def resolution(self, root):
-        return json.loads(self.run_cmd(["node", "-e", RESOLVE_JS, root]).stdout)
+    def resolution(self, root, members=()):
+        return json.loads(self.run_cmd(["node", "-e", RESOLVE_JS, root] + list(members)).stdout)
 
     def cyclic_peers_from(self, files):
         d = self.project("cyclic-peers", os.path.join(self.tmp, "nub"), files)

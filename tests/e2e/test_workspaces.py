@@ -311,6 +311,33 @@ class PnpmLockfileTest(WorkspaceTestCase):
             self.assertEqual(self.lock(), f.read())
 
 
+class HoistedTest(WorkspaceTestCase):
+    """--node-linker hoisted without a lockfile: npm's placement (members
+    linked at the top, conflicts nested under the member), compared with
+    what npm itself builds from the same registry."""
+
+    def test_same_tree_as_npm(self):
+        if not nubtest.have_npm():
+            self.skipTest("SKIP: npm is not installed")
+        self.make_project({"name": "mono", "version": "1.0.0", "private": True,
+                           "workspaces": ["packages/*"], "dependencies": {"b": "^1.0.0"}})
+        self.member("packages/lib", {"name": "@mono/lib", "version": "1.2.0",
+                                     "dependencies": {"a": "^1.0.0"}})
+        self.member("packages/app", {"name": "app", "version": "0.1.0",
+                                     "dependencies": {"@mono/lib": "^1.0.0", "b": "^2.0.0",
+                                                      "c": "^1.0.0"}})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.npm("install", "--ignore-scripts", cwd=theirs)
+        self.nub("install", "--node-linker", "hoisted")
+        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+        self.assertTrue(os.path.isdir(os.path.join(self.proj, "packages/app/node_modules/b")))
+        self.assertEqual(self.node_require(os.path.join(self.proj, "packages/app"),
+                                           "b")["version"], "2.0.0")
+        self.assertIn("Already up to date",
+                      self.nub("install", "--node-linker", "hoisted").stdout)
+
+
 class BinsTest(WorkspaceTestCase):
 
     def test_member_bins_and_dependency_bins(self):

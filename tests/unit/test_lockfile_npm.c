@@ -226,14 +226,14 @@ static void test_convert__tree_to_graph_and_back(void **state)
   assert_int_equal(nub_lockfile_npm_parse(&t, text, len, "package-lock.json", &cfg, &err), 0);
   assert_int_equal(nub_manifest_parse(&m, pj, sizeof(pj) - 1, "package.json", &err), 0);
   nub_graph_init(&g);
-  assert_int_equal(nub_graph_from_tree(&g, &t, &m, &err), 0);
+  assert_int_equal(nub_graph_from_tree(&g, &t, &m, NULL, &err), 0);
   nub_graph_sort(&g);
   assert_non_null(nub_graph_find(&g, "b@1.0.0"));
   assert_non_null(nub_graph_find(&g, "b@2.0.0"));
   assert_int_equal(g.nimporters, 1);
   /* npm's placement again: b@1 hoisted (a's, the first), b@2 nested under c */
   nub_tree_init(&back, &pt2);
-  assert_int_equal(nub_tree_from_graph(&back, &g, &cfg, &err), 0);
+  assert_int_equal(nub_tree_from_graph(&back, &g, NULL, &cfg, &err), 0);
   assert_string_equal(node(&back, "node_modules/c/node_modules/b")->pkg->version, "2.0.0");
   assert_string_equal(node(&back, "node_modules/b")->pkg->version, "1.0.0");
   nub_tree_release(&back);
