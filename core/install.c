@@ -219,6 +219,9 @@ static int start_work(struct nub_install_ctx *c, struct nub_err *err)
 
 /* ---- the phases ------------------------------------------------------------ */
 
+/* A workspace member's own scripts, run after its dependencies' */
+static const char *const member_events[] = {"preinstall", "install", "postinstall", "prepare"};
+
 /* Which source makes the plan: the lockfile's kind decides. */
 static int make_plan(struct nub_install_ctx *c, struct nub_err *err)
 {
@@ -355,6 +358,8 @@ static int phase_scripts(struct nub_install_ctx *c, struct nub_err *err)
   nub_diag_phase_begin(&ph, "scripts");
   rc = nub_lifecycle_deps(c, err);
   if (rc == 0)
+    rc = nub_lifecycle_members(c, member_events, 4, err);
+  if (rc == 0)
     rc = nub_lifecycle_root(c, post, 3, err);
   nub_diag_phase_end(&ph, NULL);
   if (rc == 0)
@@ -410,7 +415,10 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
     old.directs = NULL;
     old.ndirects = 0;
   }
-  rc = nub_lifecycle_root(c, pre, 1, err);
+  /* an order the members' scripts cannot run in fails before anything changes */
+  rc = nub_lifecycle_members_check(c, member_events, 4, err);
+  if (rc == 0)
+    rc = nub_lifecycle_root(c, pre, 1, err);
   if (rc == 0)
     rc = phase_fetch(c, err);
   if (rc == 0)

@@ -5,6 +5,9 @@
 
 #include <string.h>
 
+#include "pool.h"
+#include "workspace.h"
+
 #include "install_ctx.h"
 #include "layout.h"
 #include "manifest.h"
@@ -36,6 +39,193 @@ int nub_lifecycle_root(struct nub_install_ctx *c, const char *const *events, int
       return rc;
   }
   return 0;
+}
+
+static const char *event_cmd(const struct nub_manifest *m, const char *event)
+{
+  return !strcmp(event, "preinstall")    ? m->preinstall
+         : !strcmp(event, "install")     ? m->install
+         : !strcmp(event, "postinstall") ? m->postinstall
+                                         : m->prepare;
+}
+
+struct members_run {
+  struct nub_install_ctx *c;
+  const char *const *events;
+  int nevents;
+  size_t *todo; /* member indices of the level being run */
+  int *rc;
+  struct nub_err *errs;
+};
+
+static void run_member(void *ud, size_t k, int worker)
+{
+  struct members_run *mr = ud;
+  const struct nub_ws_pkg *m = &mr->c->ws.pkgs[mr->todo[k]];
+  char *dir = nub_asprintf("%s/%s", mr->c->proj.dir, m->dir);
+
+  (void)worker;
+  for (int i = 0; i < mr->nevents && mr->rc[k] == 0; i++) {
+    const char *cmd = event_cmd(&m->man, mr->events[i]);
+    if (cmd)
+      mr->rc[k] = nub_script_run(mr->c->proj.dir, dir, m->man.name, m->man.version,
+                                 mr->events[i], cmd, &mr->errs[k]);
+  }
+  nub_free(dir);
+}
+
+/* The members member i depends on (by name, in any dependency map). */
+static size_t member_deps(const struct nub_workspace *ws, size_t i, size_t *out)
+{
+  const struct nub_manifest *m = &ws->pkgs[i].man;
+  const struct nub_depmap *maps[3] = {&m->deps, &m->optional, &m->dev};
+  size_t n = 0;
+
+  for (int k = 0; k < 3; k++)
+    for (size_t d = 0; d < maps[k]->n; d++) {
+      const struct nub_ws_pkg *t = nub_workspace_find(ws, maps[k]->v[d].name);
+      if (t && t != &ws->pkgs[i])
+        out[n++] = (size_t)(t - ws->pkgs);
+    }
+  return n;
+}
+
+/* Each member's level: one more than the deepest member it depends on.
+ * -NUB_EWORKSPACE on a cycle through a member with scripts to run. */
+static int member_levels(struct nub_install_ctx *c, const bool *scripted, int *level,
+                         struct nub_err *err)
+{
+  const struct nub_workspace *ws = &c->ws;
+  size_t n = ws->npkgs;
+  int *state = nub_calloc(n + 1, sizeof(int)); /* 0 new, 1 on the path, 2 done */
+  size_t *path = nub_calloc(n + 1, sizeof(size_t)), *deps = nub_calloc(n * 3 + 1, sizeof(size_t));
+  size_t *iter = nub_calloc(n + 1, sizeof(size_t)), *nd = nub_calloc(n + 1, sizeof(size_t));
+  size_t **adj = nub_calloc(n + 1, sizeof(size_t *));
+  int rc = 0;
+
+  for (size_t i = 0; i < n; i++) {
+    size_t cnt = member_deps(ws, i, deps);
+    adj[i] = nub_calloc(cnt + 1, sizeof(size_t));
+    memcpy(adj[i], deps, cnt * sizeof(size_t));
+    nd[i] = cnt;
+  }
+  for (size_t s = 0; s < n && rc == 0; s++) {
+    size_t sp = 0;
+    if (state[s])
+      continue;
+    path[sp++] = s;
+    state[s] = 1;
+    iter[s] = 0;
+    while (sp && rc == 0) {
+      size_t v = path[sp - 1];
+      if (iter[v] < nd[v]) {
+        size_t w = adj[v][iter[v]++];
+        if (state[w] == 1) { /* a cycle: w ... v -> w */
+          size_t from = sp;
+          bool any = false;
+          struct nub_buf b = NUB_BUF_INIT;
+          while (from > 0 && path[from - 1] != w)
+            from--;
+          for (size_t k = from ? from - 1 : 0; k < sp; k++) {
+            any = any || scripted[path[k]];
+            nub_buf_addf(&b, "%s -> ", ws->pkgs[path[k]].dir);
+          }
+          nub_buf_adds(&b, ws->pkgs[w].dir);
+          if (any)
+            rc = nub_err_set(err, -NUB_EWORKSPACE,
+                             "the workspace packages depend on each other in a cycle (%s) and "
+                             "one of them has install scripts, which need an order; break "
+                             "the cycle or move the script", nub_buf_str(&b));
+          nub_buf_release(&b);
+        } else if (state[w] == 0) {
+          state[w] = 1;
+          iter[w] = 0;
+          path[sp++] = w;
+        }
+        continue;
+      }
+      level[v] = 0;
+      for (size_t k = 0; k < nd[v]; k++)
+        if (state[adj[v][k]] == 2 && level[adj[v][k]] + 1 > level[v])
+          level[v] = level[adj[v][k]] + 1;
+      state[v] = 2;
+      sp--;
+    }
+  }
+  for (size_t i = 0; i < n; i++)
+    nub_free(adj[i]);
+  nub_free(adj);
+  nub_free(state);
+  nub_free(path);
+  nub_free(deps);
+  nub_free(iter);
+  nub_free(nd);
+  return rc;
+}
+
+int nub_lifecycle_members_check(struct nub_install_ctx *c, const char *const *events,
+                                int nevents, struct nub_err *err)
+{
+  size_t n = c->ws.npkgs;
+  bool *scripted;
+  int *level, rc;
+
+  if (scripts_off(c) || !n)
+    return 0;
+  scripted = nub_calloc(n + 1, sizeof(bool));
+  level = nub_calloc(n + 1, sizeof(int));
+  for (size_t i = 0; i < n; i++)
+    for (int e = 0; e < nevents; e++)
+      scripted[i] = scripted[i] || event_cmd(&c->ws.pkgs[i].man, events[e]) != NULL;
+  rc = member_levels(c, scripted, level, err);
+  nub_free(scripted);
+  nub_free(level);
+  return rc;
+}
+
+int nub_lifecycle_members(struct nub_install_ctx *c, const char *const *events, int nevents,
+                          struct nub_err *err)
+{
+  size_t n = c->ws.npkgs;
+  bool *scripted;
+  int *level, maxlevel = -1, rc;
+
+  if (scripts_off(c) || !n)
+    return 0;
+  scripted = nub_calloc(n + 1, sizeof(bool));
+  level = nub_calloc(n + 1, sizeof(int));
+  for (size_t i = 0; i < n; i++)
+    for (int e = 0; e < nevents; e++)
+      scripted[i] = scripted[i] || event_cmd(&c->ws.pkgs[i].man, events[e]) != NULL;
+  rc = member_levels(c, scripted, level, err);
+  for (size_t i = 0; i < n; i++)
+    if (level[i] > maxlevel)
+      maxlevel = level[i];
+  for (int lv = 0; lv <= maxlevel && rc == 0; lv++) {
+    struct members_run mr = {c, events, nevents, NULL, NULL, NULL};
+    size_t k = 0;
+    mr.todo = nub_calloc(n + 1, sizeof(size_t));
+    for (size_t i = 0; i < n; i++)
+      if (level[i] == lv && scripted[i])
+        mr.todo[k++] = i;
+    mr.rc = nub_calloc(k + 1, sizeof(int));
+    mr.errs = nub_calloc(k + 1, sizeof(struct nub_err));
+    /* members of one level do not depend on each other: they run at once,
+     * as many as the pool has threads */
+    if (k)
+      nub_pool_for(c->pool, k, run_member, &mr);
+    for (size_t j = 0; j < k && rc == 0; j++)
+      if (mr.rc[j] < 0) {
+        *err = mr.errs[j];
+        rc = mr.rc[j];
+      }
+    nub_free(mr.todo);
+    nub_free(mr.rc);
+    nub_free(mr.errs);
+  }
+  nub_free(scripted);
+  nub_free(level);
+  return rc;
 }
 
 /* One dependency's preinstall, install and postinstall, from its own

@@ -14,6 +14,15 @@ struct nub_install_ctx;
  * --ignore-scripts). */
 int nub_lifecycle_root(struct nub_install_ctx *c, const char *const *events, int nevents,
                        struct nub_err *err);
+/* Workspace members' own scripts for these events: a member after the
+ * members it depends on, members of one level at once (bounded by the
+ * worker pool). A dependency cycle through a member with scripts is
+ * -NUB_EWORKSPACE naming the cycle. */
+int nub_lifecycle_members(struct nub_install_ctx *c, const char *const *events, int nevents,
+                          struct nub_err *err);
+/* The same order check alone, before anything is installed. */
+int nub_lifecycle_members_check(struct nub_install_ctx *c, const char *const *events,
+                                int nevents, struct nub_err *err);
 /* The dependencies' install scripts, in the layout's order. */
 int nub_lifecycle_deps(struct nub_install_ctx *c, struct nub_err *err);
 

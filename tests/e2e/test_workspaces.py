@@ -338,6 +338,68 @@ class HoistedTest(WorkspaceTestCase):
                       self.nub("install", "--node-linker", "hoisted").stdout)
 
 
+class ScriptsTest(WorkspaceTestCase):
+
+    def scripted_monorepo(self):
+        log = os.path.join(self.tmp, "order.log")
+        step = "echo %s >> " + log
+        self.make_project({"name": "mono", "version": "1.0.0", "workspaces": ["packages/*"],
+                           "scripts": {"postinstall": step % "root"}})
+        self.member("packages/base", {"name": "base", "version": "1.0.0",
+                                      "scripts": {"install": step % "base-install",
+                                                  "postinstall": step % "base"}})
+        self.member("packages/mid", {"name": "mid", "version": "1.0.0",
+                                     "dependencies": {"base": "workspace:*"},
+                                     "scripts": {"postinstall": step % "mid"}})
+        self.member("packages/top", {"name": "top", "version": "1.0.0",
+                                     "devDependencies": {"mid": "workspace:*"},
+                                     "scripts": {"prepare": step % "top"}})
+        self.member("packages/plain", {"name": "plain", "version": "1.0.0"})
+        return log
+
+    def test_members_scripts_run_in_dependency_order(self):
+        log = self.scripted_monorepo()
+        self.nub("install")
+        with open(log) as f:
+            self.assertEqual(f.read().split(), ["base-install", "base", "mid", "top", "root"])
+
+    def test_ignore_scripts(self):
+        log = self.scripted_monorepo()
+        self.nub("install", "--ignore-scripts")
+        self.assertFalse(os.path.exists(log))
+
+    def test_failing_member_script(self):
+        self.make_project({"name": "mono", "version": "1.0.0", "workspaces": ["packages/*"]})
+        self.member("packages/bad", {"name": "bad", "version": "1.0.0",
+                                     "scripts": {"postinstall": "exit 3"}})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 50, proc.stderr)
+        self.assertIn("postinstall", proc.stderr)
+
+    def test_cycle_of_build_scripts(self):
+        self.make_project({"name": "mono", "version": "1.0.0", "workspaces": ["packages/*"]})
+        self.member("packages/x", {"name": "x", "version": "1.0.0",
+                                   "dependencies": {"y": "workspace:*"},
+                                   "scripts": {"postinstall": "true"}})
+        self.member("packages/y", {"name": "y", "version": "1.0.0",
+                                   "dependencies": {"x": "workspace:*"}})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 72, proc.stderr)
+        self.assertIn("cycle", proc.stderr)
+        self.assertIn("packages/x -> packages/y -> packages/x", proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
+
+    def test_cycle_without_scripts_installs(self):
+        self.make_project({"name": "mono", "version": "1.0.0", "workspaces": ["packages/*"]})
+        self.member("packages/x", {"name": "x", "version": "1.0.0",
+                                   "dependencies": {"y": "workspace:*"}})
+        self.member("packages/y", {"name": "y", "version": "1.0.0",
+                                   "dependencies": {"x": "workspace:*"}})
+        self.nub("install")
+        self.assertEqual(self.node_require(os.path.join(self.proj, "packages/x"),
+                                           "y")["name"], "y")
+
+
 class BinsTest(WorkspaceTestCase):
 
     def test_member_bins_and_dependency_bins(self):
