@@ -213,7 +213,7 @@ int nub_bins_link_importers(int proj_fd, const char *proj_dir, const struct nub_
     const struct nub_gdirect *d;
     size_t nd = nub_importer_directs(im, kind, &d);
     char *bindir = nub_importer_file(im, "node_modules/.bin");
-    if (kind == NUB_DEP_DEV && omit_dev)
+    if ((kind == NUB_DEP_DEV && omit_dev) || im->skip)
       nd = 0;
     for (size_t i = 0; i < nd; i++) {
       char *t = nub_gedge_target(d[i].alias, d[i].ref);

@@ -69,6 +69,7 @@ struct nub_gdirect {
 
 struct nub_importer {
   char *path; /* "." for the root project */
+  bool skip;  /* left out by --filter (not serialised) */
   struct nub_gdirect *deps, *dev, *optional;
   size_t ndeps, ndev, noptional;
 };

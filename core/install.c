@@ -53,6 +53,11 @@ static void settings_hash(struct nub_install_ctx *c, char out[33])
                c->o->omit_optional, c->o->dev_only);
   nub_buf_addf(&b, "registry %s\nstore %s\ngvs %d\n", c->cfg.registry ? c->cfg.registry : "",
                c->cfg.store_dir, c->cfg.gvs);
+  /* a selection of workspace packages is a node_modules of its own */
+  for (size_t i = 0; i < c->o->nfilters; i++)
+    nub_buf_addf(&b, "filter %s in %s\n", c->o->filters[i], c->cwd_rel);
+  if (c->o->workspace_root)
+    nub_buf_adds(&b, "workspace-root\n");
   nub_quickhash(b.data, b.len, h);
   nub_hex(h, 16, out);
   nub_buf_release(&b);
@@ -130,6 +135,33 @@ static size_t input_files(const struct nub_install_ctx *c, const char *lockfile,
     v[n++] = nub_asprintf("%s/package.json", c->ws.pkgs[i].dir);
   *out = v;
   return n;
+}
+
+/* --filter / --workspace / -w: which projects of the workspace to install. */
+static int select_projects(struct nub_install_ctx *c, struct nub_err *err)
+{
+  const struct nub_install_opts *o = c->o;
+
+  if (!o->nfilters && !o->workspace_root)
+    return 0;
+  if (!c->ws.source)
+    return nub_err_set(err, -NUB_EUSAGE, "%s selects workspace packages, but %s is not a "
+                       "workspace (no \"workspaces\" in package.json, no pnpm-workspace.yaml)",
+                       o->nfilters ? "--filter" : "--workspace-root", c->proj.dir);
+  if (c->layout == &nub_layout_hoisted)
+    return nub_err_set(err, -NUB_EUSAGE, "--filter selects workspace packages in the isolated "
+                       "layout; the hoisted layout (%s) installs the whole workspace",
+                       c->proj.layout_source);
+  c->selected = nub_calloc(c->ws.npkgs + 1, sizeof(bool));
+  if (o->nfilters) {
+    int rc = nub_workspace_select(&c->ws, c->man.name, &c->man, c->cwd_rel,
+                                  (char *const *)o->filters, o->nfilters, c->selected, err);
+    if (rc < 0)
+      return rc;
+  }
+  if (o->workspace_root)
+    c->selected[0] = true;
+  return 0;
 }
 
 /* "Already up to date": the state matches the files and settings. */
@@ -247,6 +279,8 @@ static int phase_plan(struct nub_install_ctx *c, struct nub_err *err)
 
   nub_diag_phase_begin(&ph, "resolve");
   rc = make_plan(c, err);
+  if (rc == 0)
+    nub_install_select_importers(c);
   if (rc == 0 && !c->o->lockfile_only)
     rc = c->layout->shape(c, err);
   if (rc == 0 && !c->o->lockfile_only)
@@ -296,6 +330,16 @@ static int keep_previous(struct nub_install_ctx *c, const struct nub_state *old,
     rc = nub_plat_rm_rf_at(c->proj.dir_fd, "node_modules");
     if (rc < 0)
       return nub_err_set(err, rc, "cannot clear node_modules: %s", nub_strerror(rc));
+  }
+  for (size_t i = 0; !*keep && i < c->ws.npkgs; i++) {
+    char *nm = nub_asprintf("%s/node_modules", c->ws.pkgs[i].dir);
+    if (nub_plat_stat_at(c->proj.dir_fd, nm, &st) == 0 && st.type == NUB_FT_DIR)
+      rc = nub_plat_rm_rf_at(c->proj.dir_fd, nm);
+    if (rc < 0)
+      rc = nub_err_set(err, rc, "cannot clear %s: %s", nm, nub_strerror(rc));
+    nub_free(nm);
+    if (rc < 0)
+      return rc;
   }
   /* From here on node_modules is being changed: a stale state must not
    * survive an interrupted link. */
@@ -459,6 +503,8 @@ int nub_install(const struct nub_install_opts *o, struct nub_install_result *res
     char *root = NULL;
     rc = nub_workspace_find_root(dir, &root, err);
     if (rc == 0) {
+      size_t rl = strlen(root);
+      c.cwd_rel = nub_strdup(strlen(dir) > rl ? dir + rl + 1 : "");
       nub_free(dir);
       dir = root;
     }
@@ -476,6 +522,9 @@ int nub_install(const struct nub_install_opts *o, struct nub_install_result *res
     if (rc < 0)
       goto out;
   }
+  rc = select_projects(&c, err);
+  if (rc < 0)
+    goto out;
   if (o->frozen == NUB_FROZEN_YES && !c.proj.lockfile) {
     rc = nub_err_set(err, -NUB_ENOLOCKFILE,
                      "no lockfile in %s and --frozen-lockfile is set (nub ci needs one)", dir);
@@ -518,6 +567,8 @@ out:
   if (c.have_cfg)
     nub_config_release(&c.cfg);
   nub_buf_release(&c.blocked);
+  nub_free(c.selected);
+  nub_free(c.cwd_rel);
   nub_strarray_free(c.old_directs, c.nold_directs);
   nub_free(dir);
   return rc;

@@ -25,6 +25,11 @@ struct nub_install_opts {
   bool offline, prefer_offline;
   bool omit_dev, omit_optional, omit_peer, dev_only;
   bool ignore_scripts, lockfile_only, force;
+  /* workspaces: --filter selectors (pnpm's syntax; --workspace <name> too),
+   * and -w/--workspace-root; none: the whole workspace */
+  const char *const *filters;
+  size_t nfilters;
+  bool workspace_root;
   const char *const *cfg;   /* "key=value" settings from flags */
   size_t ncfg;
 };

@@ -18,3 +18,21 @@ bool nub_install_platform_ok(const struct nub_install_ctx *c, char *const *os, s
          nub_platform_allows(cpu, ncpu, c->caps.npm_cpu) &&
          (!c->caps.libc || nub_platform_allows(libc, nlibc, c->caps.libc));
 }
+
+bool nub_install_selected(const struct nub_install_ctx *c, size_t i)
+{
+  return !c->selected || c->selected[i];
+}
+
+void nub_install_select_importers(struct nub_install_ctx *c)
+{
+  struct nub_graph *g = &c->plan.graph;
+
+  for (size_t m = 0; c->selected && m < g->nimporters; m++) {
+    struct nub_importer *im = &g->importers[m];
+    const struct nub_ws_pkg *wp = nub_workspace_at(&c->ws, im->path);
+    im->skip = !strcmp(im->path, ".") ? !c->selected[0]
+               : wp                   ? !c->selected[1 + (size_t)(wp - c->ws.pkgs)]
+                                      : true;
+  }
+}

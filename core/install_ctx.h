@@ -46,10 +46,16 @@ struct nub_install_ctx {
   size_t installed;     /* packages in the layout */
   size_t nblocked;      /* dependencies whose install scripts did not run */
   struct nub_buf blocked;
+  char *cwd_rel;        /* where nub runs, relative to the root ("" at the root) */
+  bool *selected;       /* --filter: project 0 the root, i the member i - 1; NULL: all */
   char **old_directs;   /* the previous install's direct dependencies */
   size_t nold_directs;
 };
 
+/* Mark the graph's importers --filter leaves out (importer->skip). */
+void nub_install_select_importers(struct nub_install_ctx *c);
+/* Whether --filter keeps project i (0 the root, i the member i - 1). */
+bool nub_install_selected(const struct nub_install_ctx *c, size_t i);
 /* Whether package.json lets `name` run install scripts. */
 bool nub_install_trusted(const struct nub_install_ctx *c, const char *name);
 /* Whether a package for these platforms installs on this machine. */

@@ -689,7 +689,7 @@ static int top_links(struct ictx *c)
     const struct nub_importer *im = &c->g->importers[m / NUB_DEP_KINDS];
     int kind = (int)(m % NUB_DEP_KINDS), depth = nub_importer_depth(im);
     const struct nub_gdirect *d;
-    size_t n = nub_importer_directs(im, kind, &d);
+    size_t n = im->skip ? 0 : nub_importer_directs(im, kind, &d);
     if ((kind == NUB_DEP_DEV && c->o->omit_dev) ||
         (kind == NUB_DEP_OPTIONAL && c->o->omit_optional))
       continue;

@@ -51,7 +51,7 @@ static int filter(struct nub_install_ctx *c, struct nub_err *err)
     const struct nub_importer *im = &g->importers[m / NUB_DEP_KINDS];
     int k = (int)(m % NUB_DEP_KINDS);
     const struct nub_gdirect *d;
-    size_t n = nub_importer_directs(im, k, &d);
+    size_t n = im->skip ? 0 : nub_importer_directs(im, k, &d);
     if ((k == NUB_DEP_DEV && o->omit_dev) || (k != NUB_DEP_DEV && o->dev_only) ||
         (k == NUB_DEP_OPTIONAL && o->omit_optional))
       continue;
@@ -156,7 +156,7 @@ static void plan_paths(struct nub_install_ctx *c, struct nub_strmap *entries,
   for (size_t m = 0; m < g->nimporters * NUB_DEP_KINDS; m++) {
     const struct nub_importer *im = &g->importers[m / NUB_DEP_KINDS];
     const struct nub_gdirect *d;
-    size_t n = nub_importer_directs(im, (int)(m % NUB_DEP_KINDS), &d);
+    size_t n = im->skip ? 0 : nub_importer_directs(im, (int)(m % NUB_DEP_KINDS), &d);
     for (size_t i = 0; i < n; i++) {
       char *rest = nub_asprintf("node_modules/%s", d[i].alias);
       char *path = nub_importer_file(im, rest), *slash;
@@ -318,7 +318,7 @@ static void isolated_state(struct nub_install_ctx *c, struct nub_state *s)
   for (size_t m = 0; m < g->nimporters * NUB_DEP_KINDS; m++) {
     const struct nub_importer *im = &g->importers[m / NUB_DEP_KINDS];
     const struct nub_gdirect *d;
-    size_t n = nub_importer_directs(im, (int)(m % NUB_DEP_KINDS), &d);
+    size_t n = im->skip ? 0 : nub_importer_directs(im, (int)(m % NUB_DEP_KINDS), &d);
     bool root = !strcmp(im->path, ".");
     for (size_t i = 0; i < n; i++) {
       char *t = nub_gedge_target(d[i].alias, d[i].ref);
@@ -344,8 +344,11 @@ static void isolated_state(struct nub_install_ctx *c, struct nub_state *s)
   s->keys = nub_calloc(g->npkgs + 1, sizeof(char *));
   s->paths = nub_calloc(g->npkgs + 1, sizeof(char *));
   for (size_t m = 0; m < g->nimporters; m++) {
-    char *nm = nub_importer_file(&g->importers[m], "node_modules");
-    char *bin = nub_importer_file(&g->importers[m], "node_modules/.bin");
+    char *nm, *bin;
+    if (g->importers[m].skip && m)
+      continue;
+    nm = nub_importer_file(&g->importers[m], "node_modules");
+    bin = nub_importer_file(&g->importers[m], "node_modules/.bin");
     nub_state_add_dir(s, c->proj.dir_fd, nm);
     nub_state_add_dir(s, c->proj.dir_fd, bin);
     nub_free(nm);

@@ -23,7 +23,7 @@ static bool scripts_off(const struct nub_install_ctx *c)
 int nub_lifecycle_root(struct nub_install_ctx *c, const char *const *events, int nevents,
                        struct nub_err *err)
 {
-  if (scripts_off(c))
+  if (scripts_off(c) || !nub_install_selected(c, 0))
     return 0;
   for (int i = 0; i < nevents; i++) {
     const char *cmd = !strcmp(events[i], "preinstall")    ? c->man.preinstall
@@ -206,7 +206,7 @@ int nub_lifecycle_members(struct nub_install_ctx *c, const char *const *events, 
     size_t k = 0;
     mr.todo = nub_calloc(n + 1, sizeof(size_t));
     for (size_t i = 0; i < n; i++)
-      if (level[i] == lv && scripted[i])
+      if (level[i] == lv && scripted[i] && nub_install_selected(c, i + 1))
         mr.todo[k++] = i;
     mr.rc = nub_calloc(k + 1, sizeof(int));
     mr.errs = nub_calloc(k + 1, sizeof(struct nub_err));

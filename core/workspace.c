@@ -524,6 +524,162 @@ const struct nub_ws_pkg *nub_workspace_at(const struct nub_workspace *ws, const 
   return NULL;
 }
 
+/* ---- --filter ------------------------------------------------------------- */
+
+static const struct nub_manifest *project_man(const struct nub_workspace *ws,
+                                              const struct nub_manifest *root_man, size_t i)
+{
+  return i ? &ws->pkgs[i - 1].man : root_man;
+}
+
+/* Whether project a depends on project b (by name, in any dependency map). */
+static bool depends_on(const struct nub_workspace *ws, const struct nub_manifest *root_man,
+                       size_t a, size_t b)
+{
+  const struct nub_manifest *m = project_man(ws, root_man, a);
+  const char *name = project_man(ws, root_man, b)->name;
+
+  return a != b && name &&
+         (nub_depmap_get(&m->deps, name) || nub_depmap_get(&m->dev, name) ||
+          nub_depmap_get(&m->optional, name));
+}
+
+/* Add to set what `from` reaches along dependencies (down) or dependents. */
+static void close_over(const struct nub_workspace *ws, const struct nub_manifest *root_man,
+                       bool *set, const bool *from, bool down)
+{
+  size_t n = ws->npkgs + 1;
+  bool changed = true;
+  bool *reach = nub_calloc(n, sizeof(bool));
+
+  memcpy(reach, from, n * sizeof(bool));
+  while (changed) {
+    changed = false;
+    for (size_t a = 0; a < n; a++)
+      for (size_t b = 0; b < n; b++) {
+        size_t x = down ? a : b, y = down ? b : a; /* x reached, y new */
+        if (reach[x] && !reach[y] && depends_on(ws, root_man, a, b)) {
+          reach[y] = true;
+          changed = true;
+        }
+      }
+  }
+  for (size_t i = 0; i < n; i++)
+    if (reach[i] && !from[i])
+      set[i] = true;
+  nub_free(reach);
+}
+
+static bool path_selects(const char *dir, const char *pattern)
+{
+  size_t pl = strlen(pattern);
+
+  if (!strcmp(pattern, "") || !strcmp(pattern, "."))
+    return true; /* the directory nub runs in: everything under it */
+  if (has_magic(pattern))
+    return nub_workspace_glob_match(pattern, dir);
+  return !strncmp(dir, pattern, pl) && (dir[pl] == '\0' || dir[pl] == '/');
+}
+
+int nub_workspace_select(const struct nub_workspace *ws, const char *root_name,
+                         const struct nub_manifest *root_man, const char *cwd_rel,
+                         char *const *sel, size_t nsel, bool *out, struct nub_err *err)
+{
+  size_t n = ws->npkgs + 1;
+  bool any_include = false;
+  bool *excl = nub_calloc(n, sizeof(bool));
+  int rc = 0;
+
+  (void)root_name;
+  memset(out, 0, n * sizeof(bool));
+  for (size_t k = 0; k < nsel && rc == 0; k++) {
+    const char *s = sel[k];
+    bool neg = s[0] == '!', with_deps = false, with_dependents = false, self = true;
+    char core[1024];
+    size_t len;
+    bool *hit = nub_calloc(n, sizeof(bool)), matched = false;
+    if (neg)
+      s++;
+    if (!strncmp(s, "...", 3)) {
+      with_dependents = true;
+      s += 3;
+      if (*s == '^') {
+        self = false;
+        s++;
+      }
+    }
+    snprintf(core, sizeof(core), "%s", s);
+    len = strlen(core);
+    if (len >= 3 && !strcmp(core + len - 3, "...")) {
+      with_deps = true;
+      core[len -= 3] = '\0';
+      if (len && core[len - 1] == '^') {
+        self = false;
+        core[--len] = '\0';
+      }
+    }
+    if (core[0] == '{' && len > 1 && core[len - 1] == '}') { /* {path} */
+      memmove(core, core + 1, len - 2);
+      core[len - 2] = '\0';
+      len -= 2;
+    }
+    if (core[0] == '.' || (strchr(core, '/') != NULL && core[0] != '@')) {
+      /* a path, relative to where nub runs */
+      char joined[2048], norm[2048];
+      const char *p = core;
+      while (p[0] == '.' && p[1] == '/')
+        p += 2;
+      if (!strcmp(p, "."))
+        p = "";
+      snprintf(joined, sizeof(joined), "%s%s%s", cwd_rel, cwd_rel[0] && p[0] ? "/" : "", p);
+      if (nub_path_normalize(joined, norm, sizeof(norm)) < 0)
+        snprintf(norm, sizeof(norm), "%s", joined);
+      for (size_t i = 0; i < n; i++) {
+        const char *dir = i ? ws->pkgs[i - 1].dir : "";
+        if (i == 0 ? !norm[0] || !strcmp(norm, ".") : path_selects(dir, norm))
+          hit[i] = matched = true;
+      }
+    } else {
+      for (size_t i = 0; i < n; i++) {
+        const char *name = project_man(ws, root_man, i)->name;
+        if (name && fnmatch(core, name, 0) == 0)
+          hit[i] = matched = true;
+      }
+    }
+    if (!matched) {
+      rc = nub_err_set(err, -NUB_EWORKSPACE,
+                       "--filter %s matches no package of the workspace (%zu packages; a "
+                       "name, a glob of names, or a path like ./packages/x)", sel[k], n);
+    } else {
+      bool *set = nub_calloc(n, sizeof(bool));
+      if (self)
+        memcpy(set, hit, n * sizeof(bool));
+      if (with_deps)
+        close_over(ws, root_man, set, hit, true);
+      if (with_dependents)
+        close_over(ws, root_man, set, hit, false);
+      for (size_t i = 0; i < n; i++)
+        if (set[i]) {
+          if (neg)
+            excl[i] = true;
+          else
+            out[i] = true;
+        }
+      nub_free(set);
+      any_include = any_include || !neg;
+    }
+    nub_free(hit);
+  }
+  if (rc == 0 && !any_include) /* only exclusions: from everything */
+    for (size_t i = 0; i < n; i++)
+      out[i] = true;
+  for (size_t i = 0; i < n; i++)
+    if (excl[i])
+      out[i] = false;
+  nub_free(excl);
+  return rc;
+}
+
 void nub_workspace_release(struct nub_workspace *ws)
 {
   nub_free(ws->root);

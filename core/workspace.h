@@ -58,6 +58,17 @@ const struct nub_ws_pkg *nub_workspace_find(const struct nub_workspace *ws, cons
 const struct nub_ws_pkg *nub_workspace_at(const struct nub_workspace *ws, const char *dir);
 /* Whether glob matches the relative path rel (exclusions not applied). */
 bool nub_workspace_glob_match(const char *glob, const char *rel);
+/* The projects the selectors pick, pnpm's --filter syntax: a name or glob
+ * of names ("@app/<glob>"), a path ("./packages/app", "{packages/<glob>}") relative
+ * to cwd_rel (the directory nub runs in, relative to the root: "" or
+ * "packages/app"), "<sel>..." with the project's workspace dependencies,
+ * "...<sel>" with its dependents ("^" leaves the project itself out:
+ * "<sel>^...", "...^<sel>"), "!<sel>" to exclude. Project 0 is the root
+ * (root_name its name, may be NULL), project i the member i - 1: out gets
+ * 1 + npkgs flags. A selector that matches nothing is -NUB_EWORKSPACE. */
+int nub_workspace_select(const struct nub_workspace *ws, const char *root_name,
+                         const struct nub_manifest *root_man, const char *cwd_rel,
+                         char *const *sel, size_t nsel, bool *out, struct nub_err *err);
 void nub_workspace_release(struct nub_workspace *ws);
 
 #endif

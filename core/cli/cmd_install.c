@@ -37,7 +37,15 @@ const char cli_install_help[] =
     "  --registry <url>             registry to use (overrides .npmrc)\n"
     "  --store-dir <dir>            content-addressed store location\n"
     "  --reporter <default|append-only|silent>, -s/--silent\n"
-    "  -C, --dir <dir>              run in <dir>\n";
+    "  -C, --dir <dir>              run in <dir>\n\n"
+    "workspaces (package.json \"workspaces\" or pnpm-workspace.yaml; run anywhere\n"
+    "in the workspace, the whole workspace is installed):\n"
+    "  -F, --filter <selector>      only these packages (repeatable): a name or glob\n"
+    "                               (@app/*), a path (./packages/app, {packages/*}),\n"
+    "                               <sel>... with its dependencies, ...<sel> with its\n"
+    "                               dependents (^ leaves <sel> out), !<sel> to exclude\n"
+    "  --workspace <name|path>      the same as --filter <name|path> (npm's flag)\n"
+    "  -w, --workspace-root         the workspace root's own dependencies\n";
 
 /* Flags that take a value and map to a config key. */
 static const struct { const char *flag, *key; } value_flags[] = {
@@ -50,12 +58,16 @@ static const struct { const char *flag, *key; } value_flags[] = {
   {"--fetch-timeout", "fetch-timeout"},
 };
 
-static int parse(int argc, char **argv, struct nub_install_opts *o, char ***cfgv)
+static int parse(int argc, char **argv, struct nub_install_opts *o, char ***cfgv,
+                 const char ***filtv)
 {
-  size_t ncfg = 0;
+  size_t ncfg = 0, nfilt = 0;
   char **cfg = nub_calloc((size_t)argc * 2 + 2, sizeof(char *));
+  const char **filt = nub_calloc((size_t)argc + 1, sizeof(char *));
 
   *cfgv = cfg;
+  *filtv = filt;
+  o->filters = filt;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *val = NULL;
@@ -70,6 +82,22 @@ static int parse(int argc, char **argv, struct nub_install_opts *o, char ***cfgv
     }
     if (!strncmp(a, "--dir=", 6)) {
       o->dir = a + 6;
+      continue;
+    }
+    if (!strcmp(a, "-F") || !strcmp(a, "--filter") || !strcmp(a, "--workspace")) {
+      if (i + 1 >= argc)
+        return cli_usage("%s needs a package name, glob or path", a);
+      filt[nfilt++] = argv[++i];
+      o->nfilters = nfilt;
+      continue;
+    }
+    if (!strncmp(a, "--filter=", 9) || !strncmp(a, "--workspace=", 12)) {
+      filt[nfilt++] = strchr(a, '=') + 1;
+      o->nfilters = nfilt;
+      continue;
+    }
+    if (!strcmp(a, "-w") || !strcmp(a, "--workspace-root")) {
+      o->workspace_root = true;
       continue;
     }
     for (size_t f = 0; f < sizeof(value_flags) / sizeof(value_flags[0]); f++) {
@@ -153,11 +181,12 @@ static int run(int argc, char **argv, bool ci)
   struct nub_install_opts o;
   struct nub_err err;
   char **cfg = NULL;
+  const char **filters = NULL;
   int rc;
 
   memset(&o, 0, sizeof(o));
   nub_err_clear(&err);
-  rc = parse(argc, argv, &o, &cfg);
+  rc = parse(argc, argv, &o, &cfg, &filters);
   if (rc == 0) {
     if (ci) {
       o.ci = true;
@@ -189,6 +218,7 @@ static int run(int argc, char **argv, bool ci)
       nub_free(cfg[i]);
     nub_free(cfg);
   }
+  nub_free(filters);
   return rc;
 }
 

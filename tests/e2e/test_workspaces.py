@@ -311,6 +311,77 @@ class PnpmLockfileTest(WorkspaceTestCase):
             self.assertEqual(self.lock(), f.read())
 
 
+class FilterTest(WorkspaceTestCase):
+
+    def three(self):
+        self.make_project({"name": "mono", "version": "1.0.0", "workspaces": ["packages/*"],
+                           "dependencies": {"e": "^1.0.0"}})
+        self.member("packages/lib", {"name": "@mono/lib", "version": "1.0.0",
+                                     "dependencies": {"a": "^1.0.0"}})
+        self.member("packages/app", {"name": "app", "version": "1.0.0",
+                                     "dependencies": {"@mono/lib": "workspace:*",
+                                                      "b": "^2.0.0"}})
+        self.member("packages/other", {"name": "other", "version": "1.0.0",
+                                       "dependencies": {"c": "^1.0.0"}})
+
+    def linked(self):
+        out = []
+        for rel in ("", "packages/lib", "packages/app", "packages/other"):
+            nm = os.path.join(self.proj, rel, "node_modules")
+            names = sorted(n for n in os.listdir(nm) if not n.startswith(".")) \
+                if os.path.isdir(nm) else []
+            out.append((rel or ".", names))
+        return out
+
+    def test_by_name(self):
+        self.three()
+        self.nub("install", "--filter", "app")
+        self.assertEqual(self.linked(), [(".", []), ("packages/lib", []),
+                                         ("packages/app", ["@mono", "b"]),
+                                         ("packages/other", [])])
+        # the lockfile still covers the whole workspace
+        self.assertIn("packages/other:", self.lock())
+
+    def test_with_dependencies_and_glob(self):
+        self.three()
+        self.nub("install", "--filter", "app...")
+        self.assertEqual(self.linked()[1:3], [("packages/lib", ["a"]),
+                                              ("packages/app", ["@mono", "b"])])
+        self.nub("install", "--filter", "@mono/*")
+        self.assertEqual(self.linked(), [(".", []), ("packages/lib", ["a"]),
+                                         ("packages/app", []), ("packages/other", [])])
+
+    def test_dependents_path_exclusion_and_root(self):
+        self.three()
+        self.nub("install", "--filter", "...@mono/lib", "--filter", "!app")
+        self.assertEqual(self.linked()[1:3], [("packages/lib", ["a"]), ("packages/app", [])])
+        self.nub("install", "--filter", "./packages/other")
+        self.assertEqual(self.linked()[3], ("packages/other", ["c"]))
+        self.nub("install", "-w")
+        self.assertEqual(self.linked(), [(".", ["e"]), ("packages/lib", []),
+                                         ("packages/app", []), ("packages/other", [])])
+        # npm's --workspace, and a path from inside a member
+        self.nub("install", "--workspace", "other")
+        self.assertEqual(self.linked()[3], ("packages/other", ["c"]))
+        self.nub("install", "--filter", ".", cwd=os.path.join(self.proj, "packages/lib"))
+        self.assertEqual(self.linked()[1], ("packages/lib", ["a"]))
+        # and the whole workspace again
+        self.nub("install")
+        self.assertEqual([n for _, n in self.linked()], [["e"], ["a"], ["@mono", "b"], ["c"]])
+        self.assertIn("Already up to date", self.nub("install").stdout)
+
+    def test_no_match(self):
+        self.three()
+        proc = self.nub_fails("install", "--filter", "nope")
+        self.assertEqual(proc.returncode, 72, proc.stderr)
+        self.assertIn("--filter nope matches no package", proc.stderr)
+
+    def test_filter_outside_a_workspace(self):
+        self.make_project({"name": "solo", "version": "1.0.0"})
+        proc = self.nub_fails("install", "--filter", "x")
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+
+
 class HoistedTest(WorkspaceTestCase):
     """--node-linker hoisted without a lockfile: npm's placement (members
     linked at the top, conflicts nested under the member), compared with
