@@ -11,6 +11,9 @@
 #          system state whoever ran before): nub vs bun (and the Rust nub,
 #          pnpm when PEERS_COLD asks for them).
 #
+# A workspace fixture (monorepo) brings its pnpm-workspace.yaml and packages/;
+# every member's node_modules goes with the project's.
+#
 # usage: ci/bench-isolated.sh [fixture]   (default: large)
 # env:   NUB, RUNS (10), COLD_RUNS (3), WARMUP (2), BENCH_DIR (build/bench-iso),
 #        SCENARIOS ("warm noop cold"), PEERS_COLD ("bun")
@@ -59,6 +62,9 @@ setup() { # tool -> project dir with that tool's lockfile
   local d=$BENCH_DIR/$fx/$1 src=$root/ci/bench/fixtures/$fx
   rm -rf "$d"; mkdir -p "$d"
   cp "$src/package.json" "$d/"; [ -f "$src/.npmrc" ] && cp "$src/.npmrc" "$d/"
+  # a workspace: its definition and members come along
+  [ -f "$src/pnpm-workspace.yaml" ] && cp "$src/pnpm-workspace.yaml" "$d/"
+  [ -d "$src/packages" ] && cp -r "$src/packages" "$d/"
   case $1 in
     bun) sed "s#@@REGISTRY@@#$reg#g" "$src/bun.lock" > "$d/bun.lock" ;;
     *) cp "$src/pnpm-lock.yaml" "$d/" ;;
@@ -100,12 +106,12 @@ for sc in $SCENARIOS; do
     # warm and no-op need a full store (a cold round before empties it)
     [ "$sc" = cold ] || (cd "$d" && env $(env_of $t) $(cmd_of $t cold) >/dev/null 2>&1) || true
     case $sc in
-      warm) prep="rm -rf $d/node_modules && test ! -e $d/node_modules" ;;
+      warm) prep="rm -rf $d/node_modules $d/packages/*/node_modules && test ! -e $d/node_modules" ;;
       # Every tool starts from the same file system: what any earlier run
       # left (another tool's store and node_modules, in the rotation) is
       # deleted, and synced, so that no run pays for writing back or
       # allocating around the one before it.
-      cold) prep="rm -rf $BENCH_DIR/$fx/*/node_modules $BENCH_DIR/cache && test ! -e $d/node_modules && sync" ;;
+      cold) prep="rm -rf $BENCH_DIR/$fx/*/node_modules $BENCH_DIR/$fx/*/packages/*/node_modules $BENCH_DIR/cache && test ! -e $d/node_modules && sync" ;;
       noop) (cd "$d" && env $(env_of $t) $(cmd_of $t warm) >/dev/null 2>&1); prep="" ;;
     esac
     if [ "$sc" = noop ]; then
@@ -120,5 +126,5 @@ for sc in $SCENARIOS; do
 done
 # (a cold round may have emptied the store: fill it first)
 (cd "${dir[nub]}" && env $(env_of nub) $(cmd_of nub cold) >/dev/null 2>&1 || true)
-(cd "${dir[nub]}" && rm -rf node_modules && env $(env_of nub) NUB_LOG=debug $(cmd_of nub warm) 2>&1 |
+(cd "${dir[nub]}" && rm -rf node_modules packages/*/node_modules && env $(env_of nub) NUB_LOG=debug $(cmd_of nub warm) 2>&1 |
   grep phase: | sed 's/^DEBUG /nub warm phases: /')

@@ -118,8 +118,13 @@ static size_t node_bins(const struct nub_node *nd, const struct nub_tree *t, int
     *out = src->bins;
     return src->nbins;
   }
-  if ((nd->flags & NUB_NF_BUNDLED) && !nd->pkg) {
-    char *text = NULL, *path = nub_asprintf("%s/package.json", nd->path);
+  /* a bundled package, or a linked folder whose bins the lockfile does not
+   * record (bun.lock's workspaces): its package.json on disk says */
+  if (((nd->flags & NUB_NF_BUNDLED) && !nd->pkg) ||
+      ((nd->flags & NUB_NF_LINK) && nd->link_target)) {
+    char *text = NULL, *path = nd->flags & NUB_NF_LINK
+                                   ? nub_asprintf("%s/package.json", nd->link_target)
+                                   : nub_asprintf("%s/package.json", nd->path);
     size_t len = 0;
     struct nub_err err;
     if (nub_plat_read_file_at(proj_fd, path, 1u << 20, &text, &len) == 0 &&

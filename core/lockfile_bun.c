@@ -15,12 +15,26 @@
 #include "strmap.h"
 
 /* "a/@s/b/c" -> "node_modules/a/node_modules/@s/b/node_modules/c"; false
- * when a segment is not a package name. */
-static bool key_to_path(const char *key, struct nub_buf *out)
+ * when a segment is not a package name. A key that starts with a workspace
+ * member's name ("app/b") is under the member's folder
+ * ("packages/app/node_modules/b"): ws maps names to folders. */
+static bool key_to_path(const char *key, const struct nub_strmap *ws, struct nub_buf *out)
 {
   const char *p = key;
 
   nub_buf_reset(out);
+  if (ws && ws->n) {
+    const char *e = strchr(key[0] == '@' && strchr(key, '/') ? strchr(key, '/') + 1 : key, '/');
+    if (e) {
+      char *first = nub_strndup(key, (size_t)(e - key));
+      const char *dir = nub_strmap_get(ws, first);
+      nub_free(first);
+      if (dir) {
+        nub_buf_addf(out, "%s/", dir);
+        p = e + 1;
+      }
+    }
+  }
   while (*p) {
     const char *e = strchr(p, '/');
     char name[215];
@@ -67,6 +81,14 @@ static char *tarball_of(const struct nub_config *cfg, const char *name, const ch
   return url;
 }
 
+/* "a" or "@s/a": a package at the top, not under another */
+static bool is_top_key(const char *k)
+{
+  const char *slash = strchr(k, '/');
+
+  return k[0] == '@' ? slash && !strchr(slash + 1, '/') : !slash;
+}
+
 struct entry {
   char *path;
   const cJSON *meta; /* V[2], or NULL */
@@ -74,7 +96,8 @@ struct entry {
 
 /* One "packages" entry into a node. */
 static int add_entry(struct nub_tree *t, const char *key, const cJSON *v, const char *fname,
-                     const struct nub_config *cfg, struct entry *out, struct nub_err *err)
+                     const struct nub_config *cfg, const struct nub_strmap *ws,
+                     const cJSON *workspaces, struct entry *out, struct nub_err *err)
 {
   struct nub_buf path = NUB_BUF_INIT;
   const cJSON *spec = cJSON_GetArrayItem(v, 0), *where = cJSON_GetArrayItem(v, 1);
@@ -88,7 +111,7 @@ static int add_entry(struct nub_tree *t, const char *key, const cJSON *v, const 
     sri = NULL; /* "": none recorded */
   if (!cJSON_IsArray(v) || !cJSON_IsString(spec))
     return nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' is not a package", fname, key);
-  if (!key_to_path(key, &path)) {
+  if (!key_to_path(key, ws, &path)) {
     nub_buf_release(&path);
     return nub_err_set(err, -NUB_EUNSAFE, "%s has an unsafe entry path '%s'", fname, key);
   }
@@ -104,6 +127,20 @@ static int add_entry(struct nub_tree *t, const char *key, const cJSON *v, const 
   if (!nub_valid_pkg_name(name)) {
     rc = nub_err_set(err, -NUB_EUNSAFE, "%s entry '%s' has an invalid package name '%s'",
                      fname, key, name);
+    goto out;
+  }
+  if (!strncmp(version, "workspace:", 10)) { /* a member, linked where it is */
+    size_t idx;
+    if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(workspaces, version + 10))) {
+      rc = nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' is %s, but \"workspaces\" has "
+                       "no '%s'", fname, key, spec->valuestring, version + 10);
+      goto out;
+    }
+    idx = nub_tree_add_node(t, path.data);
+    n = &t->nodes[idx];
+    n->flags |= NUB_NF_LINK;
+    n->link_target = nub_strdup(version + 10);
+    out->path = nub_buf_take(&path);
     goto out;
   }
   if (strchr(version, ':') || nub_is_http_url(version) || !cJSON_IsString(where)) {
@@ -225,10 +262,10 @@ static bool in_array(const cJSON *a, const char *s)
  * is in `kinds`. */
 enum { FROM_PROD = 1, FROM_DEV = 2 };
 
-/* Mark `bit` on everything reachable from the root workspace's dependency
- * maps of the classes in `from`, through edges whose kind is in `kinds`. */
-static void reach(struct walk *w, const cJSON *root_ws, unsigned from, unsigned kinds,
-                  unsigned char bit)
+/* Mark `bit` on everything reachable from the workspaces' dependency maps
+ * of the classes in `from_classes`, through edges whose kind is in `kinds`. */
+static void reach(struct walk *w, const cJSON *workspaces, unsigned from_classes,
+                  unsigned kinds, unsigned char bit)
 {
   static const struct {
     const char *key;
@@ -242,16 +279,34 @@ static void reach(struct walk *w, const cJSON *root_ws, unsigned from, unsigned 
   static const unsigned key_kind[] = {E_REQ, E_REQ, E_OPT};
   size_t head = 0, tail = 0;
 
-  for (size_t s = 0; s < sizeof(roots) / sizeof(roots[0]); s++) {
-    const cJSON *it;
-    if (!(roots[s].from & from) || !(roots[s].kind & kinds))
+  const cJSON *ws_entry;
+
+  /* the seeds: every workspace's own dependencies, as Node finds them from
+   * its folder (the root's from the top) */
+  cJSON_ArrayForEach(ws_entry, workspaces)
+  {
+    long from = -1;
+    if (!ws_entry->string || !cJSON_IsObject(ws_entry))
       continue;
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root_ws, roots[s].key))
-    {
-      long j = it->string ? resolve(w, -1, it->string) : -1;
-      if (j >= 0 && !(w->mark[j] & bit) && here(w, j)) {
-        w->mark[j] |= bit;
-        w->queue[tail++] = (size_t)j;
+    if (*ws_entry->string) {
+      uintptr_t v = (uintptr_t)nub_strmap_get(&w->at, ws_entry->string);
+      if (!v)
+        continue;
+      from = (long)v - 1;
+    }
+    for (size_t s = 0; s < sizeof(roots) / sizeof(roots[0]); s++) {
+      const cJSON *it;
+      if (!(roots[s].from & from_classes) || !(roots[s].kind & kinds))
+        continue;
+      cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(ws_entry, roots[s].key))
+      {
+        long j = it->string ? resolve(w, from, it->string) : -1;
+        if (j >= 0 && (w->t->nodes[j].flags & NUB_NF_LINK))
+          continue; /* a member: its own dependencies are seeds already */
+        if (j >= 0 && !(w->mark[j] & bit) && here(w, j)) {
+          w->mark[j] |= bit;
+          w->queue[tail++] = (size_t)j;
+        }
       }
     }
   }
@@ -282,7 +337,8 @@ static void reach(struct walk *w, const cJSON *root_ws, unsigned from, unsigned 
   }
 }
 
-static void set_flags(struct nub_tree *t, const cJSON *root_ws, const struct nub_strmap *meta)
+static void set_flags(struct nub_tree *t, const cJSON *workspaces,
+                      const struct nub_strmap *meta)
 {
   struct walk w;
   enum { PROD = 1, DEV = 2, REQ = 4 };
@@ -295,10 +351,12 @@ static void set_flags(struct nub_tree *t, const cJSON *root_ws, const struct nub
   w.mark = nub_calloc(t->n + 1, 1);
   for (size_t i = 0; i < t->n; i++)
     nub_strmap_put(&w.at, t->nodes[i].path, (void *)(uintptr_t)(i + 1));
-  reach(&w, root_ws, FROM_PROD, E_REQ | E_OPT, PROD);
-  reach(&w, root_ws, FROM_DEV, E_REQ | E_OPT, DEV);
-  reach(&w, root_ws, FROM_PROD | FROM_DEV, E_REQ, REQ); /* not through optional edges */
+  reach(&w, workspaces, FROM_PROD, E_REQ | E_OPT, PROD);
+  reach(&w, workspaces, FROM_DEV, E_REQ | E_OPT, DEV);
+  reach(&w, workspaces, FROM_PROD | FROM_DEV, E_REQ, REQ); /* not through optional edges */
   for (size_t i = 0; i < t->n; i++) {
+    if (t->nodes[i].flags & (NUB_NF_LINK | NUB_NF_LOCAL))
+      continue; /* members and their links are always there */
     if (!w.mark[i] && !here(&w, (long)i)) {
       /* another platform's: flagged optional so the filter skips it */
       t->nodes[i].flags |= NUB_NF_OPTIONAL;
@@ -325,11 +383,12 @@ int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
   cJSON *root = NULL;
   const cJSON *ver, *ws, *root_ws, *packages, *e;
   struct entry *ents = NULL;
-  struct nub_strmap meta;
+  struct nub_strmap meta, members;
   size_t nents = 0, capents = 0;
   int rc;
 
   memset(&meta, 0, sizeof(meta));
+  memset(&members, 0, sizeof(members));
   rc = nub_json_parse(text, len, fname, -NUB_ELOCKFILE, NUB_JSON_TRAILING_COMMAS, &root, err);
   if (rc < 0)
     goto out;
@@ -352,13 +411,22 @@ int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
                      "{\"\": ...})", fname);
     goto out;
   }
+  /* each member is a folder of the project, with what its package.json said */
   cJSON_ArrayForEach(e, ws)
   {
-    if (e->string && *e->string) {
-      rc = nub_err_set(err, -NUB_ELOCKFILE, "%s has workspace '%s'; nub installs "
-                       "single-package projects from bun.lock only", fname, e->string);
+    char norm[4096];
+    size_t idx;
+    if (!e->string || !*e->string)
+      continue;
+    if (!cJSON_IsObject(e) || nub_path_normalize(e->string, norm, sizeof(norm)) < 0 ||
+        strcmp(norm, e->string) || !strncmp(norm, "node_modules", 12)) {
+      rc = nub_err_set(err, -NUB_EUNSAFE, "%s has an unsafe workspace path '%s'", fname,
+                       e->string);
       goto out;
     }
+    idx = nub_tree_add_node(t, e->string);
+    t->nodes[idx].flags |= NUB_NF_LOCAL;
+    nub_node_set_member_specs(&t->nodes[idx], e);
   }
   nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root_ws, "dependencies"), &t->root_deps);
   nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root_ws, "devDependencies"), &t->root_dev);
@@ -372,13 +440,22 @@ int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
     rc = nub_err_set(err, -NUB_ELOCKFILE, "%s: \"packages\" is not an object", fname);
     goto out;
   }
+  /* members by name ("app": ["app@workspace:packages/app"]): keys under
+   * them are in their folders */
+  cJSON_ArrayForEach(e, packages)
+  {
+    const cJSON *spec = cJSON_GetArrayItem(e, 0);
+    const char *w = cJSON_IsString(spec) ? strstr(spec->valuestring, "@workspace:") : NULL;
+    if (e->string && w && is_top_key(e->string))
+      nub_strmap_put(&members, e->string, (void *)(w + 11));
+  }
   cJSON_ArrayForEach(e, packages)
   {
     if (!e->string)
       continue;
     NUB_GROW(ents, capents, nents + 1);
     memset(&ents[nents], 0, sizeof(ents[nents]));
-    rc = add_entry(t, e->string, e, fname, cfg, &ents[nents], err);
+    rc = add_entry(t, e->string, e, fname, cfg, &members, ws, &ents[nents], err);
     if (rc < 0)
       goto out;
     nents++;
@@ -389,12 +466,13 @@ int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
   for (size_t i = 0; i < nents; i++)
     if (ents[i].meta)
       nub_strmap_put(&meta, ents[i].path, (void *)ents[i].meta);
-  set_flags(t, root_ws, &meta);
+  set_flags(t, ws, &meta);
 out:
   for (size_t i = 0; i < nents; i++)
     nub_free(ents[i].path);
   nub_free(ents);
   nub_strmap_release(&meta, NULL);
+  nub_strmap_release(&members, NULL);
   cJSON_Delete(root);
   return rc;
 }

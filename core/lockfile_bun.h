@@ -2,8 +2,12 @@
  * into the install plan, as the hoisted tree bun itself lays out: every key
  * of "packages" is a path of package names ("a", "a/b", "@s/x/c") and means
  * node_modules/a/node_modules/b. The root workspace's dependency specs come
- * from "workspaces"[""]. Other workspaces and non-registry sources (git,
- * file:, link:) are refused with an error naming the entry. */
+ * from "workspaces"[""]; every other workspace is a member folder (its
+ * specs kept for the sync check), linked at the top under its name
+ * ("app": ["app@workspace:packages/app"]), and a key under a member's name
+ * ("app/b") is in the member's folder (packages/app/node_modules/b), as
+ * bun's hoisted linker places it. Non-registry sources (git, file:, link:)
+ * are refused with an error naming the entry. */
 #ifndef NUB_LOCKFILE_BUN_H
 #define NUB_LOCKFILE_BUN_H
 

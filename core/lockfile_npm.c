@@ -10,6 +10,7 @@
 #include "json.h"
 #include "nub_alloc.h"
 #include "path.h"
+#include "workspace.h"
 #include "registry_url.h"
 
 #define jstr nub_json_str
@@ -145,6 +146,28 @@ static unsigned flags_of(const cJSON *e)
   return f;
 }
 
+/* Whether the root entry's "workspaces" globs take folder `key` in (a
+ * member, not a file: directory). */
+static bool is_member(const cJSON *packages, const char *key)
+{
+  const cJSON *root = cJSON_GetObjectItemCaseSensitive(packages, "");
+  const cJSON *globs = cJSON_GetObjectItemCaseSensitive(root, "workspaces"), *g;
+  bool in = false;
+
+  if (cJSON_IsObject(globs))
+    globs = cJSON_GetObjectItemCaseSensitive(globs, "packages");
+  cJSON_ArrayForEach(g, globs)
+  {
+    if (!cJSON_IsString(g))
+      continue;
+    if (g->valuestring[0] == '!' && nub_workspace_glob_match(g->valuestring + 1, key))
+      return false;
+    if (g->valuestring[0] != '!' && nub_workspace_glob_match(g->valuestring, key))
+      in = true;
+  }
+  return in;
+}
+
 static int parse_v2(struct nub_tree *t, const cJSON *packages, const char *fname,
                     const struct nub_config *cfg, struct nub_err *err)
 {
@@ -189,6 +212,8 @@ static int parse_v2(struct nub_tree *t, const cJSON *packages, const char *fname
     if (!strstr(key, "node_modules/") || (strncmp(key, "node_modules/", 13) &&
                                           !nub_path_pkg_name(key))) {
       n->flags |= NUB_NF_LOCAL; /* a workspace folder of the project */
+      if (is_member(packages, key))
+        nub_node_set_member_specs(n, e);
       continue;
     }
     if (!nub_path_pkg_name(key))

@@ -20,14 +20,15 @@ static const char *tool_of(const struct nub_install_ctx *c)
   return c->proj.lock == NUB_LOCK_BUN ? "bun install" : "npm install";
 }
 
-/* The lockfile's answer for each direct dependency: the node at
- * node_modules/<alias> and the spec the lockfile recorded for the root. */
-static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
+/* The lockfile's answer for each direct dependency of one importer (the
+ * project, from = -1, or a workspace member's folder node): the node Node
+ * finds from there and the spec the lockfile recorded. */
+static bool importer_in_sync(struct nub_install_ctx *c, const struct nub_manifest *man,
+                             long from, const struct nub_depmap *const locked[4], char *why,
+                             size_t cap)
 {
   const struct nub_tree *t = &c->plan.tree;
-  const struct nub_depmap *maps[3] = {&c->man.deps, &c->man.dev, &c->man.optional};
-  const struct nub_depmap *locked[4] = {&t->root_deps, &t->root_dev, &t->root_optional,
-                                        &t->root_peer};
+  const struct nub_depmap *maps[3] = {&man->deps, &man->dev, &man->optional};
   struct nub_locked *l;
   size_t n = 0, max = 0;
   bool ok;
@@ -53,7 +54,11 @@ static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
       /* the root's peers are not dependencies package.json must list */
       l[n].listed = nub_depmap_get(locked[0], alias) || nub_depmap_get(locked[1], alias) ||
                     nub_depmap_get(locked[2], alias);
-      ni = nub_tree_resolve(t, -1, alias); /* node_modules/<alias> */
+      ni = nub_tree_resolve(t, from, alias); /* node_modules/<alias>, seen from there */
+      /* a member's dependency the lockfile does not record for it is missing,
+       * whatever the hoisting put within its reach */
+      if (from >= 0 && !l[n].spec)
+        ni = -1;
       if (ni >= 0) {
         const struct nub_node *nd = &t->nodes[ni];
         l[n].present = true;
@@ -65,9 +70,46 @@ static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
       n++;
     }
   }
-  ok = nub_sync_check(&c->man, l, n, NUB_SYNC_SATISFIES, why, cap);
+  ok = nub_sync_check(man, l, n, NUB_SYNC_SATISFIES, why, cap);
   nub_free(l);
   return ok;
+}
+
+/* The project and every workspace member: each answered by the lockfile,
+ * and the lockfile's members the workspace's. */
+static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
+{
+  const struct nub_tree *t = &c->plan.tree;
+  const struct nub_depmap *root[4] = {&t->root_deps, &t->root_dev, &t->root_optional,
+                                      &t->root_peer};
+
+  if (!importer_in_sync(c, &c->man, -1, root, why, cap))
+    return false;
+  for (size_t i = 0; i < c->ws.npkgs; i++) {
+    const struct nub_ws_pkg *m = &c->ws.pkgs[i];
+    long ni = nub_tree_lookup(t, m->dir);
+    const struct nub_node *nd = ni >= 0 ? &t->nodes[ni] : NULL;
+    const struct nub_depmap *specs[4];
+    char inner[512];
+    if (!nd || !(nd->flags & NUB_NF_LOCAL) || !nd->member_specs) {
+      snprintf(why, cap, "the workspace package %s is not in it", m->dir);
+      return false;
+    }
+    for (int k = 0; k < 4; k++)
+      specs[k] = &nd->member_specs[k];
+    if (!importer_in_sync(c, &m->man, ni, specs, inner, sizeof(inner))) {
+      snprintf(why, cap, "%s/package.json: %s", m->dir, inner);
+      return false;
+    }
+  }
+  for (size_t i = 0; i < t->n; i++)
+    if ((t->nodes[i].flags & NUB_NF_LOCAL) && t->nodes[i].member_specs &&
+        !nub_workspace_at(&c->ws, t->nodes[i].path)) {
+      snprintf(why, cap, "it has the workspace package %s, which the workspace no longer "
+               "lists", t->nodes[i].path);
+      return false;
+    }
+  return true;
 }
 
 int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err)

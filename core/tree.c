@@ -1,6 +1,8 @@
 /* tree.c - the install plan's containers. */
 #include "tree.h"
 
+#include "json.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +133,11 @@ void nub_tree_release(struct nub_tree *t)
     nub_strarray_free(n->deps, n->ndeps);
     nub_strarray_free(n->opt_peers, n->nopt_peers);
     nub_depmap_release(&n->peers);
+    if (n->member_specs) {
+      for (int k = 0; k < 4; k++)
+        nub_depmap_release(&n->member_specs[k]);
+      nub_free(n->member_specs);
+    }
     for (size_t b = 0; b < n->nbins; b++) {
       nub_free(n->bins[b].name);
       nub_free(n->bins[b].target);
@@ -154,4 +161,15 @@ size_t nub_node_holder_len(const struct nub_node *n)
 {
   size_t nm = nub_node_nm_len(n);
   return n->folder[0] == '@' ? nm + 1 + strcspn(n->folder, "/") : nm;
+}
+
+void nub_node_set_member_specs(struct nub_node *n, const void *obj)
+{
+  static const char *const keys[4] = {"dependencies", "devDependencies",
+                                      "optionalDependencies", "peerDependencies"};
+  const cJSON *o = obj;
+
+  n->member_specs = nub_calloc(4, sizeof(*n->member_specs));
+  for (int k = 0; k < 4; k++)
+    nub_json_depmap(cJSON_GetObjectItemCaseSensitive(o, keys[k]), &n->member_specs[k]);
 }

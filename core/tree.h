@@ -43,6 +43,10 @@ struct nub_node {
   int depth;         /* node_modules segments in path (1 = top level) */
   long parent;       /* index of the enclosing node, -1 at the top */
   bool skip;         /* filtered out (dev, optional, platform) */
+  /* NUB_NF_LOCAL (a workspace member): what the lockfile recorded its
+   * package.json saying, [0] dependencies, [1] devDependencies,
+   * [2] optionalDependencies, [3] peerDependencies; NULL when it did not */
+  struct nub_depmap *member_specs;
 };
 
 struct nub_tree {
@@ -53,6 +57,10 @@ struct nub_tree {
   bool has_root_deps; /* the lockfile records the root's dependency specs */
   struct nub_depmap root_deps, root_dev, root_optional, root_peer;
 };
+
+/* A member's recorded specs from a lockfile object with "dependencies",
+ * "devDependencies", ... maps (npm's packages[dir], bun's workspaces[dir]). */
+void nub_node_set_member_specs(struct nub_node *n, const void *cjson_obj);
 
 /* An empty tree whose packages go into pkgs. */
 void nub_tree_init(struct nub_tree *t, struct nub_pkgtab *pkgs);

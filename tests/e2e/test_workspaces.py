@@ -382,6 +382,90 @@ class FilterTest(WorkspaceTestCase):
         self.assertEqual(proc.returncode, 2, proc.stderr)
 
 
+class IncumbentLockfileTest(WorkspaceTestCase):
+    """npm's and bun's lockfiles of a workspace: the tree their own tool
+    builds, and a member's package.json that no longer matches is refused."""
+
+    # what bun 1.4.5 (linker = "hoisted") built from the fixture's bun.lock
+    BUN_TREE = [
+        "node_modules/", "node_modules/.bin/", "node_modules/.bin/c-cli -> ../c/bin/cli.js",
+        "node_modules/.bin/mono-lib -> ../@mono/lib/cli.js", "node_modules/@mono/",
+        "node_modules/@mono/lib -> ../../packages/lib", "node_modules/a/",
+        "node_modules/a/index.js", "node_modules/a/package.json",
+        "node_modules/app -> ../packages/app", "node_modules/b/", "node_modules/b/index.js",
+        "node_modules/b/package.json", "node_modules/c/", "node_modules/c/bin/",
+        "node_modules/c/bin/cli.js", "node_modules/c/index.js", "node_modules/c/node_modules/",
+        "node_modules/c/node_modules/b/", "node_modules/c/node_modules/b/index.js",
+        "node_modules/c/node_modules/b/package.json", "node_modules/c/package.json",
+        "node_modules/e/", "node_modules/e/empty.txt", "node_modules/e/file with space.txt",
+        "node_modules/e/index.js", "node_modules/e/lib/", "node_modules/e/lib/x/",
+        "node_modules/e/lib/x/y.js", "node_modules/e/package.json", "node_modules/e/scripts/",
+        "node_modules/e/scripts/run.sh", "packages/app/node_modules/",
+        "packages/app/node_modules/b/", "packages/app/node_modules/b/index.js",
+        "packages/app/node_modules/b/package.json"]
+
+    def test_bun_lock_workspace(self):
+        self.make_project("bun-workspace")
+        self.write_lock_template("bun-workspace/bun.lock.template", "bun.lock")
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.installed(), self.BUN_TREE)
+        self.assertExecutable(os.path.join(self.proj, "node_modules/.bin/mono-lib"))
+        app = os.path.join(self.proj, "packages/app")
+        self.assertEqual(self.node_require(app, "b")["version"], "2.0.0")
+        self.assertIn("Already up to date", self.nub("install").stdout)
+        # a member's change that bun.lock does not answer
+        pj = os.path.join(app, "package.json")
+        doc = self.read_json(pj)
+        doc["dependencies"]["e"] = "^1.0.0"
+        self.write_json(pj, doc)
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertIn("packages/app/package.json", proc.stderr)
+        self.assertIn("e@^1.0.0", proc.stderr)
+
+    def test_bun_lock_workspace_isolated(self):
+        self.make_project("bun-workspace")
+        self.write_lock_template("bun-workspace/bun.lock.template", "bun.lock")
+        self.nub("install", "--frozen-lockfile", "--node-linker", "isolated")
+        app = os.path.join(self.proj, "packages/app")
+        self.assertEqual(self.node_require(app, "b")["version"], "2.0.0")
+        self.assertEqual(self.node_require(self.proj, "b")["version"], "1.0.0")
+        self.assertEqual(os.readlink(os.path.join(app, "node_modules/@mono/lib")), "../../../lib")
+
+    def npm_workspace(self):
+        self.make_project({"name": "mono", "version": "1.0.0", "private": True,
+                           "workspaces": ["packages/*"], "dependencies": {"b": "^1.0.0"}})
+        self.member("packages/lib", {"name": "@mono/lib", "version": "1.2.0",
+                                     "dependencies": {"a": "^1.0.0"}})
+        self.member("packages/app", {"name": "app", "version": "0.1.0",
+                                     "dependencies": {"@mono/lib": "^1.0.0", "b": "^2.0.0"}})
+        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=self.proj)
+
+    def test_npm_lock_member_out_of_date(self):
+        self.npm_workspace()
+        self.nub("ci")
+        app = os.path.join(self.proj, "packages/app")
+        self.assertEqual(self.node_require(app, "b")["version"], "2.0.0")
+        with open(os.path.join(self.proj, "package-lock.json")) as f:
+            lock = f.read()
+        pj = os.path.join(app, "package.json")
+        doc = self.read_json(pj)
+        doc["dependencies"]["b"] = "^1.0.0"  # the lockfile has 2.0.0 for app
+        self.write_json(pj, doc)
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertIn("packages/app/package.json", proc.stderr)
+        with open(os.path.join(self.proj, "package-lock.json")) as f:
+            self.assertEqual(f.read(), lock)
+        # a new member the lockfile does not know
+        doc["dependencies"]["b"] = "^2.0.0"
+        self.write_json(pj, doc)
+        self.member("packages/new", {"name": "new", "version": "1.0.0"})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertIn("packages/new is not in it", proc.stderr)
+
+
 class HoistedTest(WorkspaceTestCase):
     """--node-linker hoisted without a lockfile: npm's placement (members
     linked at the top, conflicts nested under the member), compared with
