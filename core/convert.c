@@ -293,6 +293,7 @@ int nub_tree_from_graph(struct nub_tree *t, const struct nub_graph *g,
         break;
       }
       nd->pkg = nub_tree_pkg(t, pl->p->name, pl->p->version, url, pl->p->integrity);
+      nd->gpkg = pl->p;
       nub_free(url);
     }
     if (pl->p->optional)

@@ -35,6 +35,9 @@ void nub_gpkg_free(struct nub_gpkg *p)
   nub_depmap_release(&p->engines);
   nub_depmap_release(&p->peers);
   nub_strarray_free(p->peers_optional, p->npeers_optional);
+  nub_depmap_release(&p->dep_specs);
+  nub_depmap_release(&p->opt_specs);
+  nub_depmap_release(&p->bins);
   nub_strarray_free(p->os, p->nos);
   nub_strarray_free(p->cpu, p->ncpu);
   nub_strarray_free(p->libc, p->nlibc);

@@ -53,6 +53,10 @@ struct nub_gpkg {
   size_t ntransitive_peers;
   bool optional;    /* only reachable through optional dependencies */
   /* install-time data, not serialised */
+  struct nub_depmap dep_specs, opt_specs; /* the resolver's: its package.json's
+                                           * dependencies / optionalDependencies
+                                           * (package-lock.json records them) */
+  struct nub_depmap bins;                 /* the resolver's: command -> target */
   struct nub_pkg *fetch;  /* store identity */
   bool skip;              /* filtered out for this platform / --prod */
   bool dev_only;          /* reachable only from devDependencies */

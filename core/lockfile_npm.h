@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "err.h"
+#include "buf.h"
 #include "tree.h"
 
 /* Parse lockfile text. `fname` names the file in errors. Tarball URLs are
@@ -18,5 +19,18 @@
 int nub_lockfile_npm_parse(struct nub_tree *t, const char *text, size_t len,
                            const char *fname, const struct nub_config *cfg,
                            struct nub_err *err);
+
+struct nub_graph;
+struct nub_workspace;
+
+/* package-lock.json (lockfileVersion 3) for tree t, which convert.c made
+ * from graph g (the nodes' gpkg): the root entry from root (and its
+ * workspace globs), one entry per node with version, resolved, integrity,
+ * npm's dev / optional / devOptional flags and the package's own
+ * dependency ranges, links for workspace members and each member's own
+ * entry. Written as JSON.stringify(lock, null, 2) writes it. */
+void nub_lockfile_npm_write(const struct nub_tree *t, const struct nub_graph *g,
+                            const struct nub_manifest *root, const struct nub_workspace *ws,
+                            struct nub_buf *out);
 
 #endif

@@ -51,5 +51,9 @@ void nub_plan_release(struct nub_plan *p);
  * resolver's lockfile is written when its bytes change. */
 int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err);
 int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err);
+/* The resolver's graph for c's project into c->plan.graph (downloads begin
+ * as versions are picked); prev: versions to keep where they satisfy. */
+int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
+                     struct nub_err *err);
 
 #endif

@@ -192,7 +192,8 @@ static int write_lock(struct nub_install_ctx *c, struct nub_err *err)
   return rc;
 }
 
-static int resolve(struct nub_install_ctx *c, const struct nub_graph *prev, struct nub_err *err)
+int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
+                     struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
   struct nub_meta_opts mo = {c->o->offline, c->o->prefer_offline};
@@ -219,9 +220,7 @@ static int resolve(struct nub_install_ctx *c, const struct nub_graph *prev, stru
   ro.prog = &c->prog;
   rc = nub_resolve(&p->graph, &c->man, p->meta, &ro, err);
   p->resolved = true;
-  if (rc < 0)
-    return rc;
-  return write_lock(c, err);
+  return rc;
 }
 
 int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err)
@@ -259,7 +258,9 @@ int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err)
   }
   if (have_prev && why[0])
     nub_diag_debugf("re-resolving: %s", why);
-  rc = resolve(c, have_prev && c->o->frozen != NUB_FROZEN_NO ? &prev : NULL, err);
+  rc = nub_plan_resolve(c, have_prev && c->o->frozen != NUB_FROZEN_NO ? &prev : NULL, err);
+  if (rc == 0)
+    rc = write_lock(c, err);
 out:
   nub_graph_release(&prev); /* what read_lock filled, even when it failed */
   return rc;

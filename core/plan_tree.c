@@ -1,14 +1,17 @@
 /* plan_tree.c - the plan from a lockfile that is a tree: package-lock.json
  * or npm-shrinkwrap.json (v1-v3) and bun.lock. The tree is installed as it
  * is; it must still answer package.json (sync.h, npm's rule), or the
- * install stops naming the dependency. nub does not re-resolve these
- * lockfiles: it cannot write them back yet. */
+ * install stops naming the dependency, under --frozen-lockfile (nub ci, CI).
+ * Otherwise, as `npm install` does, an npm lockfile that no longer matches
+ * is resolved again and written back (package-lock.json v3); bun.lock is
+ * not written yet, so it must match. */
 #include <stdio.h>
 #include <string.h>
 
 #include "diag.h"
 #include "install_ctx.h"
 #include "lockfile_bun.h"
+#include "convert.h"
 #include "lockfile_npm.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
@@ -112,15 +115,68 @@ static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
   return true;
 }
 
+/* Write package-lock.json when its bytes change (no churn). */
+static int write_npm_lock(struct nub_install_ctx *c, struct nub_err *err)
+{
+  struct nub_buf b = NUB_BUF_INIT;
+  char *old = NULL, *path;
+  size_t oldlen = 0;
+  int rc = 0;
+
+  nub_lockfile_npm_write(&c->plan.tree, &c->plan.graph, &c->man, c->ws.source ? &c->ws : NULL,
+                         &b);
+  if (nub_plat_read_file_at(c->proj.dir_fd, c->plan.lockname, 1u << 30, &old, &oldlen) == 0 &&
+      oldlen == b.len && !memcmp(old, b.data, b.len)) {
+    nub_free(old);
+    nub_buf_release(&b);
+    return 0;
+  }
+  nub_free(old);
+  path = nub_asprintf("%s/%s", c->proj.dir, c->plan.lockname);
+  rc = nub_plat_write_file_atomic(path, b.data, b.len, 0644);
+  if (rc < 0)
+    nub_err_set(err, rc, "cannot write %s: %s", path, nub_strerror(rc));
+  nub_free(path);
+  nub_buf_release(&b);
+  return rc;
+}
+
+/* npm install's answer to a lockfile that no longer matches: resolve again,
+ * keeping the lockfile's versions where they still satisfy, place the
+ * result npm's way and write package-lock.json back (v3). */
+static int re_resolve_npm(struct nub_install_ctx *c, const char *why, struct nub_err *err)
+{
+  struct nub_plan *p = &c->plan;
+  struct nub_graph prev;
+  int rc;
+
+  nub_diag_debugf("re-resolving %s: %s", p->lockname, why);
+  nub_graph_init(&prev);
+  rc = nub_graph_from_tree(&prev, &p->tree, &c->man, c->ws.source ? &c->ws : NULL, err);
+  nub_tree_release(&p->tree);
+  nub_tree_init(&p->tree, &p->pkgs);
+  nub_graph_init(&p->graph);
+  p->have_graph = true;
+  if (rc == 0)
+    rc = nub_plan_resolve(c, &prev, err);
+  nub_graph_release(&prev);
+  if (rc == 0)
+    rc = nub_tree_from_graph(&p->tree, &p->graph, c->ws.source ? &c->ws : NULL, &c->cfg, err);
+  if (rc == 0)
+    rc = write_npm_lock(c, err);
+  return rc;
+}
+
 int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
   char *text = NULL, why[512];
   size_t len = 0;
+  bool bun = c->proj.lock == NUB_LOCK_BUN;
   int rc;
 
   p->lockname = c->proj.lockfile;
-  if (c->o->frozen == NUB_FROZEN_NO)
+  if (bun && c->o->frozen == NUB_FROZEN_NO)
     return nub_err_set(err, -NUB_ELOCKVERSION,
                        "--no-frozen-lockfile would re-resolve %s, which nub cannot write "
                        "back yet; run `%s`, or delete %s to let nub resolve (it writes "
@@ -130,17 +186,21 @@ int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err)
     return nub_err_set(err, rc, "cannot read %s: %s", p->lockname, nub_strerror(rc));
   nub_tree_init(&p->tree, &p->pkgs);
   p->have_tree = true;
-  if (c->proj.lock == NUB_LOCK_BUN)
+  if (bun)
     rc = nub_lockfile_bun_parse(&p->tree, text, len, p->lockname, &c->cfg, err);
   else
     rc = nub_lockfile_npm_parse(&p->tree, text, len, p->lockname, &c->cfg, err);
   nub_free(text);
   if (rc < 0)
     return rc;
-  if (!in_sync(c, why, sizeof(why)))
+  if (c->o->frozen == NUB_FROZEN_NO && !bun)
+    return re_resolve_npm(c, "--no-frozen-lockfile", err);
+  if (in_sync(c, why, sizeof(why)))
+    return 0;
+  if (c->frozen || bun)
     return nub_err_set(err, -NUB_EOUTDATED,
                        "%s is out of date with package.json: %s; run `%s` to update it "
-                       "(or delete %s and let nub resolve)", p->lockname, why, tool_of(c),
-                       p->lockname);
-  return 0;
+                       "(or delete %s and let nub resolve)", p->lockname, why,
+                       bun ? tool_of(c) : "nub install` or `npm install", p->lockname);
+  return re_resolve_npm(c, why, err);
 }

@@ -72,6 +72,11 @@ static void pversion_free(struct nub_pversion *v)
   nub_strarray_free(v->cpu, v->ncpu);
   nub_strarray_free(v->libc, v->nlibc);
   nub_depmap_release(&v->engines);
+  for (size_t i = 0; i < v->nbins; i++) {
+    nub_free(v->bins[i].name);
+    nub_free(v->bins[i].target);
+  }
+  nub_free(v->bins);
   nub_free(v->tarball);
   nub_free(v->integrity);
   nub_free(v->deprecated);
@@ -184,6 +189,8 @@ static struct nub_pversion *parse_version(const cJSON *v, const char *name,
       pv->deprecated = nub_strdup(dep);
   }
   bin = cJSON_GetObjectItemCaseSensitive(v, "bin");
+  if (bin)
+    nub_json_bins(v, name, &pv->bins, &pv->nbins);
   pv->has_bin = (cJSON_IsString(bin) && *bin->valuestring) ||
                 (cJSON_IsObject(bin) && bin->child) ||
                 (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(v, "directories")) &&

@@ -36,6 +36,8 @@ struct nub_pversion {
   char *integrity; /* SRI; from shasum when there is no integrity */
   char *deprecated;
   bool has_bin, has_install_script;
+  struct nub_bin *bins; /* "bin" (package-lock.json records it) */
+  size_t nbins;
 };
 
 struct nub_packument {

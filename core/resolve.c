@@ -861,6 +861,24 @@ static void fill_pkg(struct nub_gpkg *g, const struct rnode *n)
     return;
   }
   g->integrity = pv->integrity ? nub_strdup(pv->integrity) : NULL;
+  for (int m = 0; m < 2; m++) {
+    const struct nub_depmap *src = m ? &pv->optional : &pv->deps;
+    struct nub_depmap *dst = m ? &g->opt_specs : &g->dep_specs;
+    dst->v = nub_calloc(src->n + 1, sizeof(*dst->v));
+    for (size_t i = 0; i < src->n; i++) {
+      dst->v[i].name = nub_strdup(src->v[i].name);
+      dst->v[i].spec = nub_strdup(src->v[i].spec);
+    }
+    dst->n = src->n;
+  }
+  if (pv->nbins) {
+    g->bins.v = nub_calloc(pv->nbins, sizeof(*g->bins.v));
+    for (size_t i = 0; i < pv->nbins; i++) {
+      g->bins.v[i].name = nub_strdup(pv->bins[i].name);
+      g->bins.v[i].spec = nub_strdup(pv->bins[i].target);
+    }
+    g->bins.n = pv->nbins;
+  }
   if (pv->engines.n) {
     g->engines.v = nub_calloc(pv->engines.n, sizeof(*g->engines.v));
     for (size_t i = 0; i < pv->engines.n; i++) {

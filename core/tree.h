@@ -23,6 +23,8 @@ enum nub_node_flag {
   NUB_NF_LOCAL = 1u << 7,          /* a folder of the project (workspace) */
 };
 
+struct nub_gpkg;
+
 /* One directory of the layout. */
 struct nub_node {
   char *path;        /* relative to the project: "node_modules/a/node_modules/b" */
@@ -47,6 +49,7 @@ struct nub_node {
    * package.json saying, [0] dependencies, [1] devDependencies,
    * [2] optionalDependencies, [3] peerDependencies; NULL when it did not */
   struct nub_depmap *member_specs;
+  const struct nub_gpkg *gpkg; /* made from a graph (convert.c): its package */
 };
 
 struct nub_tree {

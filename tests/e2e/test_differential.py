@@ -176,6 +176,27 @@ class RealPackagesTest(nubtest.NubTestCase):
         self.assertEqual(os.readlink(os.path.join(d, "node_modules/.bin/fx-lib")),
                          "../@fx/lib/cli.js")
 
+    def test_written_lockfile_is_one_npm_ci_accepts(self):
+        # a member's package.json changed: nub resolves again and writes
+        # package-lock.json; npm ci installs from it the tree nub built and
+        # leaves it as it is
+        d = self.project("npm-workspaces", os.path.join(self.tmp, "nub"))
+        pj = os.path.join(d, "packages/old/package.json")
+        doc = self.read_json(pj)
+        doc["dependencies"]["semver"] = "6.3.1"
+        doc["dependencies"]["once"] = "^1.3.0"
+        self.write_json(pj, doc)
+        self.nub("install", "--ignore-scripts", cwd=d)
+        with open(os.path.join(d, "package-lock.json")) as f:
+            written = f.read()
+        n = os.path.join(self.tmp, "npm")
+        shutil.copytree(d, n, ignore=shutil.ignore_patterns("node_modules"))
+        self.npm("ci", "--ignore-scripts", cwd=n, registry=REGISTRY)
+        self.assertEqual(self.installed(d, modes=True), self.installed(n, modes=True))
+        with open(os.path.join(n, "package-lock.json")) as f:
+            self.assertEqual(f.read(), written)
+        self.assertTrue(os.path.isdir(os.path.join(d, "packages/old/node_modules/semver")))
+
     @nubtest.requires_node
     def test_pnpm_workspace_resolves_as_under_pnpm(self):
         # from pnpm's lockfile and from package.json alone: every declared

@@ -789,5 +789,72 @@ class NpmDifferentialTest(NpmLockMixin, nubtest.NubTestCase):
         self.npm("ci", "--ignore-scripts", cwd=npm_dir)
         self.assertEqual(self.installed(), self.installed(npm_dir))
 
+
+class WriteBackTest(NpmLockMixin, nubtest.NubTestCase):
+    """A package-lock.json that no longer answers package.json: `nub install`
+    resolves again and writes it back (v3); `npm ci` accepts what it wrote
+    and builds the tree nub built, modes and .bin included."""
+
+    def npm_ci_same_tree(self):
+        npm_dir = os.path.join(self.tmp, "npm-copy")
+        os.makedirs(npm_dir)
+        for f in ("package.json", "package-lock.json"):
+            shutil.copy(os.path.join(self.proj, f), npm_dir)
+        for d in ("packages",):
+            if os.path.isdir(os.path.join(self.proj, d)):
+                shutil.copytree(os.path.join(self.proj, d), os.path.join(npm_dir, d),
+                                ignore=shutil.ignore_patterns("node_modules"))
+        with open(os.path.join(self.proj, "package-lock.json")) as f:
+            written = f.read()
+        self.npm("ci", "--ignore-scripts", cwd=npm_dir)
+        self.assertEqual(self.installed(modes=True), self.installed(npm_dir, modes=True))
+        with open(os.path.join(npm_dir, "package-lock.json")) as f:
+            self.assertEqual(f.read(), written, "npm ci changed the lockfile nub wrote")
+
+    @nubtest.requires_npm
+    def test_added_dependency(self):
+        self.make_project("basic", lockfile="package-lock.v3.json")
+        pj = os.path.join(self.proj, "package.json")
+        doc = self.read_json(pj)
+        doc["dependencies"]["tagged"] = "^1.0.0"
+        doc["dependencies"]["b"] = "^2.0.0"
+        self.write_json(pj, doc)
+        self.nub("install", "--ignore-scripts")
+        self.npm_ci_same_tree()
+        # written once: the next install is a no-op, the lockfile untouched
+        st = os.stat(os.path.join(self.proj, "package-lock.json"))
+        self.assertIn("Already up to date", self.nub("install").stdout)
+        self.nub("install", "--force", "--ignore-scripts")
+        self.assertEqual(os.stat(os.path.join(self.proj, "package-lock.json")).st_mtime_ns,
+                         st.st_mtime_ns)
+
+    @nubtest.requires_npm
+    def test_workspace_member_changed(self):
+        self.make_project({"name": "mono", "version": "1.0.0", "private": True,
+                           "workspaces": ["packages/*"], "dependencies": {"b": "^1.0.0"}})
+        for rel, doc in (("packages/lib", {"name": "@mono/lib", "version": "1.2.0",
+                                           "dependencies": {"a": "^1.0.0"}}),
+                         ("packages/app", {"name": "app", "version": "0.1.0",
+                                           "dependencies": {"@mono/lib": "^1.0.0",
+                                                            "b": "^2.0.0"}})):
+            os.makedirs(os.path.join(self.proj, rel))
+            self.write_json(os.path.join(self.proj, rel, "package.json"), doc)
+        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=self.proj)
+        app = os.path.join(self.proj, "packages/app/package.json")
+        doc = self.read_json(app)
+        doc["dependencies"]["c"] = "^1.0.0"
+        doc["dependencies"]["b"] = "^1.0.0"
+        self.write_json(app, doc)
+        proc = self.nub_fails("install", "--frozen-lockfile")
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertIn("packages/app/package.json", proc.stderr)
+        self.nub("install", "--ignore-scripts")
+        lock = self.read_json(os.path.join(self.proj, "package-lock.json"))
+        self.assertEqual(lock["packages"]["node_modules/app"],
+                         {"resolved": "packages/app", "link": True})
+        self.assertEqual(lock["packages"]["packages/app"]["dependencies"]["c"], "^1.0.0")
+        self.npm_ci_same_tree()
+
+
 if __name__ == "__main__":
     nubtest.main()

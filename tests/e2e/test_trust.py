@@ -356,12 +356,24 @@ class StaleLockfileTest(TrustTestCase):
             with self.subTest(lockfile=lockfile):
                 self.basic(lockfile=lockfile)
                 self.add_dep("b", "^2.0.0")
-                for cmd in (("ci",), ("install",), ("install", "--frozen-lockfile")):
+                for cmd in (("ci",), ("install", "--frozen-lockfile")):
                     proc = self.nub_fails(*cmd)
                     self.assertEqual(proc.returncode, 16, proc.stderr)
                     self.assertIn("b@^2.0.0", proc.stderr)
                     self.assertIn("npm install", proc.stderr)
                     self.assertFalse(os.path.exists(self.nm("b")))
+                # `nub install` answers as `npm install` does: it resolves
+                # again and writes package-lock.json back
+                self.nub("install")
+                self.assertEqual(self.read_json(self.nm("b", "package.json"))["version"],
+                                 "2.0.0")
+                lock = self.read_json(os.path.join(self.proj, "package-lock.json"))
+                self.assertEqual(lock["lockfileVersion"], 3)
+                self.assertEqual(lock["packages"]["node_modules/b"]["version"], "2.0.0")
+                self.assertEqual(lock["packages"][""]["dependencies"]["b"], "^2.0.0")
+                self.nub("ci")
+                nubtest._rmtree(self.proj)
+                os.makedirs(self.proj)
 
     @nubtest.requires_npm
     def test_npm_ci_refuses_it_too(self):
@@ -393,7 +405,7 @@ class StaleLockfileTest(TrustTestCase):
         self.assertNotIn("npm", proc.stderr)
 
     def test_no_frozen_lockfile_on_a_lockfile_nub_cannot_write(self):
-        for kind in ("npm", "bun"):
+        for kind in ("bun",):
             with self.subTest(kind=kind):
                 nubtest._rmtree(self.proj)
                 os.makedirs(self.proj)

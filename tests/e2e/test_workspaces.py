@@ -452,7 +452,7 @@ class IncumbentLockfileTest(WorkspaceTestCase):
         doc = self.read_json(pj)
         doc["dependencies"]["b"] = "^1.0.0"  # the lockfile has 2.0.0 for app
         self.write_json(pj, doc)
-        proc = self.nub_fails("install")
+        proc = self.nub_fails("install", "--frozen-lockfile")
         self.assertEqual(proc.returncode, 16, proc.stderr)
         self.assertIn("packages/app/package.json", proc.stderr)
         with open(os.path.join(self.proj, "package-lock.json")) as f:
@@ -461,7 +461,7 @@ class IncumbentLockfileTest(WorkspaceTestCase):
         doc["dependencies"]["b"] = "^2.0.0"
         self.write_json(pj, doc)
         self.member("packages/new", {"name": "new", "version": "1.0.0"})
-        proc = self.nub_fails("install")
+        proc = self.nub_fails("ci")
         self.assertEqual(proc.returncode, 16, proc.stderr)
         self.assertIn("packages/new is not in it", proc.stderr)
 
