@@ -1,0 +1,1 @@
+nub_unit_test(workspace unit/test_workspace.c)
