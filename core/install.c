@@ -447,7 +447,11 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
   bool have_old;
   int rc;
 
-  rc = phase_plan(c, err);
+  /* an order the members' scripts cannot run in fails before anything,
+   * the lockfile included, is written */
+  rc = nub_lifecycle_members_check(c, member_events, 4, err);
+  if (rc == 0)
+    rc = phase_plan(c, err);
   if (rc < 0 || c->o->lockfile_only)
     return rc;
   /* what the previous install left, read once: its direct dependencies
@@ -459,10 +463,7 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
     old.directs = NULL;
     old.ndirects = 0;
   }
-  /* an order the members' scripts cannot run in fails before anything changes */
-  rc = nub_lifecycle_members_check(c, member_events, 4, err);
-  if (rc == 0)
-    rc = nub_lifecycle_root(c, pre, 1, err);
+  rc = nub_lifecycle_root(c, pre, 1, err);
   if (rc == 0)
     rc = phase_fetch(c, err);
   if (rc == 0)

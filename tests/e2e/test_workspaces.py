@@ -543,6 +543,7 @@ class ScriptsTest(WorkspaceTestCase):
         self.assertIn("cycle", proc.stderr)
         self.assertIn("packages/x -> packages/y -> packages/x", proc.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
 
     def test_cycle_without_scripts_installs(self):
         self.make_project({"name": "mono", "version": "1.0.0", "workspaces": ["packages/*"]})
