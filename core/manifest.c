@@ -305,6 +305,7 @@ int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
     out->install = dup_str(scripts, "install");
     out->postinstall = dup_str(scripts, "postinstall");
     out->prepare = dup_str(scripts, "prepare");
+    nub_json_depmap(scripts, &out->scripts);
   }
   /* Which dependencies may run install scripts: bun's trustedDependencies,
    * pnpm's onlyBuiltDependencies, or nub's own allowBuilds list. */
@@ -373,6 +374,7 @@ void nub_manifest_release(struct nub_manifest *m)
   nub_free(m->install);
   nub_free(m->postinstall);
   nub_free(m->prepare);
+  nub_depmap_release(&m->scripts);
   nub_strarray_free(m->trusted, m->ntrusted);
   nub_strarray_free(m->workspaces, m->nworkspaces);
   nub_catalogs_free(m->catalogs, m->ncatalogs);

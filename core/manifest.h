@@ -41,6 +41,7 @@ struct nub_manifest {
   char *package_manager;
   /* lifecycle scripts we care about, NULL when absent */
   char *preinstall, *install, *postinstall, *prepare;
+  struct nub_depmap scripts; /* every script: name -> command, in file order */
   bool has_scripts_field;
   char **trusted; size_t ntrusted; /* trustedDependencies / allowBuilds names */
   /* "workspaces": the array, or the object form's "packages" (globs, '!'

@@ -230,6 +230,9 @@ char *nub_plat_self_exe(void);
  * and return its exit status (0..255), 128+signal, or -errno. */
 int nub_plat_spawn_wait(const char *const argv[], const char *cwd,
                         const char *const envp[]);
+/* Replace this process with argv[0] (a path; with no '/' it is looked up on
+ * envp's PATH) run in `cwd` with `envp`. Returns only on failure: -errno. */
+int nub_plat_exec(const char *const argv[], const char *cwd, const char *const envp[]);
 
 /* Load a shared library by path (dlopen with lazy binding, local symbols);
  * *handle receives it. -ENOENT with msg filled (dlerror) when it cannot. */

@@ -3,6 +3,8 @@
 #ifndef NUB_CLI_H
 #define NUB_CLI_H
 
+#include <stdbool.h>
+
 #include "err.h"
 
 struct cli_cmd {
@@ -19,9 +21,17 @@ int cmd_install(int argc, char **argv);
 int cmd_ci(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_help(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
+/* `nub <script>`: run the package.json script `script` (argv[0] is it). */
+int cli_run_named(int argc, char **argv, const char *script);
+/* Whether the nearest package.json has a script of that name. */
+bool cli_has_script(const char *name);
 
 extern const char cli_install_help[];
 extern const char cli_config_help[];
+extern const char cli_run_help[];
+extern const char cli_exec_help[];
 
 /* Print "nub: <msg>" (and ERR_NUB_<code>) on stderr; return the exit status. */
 int cli_fail(const struct nub_err *err);

@@ -19,6 +19,9 @@ const struct cli_cmd cli_cmds[] = {
    "remove node_modules and install exactly what the lockfile says", cli_install_help},
   {"config", NULL, cmd_config, "print effective settings (get <key> | list)",
    cli_config_help},
+  {"run", "run-script", cmd_run, "run a package.json script (no name: list them)",
+   cli_run_help},
+  {"exec", NULL, cmd_exec, "run a command of node_modules/.bin (also: nubx)", cli_exec_help},
   {"help", NULL, cmd_help, "show help for a command", NULL},
   {NULL, NULL, NULL, NULL, NULL},
 };
@@ -111,6 +114,16 @@ int main(int argc, char **argv)
 
   nub_plat_init();
   nub_diag_init();
+  {
+    /* nubx: a second name of the binary, for `nub exec` */
+    const char *base = strrchr(argv[0], '/');
+    base = base ? base + 1 : argv[0];
+    if (!strcmp(base, "nubx")) {
+      setup_libraries();
+      argv[0] = (char *)"exec";
+      return cmd_exec(argc, argv);
+    }
+  }
 
   /* Global flags before the command. -C/--dir is kept for the command. */
   if (argc < 2) {
@@ -151,7 +164,30 @@ int main(int argc, char **argv)
     }
     c = find_cmd(argv[i]);
     if (!c) {
-      rc = cli_usage("unknown command '%s'", argv[i]);
+      /* npm's aliases of `run`, and any script of package.json by its name */
+      static const char *const run_aliases[] = {"test", "t", "tst", "start", "stop",
+                                                "restart", NULL};
+      const char *script = NULL;
+      for (int a = 0; run_aliases[a] && !script; a++)
+        if (!strcmp(argv[i], run_aliases[a]))
+          script = argv[i][0] == 't' ? "test" : argv[i];
+      setup_libraries();
+      if (!script && cli_has_script(argv[i]))
+        script = argv[i];
+      if (script) {
+        cargv[n++] = argv[i++];
+        if (dirflag) {
+          cargv[n++] = (char *)dirflag;
+          cargv[n++] = (char *)dirval;
+        }
+        while (i < argc)
+          cargv[n++] = argv[i++];
+        rc = cli_run_named(n, cargv, script);
+        nub_free(cargv);
+        return rc;
+      }
+      rc = cli_usage("unknown command '%s' (and no script of that name in package.json)",
+                     argv[i]);
       nub_free(cargv);
       return rc;
     }

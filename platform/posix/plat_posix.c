@@ -806,6 +806,39 @@ int nub_plat_spawn_wait(const char *const argv[], const char *cwd,
   return 1;
 }
 
+int nub_plat_exec(const char *const argv[], const char *cwd, const char *const envp[])
+{
+  if (cwd && chdir(cwd) < 0)
+    return nub__plat_neg_errno();
+  fflush(NULL);
+  if (strchr(argv[0], '/')) {
+    execve(argv[0], (char *const *)argv, (char *const *)envp);
+  } else {
+    /* execvpe searches the PATH of this process; the script's is in envp */
+    const char *path = NULL;
+    for (size_t i = 0; envp && envp[i]; i++)
+      if (!strncmp(envp[i], "PATH=", 5))
+        path = envp[i] + 5;
+    for (const char *p = path ? path : "/usr/bin:/bin"; p && *p;) {
+      const char *e = strchr(p, ':');
+      size_t n = e ? (size_t)(e - p) : strlen(p);
+      char full[4096];
+      if (n && n + strlen(argv[0]) + 2 < sizeof(full)) {
+        memcpy(full, p, n);
+        full[n] = '/';
+        memcpy(full + n + 1, argv[0], strlen(argv[0]) + 1);
+        if (access(full, X_OK) == 0) {
+          execve(full, (char *const *)argv, (char *const *)envp);
+          return nub__plat_neg_errno();
+        }
+      }
+      p = e ? e + 1 : NULL;
+    }
+    errno = ENOENT;
+  }
+  return nub__plat_neg_errno();
+}
+
 /* ---- shared libraries -------------------------------------------------- */
 
 int nub_plat_load_library(const char *path, void **handle, char *msg, size_t cap)

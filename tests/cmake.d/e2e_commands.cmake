@@ -1,0 +1,2 @@
+# The everyday commands: run, exec, add, remove, why, ls.
+nub_e2e_test(commands test_commands.py)
