@@ -3,7 +3,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "add.h"
 #include "install.h"
+#include "manifest.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 
@@ -47,6 +49,24 @@ const char cli_install_help[] =
     "  --workspace <name|path>      the same as --filter <name|path> (npm's flag)\n"
     "  -w, --workspace-root         the workspace root's own dependencies\n";
 
+const char cli_add_help[] =
+    "usage: nub add <pkg>[@range|@tag|@version]... [flags]\n"
+    "       nub remove <pkg>... [flags]        (rm, uninstall, un)\n"
+    "       nub install <pkg>...               (the same as add)\n\n"
+    "Edit package.json (only the dependency changes; indentation, key order and\n"
+    "line endings stay) and install: what changed is resolved, the lockfile is\n"
+    "written back in the project's format. If the install fails, package.json and\n"
+    "the lockfile are put back as they were. Also: <alias>@npm:<pkg>[@range],\n"
+    "file:<dir>, link:<dir>.\n\n"
+    "flags (and every install flag):\n"
+    "  -D, --save-dev        to devDependencies\n"
+    "  -O, --save-optional   to optionalDependencies\n"
+    "  --save-peer           to peerDependencies (and devDependencies)\n"
+    "  -P, --save-prod       to dependencies (the default)\n"
+    "  -E, --save-exact      the exact version, no save-prefix\n"
+    "  -w, --workspace-root  the workspace root's package.json\n"
+    "  -F, --filter <sel>    these workspace packages' package.json\n";
+
 /* Flags that take a value and map to a config key. */
 static const struct { const char *flag, *key; } value_flags[] = {
   {"--node-linker", "node-linker"},
@@ -58,8 +78,9 @@ static const struct { const char *flag, *key; } value_flags[] = {
   {"--fetch-timeout", "fetch-timeout"},
 };
 
+/* pos: where package names go (add, remove); NULL: none are taken. */
 static int parse(int argc, char **argv, struct nub_install_opts *o, char ***cfgv,
-                 const char ***filtv)
+                 const char ***filtv, char **pos, size_t *npos)
 {
   size_t ncfg = 0, nfilt = 0;
   char **cfg = nub_calloc((size_t)argc * 2 + 2, sizeof(char *));
@@ -167,14 +188,117 @@ static int parse(int argc, char **argv, struct nub_install_opts *o, char ***cfgv
     } else if (!strcmp(a, "--loglevel")) {
       i++; /* accepted for compatibility; NUB_LOG steers debug output */
     } else if (a[0] == '-')
-      return cli_usage("unknown flag '%s' for install", a);
+      return cli_usage("unknown flag '%s' for %s", a, argv[0]);
+    else if (pos)
+      pos[(*npos)++] = argv[i];
     else
-      return cli_usage("nub install takes no package names ('%s'); edit package.json", a);
+      return cli_usage("nub %s takes no package names ('%s')", argv[0], a);
   }
   o->cfg = (const char *const *)cfg;
   o->ncfg = ncfg;
   return 0;
 }
+
+/* Whether flag a takes the next argument as its value. */
+static bool takes_value(const char *a)
+{
+  static const char *const with[] = {"-C", "--dir", "-F", "--filter", "--workspace", "--omit",
+                                     "--reporter", "--loglevel", NULL};
+  if (strchr(a, '='))
+    return false;
+  for (int i = 0; with[i]; i++)
+    if (!strcmp(a, with[i]))
+      return true;
+  for (size_t f = 0; f < sizeof(value_flags) / sizeof(value_flags[0]); f++)
+    if (!strcmp(a, value_flags[f].flag))
+      return true;
+  return false;
+}
+
+static void print_result(const struct nub_install_opts *o, const struct nub_install_result *res)
+{
+  if (o->reporter == NUB_REPORTER_SILENT)
+    return;
+  if (res->up_to_date)
+    printf("Already up to date\n");
+  else if (res->removed)
+    printf("added %zu packages, removed %zu packages in %.2fs\n", res->added, res->removed,
+           res->seconds);
+  else if (!o->lockfile_only)
+    printf("added %zu packages in %.2fs\n", res->added, res->seconds);
+  for (size_t i = 0; i < res->nchanges; i++)
+    printf("%s\n", res->changes[i]);
+  fflush(stdout);
+}
+
+/* add and remove: their own flags out of argv, the rest is install's. */
+static int edit(int argc, char **argv, bool remove)
+{
+  struct nub_add_opts ao;
+  struct nub_install_result res;
+  struct nub_err err;
+  char **cfg = NULL, **pos = nub_calloc((size_t)argc + 1, sizeof(char *)), **rest;
+  const char **filters = NULL;
+  size_t npos = 0;
+  int n = 0, rc;
+
+  memset(&ao, 0, sizeof(ao));
+  memset(&res, 0, sizeof(res));
+  nub_err_clear(&err);
+  rest = nub_calloc((size_t)argc + 1, sizeof(char *));
+  for (int k = 0; k < argc; k++) {
+    const char *a = argv[k];
+    if (k && (!strcmp(a, "-D") || !strcmp(a, "--save-dev")))
+      ao.save = NUB_SAVE_DEV;
+    else if (k && (!strcmp(a, "-O") || !strcmp(a, "--save-optional")))
+      ao.save = NUB_SAVE_OPTIONAL;
+    else if (k && !strcmp(a, "--save-peer"))
+      ao.save = NUB_SAVE_PEER;
+    else if (k && (!strcmp(a, "-P") || !strcmp(a, "--save-prod")))
+      ao.save = NUB_SAVE_PROD;
+    else if (k && (!strcmp(a, "-E") || !strcmp(a, "--save-exact")))
+      ao.exact = true;
+    else if (k && !strcmp(a, "--save"))
+      continue;
+    else
+      rest[n++] = argv[k];
+  }
+  rc = parse(n, rest, &ao.install, &cfg, &filters, pos, &npos);
+  if (rc == 0 && !npos)
+    rc = cli_usage("nub %s needs package names", remove ? "remove" : "add");
+  if (rc == 0) {
+    ao.specs = pos;
+    ao.nspecs = npos;
+    if (remove) {
+      rc = nub_remove(&ao, &res, &err);
+    } else {
+      char **saved = NULL;
+      size_t nsaved = 0;
+      rc = nub_add(&ao, &res, &saved, &nsaved, &err);
+      if (rc == 0 && ao.install.reporter != NUB_REPORTER_SILENT)
+        for (size_t i = 0; i < nsaved; i++)
+          printf("saved %s\n", saved[i]);
+      nub_strarray_free(saved, nsaved);
+    }
+    if (rc < 0)
+      rc = cli_fail(&err);
+    else
+      print_result(&ao.install, &res);
+  }
+  nub_install_result_release(&res);
+  if (cfg) {
+    for (size_t i = 0; cfg[i]; i++)
+      nub_free(cfg[i]);
+    nub_free(cfg);
+  }
+  nub_free(filters);
+  nub_free(pos);
+  nub_free(rest);
+  return rc;
+}
+
+int cmd_add(int argc, char **argv) { return edit(argc, argv, false); }
+int cmd_remove(int argc, char **argv) { return edit(argc, argv, true); }
 
 static int run(int argc, char **argv, bool ci)
 {
@@ -186,7 +310,12 @@ static int run(int argc, char **argv, bool ci)
 
   memset(&o, 0, sizeof(o));
   nub_err_clear(&err);
-  rc = parse(argc, argv, &o, &cfg, &filters);
+  if (!ci) { /* `nub install <pkg>...` is `nub add <pkg>...` (npm's) */
+    for (int k = 1; k < argc; k++)
+      if (argv[k][0] != '-' && !(k > 1 && takes_value(argv[k - 1])))
+        return cmd_add(argc, argv);
+  }
+  rc = parse(argc, argv, &o, &cfg, &filters, NULL, NULL);
   if (rc == 0) {
     if (ci) {
       o.ci = true;
@@ -198,18 +327,7 @@ static int run(int argc, char **argv, bool ci)
       rc = cli_fail(&err);
     } else {
       rc = 0;
-      if (o.reporter != NUB_REPORTER_SILENT) {
-        if (res.up_to_date)
-          printf("Already up to date\n");
-        else if (res.removed)
-          printf("added %zu packages, removed %zu packages in %.2fs\n", res.added, res.removed,
-                 res.seconds);
-        else if (!o.lockfile_only)
-          printf("added %zu packages in %.2fs\n", res.added, res.seconds);
-        for (size_t i = 0; i < res.nchanges; i++)
-          printf("%s\n", res.changes[i]);
-        fflush(stdout);
-      }
+      print_result(&o, &res);
     }
     nub_install_result_release(&res);
   }

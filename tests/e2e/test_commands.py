@@ -13,6 +13,16 @@ import json
 import os
 import shutil
 
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def read_text(path):
+    with open(path) as f:
+        return f.read()
+
 import nubtest
 
 
@@ -127,6 +137,162 @@ class ExecTest(nubtest.NubTestCase):
         self.assertEqual(self.nub("exec", "pwd", cwd=sub).stdout.strip(), sub)
         proc = self.nub_fails("exec", "no-such-command-here")
         self.assertEqual(proc.returncode, 127)
+
+
+class AddRemoveTest(nubtest.NubTestCase):
+
+    def pj(self, text):
+        with open(os.path.join(self.proj, "package.json"), "w", newline="") as f:
+            f.write(text)
+
+    def pj_text(self):
+        with open(os.path.join(self.proj, "package.json"), newline="") as f:
+            return f.read()
+
+    def test_saved_ranges_and_sections(self):
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"e": "^1.0.0"}})
+        self.nub("add", "a", "c@1", "b@~1.0.0", "tagged@latest")
+        deps = self.read_json(os.path.join(self.proj, "package.json"))["dependencies"]
+        # "latest" is 1.0.0 although 1.1.0 exists: the tag, not the highest
+        self.assertEqual(deps, {"a": "^1.0.0", "b": "~1.0.0", "c": "^1.0.0", "e": "^1.0.0",
+                                "tagged": "^1.0.0"})
+        self.assertEqual(self.node_require(self.proj, "a")["version"], "1.0.0")
+        self.nub("add", "-E", "-D", "pre@next")
+        doc = self.read_json(os.path.join(self.proj, "package.json"))
+        self.assertEqual(doc["devDependencies"], {"pre": "2.0.0-beta.1"})
+        # moving a dependency between sections
+        self.nub("add", "-D", "a")
+        doc = self.read_json(os.path.join(self.proj, "package.json"))
+        self.assertNotIn("a", doc["dependencies"])
+        self.assertEqual(doc["devDependencies"]["a"], "^1.0.0")
+        self.nub("add", "-O", "opt-linux")
+        self.nub("add", "--save-peer", "react-like@^1.0.0")
+        doc = self.read_json(os.path.join(self.proj, "package.json"))
+        self.assertEqual(doc["peerDependencies"], {"react-like": "^1.0.0"})
+        self.assertEqual(doc["devDependencies"]["react-like"], "^1.0.0")
+        self.assertEqual(doc["optionalDependencies"], {"opt-linux": "^1.0.0"})
+        # the lockfile answers package.json: a frozen install accepts it
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.nub("install", "--frozen-lockfile")
+
+    def test_alias_and_file(self):
+        self.make_project({"name": "p", "version": "1.0.0"})
+        lib = os.path.join(self.tmp, "lib")
+        write(os.path.join(lib, "package.json"), '{"name": "my-lib", "version": "0.1.0"}')
+        write(os.path.join(lib, "index.js"), "module.exports = {name: 'my-lib'};")
+        self.nub("add", "bee@npm:b@^2.0.0", "../lib")
+        deps = self.read_json(os.path.join(self.proj, "package.json"))["dependencies"]
+        self.assertEqual(deps, {"bee": "npm:b@^2.0.0", "my-lib": "file:../lib"})
+        self.assertEqual(self.node_require(self.proj, "bee")["version"], "2.0.0")
+        self.assertEqual(self.node_require(self.proj, "my-lib")["name"], "my-lib")
+
+    def test_bytes_kept(self):
+        cases = {
+            "4-space": '{\n    "name": "p",\n    "dependencies": {\n        "e": "^1.0.0"\n    }\n}\n',
+            "tab": '{\n\t"name": "p",\n\t"dependencies": {\n\t\t"e": "^1.0.0"\n\t}\n}\n',
+            "crlf": '{\r\n  "name": "p",\r\n  "dependencies": {\r\n    "e": "^1.0.0"\r\n  }\r\n}\r\n',
+            "no-newline": '{\n  "name": "p",\n  "dependencies": {\n    "e": "^1.0.0"\n  }\n}',
+        }
+        for label, text in cases.items():
+            with self.subTest(style=label):
+                shutil.rmtree(self.proj)
+                os.makedirs(self.proj)
+                self.pj(text)
+                self.nub("add", "a")
+                nl = "\r\n" if "\r\n" in text else "\n"
+                ind = "\t" if label == "tab" else "    " if label == "4-space" else "  "
+                want = text.replace('"e": "^1.0.0"', '"a": "^1.0.0",' + nl + ind * 2 + '"e": "^1.0.0"')
+                self.assertEqual(self.pj_text(), want)
+                self.nub("remove", "a")
+                self.assertEqual(self.pj_text(), text)
+
+    def test_failed_add_leaves_both_files(self):
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
+        self.nub("install")
+        before = {f: read_bytes(os.path.join(self.proj, f))
+                  for f in ("package.json", "nub.lock")}
+        for args in (("no-such-package-here",), ("a@^9.0.0",), ("b@2", "no-such-package-here")):
+            with self.subTest(args=args):
+                proc = self.nub_fails("add", *args)
+                self.assertIn(proc.returncode, (20, 40), proc.stderr)
+                for f, data in before.items():
+                    self.assertEqual(read_bytes(os.path.join(self.proj, f)), data, f)
+        proc = self.nub_fails("remove", "zzz")
+        self.assertEqual(proc.returncode, 2)
+        for f, data in before.items():
+            self.assertEqual(read_bytes(os.path.join(self.proj, f)), data, f)
+
+    def test_failed_install_restores(self):
+        # bun.lock cannot be written back: the install fails after the edit
+        self.make_project("basic")
+        self.write_lock_template("basic/bun.lock.template", "bun.lock")
+        before = {f: read_bytes(os.path.join(self.proj, f))
+                  for f in ("package.json", "bun.lock")}
+        proc = self.nub_fails("add", "tagged")
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        for f, data in before.items():
+            self.assertEqual(read_bytes(os.path.join(self.proj, f)), data, f)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+
+    def test_remove(self):
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"a": "^1.0.0", "e": "^1.0.0"},
+                           "devDependencies": {"c": "^1.0.0"}})
+        self.nub("install")
+        self.nub("rm", "a")
+        self.nub("uninstall", "c")
+        doc = self.read_json(os.path.join(self.proj, "package.json"))
+        self.assertEqual(doc["dependencies"], {"e": "^1.0.0"})
+        self.assertEqual(doc["devDependencies"], {})
+        self.assertFalse(os.path.lexists(os.path.join(self.proj, "node_modules/a")))
+        self.assertNotIn("a@1.0.0", read_text(os.path.join(self.proj, "nub.lock")))
+
+    def test_install_with_names_is_add(self):
+        self.make_project({"name": "p", "version": "1.0.0"})
+        self.nub("i", "a")
+        self.assertEqual(self.read_json(os.path.join(self.proj, "package.json"))["dependencies"],
+                         {"a": "^1.0.0"})
+
+    def test_pnpm_lockfile_written_back(self):
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
+        self.nub("install")
+        os.rename(os.path.join(self.proj, "nub.lock"), os.path.join(self.proj, "pnpm-lock.yaml"))
+        self.nub("add", "e")
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+        self.assertIn("e@1.0.0", read_text(os.path.join(self.proj, "pnpm-lock.yaml")))
+
+    @nubtest.requires_npm
+    def test_npm_lockfile_npm_ci_accepts(self):
+        self.make_project("basic", lockfile="package-lock.v3.json")
+        self.nub("install", "--ignore-scripts")
+        self.nub("add", "tagged", "--ignore-scripts")
+        self.nub("remove", "e", "--ignore-scripts")
+        lock = self.read_json(os.path.join(self.proj, "package-lock.json"))
+        self.assertIn("node_modules/tagged", lock["packages"])
+        self.assertNotIn("node_modules/e", lock["packages"])
+        theirs = os.path.join(self.tmp, "theirs")
+        os.makedirs(theirs)
+        for f in ("package.json", "package-lock.json"):
+            shutil.copy(os.path.join(self.proj, f), theirs)
+        self.npm("ci", "--ignore-scripts", cwd=theirs)
+        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+
+    def test_workspace_member_and_root(self):
+        self.make_project({"name": "mono", "version": "1.0.0", "workspaces": ["packages/*"]})
+        for d, n in (("packages/app", "app"), ("packages/lib", "lib")):
+            write(os.path.join(self.proj, d, "package.json"),
+                  json.dumps({"name": n, "version": "1.0.0"}, indent=2) + "\n")
+        app = os.path.join(self.proj, "packages/app")
+        self.nub("add", "a", "lib", cwd=app)
+        self.assertEqual(self.read_json(os.path.join(app, "package.json"))["dependencies"],
+                         {"a": "^1.0.0", "lib": "^1.0.0"})
+        self.assertEqual(os.readlink(os.path.join(app, "node_modules/lib")), "../../lib")
+        self.nub("add", "-w", "e")
+        self.assertEqual(self.read_json(os.path.join(self.proj, "package.json"))["dependencies"],
+                         {"e": "^1.0.0"})
+        self.nub("add", "--filter", "lib", "b@^2.0.0")
+        self.assertEqual(self.read_json(os.path.join(self.proj, "packages/lib/package.json"))
+                         ["dependencies"], {"b": "^2.0.0"})
 
 
 if __name__ == "__main__":

@@ -1,0 +1,501 @@
+/* add.c - `nub add` and `nub remove` (add.h). */
+#include "add.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "config.h"
+#include "manifest.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "path.h"
+#include "pkgjson_edit.h"
+#include "pool.h"
+#include "progress.h"
+#include "registry.h"
+#include "semver.h"
+#include "workspace.h"
+
+static const char *const sections[] = {"dependencies", "devDependencies", "optionalDependencies",
+                                       "peerDependencies"};
+
+/* The files an add or remove may change, as they were. */
+struct saved_file {
+  char *path;
+  char *data; /* NULL: it did not exist */
+  size_t len;
+};
+
+struct edit {
+  char *root;                /* the workspace root (or the project) */
+  char *cwd_rel;             /* where nub runs, relative to root */
+  struct nub_config cfg;
+  bool have_cfg;
+  struct nub_manifest root_man;
+  bool have_man;
+  struct nub_workspace ws;
+  bool have_ws;
+  char **targets;            /* package dirs to edit, absolute */
+  size_t ntargets;
+  struct saved_file *files;
+  size_t nfiles, capfiles;
+  struct nub_pool *pool;     /* the registry lookups' */
+  struct nub_progress prog;
+  bool have_prog;
+};
+
+static void keep_file(struct edit *e, const char *path)
+{
+  struct saved_file *f;
+
+  for (size_t i = 0; i < e->nfiles; i++)
+    if (!strcmp(e->files[i].path, path))
+      return;
+  NUB_GROW(e->files, e->capfiles, e->nfiles + 1);
+  f = &e->files[e->nfiles++];
+  f->path = nub_strdup(path);
+  f->data = NULL;
+  f->len = 0;
+  if (nub_plat_read_file_at(NUB_PLAT_CWD, path, 1u << 30, &f->data, &f->len) < 0)
+    f->data = NULL;
+}
+
+/* Put every file back as it was; a file that was not there goes. */
+static void restore(struct edit *e)
+{
+  for (size_t i = 0; i < e->nfiles; i++) {
+    struct saved_file *f = &e->files[i];
+    if (f->data)
+      nub_plat_write_file_atomic(f->path, f->data, f->len, 0644);
+    else
+      nub_plat_unlink_at(NUB_PLAT_CWD, f->path, false);
+  }
+}
+
+static void edit_release(struct edit *e)
+{
+  if (e->have_prog)
+    nub_progress_stop(&e->prog);
+  if (e->pool)
+    nub_pool_free(e->pool);
+  for (size_t i = 0; i < e->nfiles; i++) {
+    nub_free(e->files[i].path);
+    nub_free(e->files[i].data);
+  }
+  nub_free(e->files);
+  nub_strarray_free(e->targets, e->ntargets);
+  if (e->have_ws)
+    nub_workspace_release(&e->ws);
+  if (e->have_man)
+    nub_manifest_release(&e->root_man);
+  if (e->have_cfg)
+    nub_config_release(&e->cfg);
+  nub_free(e->root);
+  nub_free(e->cwd_rel);
+}
+
+static int absolute(const char *dir, char **out, struct nub_err *err)
+{
+  char cwd[4096];
+
+  if (!getcwd(cwd, sizeof(cwd)))
+    return nub_err_set(err, -errno, "cannot read the current directory");
+  *out = !dir ? nub_strdup(cwd) : dir[0] == '/' ? nub_strdup(dir)
+                                                : nub_asprintf("%s/%s", cwd, dir);
+  return 0;
+}
+
+/* The project, its workspace, and the package.json files to edit. */
+static int open_edit(struct edit *e, const struct nub_add_opts *o, struct nub_err *err)
+{
+  const struct nub_install_opts *io = &o->install;
+  char *start = NULL;
+  int rc = absolute(io->dir, &start, err);
+
+  memset(e, 0, sizeof(*e));
+  if (rc == 0)
+    rc = nub_workspace_find_root(start, &e->root, err);
+  if (rc < 0) {
+    nub_free(start);
+    return rc;
+  }
+  e->cwd_rel = nub_strdup(strlen(start) > strlen(e->root) ? start + strlen(e->root) + 1 : "");
+  nub_free(start);
+  rc = nub_config_load(&e->cfg, e->root, io->cfg, io->ncfg, err);
+  e->have_cfg = rc == 0;
+  if (rc == 0)
+    rc = nub_manifest_load(&e->root_man, e->root, err);
+  e->have_man = rc == 0;
+  if (rc == 0)
+    rc = nub_workspace_discover(&e->ws, e->root, &e->root_man, err);
+  e->have_ws = true;
+  if (rc == 0 && e->ws.source)
+    rc = nub_workspace_load(&e->ws, err);
+  if (rc < 0)
+    return rc;
+  e->targets = nub_calloc(e->ws.npkgs + 2, sizeof(char *));
+  if (io->nfilters || io->workspace_root) {
+    bool *sel = nub_calloc(e->ws.npkgs + 1, sizeof(bool));
+    if (!e->ws.source) {
+      nub_free(sel);
+      return nub_err_set(err, -NUB_EUSAGE, "--filter and -w select workspace packages, but "
+                         "%s is not a workspace", e->root);
+    }
+    if (io->nfilters)
+      rc = nub_workspace_select(&e->ws, e->root_man.name, &e->root_man, e->cwd_rel,
+                                (char *const *)io->filters, io->nfilters, sel, err);
+    if (io->workspace_root)
+      sel[0] = true;
+    for (size_t i = 0; rc == 0 && i <= e->ws.npkgs; i++)
+      if (sel[i])
+        e->targets[e->ntargets++] = i ? nub_asprintf("%s/%s", e->root, e->ws.pkgs[i - 1].dir)
+                                      : nub_strdup(e->root);
+    nub_free(sel);
+    return rc;
+  }
+  /* the member nub runs in, else the root */
+  for (size_t i = 0; i < e->ws.npkgs; i++) {
+    size_t dl = strlen(e->ws.pkgs[i].dir);
+    if (!strncmp(e->cwd_rel, e->ws.pkgs[i].dir, dl) &&
+        (e->cwd_rel[dl] == '\0' || e->cwd_rel[dl] == '/')) {
+      e->targets[e->ntargets++] = nub_asprintf("%s/%s", e->root, e->ws.pkgs[i].dir);
+      return 0;
+    }
+  }
+  e->targets[e->ntargets++] = nub_strdup(e->root);
+  return 0;
+}
+
+/* Every lockfile the install may write, kept so that a failure puts it back. */
+static void keep_lockfiles(struct edit *e)
+{
+  static const char *const names[] = {"package-lock.json", "npm-shrinkwrap.json", "nub.lock",
+                                      "pnpm-lock.yaml", "bun.lock", "yarn.lock"};
+
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+    char *p = nub_asprintf("%s/%s", e->root, names[i]);
+    keep_file(e, p);
+    nub_free(p);
+  }
+}
+
+/* ---- what to save ---------------------------------------------------------- */
+
+struct want {
+  char name[256];
+  char *spec; /* to save (owned) */
+};
+
+static bool is_path_spec(const char *s)
+{
+  return !strncmp(s, "file:", 5) || !strncmp(s, "link:", 5) || s[0] == '.' || s[0] == '/';
+}
+
+/* "name@req" -> name and req (NULL when none). */
+static void split_arg(const char *arg, char *name, size_t cap, const char **req)
+{
+  const char *at = strchr(arg[0] == '@' ? arg + 1 : arg, '@');
+
+  snprintf(name, cap, "%.*s", (int)(at ? (size_t)(at - arg) : strlen(arg)), arg);
+  *req = at ? at + 1 : NULL;
+}
+
+static bool is_exact_version(const char *s)
+{
+  struct nub_version v;
+  bool ok = nub_version_parse_loose(&v, s) == 0 && !strpbrk(s, " <>=^~*xX|");
+
+  if (ok)
+    nub_version_release(&v);
+  return ok;
+}
+
+static int lookup(struct nub_meta *meta, const char *name, const char *req, char **version,
+                  bool *was_tag, struct nub_err *err)
+{
+  const struct nub_packument *p;
+  struct nub_range *range = NULL;
+  const char *latest;
+  int rc = nub_meta_get(meta, name, &p, err);
+
+  *version = NULL;
+  if (rc < 0)
+    return rc;
+  latest = nub_depmap_get(&p->tags, "latest");
+  if (!req || !*req)
+    req = "latest";
+  if (nub_depmap_get(&p->tags, req)) {
+    *version = nub_strdup(nub_depmap_get(&p->tags, req));
+    *was_tag = true;
+    return 0;
+  }
+  if (nub_range_parse_loose(&range, req) < 0)
+    return nub_err_set(err, -NUB_ENOVERSION, "%s has no version or tag '%s'", name, req);
+  {
+    const struct nub_pversion *lv = latest ? nub_packument_version(p, latest) : NULL;
+    if (lv && nub_range_satisfies(range, &lv->sv, false))
+      *version = nub_strdup(lv->version);
+    for (size_t i = p->nversions; !*version && i > 0; i--)
+      if (nub_range_satisfies(range, &p->versions[i - 1]->sv, false))
+        *version = nub_strdup(p->versions[i - 1]->version);
+  }
+  nub_range_free(range);
+  if (!*version)
+    return nub_err_set(err, -NUB_ENOVERSION, "no version of %s matches '%s'%s%s", name, req,
+                       latest ? "; latest is " : "", latest ? latest : "");
+  return 0;
+}
+
+/* The spec to save for one argument, looked up on the registry when needed. */
+static int want_of(struct edit *e, struct nub_meta **meta, const struct nub_add_opts *o,
+                   const char *target, const char *arg, struct want *w, struct nub_err *err)
+{
+  const char *req, *prefix = nub_config_get(&e->cfg, "save-prefix");
+  bool exact = o->exact || nub_config_bool(&e->cfg, "save-exact", false);
+  char real[256], *version = NULL;
+  const char *real_req = NULL;
+  const struct nub_ws_pkg *member;
+  bool was_tag = false;
+  int rc;
+
+  if (!prefix)
+    prefix = "^";
+  if (is_path_spec(arg)) {
+    bool link = !strncmp(arg, "link:", 5);
+    const char *path = !strncmp(arg, "file:", 5) || link ? arg + 5 : arg;
+    char *abs = path[0] == '/' ? nub_strdup(path) : nub_asprintf("%s/%s%s%s", e->root,
+                                                                 e->cwd_rel,
+                                                                 e->cwd_rel[0] ? "/" : "", path);
+    char rel[4096];
+    struct nub_manifest m;
+    rc = nub_manifest_load(&m, abs, err);
+    if (rc == 0 && !m.name)
+      rc = nub_err_set(err, -NUB_EMANIFEST, "%s/package.json has no name", abs);
+    if (rc == 0) {
+      snprintf(w->name, sizeof(w->name), "%s", m.name);
+      if (nub_path_relative(target, abs, rel, sizeof(rel)) < 0)
+        snprintf(rel, sizeof(rel), "%s", abs);
+      w->spec = nub_asprintf("%s:%s", link ? "link" : "file", rel);
+    }
+    if (rc == 0)
+      nub_manifest_release(&m);
+    nub_free(abs);
+    return rc;
+  }
+  split_arg(arg, w->name, sizeof(w->name), &req);
+  if (!nub_valid_pkg_name(w->name))
+    return nub_err_set(err, -NUB_EUSAGE, "'%s' is not a package name", w->name);
+  if (req && (!strncmp(req, "workspace:", 10) || !strncmp(req, "catalog:", 8) ||
+              !strncmp(req, "git", 3) || strstr(req, "://"))) {
+    w->spec = nub_strdup(req); /* saved as given */
+    return 0;
+  }
+  if (!req && e->ws.source && (member = nub_workspace_find(&e->ws, w->name)) != NULL) {
+    w->spec = !strcmp(e->ws.source, "pnpm-workspace.yaml") || !member->man.version
+                  ? nub_strdup("workspace:^")
+                  : nub_asprintf("%s%s", exact ? "" : prefix, member->man.version);
+    return 0;
+  }
+  snprintf(real, sizeof(real), "%s", w->name);
+  real_req = req;
+  if (req && !strncmp(req, "npm:", 4)) { /* an alias: npm:real[@req] */
+    split_arg(req + 4, real, sizeof(real), &real_req);
+    if (!nub_valid_pkg_name(real))
+      return nub_err_set(err, -NUB_EUSAGE, "'%s' is not a package name", real);
+  }
+  if (!*meta) {
+    struct nub_meta_opts mo = {o->install.offline, o->install.prefer_offline};
+    e->pool = nub_pool_new(1, "registry");
+    nub_progress_start(&e->prog, (int)NUB_REPORTER_SILENT);
+    e->have_prog = true;
+    rc = nub_meta_new(meta, &e->cfg, e->pool, &e->prog, &mo, err);
+    if (rc < 0)
+      return rc;
+  }
+  rc = lookup(*meta, real, real_req, &version, &was_tag, err);
+  if (rc < 0)
+    return rc;
+  /* a range is saved as given; a version or a tag as save-prefix + version */
+  /* a partial version ("18", "4.17") is a version too, as npm and pnpm save it */
+  if (real_req && !was_tag && !is_exact_version(real_req) &&
+      strspn(real_req, "0123456789.") != strlen(real_req))
+    w->spec = req && !strncmp(req, "npm:", 4) ? nub_strdup(req) : nub_strdup(real_req);
+  else if (strcmp(real, w->name))
+    w->spec = nub_asprintf("npm:%s@%s%s", real, exact ? "" : prefix, version);
+  else
+    w->spec = nub_asprintf("%s%s", exact ? "" : prefix, version);
+  nub_free(version);
+  return 0;
+}
+
+/* ---- editing ------------------------------------------------------------------ */
+
+static int read_pj(const char *dir, char **text, size_t *len, struct nub_err *err)
+{
+  char *path = nub_asprintf("%s/package.json", dir);
+  int rc = nub_plat_read_file_at(NUB_PLAT_CWD, path, 64u << 20, text, len);
+
+  if (rc < 0)
+    rc = nub_err_set(err, rc == -ENOENT ? -NUB_ENOMANIFEST : rc, "cannot read %s: %s", path,
+                     nub_strerror(rc));
+  nub_free(path);
+  return rc;
+}
+
+static int write_pj(const char *dir, const struct nub_buf *b, struct nub_err *err)
+{
+  char *path = nub_asprintf("%s/package.json", dir);
+  int rc = nub_plat_write_file_atomic(path, b->data, b->len, 0644);
+
+  if (rc < 0)
+    rc = nub_err_set(err, rc, "cannot write %s: %s", path, nub_strerror(rc));
+  nub_free(path);
+  return rc;
+}
+
+/* text := text with name in `keep` (spec) and in no other section. */
+static int apply(char **text, size_t *len, const char *name, const char *spec,
+                 enum nub_save_kind kind, struct nub_err *err)
+{
+  struct nub_buf b = NUB_BUF_INIT;
+  bool removed;
+  int rc = 0;
+
+  for (int s = 0; s < 4 && rc == 0; s++) {
+    bool keep = s == (int)kind || (kind == NUB_SAVE_PEER && s == NUB_SAVE_DEV);
+    if (keep)
+      rc = nub_pkgjson_set_dep(&b, *text, *len, sections[s], name, spec, err);
+    else
+      rc = nub_pkgjson_remove_dep(&b, *text, *len, sections[s], name, &removed, err);
+    if (rc == 0) {
+      nub_free(*text);
+      *len = b.len;
+      *text = nub_buf_take(&b);
+    }
+  }
+  nub_buf_release(&b);
+  return rc;
+}
+
+static int run_install(struct edit *e, const struct nub_add_opts *o,
+                       struct nub_install_result *res, struct nub_err *err)
+{
+  int rc = nub_install(&o->install, res, err);
+
+  if (rc < 0)
+    restore(e);
+  return rc;
+}
+
+int nub_add(const struct nub_add_opts *o, struct nub_install_result *res, char ***saved,
+            size_t *nsaved, struct nub_err *err)
+{
+  struct edit e;
+  struct nub_meta *meta = NULL;
+  struct want *w = nub_calloc(o->nspecs + 1, sizeof(*w));
+  char **lines = NULL;
+  size_t nlines = 0;
+  int rc;
+
+  memset(res, 0, sizeof(*res));
+  *saved = NULL;
+  *nsaved = 0;
+  rc = open_edit(&e, o, err);
+  for (size_t t = 0; rc == 0 && t < e.ntargets; t++) {
+    char *text = NULL;
+    size_t len = 0;
+    struct nub_manifest check;
+    char *pj = nub_asprintf("%s/package.json", e.targets[t]);
+    keep_file(&e, pj);
+    nub_free(pj);
+    rc = read_pj(e.targets[t], &text, &len, err);
+    if (rc == 0)
+      rc = nub_manifest_parse(&check, text, len, "package.json", err); /* valid JSON first */
+    if (rc == 0)
+      nub_manifest_release(&check);
+    for (size_t i = 0; rc == 0 && i < o->nspecs; i++) {
+      if (!w[i].spec)
+        rc = want_of(&e, &meta, o, e.targets[t], o->specs[i], &w[i], err);
+      if (rc == 0)
+        rc = apply(&text, &len, w[i].name, w[i].spec, o->save, err);
+    }
+    if (rc == 0) {
+      struct nub_buf b = {text, len, len + 1};
+      rc = write_pj(e.targets[t], &b, err);
+    }
+    nub_free(text);
+  }
+  if (meta)
+    nub_meta_free(meta);
+  if (rc == 0) {
+    keep_lockfiles(&e);
+    rc = run_install(&e, o, res, err);
+  } else {
+    restore(&e);
+  }
+  if (rc == 0) {
+    lines = nub_calloc(o->nspecs + 1, sizeof(char *));
+    for (size_t i = 0; i < o->nspecs; i++)
+      lines[nlines++] = nub_asprintf("%s@%s", w[i].name, w[i].spec);
+    *saved = lines;
+    *nsaved = nlines;
+  }
+  for (size_t i = 0; i < o->nspecs; i++)
+    nub_free(w[i].spec);
+  nub_free(w);
+  edit_release(&e);
+  return rc;
+}
+
+int nub_remove(const struct nub_add_opts *o, struct nub_install_result *res,
+               struct nub_err *err)
+{
+  struct edit e;
+  int rc;
+
+  memset(res, 0, sizeof(*res));
+  rc = open_edit(&e, o, err);
+  for (size_t i = 0; rc == 0 && i < o->nspecs; i++) {
+    bool anywhere = false;
+    for (size_t t = 0; rc == 0 && t < e.ntargets; t++) {
+      char *text = NULL, *pj = nub_asprintf("%s/package.json", e.targets[t]);
+      size_t len = 0;
+      struct nub_buf b = NUB_BUF_INIT;
+      bool changed = false;
+      keep_file(&e, pj);
+      nub_free(pj);
+      rc = read_pj(e.targets[t], &text, &len, err);
+      for (int s = 0; rc == 0 && s < 4; s++) {
+        bool removed = false;
+        rc = nub_pkgjson_remove_dep(&b, text, len, sections[s], o->specs[i], &removed, err);
+        if (rc == 0) {
+          nub_free(text);
+          len = b.len;
+          text = nub_buf_take(&b);
+          changed = changed || removed;
+        }
+      }
+      if (rc == 0 && changed) {
+        struct nub_buf out = {text, len, len + 1};
+        rc = write_pj(e.targets[t], &out, err);
+      }
+      anywhere = anywhere || changed;
+      nub_free(text);
+      nub_buf_release(&b);
+    }
+    if (rc == 0 && !anywhere)
+      rc = nub_err_set(err, -NUB_EUSAGE, "%s is not a dependency of %s", o->specs[i],
+                       e.ntargets == 1 ? e.targets[0] : "the selected packages");
+  }
+  if (rc == 0) {
+    keep_lockfiles(&e);
+    rc = run_install(&e, o, res, err);
+  } else {
+    restore(&e);
+  }
+  edit_release(&e);
+  return rc;
+}

@@ -1,0 +1,43 @@
+/* add.h - `nub add` and `nub remove`: package.json edited (pkgjson_edit.h),
+ * then an install, which resolves what changed and writes the lockfile back
+ * in the project's own format. If anything fails, every package.json and
+ * the lockfile are put back byte for byte (a lockfile the install created
+ * is removed).
+ *
+ * add <name>[@range|@tag|@version], <alias>@npm:<name>[@...], file:/link:
+ * paths: a registry package is looked up first; what is saved is the range
+ * given, or the version found with save-prefix (default "^"; save-exact or
+ * --save-exact: none). A name that is a workspace member is saved as
+ * "workspace:^" under pnpm-workspace.yaml, "^<its version>" otherwise. A
+ * dependency moves from the other sections into the one asked for (npm's
+ * rule). The package.json edited is the project's, or in a workspace the
+ * member nub runs in, the root with -w, or those --filter selects. */
+#ifndef NUB_ADD_H
+#define NUB_ADD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "install.h"
+
+enum nub_save_kind { NUB_SAVE_PROD, NUB_SAVE_DEV, NUB_SAVE_OPTIONAL, NUB_SAVE_PEER };
+
+struct nub_add_opts {
+  struct nub_install_opts install; /* dir, --filter/-w, flags for the install */
+  char *const *specs;
+  size_t nspecs;
+  enum nub_save_kind save;
+  bool exact;
+};
+
+/* Add the specs; res is the install's. *saved gets "name@spec" lines of what
+ * package.json now says (caller frees with nub_strarray_free). */
+int nub_add(const struct nub_add_opts *o, struct nub_install_result *res, char ***saved,
+            size_t *nsaved, struct nub_err *err);
+/* Remove the names (o->specs) from every dependency section. A name in no
+ * section of any edited package.json is -NUB_EUSAGE. */
+int nub_remove(const struct nub_add_opts *o, struct nub_install_result *res,
+               struct nub_err *err);
+
+#endif

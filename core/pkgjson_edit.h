@@ -1,0 +1,27 @@
+/* pkgjson_edit.h - package.json edited as text, for add and remove: one
+ * dependency set or removed, every other byte kept (indentation, key order,
+ * line endings, a final newline or its absence). The text must be valid
+ * JSON (nub_manifest_parse it first). A new key goes where it sorts when
+ * the section's keys are sorted (as npm and pnpm keep them), else at its
+ * end; a new section goes after the last top-level key, indented like its
+ * neighbours. */
+#ifndef NUB_PKGJSON_EDIT_H
+#define NUB_PKGJSON_EDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "err.h"
+
+/* out = text with section[name] = spec ("dependencies", "devDependencies",
+ * "optionalDependencies", "peerDependencies"). */
+int nub_pkgjson_set_dep(struct nub_buf *out, const char *text, size_t len,
+                        const char *section, const char *name, const char *spec,
+                        struct nub_err *err);
+/* out = text without section[name]; *removed says whether it was there. */
+int nub_pkgjson_remove_dep(struct nub_buf *out, const char *text, size_t len,
+                           const char *section, const char *name, bool *removed,
+                           struct nub_err *err);
+
+#endif
