@@ -499,3 +499,125 @@ int nub_remove(const struct nub_add_opts *o, struct nub_install_result *res,
   edit_release(&e);
   return rc;
 }
+
+/* The operator of a range to keep when it moves to `version`. */
+static char *moved_range(const char *spec, const char *version, const char *prefix)
+{
+  if (spec[0] == '^' || spec[0] == '~')
+    return nub_asprintf("%c%s", spec[0], version);
+  if (is_exact_version(spec))
+    return nub_strdup(version);
+  return nub_asprintf("%s%s", prefix, version);
+}
+
+static bool registry_spec(const char *spec)
+{
+  return strncmp(spec, "workspace:", 10) && strncmp(spec, "file:", 5) &&
+         strncmp(spec, "link:", 5) && strncmp(spec, "catalog:", 8) && strncmp(spec, "git", 3) &&
+         !strstr(spec, "://") && !strchr(spec, '/');
+}
+
+int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_result *res,
+               char ***changed, size_t *nchanged, struct nub_err *err)
+{
+  struct edit e;
+  struct nub_meta *meta = NULL;
+  struct nub_add_opts io = *o;
+  char **lines = NULL;
+  size_t nlines = 0, caplines = 0;
+  int rc;
+
+  memset(res, 0, sizeof(*res));
+  *changed = NULL;
+  *nchanged = 0;
+  rc = open_edit(&e, o, err);
+  for (size_t t = 0; rc == 0 && latest && t < e.ntargets; t++) {
+    char *text = NULL, *pj = nub_asprintf("%s/package.json", e.targets[t]);
+    size_t len = 0;
+    struct nub_manifest m;
+    bool edited = false;
+    const char *prefix = nub_config_get(&e.cfg, "save-prefix");
+    keep_file(&e, pj);
+    nub_free(pj);
+    rc = read_pj(e.targets[t], &text, &len, err);
+    if (rc == 0)
+      rc = nub_manifest_parse(&m, text, len, "package.json", err);
+    if (rc < 0) {
+      nub_free(text);
+      break;
+    }
+    for (int s = 0; rc == 0 && s < 3; s++) {
+      const struct nub_depmap *dm = s == 0 ? &m.deps : s == 1 ? &m.dev : &m.optional;
+      for (size_t i = 0; rc == 0 && i < dm->n; i++) {
+        const char *name = dm->v[i].name, *spec = dm->v[i].spec, *range = spec;
+        char real[256], *version = NULL, *next, *full;
+        bool was_tag = false;
+        if (o->nspecs && !nub_strarray_has(o->specs, o->nspecs, name))
+          continue;
+        snprintf(real, sizeof(real), "%s", name);
+        if (!strncmp(spec, "npm:", 4)) {
+          split_arg(spec + 4, real, sizeof(real), &range);
+          if (!range)
+            range = "*";
+        }
+        if (!registry_spec(range) || (e.ws.source && nub_workspace_find(&e.ws, name)))
+          continue;
+        if (!meta) {
+          struct nub_meta_opts mo = {o->install.offline, o->install.prefer_offline};
+          e.pool = nub_pool_new(1, "registry");
+          nub_progress_start(&e.prog, (int)NUB_REPORTER_SILENT);
+          e.have_prog = true;
+          rc = nub_meta_new(&meta, &e.cfg, e.pool, &e.prog, &mo, err);
+          if (rc < 0)
+            break;
+        }
+        rc = lookup(meta, real, "latest", &version, &was_tag, err);
+        if (rc < 0)
+          break;
+        next = moved_range(range, version, prefix ? prefix : "^");
+        full = strcmp(real, name) ? nub_asprintf("npm:%s@%s", real, next) : nub_strdup(next);
+        if (strcmp(full, spec)) {
+          struct nub_buf b = NUB_BUF_INIT;
+          rc = nub_pkgjson_set_dep(&b, text, len, sections[s], name, full, err);
+          if (rc == 0) {
+            nub_free(text);
+            len = b.len;
+            text = nub_buf_take(&b);
+            edited = true;
+            NUB_GROW(lines, caplines, nlines + 1);
+            lines[nlines++] = nub_asprintf("%s %s -> %s", name, spec, full);
+          }
+          nub_buf_release(&b);
+        }
+        nub_free(next);
+        nub_free(full);
+        nub_free(version);
+      }
+    }
+    nub_manifest_release(&m);
+    if (rc == 0 && edited) {
+      struct nub_buf out = {text, len, len + 1};
+      rc = write_pj(e.targets[t], &out, err);
+    }
+    nub_free(text);
+  }
+  if (meta)
+    nub_meta_free(meta);
+  if (rc == 0) {
+    io.install.update = o->nspecs ? o->specs : NULL;
+    io.install.nupdate = o->nspecs;
+    io.install.update_all = !o->nspecs;
+    keep_lockfiles(&e);
+    rc = run_install(&e, &io, res, err);
+  } else {
+    restore(&e);
+  }
+  if (rc == 0) {
+    *changed = lines;
+    *nchanged = nlines;
+  } else {
+    nub_strarray_free(lines, nlines);
+  }
+  edit_release(&e);
+  return rc;
+}

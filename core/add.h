@@ -35,6 +35,14 @@ struct nub_add_opts {
  * package.json now says (caller frees with nub_strarray_free). */
 int nub_add(const struct nub_add_opts *o, struct nub_install_result *res, char ***saved,
             size_t *nsaved, struct nub_err *err);
+/* `nub update [names]`: the names (none: everything) resolved again to the
+ * newest versions their ranges allow; with latest, the ranges in
+ * package.json first move to the registry's latest version (the range's
+ * operator kept: "^1.2.0" -> "^2.0.1", "~1.2" -> "~2.0.1", "1.2.0" ->
+ * "2.0.1"; workspace:, file:, link: and git specs stay). *changed gets the
+ * "name old -> new" lines of package.json edits (caller frees). */
+int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_result *res,
+               char ***changed, size_t *nchanged, struct nub_err *err);
 /* Remove the names (o->specs) from every dependency section. A name in no
  * section of any edited package.json is -NUB_EUSAGE. */
 int nub_remove(const struct nub_add_opts *o, struct nub_install_result *res,

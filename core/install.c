@@ -172,7 +172,8 @@ static bool up_to_date(struct nub_install_ctx *c)
   char **names;
   size_t n;
 
-  if (c->o->force || c->o->ci || c->o->lockfile_only || c->o->frozen == NUB_FROZEN_NO)
+  if (c->o->force || c->o->ci || c->o->lockfile_only || c->o->frozen == NUB_FROZEN_NO ||
+      c->o->nupdate || c->o->update_all)
     return false;
   if (nub_state_read(&s, c->proj.dir_fd, true) < 0)
     return false;

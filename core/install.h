@@ -30,6 +30,12 @@ struct nub_install_opts {
   const char *const *filters;
   size_t nfilters;
   bool workspace_root;
+  /* `nub update`: these packages (update_all: every one) are resolved
+   * again to the newest version their ranges allow, whatever the lockfile
+   * had */
+  char *const *update;
+  size_t nupdate;
+  bool update_all;
   const char *const *cfg;   /* "key=value" settings from flags */
   size_t ncfg;
 };

@@ -214,6 +214,9 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
   ro.project_dir = c->proj.dir;
   ro.ws = c->ws.source ? &c->ws : NULL;
   ro.previous = prev;
+  ro.forget = c->o->update;
+  ro.nforget = c->o->nupdate;
+  ro.forget_all = c->o->update_all;
   ro.overrides = &c->man.overrides;
   ro.on_pick = p->fetch ? on_pick : NULL;
   ro.ud = c;
@@ -249,7 +252,8 @@ int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err)
                      "--frozen-lockfile to update it", c->proj.lockfile, why);
     goto out;
   }
-  if (have_prev && fresh && c->o->frozen != NUB_FROZEN_NO) {
+  if (have_prev && fresh && c->o->frozen != NUB_FROZEN_NO && !c->o->nupdate &&
+      !c->o->update_all) {
     p->graph = prev; /* the lockfile is the resolution */
     nub_graph_init(&prev);
     have_prev = false;

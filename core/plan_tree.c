@@ -193,8 +193,12 @@ int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err)
   nub_free(text);
   if (rc < 0)
     return rc;
-  if (c->o->frozen == NUB_FROZEN_NO && !bun)
-    return re_resolve_npm(c, "--no-frozen-lockfile", err);
+  if ((c->o->frozen == NUB_FROZEN_NO || c->o->nupdate || c->o->update_all) && !bun)
+    return re_resolve_npm(c, c->o->frozen == NUB_FROZEN_NO ? "--no-frozen-lockfile" : "update",
+                          err);
+  if (bun && (c->o->nupdate || c->o->update_all))
+    return nub_err_set(err, -NUB_ELOCKVERSION, "updating would re-resolve %s, which nub "
+                       "cannot write back yet; run `bun update`", p->lockname);
   if (in_sync(c, why, sizeof(why)))
     return 0;
   if (c->frozen || bun)

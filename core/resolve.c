@@ -298,7 +298,8 @@ static const char *previous_version(struct res *r, const char *name, struct nub_
   const char *best = NULL;
   struct nub_version bv;
 
-  if (!g || !range)
+  if (!g || !range || r->o->forget_all ||
+      nub_strarray_has(r->o->forget, r->o->nforget, name))
     return NULL;
   memset(&bv, 0, sizeof(bv));
   for (size_t i = 0; i < g->npkgs; i++) {

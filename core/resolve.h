@@ -39,6 +39,9 @@ struct nub_resolve_opts {
   const char *project_dir;
   const struct nub_workspace *ws; /* NULL, or a loaded workspace */
   const struct nub_graph *previous; /* versions to keep where they satisfy */
+  char *const *forget;              /* ... except for these names */
+  size_t nforget;
+  bool forget_all;
   const struct nub_depmap *overrides;
   /* Called for every picked registry package version from the resolver
    * thread (to start its download at once). */

@@ -24,6 +24,7 @@ int cmd_help(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_add(int argc, char **argv);
 int cmd_remove(int argc, char **argv);
+int cmd_update(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 /* `nub <script>`: run the package.json script `script` (argv[0] is it). */
 int cli_run_named(int argc, char **argv, const char *script);

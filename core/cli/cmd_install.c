@@ -65,7 +65,11 @@ const char cli_add_help[] =
     "  -P, --save-prod       to dependencies (the default)\n"
     "  -E, --save-exact      the exact version, no save-prefix\n"
     "  -w, --workspace-root  the workspace root's package.json\n"
-    "  -F, --filter <sel>    these workspace packages' package.json\n";
+    "  -F, --filter <sel>    these workspace packages' package.json\n\n"
+    "nub update [<pkg>...] [-L|--latest]   (up)\n"
+    "  resolve the named packages (none: all) again to the newest versions their\n"
+    "  ranges allow; --latest first moves package.json's ranges to the latest\n"
+    "  version (keeping ^, ~ or exact).\n";
 
 /* Flags that take a value and map to a config key. */
 static const struct { const char *flag, *key; } value_flags[] = {
@@ -231,9 +235,12 @@ static void print_result(const struct nub_install_opts *o, const struct nub_inst
   fflush(stdout);
 }
 
-/* add and remove: their own flags out of argv, the rest is install's. */
-static int edit(int argc, char **argv, bool remove)
+enum edit_kind { EDIT_ADD, EDIT_REMOVE, EDIT_UPDATE };
+
+/* add, remove, update: their own flags out of argv, the rest is install's. */
+static int edit(int argc, char **argv, enum edit_kind kind)
 {
+  bool remove = kind == EDIT_REMOVE, latest = false;
   struct nub_add_opts ao;
   struct nub_install_result res;
   struct nub_err err;
@@ -260,16 +267,29 @@ static int edit(int argc, char **argv, bool remove)
       ao.exact = true;
     else if (k && !strcmp(a, "--save"))
       continue;
+    else if (k && kind == EDIT_UPDATE && (!strcmp(a, "-L") || !strcmp(a, "--latest")))
+      latest = true;
     else
       rest[n++] = argv[k];
   }
   rc = parse(n, rest, &ao.install, &cfg, &filters, pos, &npos);
-  if (rc == 0 && !npos)
+  if (rc == 0 && !npos && kind != EDIT_UPDATE)
     rc = cli_usage("nub %s needs package names", remove ? "remove" : "add");
+  /* an edit of package.json is never a frozen install, CI or not */
+  if (ao.install.frozen == NUB_FROZEN_DEFAULT)
+    ao.install.frozen = NUB_FROZEN_PREFER;
   if (rc == 0) {
     ao.specs = pos;
     ao.nspecs = npos;
-    if (remove) {
+    if (kind == EDIT_UPDATE) {
+      char **changed = NULL;
+      size_t nchanged = 0;
+      rc = nub_update(&ao, latest, &res, &changed, &nchanged, &err);
+      if (rc == 0 && ao.install.reporter != NUB_REPORTER_SILENT)
+        for (size_t i = 0; i < nchanged; i++)
+          printf("package.json: %s\n", changed[i]);
+      nub_strarray_free(changed, nchanged);
+    } else if (remove) {
       rc = nub_remove(&ao, &res, &err);
     } else {
       char **saved = NULL;
@@ -297,8 +317,9 @@ static int edit(int argc, char **argv, bool remove)
   return rc;
 }
 
-int cmd_add(int argc, char **argv) { return edit(argc, argv, false); }
-int cmd_remove(int argc, char **argv) { return edit(argc, argv, true); }
+int cmd_add(int argc, char **argv) { return edit(argc, argv, EDIT_ADD); }
+int cmd_remove(int argc, char **argv) { return edit(argc, argv, EDIT_REMOVE); }
+int cmd_update(int argc, char **argv) { return edit(argc, argv, EDIT_UPDATE); }
 
 static int run(int argc, char **argv, bool ci)
 {

@@ -23,6 +23,8 @@ const struct cli_cmd cli_cmds[] = {
   {"remove", "rm", cmd_remove, "remove dependencies from package.json (also: uninstall, un)",
    cli_add_help},
   {"uninstall", "un", cmd_remove, "the same as remove", cli_add_help},
+  {"update", "up", cmd_update, "update dependencies within their ranges (--latest: beyond)",
+   cli_add_help},
   {"run", "run-script", cmd_run, "run a package.json script (no name: list them)",
    cli_run_help},
   {"exec", NULL, cmd_exec, "run a command of node_modules/.bin (also: nubx)", cli_exec_help},

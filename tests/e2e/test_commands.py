@@ -295,5 +295,55 @@ class AddRemoveTest(nubtest.NubTestCase):
                          ["dependencies"], {"b": "^2.0.0"})
 
 
+class UpdateTest(nubtest.NubTestCase):
+
+    def locked_old(self):
+        # b@1.0.0 in the lockfile under a range that also takes 2.0.0
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"b": "1.0.0", "react-like": "^1.0.0"}})
+        self.nub("install")
+        pj = os.path.join(self.proj, "package.json")
+        doc = self.read_json(pj)
+        doc["dependencies"]["b"] = ">=1.0.0"
+        self.write_json(pj, doc)
+        self.nub("install")
+        self.assertEqual(self.node_require(self.proj, "b")["version"], "1.0.0")
+
+    def test_within_ranges(self):
+        self.locked_old()
+        before = read_bytes(os.path.join(self.proj, "package.json"))
+        self.nub("update", "b")
+        self.assertEqual(self.node_require(self.proj, "b")["version"], "2.0.0")
+        self.assertEqual(read_bytes(os.path.join(self.proj, "package.json")), before)
+        self.assertIn("b@2.0.0", read_text(os.path.join(self.proj, "nub.lock")))
+        self.assertEqual(self.node_require(self.proj, "react-like")["version"], "1.0.0")
+
+    def test_everything_and_latest(self):
+        self.locked_old()
+        self.nub("up")
+        self.assertEqual(self.node_require(self.proj, "b")["version"], "2.0.0")
+        proc = self.nub("update", "--latest", "react-like")
+        self.assertIn("react-like ^1.0.0 -> ^2.0.0", proc.stdout)
+        deps = self.read_json(os.path.join(self.proj, "package.json"))["dependencies"]
+        self.assertEqual(deps, {"b": ">=1.0.0", "react-like": "^2.0.0"})
+        self.assertEqual(self.node_require(self.proj, "react-like")["version"], "2.0.0")
+
+    @nubtest.requires_npm
+    def test_npm_lockfile(self):
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"b": "1.0.0"}})
+        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=self.proj)
+        pj = os.path.join(self.proj, "package.json")
+        doc = self.read_json(pj)
+        doc["dependencies"]["b"] = "*"
+        self.write_json(pj, doc)
+        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=self.proj)
+        self.nub("ci")
+        self.assertEqual(self.node_require(self.proj, "b")["version"], "1.0.0")
+        self.nub("update", "b")
+        self.assertEqual(self.node_require(self.proj, "b")["version"], "2.0.0")
+        lock = self.read_json(os.path.join(self.proj, "package-lock.json"))
+        self.assertEqual(lock["packages"]["node_modules/b"]["version"], "2.0.0")
+
+
 if __name__ == "__main__":
     nubtest.main()
