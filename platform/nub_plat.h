@@ -224,6 +224,9 @@ const char *nub_plat_home(void);
 /* The per-user cache root: $XDG_CACHE_HOME or ~/.cache on Linux,
  * ~/Library/Caches on macOS. Caller frees. NULL if no home is known. */
 char *nub_plat_cache_dir(void);
+/* The canonical absolute path of `path` (symlinks followed; caller frees),
+ * or NULL when it does not exist. */
+char *nub_plat_realpath(const char *path);
 /* Absolute path of the running executable (caller frees), or NULL. */
 char *nub_plat_self_exe(void);
 /* Run argv[0] with argv in `cwd`, environment `envp` (NULL = inherit), wait,

@@ -25,6 +25,8 @@ const struct cli_cmd cli_cmds[] = {
   {"uninstall", "un", cmd_remove, "the same as remove", cli_add_help},
   {"update", "up", cmd_update, "update dependencies within their ranges (--latest: beyond)",
    cli_add_help},
+  {"ls", "list", cmd_ls, "list installed dependencies (--depth N, --json)", cli_ls_help},
+  {"why", NULL, cmd_why, "show what depends on a package", cli_ls_help},
   {"run", "run-script", cmd_run, "run a package.json script (no name: list them)",
    cli_run_help},
   {"exec", NULL, cmd_exec, "run a command of node_modules/.bin (also: nubx)", cli_exec_help},

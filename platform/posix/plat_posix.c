@@ -806,6 +806,17 @@ int nub_plat_spawn_wait(const char *const argv[], const char *cwd,
   return 1;
 }
 
+char *nub_plat_realpath(const char *path)
+{
+  char *r = realpath(path, NULL), *out;
+
+  if (!r)
+    return NULL;
+  out = nub_strdup(r);
+  free(r); /* realpath's own malloc */
+  return out;
+}
+
 int nub_plat_exec(const char *const argv[], const char *cwd, const char *const envp[])
 {
   if (cwd && chdir(cwd) < 0)

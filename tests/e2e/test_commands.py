@@ -345,5 +345,49 @@ class UpdateTest(nubtest.NubTestCase):
         self.assertEqual(lock["packages"]["node_modules/b"]["version"], "2.0.0")
 
 
+class LsWhyTest(nubtest.NubTestCase):
+
+    def test_ls_and_why_isolated_and_hoisted(self):
+        for layout in ("isolated", "hoisted"):
+            with self.subTest(layout=layout):
+                shutil.rmtree(self.proj)
+                os.makedirs(self.proj)
+                self.make_project({"name": "p", "version": "1.0.0",
+                                   "dependencies": {"a": "^1.0.0", "c": "^1.0.0"},
+                                   "devDependencies": {"dev-only": "^1.0.0"}})
+                self.nub("install", "--node-linker", layout)
+                out = self.nub("ls").stdout
+                self.assertEqual(out, "p@1.0.0 %s\n├── a@1.0.0\n├── c@1.0.0\n"
+                                      "└── dev-only@1.0.0 (dev)\n" % self.proj)
+                deep = self.nub("ls", "--depth", "1").stdout
+                self.assertIn("├── a@1.0.0\n│   └── b@1.0.0\n", deep)
+                self.assertIn("├── c@1.0.0\n│   └── b@2.0.0\n", deep)
+                doc = json.loads(self.nub("ls", "--json", "--depth", "1").stdout)
+                a = doc[0]["dependencies"]["a"]
+                self.assertEqual(a["version"], "1.0.0")
+                self.assertTrue(os.path.isfile(os.path.join(a["path"], "package.json")))
+                b = a["dependencies"]["b"]
+                with open(os.path.join(b["path"], "package.json")) as f:
+                    self.assertEqual(json.load(f)["version"], "1.0.0")
+                why = self.nub("why", "b").stdout.splitlines()
+                self.assertEqual(sorted(why), ["p (dependencies) > a@1.0.0 > b@1.0.0",
+                                               "p (dependencies) > c@1.0.0 > b@2.0.0"])
+                self.assertEqual(self.nub("why", "nothing-here", check=False).returncode, 1)
+                self.assertIn("b@2.0.0", self.nub("ls", "b").stdout)
+
+    def test_ls_workspace_and_no_lockfile(self):
+        proc = self.nub_fails("ls")
+        self.assertEqual(proc.returncode, 71)
+        self.make_project({"name": "mono", "version": "1.0.0", "workspaces": ["packages/*"]})
+        write(os.path.join(self.proj, "packages/app/package.json"),
+              json.dumps({"name": "app", "version": "1.0.0", "dependencies": {"e": "^1.0.0"}}))
+        proc = self.nub_fails("ls")
+        self.assertEqual(proc.returncode, 10)
+        self.nub("install")
+        out = self.nub("ls").stdout
+        self.assertIn("app@1.0.0 %s/packages/app\n└── e@1.0.0\n" % self.proj, out)
+        self.assertIn("app (dependencies) > e@1.0.0", self.nub("why", "e").stdout)
+
+
 if __name__ == "__main__":
     nubtest.main()

@@ -1,0 +1,369 @@
+/* cmd_ls.c - `nub ls` (list) and `nub why`: the lockfile's graph (query.h),
+ * printed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "cli.h"
+#include "nub_alloc.h"
+#include "query.h"
+
+const char cli_ls_help[] =
+    "usage: nub ls [--depth N] [--json] [--prod|--dev] [<pkg>...]   (list)\n"
+    "       nub why <pkg>\n\n"
+    "ls: the project's dependencies (each workspace package's too) as the\n"
+    "lockfile has them, N levels deep (default 0: the direct ones), with where\n"
+    "each is on disk in --json. Names limit the list to those packages and what\n"
+    "leads to them.\n"
+    "why: every chain of dependencies from the project (or a workspace package)\n"
+    "to <pkg>; exit 1 when nothing depends on it.\n";
+
+static const char *const kind_name[NUB_DEP_KINDS] = {"dependencies", "optionalDependencies",
+                                                     "devDependencies"};
+
+struct ls {
+  struct nub_query *q;
+  int depth;
+  bool json, prod, dev;
+  char **only;
+  size_t nonly;
+  struct nub_buf out;
+};
+
+static const struct nub_gpkg *target(const struct nub_graph *g, const char *alias,
+                                     const char *ref)
+{
+  char *t = nub_gedge_target(alias, ref);
+  const struct nub_gpkg *p = t ? nub_graph_find(g, t) : NULL;
+
+  nub_free(t);
+  return p;
+}
+
+/* Whether p is, or leads within `left` levels to, one of the names asked for. */
+static bool leads_to(struct ls *l, const struct nub_gpkg *p, int left, int guard)
+{
+  if (!l->nonly)
+    return true;
+  if (!p || guard > 64)
+    return false;
+  if (nub_strarray_has(l->only, l->nonly, p->name))
+    return true;
+  for (size_t e = 0; left > 0 && e < p->ndeps + p->noptional_deps; e++) {
+    const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
+    if (leads_to(l, target(&l->q->graph, ed->alias, ed->ref), left - 1, guard + 1))
+      return true;
+  }
+  return false;
+}
+
+static void json_str(struct nub_buf *b, const char *s)
+{
+  nub_buf_addc(b, '"');
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\')
+      nub_buf_addf(b, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      nub_buf_addf(b, "\\u%04x", *s);
+    else
+      nub_buf_addc(b, *s);
+  }
+  nub_buf_addc(b, '"');
+}
+
+static void print_pkg(struct ls *l, const char *alias, const char *ref, const struct nub_gpkg *p,
+                      const char *from_dir, int level, const char *indent, bool last,
+                      const char *tag);
+
+static void print_children(struct ls *l, const struct nub_gpkg *p, const char *dir, int level,
+                           const char *indent)
+{
+  size_t n = p->ndeps + p->noptional_deps, shown = 0, total = 0;
+
+  for (size_t e = 0; e < n; e++) {
+    const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
+    total += leads_to(l, target(&l->q->graph, ed->alias, ed->ref), l->depth - level, 0);
+  }
+  for (size_t e = 0; e < n; e++) {
+    const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
+    const struct nub_gpkg *c = target(&l->q->graph, ed->alias, ed->ref);
+    if (!leads_to(l, c, l->depth - level, 0))
+      continue;
+    shown++;
+    print_pkg(l, ed->alias, ed->ref, c, dir, level, indent, shown == total, NULL);
+  }
+}
+
+static void print_pkg(struct ls *l, const char *alias, const char *ref, const struct nub_gpkg *p,
+                      const char *from_dir, int level, const char *indent, bool last,
+                      const char *tag)
+{
+  char *dir = from_dir ? nub_query_resolve(from_dir, alias) : NULL;
+  const char *version = p ? p->version : ref;
+  bool deeper = p && level < l->depth && (p->ndeps || p->noptional_deps);
+
+  if (l->json) {
+    json_str(&l->out, alias);
+    nub_buf_adds(&l->out, ": {\"version\": ");
+    json_str(&l->out, version);
+    if (p && strcmp(p->name, alias)) {
+      nub_buf_adds(&l->out, ", \"from\": ");
+      json_str(&l->out, p->name);
+    }
+    if (dir) {
+      nub_buf_adds(&l->out, ", \"path\": ");
+      json_str(&l->out, dir);
+    }
+    if (deeper) {
+      size_t before;
+      nub_buf_adds(&l->out, ", \"dependencies\": {");
+      before = l->out.len;
+      for (size_t e = 0; e < p->ndeps + p->noptional_deps; e++) {
+        const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e]
+                                                  : &p->optional_deps[e - p->ndeps];
+        const struct nub_gpkg *c = target(&l->q->graph, ed->alias, ed->ref);
+        if (!leads_to(l, c, l->depth - level - 1, 0))
+          continue;
+        if (l->out.len > before)
+          nub_buf_adds(&l->out, ", ");
+        print_pkg(l, ed->alias, ed->ref, c, dir, level + 1, "", false, NULL);
+      }
+      nub_buf_addc(&l->out, '}');
+    }
+    nub_buf_addc(&l->out, '}');
+  } else {
+    char *next = nub_asprintf("%s%s", indent, last ? "    " : "│   ");
+    nub_buf_addf(&l->out, "%s%s %s", indent, last ? "└──" : "├──", alias);
+    if (!p)
+      nub_buf_addf(&l->out, " %s", ref); /* a link: a workspace package, a directory */
+    else if (strcmp(p->name, alias))
+      nub_buf_addf(&l->out, "@npm:%s@%s", p->name, version);
+    else
+      nub_buf_addf(&l->out, "@%s", version);
+    nub_buf_addf(&l->out, "%s%s\n", tag ? " " : "", tag ? tag : "");
+    if (deeper)
+      print_children(l, p, dir, level + 1, next);
+    nub_free(next);
+  }
+  nub_free(dir);
+}
+
+static void print_importer(struct ls *l, const struct nub_importer *im, bool first)
+{
+  const struct nub_ws_pkg *wp = strcmp(im->path, ".") ? nub_workspace_at(&l->q->ws, im->path)
+                                                      : NULL;
+  const struct nub_manifest *m = wp ? &wp->man : &l->q->man;
+  char *abs = strcmp(im->path, ".") ? nub_asprintf("%s/%s", l->q->root, im->path)
+                                    : nub_strdup(l->q->root);
+  size_t total = 0, shown = 0;
+
+  for (int k = 0; k < NUB_DEP_KINDS; k++) {
+    const struct nub_gdirect *d;
+    size_t n = nub_importer_directs(im, k, &d);
+    if ((k == NUB_DEP_DEV && l->prod) || (k != NUB_DEP_DEV && l->dev))
+      continue;
+    for (size_t i = 0; i < n; i++)
+      total += leads_to(l, target(&l->q->graph, d[i].alias, d[i].ref), l->depth, 0);
+  }
+  if (l->json) {
+    nub_buf_adds(&l->out, first ? "[\n  {\"name\": " : ",\n  {\"name\": ");
+    json_str(&l->out, m->name ? m->name : "");
+    if (m->version) {
+      nub_buf_adds(&l->out, ", \"version\": ");
+      json_str(&l->out, m->version);
+    }
+    nub_buf_adds(&l->out, ", \"path\": ");
+    json_str(&l->out, abs);
+  } else {
+    nub_buf_addf(&l->out, "%s%s%s%s %s\n", first ? "" : "\n", m->name ? m->name : "(no name)",
+                 m->version ? "@" : "", m->version ? m->version : "", abs);
+  }
+  for (int k = 0; k < NUB_DEP_KINDS; k++) {
+    const struct nub_gdirect *d;
+    size_t n = nub_importer_directs(im, k, &d), before = 0;
+    bool opened = false;
+    if ((k == NUB_DEP_DEV && l->prod) || (k != NUB_DEP_DEV && l->dev))
+      continue;
+    for (size_t i = 0; i < n; i++) {
+      const struct nub_gpkg *p = target(&l->q->graph, d[i].alias, d[i].ref);
+      if (!leads_to(l, p, l->depth, 0))
+        continue;
+      shown++;
+      if (l->json) {
+        if (!opened) {
+          nub_buf_addf(&l->out, ", \"%s\": {", kind_name[k]);
+          before = l->out.len;
+          opened = true;
+        }
+        if (l->out.len > before)
+          nub_buf_adds(&l->out, ", ");
+        print_pkg(l, d[i].alias, d[i].ref, p, abs, 0, "", false, NULL);
+      } else {
+        print_pkg(l, d[i].alias, d[i].ref, p, abs, 0, "", shown == total,
+                  k == NUB_DEP_DEV ? "(dev)" : k == NUB_DEP_OPTIONAL ? "(optional)" : NULL);
+      }
+    }
+    if (opened)
+      nub_buf_addc(&l->out, '}');
+  }
+  if (l->json)
+    nub_buf_addc(&l->out, '}');
+  nub_free(abs);
+}
+
+int cmd_ls(int argc, char **argv)
+{
+  struct nub_query q;
+  struct nub_err err;
+  struct ls l;
+  const char *dir = NULL;
+  int rc;
+
+  memset(&l, 0, sizeof(l));
+  nub_err_clear(&err);
+  l.only = nub_calloc((size_t)argc + 1, sizeof(char *));
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--json"))
+      l.json = true;
+    else if (!strcmp(a, "--depth") && i + 1 < argc)
+      l.depth = atoi(argv[++i]);
+    else if (!strncmp(a, "--depth=", 8))
+      l.depth = atoi(a + 8);
+    else if (!strcmp(a, "--all") || !strcmp(a, "-a"))
+      l.depth = 1000;
+    else if (!strcmp(a, "-P") || !strcmp(a, "--prod") || !strcmp(a, "--production"))
+      l.prod = true;
+    else if (!strcmp(a, "-D") || !strcmp(a, "--dev"))
+      l.dev = true;
+    else if ((!strcmp(a, "-C") || !strcmp(a, "--dir")) && i + 1 < argc)
+      dir = argv[++i];
+    else if (a[0] == '-') {
+      nub_free(l.only);
+      return cli_usage("unknown flag '%s' for ls", a);
+    } else
+      l.only[l.nonly++] = (char *)a;
+  }
+  if (l.nonly && l.depth < 1000)
+    l.depth = l.depth ? l.depth : 1000; /* a name anywhere below */
+  rc = nub_query_open(&q, dir, &err);
+  if (rc < 0) {
+    nub_query_close(&q);
+    nub_free(l.only);
+    return cli_fail(&err);
+  }
+  l.q = &q;
+  for (size_t m = 0; m < q.graph.nimporters; m++)
+    print_importer(&l, &q.graph.importers[m], m == 0);
+  if (l.json)
+    nub_buf_adds(&l.out, "\n]\n");
+  fwrite(l.out.data ? l.out.data : "", 1, l.out.len, stdout);
+  nub_buf_release(&l.out);
+  nub_query_close(&q);
+  nub_free(l.only);
+  return 0;
+}
+
+/* ---- why ----------------------------------------------------------------- */
+
+struct why {
+  struct nub_query *q;
+  const char *name;
+  const struct nub_gpkg **path;
+  const char **aliases;
+  size_t depth, found;
+  bool *on_path;
+  struct nub_buf out;
+};
+
+static void why_walk(struct why *w, const struct nub_gpkg *p, const char *alias,
+                     const char *head)
+{
+  if (!p || w->on_path[p->index] || w->depth > 64 || w->found >= 200)
+    return;
+  w->path[w->depth] = p;
+  w->aliases[w->depth] = alias;
+  w->depth++;
+  if (!strcmp(p->name, w->name) || !strcmp(alias, w->name)) {
+    nub_buf_adds(&w->out, head);
+    for (size_t i = 0; i < w->depth; i++) {
+      const struct nub_gpkg *x = w->path[i];
+      nub_buf_addf(&w->out, " > %s%s%s@%s", w->aliases[i],
+                   strcmp(x->name, w->aliases[i]) ? "@npm:" : "",
+                   strcmp(x->name, w->aliases[i]) ? x->name : "", x->version);
+    }
+    nub_buf_addc(&w->out, '\n');
+    w->found++;
+  } else {
+    w->on_path[p->index] = true;
+    for (size_t e = 0; e < p->ndeps + p->noptional_deps; e++) {
+      const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
+      why_walk(w, target(&w->q->graph, ed->alias, ed->ref), ed->alias, head);
+    }
+    w->on_path[p->index] = false;
+  }
+  w->depth--;
+}
+
+int cmd_why(int argc, char **argv)
+{
+  struct nub_query q;
+  struct nub_err err;
+  struct why w;
+  const char *dir = NULL, *name = NULL;
+  int rc;
+
+  nub_err_clear(&err);
+  for (int i = 1; i < argc; i++) {
+    if ((!strcmp(argv[i], "-C") || !strcmp(argv[i], "--dir")) && i + 1 < argc)
+      dir = argv[++i];
+    else if (argv[i][0] == '-')
+      return cli_usage("unknown flag '%s' for why", argv[i]);
+    else
+      name = argv[i];
+  }
+  if (!name)
+    return cli_usage("nub why needs a package name");
+  rc = nub_query_open(&q, dir, &err);
+  if (rc < 0) {
+    nub_query_close(&q);
+    return cli_fail(&err);
+  }
+  memset(&w, 0, sizeof(w));
+  w.q = &q;
+  w.name = name;
+  w.path = nub_calloc(80, sizeof(*w.path));
+  w.aliases = nub_calloc(80, sizeof(*w.aliases));
+  w.on_path = nub_calloc(q.graph.npkgs + 1, sizeof(bool));
+  for (size_t m = 0; m < q.graph.nimporters; m++) {
+    const struct nub_importer *im = &q.graph.importers[m];
+    const struct nub_ws_pkg *wp = strcmp(im->path, ".") ? nub_workspace_at(&q.ws, im->path)
+                                                        : NULL;
+    const char *pname = wp ? wp->man.name : q.man.name;
+    for (int k = 0; k < NUB_DEP_KINDS; k++) {
+      const struct nub_gdirect *d;
+      size_t n = nub_importer_directs(im, k, &d);
+      char *head = nub_asprintf("%s (%s)", pname ? pname : im->path, kind_name[k]);
+      for (size_t i = 0; i < n; i++) {
+        const struct nub_gpkg *p = target(&q.graph, d[i].alias, d[i].ref);
+        if (!p && !strcmp(d[i].alias, name)) { /* a link: a workspace package */
+          nub_buf_addf(&w.out, "%s > %s (%s)\n", head, d[i].alias, d[i].ref);
+          w.found++;
+        }
+        why_walk(&w, p, d[i].alias, head);
+      }
+      nub_free(head);
+    }
+  }
+  if (!w.found)
+    fprintf(stderr, "nub: nothing in %s depends on %s\n", q.proj.lockfile, name);
+  fwrite(w.out.data ? w.out.data : "", 1, w.out.len, stdout);
+  nub_buf_release(&w.out);
+  nub_free(w.path);
+  nub_free(w.aliases);
+  nub_free(w.on_path);
+  rc = w.found ? 0 : 1;
+  nub_query_close(&q);
+  return rc;
+}
