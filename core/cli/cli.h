@@ -27,6 +27,7 @@ int cmd_remove(int argc, char **argv);
 int cmd_update(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_why(int argc, char **argv);
+int cmd_outdated(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 /* `nub <script>`: run the package.json script `script` (argv[0] is it). */
 int cli_run_named(int argc, char **argv, const char *script);
@@ -38,6 +39,7 @@ extern const char cli_config_help[];
 extern const char cli_run_help[];
 extern const char cli_add_help[];
 extern const char cli_ls_help[];
+extern const char cli_outdated_help[];
 extern const char cli_exec_help[];
 
 /* Print "nub: <msg>" (and ERR_NUB_<code>) on stderr; return the exit status. */

@@ -367,3 +367,147 @@ int cmd_why(int argc, char **argv)
   nub_query_close(&q);
   return rc;
 }
+
+/* ---- outdated ------------------------------------------------------------ */
+
+#include "pool.h"
+#include "progress.h"
+#include "registry.h"
+#include "semver.h"
+
+const char cli_outdated_help[] =
+    "usage: nub outdated [--json] [<pkg>...]\n\n"
+    "For each direct dependency from the registry (each workspace package's\n"
+    "too): the version installed (current), the newest its range allows\n"
+    "(wanted) and the registry's latest. Exit 1 when any is behind, as npm.\n";
+
+static const struct nub_pversion *wanted_of(const struct nub_packument *p, const char *range_s)
+{
+  struct nub_range *range = NULL;
+  const char *latest = nub_depmap_get(&p->tags, "latest");
+  const struct nub_pversion *lv = latest ? nub_packument_version(p, latest) : NULL, *w = NULL;
+
+  if (nub_range_parse_loose(&range, range_s) < 0) {
+    const char *tag = nub_depmap_get(&p->tags, range_s);
+    return tag ? nub_packument_version(p, tag) : NULL;
+  }
+  if (lv && nub_range_satisfies(range, &lv->sv, false))
+    w = lv;
+  for (size_t i = p->nversions; !w && i > 0; i--)
+    if (nub_range_satisfies(range, &p->versions[i - 1]->sv, false))
+      w = p->versions[i - 1];
+  nub_range_free(range);
+  return w;
+}
+
+int cmd_outdated(int argc, char **argv)
+{
+  struct nub_query q;
+  struct nub_err err;
+  struct nub_meta *meta = NULL;
+  struct nub_pool *pool = NULL;
+  struct nub_progress prog;
+  struct nub_buf out = NUB_BUF_INIT;
+  struct nub_meta_opts mo = {false, false};
+  const char *dir = NULL;
+  char **only = nub_calloc((size_t)argc + 1, sizeof(char *));
+  size_t nonly = 0, behind = 0, rows = 0;
+  bool json = false;
+  int rc;
+
+  nub_err_clear(&err);
+  memset(&prog, 0, sizeof(prog));
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--json"))
+      json = true;
+    else if ((!strcmp(argv[i], "-C") || !strcmp(argv[i], "--dir")) && i + 1 < argc)
+      dir = argv[++i];
+    else if (argv[i][0] == '-') {
+      nub_free(only);
+      return cli_usage("unknown flag '%s' for outdated", argv[i]);
+    } else
+      only[nonly++] = argv[i];
+  }
+  rc = nub_query_open(&q, dir, &err);
+  if (rc == 0) {
+    pool = nub_pool_new(1, "registry");
+    nub_progress_start(&prog, 2 /* silent */);
+    rc = nub_meta_new(&meta, &q.cfg, pool, &prog, &mo, &err);
+  }
+  if (!json && rc == 0)
+    nub_buf_addf(&out, "%-30s %-12s %-12s %-12s %s\n", "Package", "Current", "Wanted", "Latest",
+                 "Dependent");
+  if (json)
+    nub_buf_adds(&out, "{");
+  for (size_t m = 0; rc == 0 && m < q.graph.nimporters; m++) {
+    const struct nub_importer *im = &q.graph.importers[m];
+    const struct nub_ws_pkg *wp = strcmp(im->path, ".") ? nub_workspace_at(&q.ws, im->path)
+                                                        : NULL;
+    const char *who = wp ? wp->man.name : q.man.name ? q.man.name : ".";
+    for (int k = 0; rc == 0 && k < NUB_DEP_KINDS; k++) {
+      const struct nub_gdirect *d;
+      size_t n = nub_importer_directs(im, k, &d);
+      for (size_t i = 0; rc == 0 && i < n; i++) {
+        const struct nub_gpkg *p = target(&q.graph, d[i].alias, d[i].ref);
+        const struct nub_packument *pk;
+        const struct nub_pversion *w;
+        const char *latest, *range = d[i].specifier;
+        char real[256];
+        if (!p || p->directory || (nonly && !nub_strarray_has(only, nonly, d[i].alias)))
+          continue;
+        if (!strncmp(range, "workspace:", 10) || !strncmp(range, "link:", 5) ||
+            !strncmp(range, "file:", 5) || !strncmp(range, "catalog:", 8))
+          continue;
+        snprintf(real, sizeof(real), "%s", p->name);
+        if (!strncmp(range, "npm:", 4)) {
+          const char *at = strchr(range + 5, '@');
+          range = at ? at + 1 : "*";
+        }
+        rc = nub_meta_get(meta, real, &pk, &err);
+        if (rc < 0)
+          break;
+        w = wanted_of(pk, range);
+        latest = nub_depmap_get(&pk->tags, "latest");
+        if ((w && strcmp(w->version, p->version)) || (latest && strcmp(latest, p->version))) {
+          behind++;
+          if (json) {
+            nub_buf_addf(&out, "%s\n  ", rows ? "," : "");
+            json_str(&out, d[i].alias);
+            nub_buf_adds(&out, ": {\"current\": ");
+            json_str(&out, p->version);
+            nub_buf_adds(&out, ", \"wanted\": ");
+            json_str(&out, w ? w->version : p->version);
+            nub_buf_adds(&out, ", \"latest\": ");
+            json_str(&out, latest ? latest : "");
+            nub_buf_adds(&out, ", \"dependent\": ");
+            json_str(&out, who);
+            nub_buf_adds(&out, ", \"type\": ");
+            json_str(&out, kind_name[k]);
+            nub_buf_addc(&out, '}');
+          } else {
+            nub_buf_addf(&out, "%-30s %-12s %-12s %-12s %s%s\n", d[i].alias, p->version,
+                         w ? w->version : p->version, latest ? latest : "-", who,
+                         k == NUB_DEP_DEV ? " (dev)" : "");
+          }
+          rows++;
+        }
+      }
+    }
+  }
+  if (json)
+    nub_buf_adds(&out, rows ? "\n}\n" : "}\n");
+  if (rc == 0 && (rows || json))
+    fwrite(out.data ? out.data : "", 1, out.len, stdout);
+  nub_buf_release(&out);
+  if (meta)
+    nub_meta_free(meta);
+  if (pool) {
+    nub_progress_stop(&prog);
+    nub_pool_free(pool);
+  }
+  nub_query_close(&q);
+  nub_free(only);
+  if (rc < 0)
+    return cli_fail(&err);
+  return behind ? 1 : 0;
+}

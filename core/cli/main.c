@@ -27,6 +27,8 @@ const struct cli_cmd cli_cmds[] = {
    cli_add_help},
   {"ls", "list", cmd_ls, "list installed dependencies (--depth N, --json)", cli_ls_help},
   {"why", NULL, cmd_why, "show what depends on a package", cli_ls_help},
+  {"outdated", NULL, cmd_outdated, "dependencies behind their wanted or latest version",
+   cli_outdated_help},
   {"run", "run-script", cmd_run, "run a package.json script (no name: list them)",
    cli_run_help},
   {"exec", NULL, cmd_exec, "run a command of node_modules/.bin (also: nubx)", cli_exec_help},

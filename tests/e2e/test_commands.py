@@ -389,5 +389,28 @@ class LsWhyTest(nubtest.NubTestCase):
         self.assertIn("app (dependencies) > e@1.0.0", self.nub("why", "e").stdout)
 
 
+class OutdatedTest(nubtest.NubTestCase):
+
+    def test_exit_codes_and_columns(self):
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
+        self.nub("install")
+        proc = self.nub("outdated")
+        self.assertEqual(proc.returncode, 0)
+        self.assertEqual(proc.stdout, "")
+        pj = os.path.join(self.proj, "package.json")
+        doc = self.read_json(pj)
+        doc["devDependencies"] = {"b": "^1.0.0", "react-like": "1.0.0"}
+        self.write_json(pj, doc)
+        self.nub("install")
+        proc = self.nub("outdated", check=False)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        rows = [line.split() for line in proc.stdout.splitlines()[1:]]
+        self.assertEqual(rows, [["b", "1.0.0", "1.0.0", "2.0.0", "p", "(dev)"],
+                                ["react-like", "1.0.0", "1.0.0", "2.0.0", "p", "(dev)"]])
+        doc = json.loads(self.nub("outdated", "--json", "b", check=False).stdout)
+        self.assertEqual(doc, {"b": {"current": "1.0.0", "wanted": "1.0.0", "latest": "2.0.0",
+                                     "dependent": "p", "type": "devDependencies"}})
+
+
 if __name__ == "__main__":
     nubtest.main()
