@@ -41,4 +41,27 @@ int nub_run_script(const struct nub_run_opts *o, int *status, struct nub_err *er
 int nub_run_exec(const char *dir, const char *init_cwd, const struct nub_manifest *man,
                  char *const *argv, struct nub_err *err);
 
+struct nub_workspace;
+
+/* `nub run -r` / `--filter`: the script in every selected project of a
+ * workspace that has it, a project after the projects it depends on, up to
+ * `concurrency` at once; each one's output (stdout and stderr, line by
+ * line) goes to on_line with the project's directory. After a failure no
+ * new project starts; *status is the first failure's exit status. */
+struct nub_run_many_opts {
+  const char *root, *init_cwd;
+  const struct nub_workspace *ws;
+  const struct nub_manifest *root_man;
+  const bool *selected; /* project 0 the root, i the member i - 1 */
+  const char *script;
+  char *const *args;
+  size_t nargs;
+  int concurrency;
+  void (*on_line)(void *ud, const char *project, const char *line, size_t len);
+  void *ud;
+};
+/* *ran: how many projects had the script. */
+int nub_run_many(const struct nub_run_many_opts *o, int *status, size_t *ran,
+                 struct nub_err *err);
+
 #endif

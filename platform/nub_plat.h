@@ -233,6 +233,13 @@ char *nub_plat_self_exe(void);
  * and return its exit status (0..255), 128+signal, or -errno. */
 int nub_plat_spawn_wait(const char *const argv[], const char *cwd,
                         const char *const envp[]);
+/* Start argv[0] in `cwd` with `envp`, its stdout and stderr into one pipe:
+ * *pid and *fd (the read end; close it) are filled. 0 or -errno. */
+int nub_plat_spawn_pipe(const char *const argv[], const char *cwd, const char *const envp[],
+                        int *pid, int *fd);
+/* Wait for a child started by nub_plat_spawn_pipe: its exit status (0..255),
+ * 128+signal, or -errno. */
+int nub_plat_wait_child(int pid);
 /* Replace this process with argv[0] (a path; with no '/' it is looked up on
  * envp's PATH) run in `cwd` with `envp`. Returns only on failure: -errno. */
 int nub_plat_exec(const char *const argv[], const char *cwd, const char *const envp[]);

@@ -1,12 +1,14 @@
 /* cmd_run.c - `nub run` (`run-script`), `nub <script>`, `nub exec` and nubx:
  * flags -> run.h. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "nub_alloc.h"
 #include "run.h"
+#include "workspace.h"
 
 const char cli_run_help[] =
     "usage: nub run [flags] <script> [args...]\n"
@@ -20,7 +22,14 @@ const char cli_run_help[] =
     "flags:\n"
     "  --if-present      exit 0 when the script does not exist\n"
     "  -s, --silent      print nothing of nub's own\n"
-    "  -C, --dir <dir>   run in <dir>\n";
+    "  -C, --dir <dir>   run in <dir>\n\n"
+    "workspaces:\n"
+    "  -r, --recursive   in every workspace package that has the script\n"
+    "  -F, --filter <sel>  in the packages selected (as for install)\n"
+    "  -w, --include-workspace-root  the root too\n"
+    "  --workspace-concurrency <n>   at most n at once (default 4); a package\n"
+    "                    runs after the packages it depends on; output lines are\n"
+    "                    prefixed with the package's directory and the script\n";
 
 const char cli_exec_help[] =
     "usage: nub exec <command> [args...]\n"
@@ -55,11 +64,101 @@ static int cwd_of(const char *dir, char *out, size_t cap)
   return 0;
 }
 
+struct out_ctx {
+  const char *script;
+};
+
+static void print_line(void *ud, const char *project, const char *line, size_t len)
+{
+  struct out_ctx *oc = ud;
+  printf("%s %s: %.*s\n", project, oc->script, (int)len, line);
+  fflush(stdout);
+}
+
+/* The script across workspace packages (-r, --filter). */
+static int run_many(const char *cwd, const char *script, char *const *filters, size_t nfilters,
+                    bool include_root, int concurrency, bool if_present, char **args,
+                    size_t nargs)
+{
+  char *root = NULL;
+  struct nub_manifest man;
+  struct nub_workspace ws;
+  struct nub_err err;
+  struct nub_run_many_opts mo;
+  struct out_ctx oc = {script};
+  bool *sel = NULL;
+  bool have_man = false, have_ws = false;
+  int rc, status = 0;
+  size_t ran = 0;
+
+  nub_err_clear(&err);
+  rc = nub_workspace_find_root(cwd, &root, &err);
+  if (rc == 0)
+    rc = nub_manifest_load(&man, root, &err);
+  have_man = rc == 0;
+  if (rc == 0) {
+    rc = nub_workspace_discover(&ws, root, &man, &err);
+    have_ws = true;
+  }
+  if (rc == 0 && !ws.source)
+    rc = nub_err_set(&err, -NUB_EUSAGE, "-r and --filter run in workspace packages, but %s "
+                     "is not a workspace", root);
+  if (rc == 0)
+    rc = nub_workspace_load(&ws, &err);
+  if (rc == 0) {
+    sel = nub_calloc(ws.npkgs + 1, sizeof(bool));
+    if (nfilters) {
+      size_t rl = strlen(root);
+      rc = nub_workspace_select(&ws, man.name, &man, strlen(cwd) > rl ? cwd + rl + 1 : "",
+                                filters, nfilters, sel, &err);
+    } else {
+      for (size_t i = 1; i <= ws.npkgs; i++)
+        sel[i] = true;
+    }
+    if (include_root)
+      sel[0] = true;
+  }
+  if (rc == 0) {
+    memset(&mo, 0, sizeof(mo));
+    mo.root = root;
+    mo.init_cwd = cwd;
+    mo.ws = &ws;
+    mo.root_man = &man;
+    mo.selected = sel;
+    mo.script = script;
+    mo.args = args;
+    mo.nargs = nargs;
+    mo.concurrency = concurrency;
+    mo.on_line = print_line;
+    mo.ud = &oc;
+    rc = nub_run_many(&mo, &status, &ran, &err);
+  }
+  if (rc == 0 && !ran && !if_present)
+    rc = nub_err_set(&err, -NUB_ESCRIPT, "none of the selected packages has a script '%s'",
+                     script);
+  nub_free(sel);
+  if (have_ws)
+    nub_workspace_release(&ws);
+  if (have_man)
+    nub_manifest_release(&man);
+  nub_free(root);
+  if (rc < 0) {
+    int ex = cli_fail(&err);
+    return ex == 50 ? 1 : ex;
+  }
+  if (status)
+    fprintf(stderr, "nub: error: %s\n", err.msg);
+  return status;
+}
+
 /* `script` NULL: from argv. */
 static int run(int argc, char **argv, const char *script)
 {
   const char *dir = NULL;
-  bool if_present = false, silent = false;
+  bool if_present = false, silent = false, recursive = false, include_root = false;
+  char **filters = nub_calloc((size_t)argc + 1, sizeof(char *));
+  size_t nfilters = 0;
+  int concurrency = 4;
   int i = 1, status = 0, rc;
   char cwd[4096], *proj = NULL;
   struct nub_manifest man;
@@ -74,17 +173,46 @@ static int run(int argc, char **argv, const char *script)
       silent = true;
     else if ((!strcmp(argv[i], "-C") || !strcmp(argv[i], "--dir")) && i + 1 < argc)
       dir = argv[++i];
+    else if (!strcmp(argv[i], "-r") || !strcmp(argv[i], "--recursive"))
+      recursive = true;
+    else if ((!strcmp(argv[i], "-F") || !strcmp(argv[i], "--filter")) && i + 1 < argc)
+      filters[nfilters++] = argv[++i];
+    else if (!strncmp(argv[i], "--filter=", 9))
+      filters[nfilters++] = argv[i] + 9;
+    else if (!strcmp(argv[i], "-w") || !strcmp(argv[i], "--include-workspace-root"))
+      include_root = true;
+    else if (!strcmp(argv[i], "--workspace-concurrency") && i + 1 < argc)
+      concurrency = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--"))
       continue;
-    else
+    else {
+      nub_free(filters);
       return cli_usage("unknown flag '%s' for run", argv[i]);
+    }
   }
   if (script && i + 1 < argc && !strcmp(argv[i], "--dir")) { /* from `nub -C x <script>` */
     dir = argv[i + 1];
     i += 2;
   }
-  if (cwd_of(dir, cwd, sizeof(cwd)) < 0)
+  if (cwd_of(dir, cwd, sizeof(cwd)) < 0) {
+    nub_free(filters);
     return cli_usage("cannot read the current directory");
+  }
+  if (!script && (recursive || nfilters)) {
+    int ex;
+    if (i >= argc) {
+      nub_free(filters);
+      return cli_usage("-r and --filter need a script name");
+    }
+    script = argv[i++];
+    if (i < argc && !strcmp(argv[i], "--"))
+      i++;
+    ex = run_many(cwd, script, filters, nfilters, include_root, concurrency < 1 ? 1 : concurrency,
+                  if_present, argv + i, (size_t)(argc - i));
+    nub_free(filters);
+    return ex;
+  }
+  nub_free(filters);
   rc = nub_run_project(cwd, &proj, &man, &err);
   if (rc < 0)
     return cli_fail(&err);

@@ -806,6 +806,63 @@ int nub_plat_spawn_wait(const char *const argv[], const char *cwd,
   return 1;
 }
 
+int nub_plat_spawn_pipe(const char *const argv[], const char *cwd, const char *const envp[],
+                        int *pid_out, int *fd_out)
+{
+  int p[2];
+  pid_t pid;
+
+  /* Both ends close on exec: another child started at the same time must
+   * not keep this one's pipe open (callers serialise their spawns, so no
+   * fork falls between pipe() and these). The child's dup2 copies stay. */
+  if (pipe(p) < 0)
+    return nub__plat_neg_errno();
+  fcntl(p[0], F_SETFD, FD_CLOEXEC);
+  fcntl(p[1], F_SETFD, FD_CLOEXEC);
+  pid = fork();
+  if (pid < 0) {
+    int rc = nub__plat_neg_errno();
+    close(p[0]);
+    close(p[1]);
+    return rc;
+  }
+  if (pid == 0) {
+    close(p[0]);
+    dup2(p[1], 1);
+    dup2(p[1], 2);
+    if (p[1] > 2)
+      close(p[1]);
+    if (cwd && chdir(cwd) < 0)
+      _exit(127);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    execve(argv[0], (char *const *)argv, (char *const *)envp);
+    _exit(127);
+  }
+  close(p[1]);
+  *pid_out = (int)pid;
+  *fd_out = p[0];
+  return 0;
+}
+
+int nub_plat_wait_child(int pid)
+{
+  int status, rc;
+
+  for (;;) {
+    rc = (int)waitpid((pid_t)pid, &status, 0);
+    if (rc >= 0)
+      break;
+    if (errno != EINTR)
+      return nub__plat_neg_errno();
+  }
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
+  if (WIFSIGNALED(status))
+    return 128 + WTERMSIG(status);
+  return 1;
+}
+
 char *nub_plat_realpath(const char *path)
 {
   char *r = realpath(path, NULL), *out;

@@ -122,6 +122,50 @@ class RunTest(nubtest.NubTestCase):
         self.assertEqual(proc.returncode, 71)
 
 
+class RunWorkspaceTest(nubtest.NubTestCase):
+
+    def mono(self):
+        self.make_project({"name": "mono", "version": "1.0.0", "workspaces": ["packages/*"],
+                           "scripts": {"build": "echo root"}})
+        pk = lambda d, doc: write(os.path.join(self.proj, "packages", d, "package.json"),
+                                  json.dumps(doc))
+        pk("lib", {"name": "lib", "version": "1.0.0",
+                   "scripts": {"build": "sleep 0.3; touch built; echo lib done"}})
+        pk("app", {"name": "app", "version": "1.0.0", "dependencies": {"lib": "workspace:*"},
+                   "scripts": {"build": "test -f ../lib/built && echo app after lib"}})
+        pk("other", {"name": "other", "version": "1.0.0",
+                     "scripts": {"build": "echo other \"$@\"", "fail": "exit 5"}})
+        pk("none", {"name": "none", "version": "1.0.0"})
+
+    def test_recursive_in_order_with_prefixes(self):
+        self.mono()
+        proc = self.nub("run", "-r", "build", "--", "x y")
+        lines = proc.stdout.splitlines()
+        # arguments go to every package's script, quoted for sh
+        self.assertIn("packages/lib build: lib done x y", lines)
+        self.assertIn("packages/app build: app after lib x y", lines)
+        self.assertIn("packages/other build: other x y", lines)
+        self.assertIn("packages/app build: $ test -f ../lib/built && echo app after lib 'x y'",
+                      lines)
+        self.assertNotIn("root", proc.stdout)  # the root only with -w
+        self.assertLess(lines.index("packages/lib build: lib done x y"),
+                        lines.index("packages/app build: app after lib x y"))
+        self.assertIn(". build: root", self.nub("run", "-r", "-w", "build").stdout)
+
+    def test_filter_failure_and_missing(self):
+        self.mono()
+        out = self.nub("run", "--filter", "app...", "build").stdout
+        self.assertIn("packages/lib build: lib done", out)
+        self.assertNotIn("other", out)
+        proc = self.nub("run", "-r", "fail", check=False)
+        self.assertEqual(proc.returncode, 5, proc.stderr)
+        self.assertIn("packages/other", proc.stderr)
+        proc = self.nub_fails("run", "-r", "nothing")
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("none of the selected packages has a script 'nothing'", proc.stderr)
+        self.assertEqual(self.nub("run", "-r", "--if-present", "nothing").returncode, 0)
+
+
 class ExecTest(nubtest.NubTestCase):
 
     def test_exec_and_nubx(self):
