@@ -28,6 +28,10 @@ int cmd_update(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_why(int argc, char **argv);
 int cmd_outdated(int argc, char **argv);
+int cmd_store(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
+int cmd_dlx(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 /* `nub <script>`: run the package.json script `script` (argv[0] is it). */
 int cli_run_named(int argc, char **argv, const char *script);
@@ -40,6 +44,8 @@ extern const char cli_run_help[];
 extern const char cli_add_help[];
 extern const char cli_ls_help[];
 extern const char cli_outdated_help[];
+extern const char cli_store_help[];
+extern const char cli_dlx_help[];
 extern const char cli_exec_help[];
 
 /* Print "nub: <msg>" (and ERR_NUB_<code>) on stderr; return the exit status. */

@@ -456,5 +456,38 @@ class OutdatedTest(nubtest.NubTestCase):
                                      "dependent": "p", "type": "devDependencies"}})
 
 
+class MiscCommandsTest(nubtest.NubTestCase):
+
+    def test_dlx_reuses_its_cache(self):
+        out = self.nub("dlx", "c", "one", "two", cwd=self.tmp).stdout
+        self.assertEqual(out.strip(), "c-cli 1.0.0 b@2.0.0 one two")
+        self.registry.reset_log()
+        self.assertIn("c-cli 1.0.0", self.nub("x", "c", cwd=self.tmp).stdout)
+        self.assertEqual(self.registry.requests, [])  # from the cache
+        self.assertIn("c-cli 1.0.0", self.nub("x", "c@^1.0.0", cwd=self.tmp).stdout)
+        proc = self.nub_fails("dlx", "a", cwd=self.tmp)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("no command to run", proc.stderr)
+
+    def test_store_and_cache(self):
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
+        self.nub("install")
+        self.assertEqual(self.nub("store", "path").stdout.strip(), self.store + "/v1")
+        cache = self.nub("cache", "path").stdout.strip()
+        self.assertTrue(os.path.isdir(os.path.join(cache, "packuments")))
+        self.nub("cache", "clean")
+        self.assertFalse(os.path.exists(os.path.join(cache, "packuments")))
+        self.assertTrue(os.path.isdir(self.store + "/v1"))
+
+    def test_completion_and_help(self):
+        for shell in ("bash", "zsh", "fish"):
+            out = self.nub("completion", shell).stdout
+            self.assertIn("install", out)
+            self.assertIn("run", out)
+        for cmd in ("install", "add", "remove", "update", "run", "exec", "dlx", "ls", "why",
+                    "outdated", "store", "cache", "completion", "ci", "config"):
+            self.assertTrue(self.nub("help", cmd).stdout.strip(), cmd)
+
+
 if __name__ == "__main__":
     nubtest.main()

@@ -1,0 +1,233 @@
+/* cmd_store.c - `nub store path`, `nub cache clean`, `nub dlx` and
+ * `nub completion`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cli.h"
+#include "config.h"
+#include "install.h"
+#include "integrity.h"
+#include "link.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "quickhash.h"
+#include "run.h"
+
+const char cli_store_help[] =
+    "usage: nub store path       print where the store is (store-dir)\n"
+    "       nub cache clean      remove the registry metadata cache\n"
+    "       nub cache path       print where it is\n";
+
+const char cli_dlx_help[] =
+    "usage: nub dlx <pkg>[@version] [args...]   (x)\n\n"
+    "Install a package into a cache directory under the store (reused for a day)\n"
+    "and run its command with the arguments, in the current directory. A package\n"
+    "with several commands runs the one named like the package.\n";
+
+static int load_cfg(struct nub_config *cfg, struct nub_err *err)
+{
+  char cwd[4096];
+
+  if (!getcwd(cwd, sizeof(cwd)))
+    return nub_err_set(err, -NUB_EUSAGE, "cannot read the current directory");
+  return nub_config_load(cfg, cwd, NULL, 0, err);
+}
+
+int cmd_store(int argc, char **argv)
+{
+  struct nub_config cfg;
+  struct nub_err err;
+
+  nub_err_clear(&err);
+  if (argc < 2 || strcmp(argv[1], "path"))
+    return cli_usage("nub store takes: path (verify and prune come with the store checks)");
+  if (load_cfg(&cfg, &err) < 0)
+    return cli_fail(&err);
+  printf("%s/v1\n", cfg.store_dir);
+  nub_config_release(&cfg);
+  return 0;
+}
+
+int cmd_cache(int argc, char **argv)
+{
+  struct nub_config cfg;
+  struct nub_err err;
+  int rc = 0;
+
+  nub_err_clear(&err);
+  if (argc < 2 || (strcmp(argv[1], "clean") && strcmp(argv[1], "path")))
+    return cli_usage("nub cache takes: clean, path");
+  if (load_cfg(&cfg, &err) < 0)
+    return cli_fail(&err);
+  if (!strcmp(argv[1], "path")) {
+    printf("%s\n", cfg.cache_dir);
+  } else {
+    /* the packuments only: packages stay in the store */
+    char *dir = nub_asprintf("%s/packuments", cfg.cache_dir);
+    rc = nub_plat_rm_rf_at(NUB_PLAT_CWD, dir);
+    if (rc < 0 && rc != -2) {
+      nub_err_set(&err, rc, "cannot remove %s: %s", dir, nub_strerror(rc));
+      rc = cli_fail(&err);
+    } else {
+      rc = 0;
+    }
+    nub_free(dir);
+  }
+  nub_config_release(&cfg);
+  return rc;
+}
+
+/* ---- dlx -------------------------------------------------------------------- */
+
+#define DLX_MAX_AGE (24 * 3600)
+
+/* The command of the installed package: its only bin, or the one named
+ * like the package (without its scope). */
+static char *dlx_bin(const char *dir, const char *name)
+{
+  char *pkg = nub_asprintf("%s/node_modules/%s", dir, name), *bin = NULL;
+  struct nub_manifest m;
+  struct nub_err err;
+  const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+
+  if (nub_manifest_load(&m, pkg, &err) == 0) {
+    for (size_t i = 0; i < m.nbins && !bin; i++)
+      if (m.nbins == 1 || !strcmp(m.bins[i].name, base))
+        bin = nub_asprintf("%s/node_modules/.bin/%s", dir, m.bins[i].name);
+    nub_manifest_release(&m);
+  }
+  nub_free(pkg);
+  return bin;
+}
+
+int cmd_dlx(int argc, char **argv)
+{
+  struct nub_config cfg;
+  struct nub_err err;
+  const char *spec, *at, *range;
+  char name[256], cwd[4096], key_hex[33], *dir, *pj, *bin;
+  unsigned char h[16];
+  struct nub_plat_stat st;
+  int i = 1, rc;
+
+  nub_err_clear(&err);
+  if (i < argc && !strcmp(argv[i], "--"))
+    i++;
+  if (i >= argc)
+    return cli_usage("dlx needs a package");
+  spec = argv[i++];
+  at = strchr(spec[0] == '@' ? spec + 1 : spec, '@');
+  snprintf(name, sizeof(name), "%.*s", (int)(at ? (size_t)(at - spec) : strlen(spec)), spec);
+  range = at ? at + 1 : "latest";
+  if (!getcwd(cwd, sizeof(cwd)))
+    return cli_usage("cannot read the current directory");
+  if (load_cfg(&cfg, &err) < 0)
+    return cli_fail(&err);
+  nub_quickhash(spec, strlen(spec), h);
+  nub_hex(h, 16, key_hex);
+  dir = nub_asprintf("%s/v1/dlx/%s", cfg.store_dir, key_hex);
+  pj = nub_asprintf("%s/package.json", dir);
+  bin = dlx_bin(dir, name);
+  /* a cache younger than a day is used as it is */
+  if (!bin || nub_plat_stat_at(NUB_PLAT_CWD, pj, &st) < 0 ||
+      (uint64_t)time(NULL) > st.mtime_ns / 1000000000u + DLX_MAX_AGE) {
+    char *text = nub_asprintf("{\"name\": \"nub-dlx\", \"private\": true, "
+                              "\"dependencies\": {\"%s\": \"%s\"}}\n", name, range);
+    struct nub_install_opts o;
+    struct nub_install_result res;
+    nub_free(bin);
+    bin = NULL;
+    nub_mkdirs_at(NUB_PLAT_CWD, dir);
+    rc = nub_plat_write_file_atomic(pj, text, strlen(text), 0644);
+    nub_free(text);
+    memset(&o, 0, sizeof(o));
+    o.dir = dir;
+    o.reporter = NUB_REPORTER_SILENT;
+    o.frozen = NUB_FROZEN_NO; /* the newest that matches, each time */
+    if (rc == 0)
+      rc = nub_install(&o, &res, &err);
+    else
+      nub_err_set(&err, rc, "cannot write %s: %s", pj, nub_strerror(rc));
+    if (rc == 0)
+      nub_install_result_release(&res);
+    if (rc < 0) {
+      nub_free(dir);
+      nub_free(pj);
+      nub_config_release(&cfg);
+      return cli_fail(&err);
+    }
+    bin = dlx_bin(dir, name);
+  }
+  nub_config_release(&cfg);
+  nub_free(pj);
+  if (!bin) {
+    fprintf(stderr, "nub: error: %s has no command to run (no \"bin\" in its package.json)\n",
+            name);
+    nub_free(dir);
+    return 1;
+  }
+  {
+    struct nub_manifest none;
+    char **args = nub_calloc((size_t)argc + 2, sizeof(char *));
+    int n = 0;
+    memset(&none, 0, sizeof(none));
+    args[n++] = bin;
+    while (i < argc)
+      args[n++] = argv[i++];
+    nub_run_exec(dir, cwd, &none, args, &err);
+    nub_free(args);
+  }
+  nub_free(bin);
+  nub_free(dir);
+  return cli_fail(&err) == 40 ? 127 : 126;
+}
+
+/* ---- completion ------------------------------------------------------------ */
+
+int cmd_completion(int argc, char **argv)
+{
+  struct nub_buf words = NUB_BUF_INIT;
+
+  for (const struct cli_cmd *c = cli_cmds; c->name; c++)
+    nub_buf_addf(&words, "%s%s", words.len ? " " : "", c->name);
+  if (argc < 2 || !strcmp(argv[1], "bash")) {
+    printf("# nub completion for bash: eval \"$(nub completion bash)\"\n"
+           "_nub() {\n"
+           "  local cur=${COMP_WORDS[COMP_CWORD]}\n"
+           "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
+           "    local scripts=$(node -e 'try{console.log(Object.keys(require(\"./package.json\")"
+           ".scripts||{}).join(\" \"))}catch(e){}' 2>/dev/null)\n"
+           "    COMPREPLY=($(compgen -W \"%s $scripts\" -- \"$cur\"))\n"
+           "  elif [ \"${COMP_WORDS[1]}\" = run ]; then\n"
+           "    COMPREPLY=($(compgen -W \"$(node -e 'try{console.log(Object.keys(require("
+           "\"./package.json\").scripts||{}).join(\" \"))}catch(e){}' 2>/dev/null)\" -- \"$cur\"))\n"
+           "  fi\n"
+           "}\n"
+           "complete -o default -F _nub nub\n",
+           nub_buf_str(&words));
+  } else if (!strcmp(argv[1], "zsh")) {
+    printf("#compdef nub\n# nub completion for zsh: eval \"$(nub completion zsh)\"\n"
+           "_nub() {\n"
+           "  if (( CURRENT == 2 )); then\n"
+           "    compadd %s\n"
+           "  else\n"
+           "    _files\n"
+           "  fi\n"
+           "}\n"
+           "compdef _nub nub\n",
+           nub_buf_str(&words));
+  } else if (!strcmp(argv[1], "fish")) {
+    printf("# nub completion for fish: nub completion fish | source\n"
+           "complete -c nub -f -n '__fish_use_subcommand' -a '%s'\n",
+           nub_buf_str(&words));
+  } else {
+    nub_buf_release(&words);
+    return cli_usage("completion takes bash, zsh or fish");
+  }
+  nub_buf_release(&words);
+  return 0;
+}
