@@ -173,7 +173,7 @@ static bool up_to_date(struct nub_install_ctx *c)
   size_t n;
 
   if (c->o->force || c->o->ci || c->o->lockfile_only || c->o->frozen == NUB_FROZEN_NO ||
-      c->o->nupdate || c->o->update_all)
+      c->o->nupdate || c->o->update_all || c->o->rebuild)
     return false;
   if (nub_state_read(&s, c->proj.dir_fd, true) < 0)
     return false;
@@ -402,9 +402,9 @@ static int phase_scripts(struct nub_install_ctx *c, struct nub_err *err)
 
   nub_diag_phase_begin(&ph, "scripts");
   rc = nub_lifecycle_deps(c, err);
-  if (rc == 0)
+  if (rc == 0 && !c->o->rebuild) /* a rebuild is the dependencies' scripts */
     rc = nub_lifecycle_members(c, member_events, 4, err);
-  if (rc == 0)
+  if (rc == 0 && !c->o->rebuild)
     rc = nub_lifecycle_root(c, post, 3, err);
   nub_diag_phase_end(&ph, NULL);
   if (rc == 0)
@@ -464,7 +464,8 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
     old.directs = NULL;
     old.ndirects = 0;
   }
-  rc = nub_lifecycle_root(c, pre, 1, err);
+  if (!c->o->rebuild)
+    rc = nub_lifecycle_root(c, pre, 1, err);
   if (rc == 0)
     rc = phase_fetch(c, err);
   if (rc == 0)

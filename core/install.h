@@ -36,6 +36,11 @@ struct nub_install_opts {
   char *const *update;
   size_t nupdate;
   bool update_all;
+  /* `nub rebuild`: the install runs whatever is up to date, and only the
+   * dependencies' build scripts (these names; none: every trusted one) */
+  bool rebuild;
+  char *const *rebuild_names;
+  size_t nrebuild;
   const char *const *cfg;   /* "key=value" settings from flags */
   size_t ncfg;
 };

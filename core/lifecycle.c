@@ -264,6 +264,8 @@ int nub_lifecycle_deps(struct nub_install_ctx *c, struct nub_err *err)
     return 0;
   n = c->layout->script_targets(c, &v);
   for (size_t i = 0; i < n && rc == 0; i++) {
+    if (c->o->nrebuild && !nub_strarray_has(c->o->rebuild_names, c->o->nrebuild, v[i].pkg->name))
+      continue;
     if (!nub_install_trusted(c, v[i].pkg->name)) {
       if (c->nblocked++)
         nub_buf_adds(&c->blocked, ", ");

@@ -32,6 +32,8 @@ int cmd_store(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_dlx(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
+int cmd_rebuild(int argc, char **argv);
+int cmd_link(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 /* `nub <script>`: run the package.json script `script` (argv[0] is it). */
 int cli_run_named(int argc, char **argv, const char *script);
@@ -46,6 +48,7 @@ extern const char cli_ls_help[];
 extern const char cli_outdated_help[];
 extern const char cli_store_help[];
 extern const char cli_dlx_help[];
+extern const char cli_link_help[];
 extern const char cli_exec_help[];
 
 /* Print "nub: <msg>" (and ERR_NUB_<code>) on stderr; return the exit status. */

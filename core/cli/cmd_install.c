@@ -235,6 +235,43 @@ static void print_result(const struct nub_install_opts *o, const struct nub_inst
   fflush(stdout);
 }
 
+int cmd_rebuild(int argc, char **argv)
+{
+  struct nub_install_opts o;
+  struct nub_install_result res;
+  struct nub_err err;
+  char **cfg = NULL, **pos = nub_calloc((size_t)argc + 1, sizeof(char *));
+  const char **filters = NULL;
+  size_t npos = 0;
+  int rc;
+
+  memset(&o, 0, sizeof(o));
+  memset(&res, 0, sizeof(res));
+  nub_err_clear(&err);
+  rc = parse(argc, argv, &o, &cfg, &filters, pos, &npos);
+  if (rc == 0) {
+    o.rebuild = true;
+    o.rebuild_names = pos;
+    o.nrebuild = npos;
+    if (o.frozen == NUB_FROZEN_DEFAULT)
+      o.frozen = NUB_FROZEN_PREFER;
+    rc = nub_install(&o, &res, &err);
+    if (rc < 0)
+      rc = cli_fail(&err);
+    else if (o.reporter != NUB_REPORTER_SILENT)
+      printf("rebuilt in %.2fs\n", res.seconds);
+  }
+  nub_install_result_release(&res);
+  if (cfg) {
+    for (size_t i = 0; cfg[i]; i++)
+      nub_free(cfg[i]);
+    nub_free(cfg);
+  }
+  nub_free(filters);
+  nub_free(pos);
+  return rc;
+}
+
 enum edit_kind { EDIT_ADD, EDIT_REMOVE, EDIT_UPDATE };
 
 /* add, remove, update: their own flags out of argv, the rest is install's. */

@@ -231,3 +231,50 @@ int cmd_completion(int argc, char **argv)
   nub_buf_release(&words);
   return 0;
 }
+
+/* ---- link ------------------------------------------------------------------ */
+
+#include "globallink.h"
+
+const char cli_link_help[] =
+    "usage: nub link              in a package: link it globally by its name\n"
+    "       nub link <name>       in a project: node_modules/<name> -> the global link\n"
+    "       nub link <dir>        in a project: node_modules/<name> -> <dir>\n\n"
+    "The global directory is $NUB_HOME (else $XDG_DATA_HOME/nub/global, else\n"
+    "~/.local/share/nub/global); its bin/ gets the package's commands. A link into\n"
+    "a project is not saved in package.json: the next install removes it (as\n"
+    "`npm link`); `nub add link:<dir>` saves one.\n";
+
+int cmd_link(int argc, char **argv)
+{
+  char cwd[4096], *name = NULL, *target = NULL;
+  struct nub_err err;
+  int rc;
+
+  nub_err_clear(&err);
+  if (!getcwd(cwd, sizeof(cwd)))
+    return cli_usage("cannot read the current directory");
+  if (argc < 2) {
+    rc = nub_link_global(cwd, &name, &err);
+    if (rc == 0) {
+      char *g = nub_global_dir();
+      printf("linked %s: %s/node_modules/%s -> %s\n", name, g, name, cwd);
+      nub_free(g);
+    }
+  } else {
+    rc = 0;
+    for (int i = 1; i < argc && rc == 0; i++) {
+      rc = nub_link_into(cwd, argv[i], &name, &target, &err);
+      if (rc == 0)
+        printf("linked %s: node_modules/%s -> %s\n", name, name, target);
+      if (i + 1 < argc) {
+        nub_free(name);
+        nub_free(target);
+        name = target = NULL;
+      }
+    }
+  }
+  nub_free(name);
+  nub_free(target);
+  return rc < 0 ? cli_fail(&err) : 0;
+}

@@ -12,6 +12,7 @@ Run: NUB_BIN=build/core/nub python3 tests/e2e/test_commands.py
 import json
 import os
 import shutil
+import time
 
 
 def read_bytes(path):
@@ -487,6 +488,61 @@ class MiscCommandsTest(nubtest.NubTestCase):
         for cmd in ("install", "add", "remove", "update", "run", "exec", "dlx", "ls", "why",
                     "outdated", "store", "cache", "completion", "ci", "config"):
             self.assertTrue(self.nub("help", cmd).stdout.strip(), cmd)
+
+
+class RebuildLinkTest(nubtest.NubTestCase):
+
+    def test_rebuild(self):
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"scripted": "^1.0.0"},
+                           "trustedDependencies": ["scripted"],
+                           "scripts": {"postinstall": "echo root >> root.log"}})
+        self.nub("install")
+        marker = self.installed_marker()
+        self.assertEqual(len(marker), 1)
+        t0 = os.stat(marker[0]).st_mtime_ns
+        time.sleep(0.05)
+        self.assertIn("Already up to date", self.nub("install").stdout)
+        self.assertEqual(os.stat(marker[0]).st_mtime_ns, t0)
+        self.nub("rebuild")
+        t1 = os.stat(marker[0]).st_mtime_ns
+        self.assertGreater(t1, t0)  # ran again, with nothing changed
+        with open(os.path.join(self.proj, "root.log")) as f:
+            self.assertEqual(f.read(), "root\n")  # a rebuild runs no project script
+        time.sleep(0.05)
+        self.nub("rebuild", "scripted")
+        self.assertGreater(os.stat(marker[0]).st_mtime_ns, t1)
+        t2 = os.stat(marker[0]).st_mtime_ns
+        self.nub("rebuild", "other-name")
+        self.assertEqual(os.stat(marker[0]).st_mtime_ns, t2)
+
+    def installed_marker(self):
+        found = []
+        for base, _, files in os.walk(os.path.join(self.proj, "node_modules")):
+            found += [os.path.join(base, f) for f in files if f == "postinstall-ran"]
+        return found
+
+    def test_link(self):
+        lib = os.path.join(self.tmp, "mylib")
+        write(os.path.join(lib, "package.json"),
+              json.dumps({"name": "@me/lib", "version": "0.1.0", "bin": {"mylib": "cli.js"}}))
+        write(os.path.join(lib, "cli.js"), "#!/bin/sh\necho mylib-cli\n")
+        write(os.path.join(lib, "index.js"), "module.exports = {name: 'mylib'};")
+        self.env["NUB_HOME"] = os.path.join(self.tmp, "global")
+        out = self.nub("link", cwd=lib).stdout
+        self.assertIn("linked @me/lib", out)
+        self.assertEqual(os.readlink(os.path.join(self.tmp, "global/node_modules/@me/lib")), lib)
+        self.assertEqual(self.run_cmd([os.path.join(self.tmp, "global/bin/mylib")]).stdout,
+                         "mylib-cli\n")
+        self.make_project({"name": "p", "version": "1.0.0"})
+        self.nub("link", "@me/lib")
+        self.assertEqual(self.node_require(self.proj, "@me/lib"), {"name": "mylib"})
+        self.assertIn("mylib-cli", self.nub("exec", "mylib").stdout)
+        os.unlink(os.path.join(self.proj, "node_modules/@me/lib"))
+        self.nub("link", "../mylib")
+        self.assertEqual(os.readlink(os.path.join(self.proj, "node_modules/@me/lib")), lib)
+        proc = self.nub_fails("link", "not-linked")
+        self.assertEqual(proc.returncode, 40)
 
 
 if __name__ == "__main__":
