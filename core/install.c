@@ -23,6 +23,7 @@
 #include "quickhash.h"
 #include "report.h"
 #include "state.h"
+#include "store_gc.h"
 #include "version.h"
 
 /* ---- setting up ------------------------------------------------------------ */
@@ -239,6 +240,15 @@ static int start_work(struct nub_install_ctx *c, struct nub_err *err)
   rc = lock_project(c, err);
   if (rc < 0)
     return rc;
+  /* a prune of this store waits for us, and we for it */
+  rc = nub_store_gc_lock(&c->store, false, false, &c->gc_lock_fd);
+  if (rc == -EWOULDBLOCK) {
+    nub_progress_warn(&c->prog, "nub store prune is running on %s; waiting for it",
+                      c->store.root);
+    rc = nub_store_gc_lock(&c->store, false, true, &c->gc_lock_fd);
+  }
+  if (rc < 0)
+    return nub_err_set(err, rc, "cannot lock the store: %s", nub_strerror(rc));
   nub_store_clean_tmp(&c->store);
   /* File work is syscall-bound: two workers per CPU keep the disk busy
    * while some sleep on locks; the calling thread works too, so n threads
@@ -434,6 +444,7 @@ static void phase_state(struct nub_install_ctx *c, struct nub_install_result *re
   nub_plat_mkdir_at(c->proj.dir_fd, NUB_STATE_DIR, 0755); /* before any time is read */
   c->layout->state(c, &s);
   nub_state_write(&s, c->proj.dir_fd);
+  nub_store_register_project(&c->store, c->proj.dir); /* what prune keeps */
   nub_report_changes(c->old_directs, c->nold_directs, s.directs, s.ndirects, &res->changes,
                      &res->nchanges);
   nub_state_release(&s);
@@ -497,6 +508,7 @@ int nub_install(const struct nub_install_opts *o, struct nub_install_result *res
   memset(res, 0, sizeof(*res));
   c.o = o;
   c.lock_fd = -1;
+  c.gc_lock_fd = -1;
   c.t0 = nub_diag_t0() ? nub_diag_t0() : nub_plat_now_ns();
   nub_plat_trap_interrupts();
   nub_plat_raise_nofile();
@@ -558,6 +570,7 @@ out:
     nub_pool_free(c.pool);
   if (c.have_linker)
     nub_linker_release(&c.linker);
+  nub_plat_unlock(c.gc_lock_fd);
   nub_plat_unlock(c.lock_fd);
   if (c.have_store)
     nub_store_close(&c.store);

@@ -205,6 +205,9 @@ int nub_plat_fs_info(const char *path, struct nub_plat_fsinfo *out);
  * held lock returns -EWOULDBLOCK. On success *fd holds the lock until
  * nub_plat_unlock. */
 int nub_plat_lock(const char *path, bool wait, int *fd);
+/* The same lock taken shared: any number of holders, none while it is held
+ * exclusively. */
+int nub_plat_lock_shared(const char *path, bool wait, int *fd);
 void nub_plat_unlock(int fd);
 bool nub_plat_isatty(int fd);
 int nub_plat_pid(void);

@@ -1,5 +1,6 @@
 /* cmd_store.c - `nub store path`, `nub cache clean`, `nub dlx` and
  * `nub completion`. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +17,16 @@
 #include "nub_plat.h"
 #include "quickhash.h"
 #include "run.h"
+#include "store.h"
+#include "store_gc.h"
 
 const char cli_store_help[] =
     "usage: nub store path       print where the store is (store-dir)\n"
+    "       nub store verify     re-hash every store file and check every package tree;\n"
+    "                            a bad package is dropped (the next install fetches it\n"
+    "                            again). Exit 1 when something was bad\n"
+    "       nub store prune      remove what no project that used the store still needs\n"
+    "                            (waits for installs, and they for it)\n"
     "       nub cache clean      remove the registry metadata cache\n"
     "       nub cache path       print where it is\n";
 
@@ -42,14 +50,53 @@ int cmd_store(int argc, char **argv)
   struct nub_config cfg;
   struct nub_err err;
 
+  struct nub_store store;
+  struct nub_gc_result r;
+  int rc, lock = -1;
+
   nub_err_clear(&err);
-  if (argc < 2 || strcmp(argv[1], "path"))
-    return cli_usage("nub store takes: path (verify and prune come with the store checks)");
+  if (argc < 2 || (strcmp(argv[1], "path") && strcmp(argv[1], "verify") &&
+                   strcmp(argv[1], "prune")))
+    return cli_usage("nub store takes: path, verify, prune");
   if (load_cfg(&cfg, &err) < 0)
     return cli_fail(&err);
-  printf("%s/v1\n", cfg.store_dir);
+  if (!strcmp(argv[1], "path")) {
+    printf("%s/v1\n", cfg.store_dir);
+    nub_config_release(&cfg);
+    return 0;
+  }
+  rc = nub_store_open(&store, cfg.store_dir, &err);
   nub_config_release(&cfg);
-  return 0;
+  if (rc < 0)
+    return cli_fail(&err);
+  rc = nub_store_gc_lock(&store, true, false, &lock);
+  if (rc == -EWOULDBLOCK) {
+    fprintf(stderr, "nub: an install is using %s; waiting for it\n", store.root);
+    rc = nub_store_gc_lock(&store, true, true, &lock);
+  }
+  if (rc < 0) {
+    nub_err_set(&err, rc, "cannot lock the store: %s", nub_strerror(rc));
+    nub_store_close(&store);
+    return cli_fail(&err);
+  }
+  if (!strcmp(argv[1], "verify")) {
+    rc = nub_store_verify(&store, &r, &err);
+    for (size_t i = 0; i < r.nproblems; i++)
+      printf("%s\n", r.problems[i]);
+    printf("%zu packages checked (%zu files, %zu as trees): %zu bad, dropped (the next "
+           "install fetches them again)\n", r.indexes, r.files, r.trees, r.bad);
+    rc = rc < 0 ? cli_fail(&err) : r.bad ? 1 : 0;
+  } else {
+    rc = nub_store_prune(&store, &r, &err);
+    printf("kept what %zu of %zu projects use; removed %zu packages, %zu files, %zu trees, "
+           "%zu entries\n", r.projects - r.removed_projects, r.projects, r.removed_indexes,
+           r.removed_files, r.removed_trees, r.removed_entries);
+    rc = rc < 0 ? cli_fail(&err) : 0;
+  }
+  nub_gc_result_release(&r);
+  nub_plat_unlock(lock);
+  nub_store_close(&store);
+  return rc;
 }
 
 int cmd_cache(int argc, char **argv)

@@ -36,7 +36,7 @@ const struct cli_cmd cli_cmds[] = {
   {"link", "ln", cmd_link, "link a local package: globally (no name) or into the project",
    cli_link_help},
   {"dlx", "x", cmd_dlx, "install a package in a cache and run its command", cli_dlx_help},
-  {"store", NULL, cmd_store, "the store: path", cli_store_help},
+  {"store", NULL, cmd_store, "the store: path, verify, prune", cli_store_help},
   {"cache", NULL, cmd_cache, "the metadata cache: clean, path", cli_store_help},
   {"completion", NULL, cmd_completion, "print a completion script (bash, zsh, fish)", NULL},
   {"exec", NULL, cmd_exec, "run a command of node_modules/.bin (also: nubx)", cli_exec_help},

@@ -690,13 +690,13 @@ int nub_plat_list_dir_at(int dir, const char *path, nub_plat_dirent_cb cb,
 
 /* ---- process ---------------------------------------------------------- */
 
-int nub_plat_lock(const char *path, bool wait, int *fd)
+static int lock_as(const char *path, bool wait, int *fd, int how)
 {
   int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (f < 0)
     return nub__plat_neg_errno();
   for (;;) {
-    if (flock(f, LOCK_EX | (wait ? 0 : LOCK_NB)) == 0)
+    if (flock(f, how | (wait ? 0 : LOCK_NB)) == 0)
       break;
     if (errno == EINTR)
       continue;
@@ -706,6 +706,16 @@ int nub_plat_lock(const char *path, bool wait, int *fd)
   }
   *fd = f;
   return 0;
+}
+
+int nub_plat_lock(const char *path, bool wait, int *fd)
+{
+  return lock_as(path, wait, fd, LOCK_EX);
+}
+
+int nub_plat_lock_shared(const char *path, bool wait, int *fd)
+{
+  return lock_as(path, wait, fd, LOCK_SH);
 }
 
 void nub_plat_unlock(int fd)

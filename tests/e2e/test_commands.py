@@ -545,5 +545,95 @@ class RebuildLinkTest(nubtest.NubTestCase):
         self.assertEqual(proc.returncode, 40)
 
 
+class StoreTest(nubtest.NubTestCase):
+
+    def project(self, name, deps, layout="hoisted"):
+        d = os.path.join(self.tmp, name)
+        write(os.path.join(d, "package.json"),
+              json.dumps({"name": name, "version": "1.0.0", "dependencies": deps}))
+        self.nub("install", "--node-linker", layout, cwd=d)
+        return d
+
+    def test_verify_finds_and_repairs(self):
+        one = self.project("one", {"a": "^1.0.0", "e": "^1.0.0"})
+        self.assertEqual(self.nub("store", "verify").returncode, 0)
+        # the hoisted layout's files are the store's (hard links): an edit
+        # through node_modules changes the store's copy
+        with open(os.path.join(one, "node_modules/a/index.js"), "a") as f:
+            f.write("console.log('TAMPERED')\n")
+        proc = self.nub("store", "verify", check=False)
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        # (a tree has no hashes: the size tells here; a content-addressed file
+        # is re-hashed)
+        self.assertIn("a@1.0.0: index.js", proc.stdout)
+        self.assertIn("1 bad", proc.stdout)
+        self.assertEqual(self.nub("store", "verify").returncode, 0)  # repaired
+        # the next project gets a copy fetched again, not the edited one
+        two = self.project("two", {"a": "^1.0.0"})
+        with open(os.path.join(two, "node_modules/a/index.js")) as f:
+            self.assertNotIn("TAMPERED", f.read())
+        # a package tree (isolated layout) with a file gone
+        three = self.project("three", {"c": "^1.0.0"}, layout="isolated")
+        real = os.path.realpath(os.path.join(three, "node_modules/c"))
+        os.unlink(os.path.join(real, "index.js"))
+        proc = self.nub("store", "verify", check=False)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("c@1.0.0: index.js is missing", proc.stdout)
+        self.assertFalse(os.path.exists(real))
+        # content-addressed files (no global virtual store): an edit of the
+        # same size is found by the hash
+        four = os.path.join(self.tmp, "four")
+        write(os.path.join(four, "package.json"),
+              json.dumps({"name": "four", "version": "1.0.0",
+                          "dependencies": {"tagged": "^1.0.0"}}))
+        self.nub("install", "--no-global-virtual-store", cwd=four)
+        f = os.path.realpath(os.path.join(four, "node_modules/tagged/index.js"))
+        with open(f, "r+b") as fh:
+            data = fh.read()
+            fh.seek(0)
+            fh.write(bytes([data[0] ^ 1]) + data[1:])
+        proc = self.nub("store", "verify", check=False)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("tagged@1.0.0: index.js was changed", proc.stdout)
+        self.assertEqual(self.nub("store", "verify").returncode, 0)
+
+    def test_prune_keeps_what_projects_use(self):
+        keep = self.project("keep", {"a": "^1.0.0"})
+        gone = self.project("gone", {"c": "^1.0.0", "e": "^1.0.0"}, layout="isolated")
+        iso = self.project("iso", {"@scope/d": "^1.0.0"}, layout="isolated")
+        shutil.rmtree(gone)
+        out = self.nub("store", "prune").stdout
+        self.assertIn("kept what 2 of 3 projects use", out)
+        for d, layout in ((keep, "hoisted"), (iso, "isolated")):
+            self.assertIn("Already up to date",
+                          self.nub("install", "--node-linker", layout, cwd=d).stdout)
+        self.assertEqual(self.node_require(iso, "@scope/d")["name"], "@scope/d")
+        self.assertEqual(self.node_require(keep, "a")["version"], "1.0.0")
+        self.assertEqual(self.nub("store", "verify").returncode, 0)
+        # c and e are gone from the store: installing them fetches again
+        self.registry.reset_log()
+        self.project("again", {"c": "^1.0.0"})
+        self.assertTrue(any("/c/-/" in r["path"] for r in self.registry.requests))
+
+    def test_prune_waits_for_a_running_install(self):
+        import subprocess
+        d = os.path.join(self.tmp, "slow")
+        write(os.path.join(d, "package.json"),
+              json.dumps({"name": "slow", "version": "1.0.0", "dependencies": {"c": "^1.0.0"}}))
+        self.registry.add_fault(r"/c/-/", "delay", seconds=1.5)
+        env = dict(self.env)
+        inst = subprocess.Popen([self.nub_bin, "install"], cwd=d, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(0.5)
+        proc = self.nub("store", "prune")
+        self.assertEqual(inst.wait(timeout=60), 0)
+        self.assertIn("waiting", proc.stderr)
+        # what the install made is kept: it finished before prune looked
+        self.assertIn("Already up to date", self.nub("install", cwd=d).stdout)
+        self.assertEqual(self.node_require(d, "c")["version"], "1.0.0")
+        inst.stdout.close()
+        inst.stderr.close()
+
+
 if __name__ == "__main__":
     nubtest.main()
