@@ -187,6 +187,10 @@ class RealPackagesTest(nubtest.NubTestCase):
         doc["dependencies"]["once"] = "^1.3.0"
         self.write_json(pj, doc)
         self.nub("install", "--ignore-scripts", cwd=d)
+        # and `nub add` at the root, as a user would
+        self.nub("add", "is-number@7.0.0", "--ignore-scripts", cwd=d)
+        self.assertEqual(self.read_json(os.path.join(d, "package.json"))["dependencies"]
+                         ["is-number"], "^7.0.0")
         with open(os.path.join(d, "package-lock.json")) as f:
             written = f.read()
         n = os.path.join(self.tmp, "npm")
