@@ -2,6 +2,7 @@
 #include "bins.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,8 @@
 #include "link.h"
 #include "path.h"
 #include "store.h"
+#include "strmap.h"
+#include "sync.h"
 #include "workspace.h"
 
 /* One .bin entry to make. Where two want one name in one directory, the
@@ -251,5 +254,152 @@ int nub_bins_link_importers(int proj_fd, const char *proj_dir, const struct nub_
   }
   rc = write_links(proj_fd, v, n, nlinks, err);
   free_links(v, n);
+  return rc;
+}
+
+/* ---- yarn 1 ------------------------------------------------------------------- */
+
+/* JavaScript's localeCompare as yarn sorts its flat tree by destination
+ * (the CLDR root collation): letters and digits by their primary weight,
+ * case-insensitively, punctuation before digits before letters, in CLDR's
+ * order of punctuation; ties broken by case (lower first), then bytes. */
+static int primary(unsigned char ch)
+{
+  static const char punct[] = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
+  const char *p;
+
+  if (ch >= 'A' && ch <= 'Z')
+    ch = (unsigned char)(ch - 'A' + 'a');
+  if (ch >= 'a' && ch <= 'z')
+    return 200 + ch;
+  if (ch >= '0' && ch <= '9')
+    return 100 + ch;
+  if (ch && (p = strchr(punct, ch)) != NULL)
+    return 10 + (int)(p - punct);
+  return 400 + ch; /* anything else after */
+}
+
+static int locale_cmp(const char *a, const char *b)
+{
+  const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+  size_t i;
+
+  for (i = 0; x[i] && y[i]; i++)
+    if (primary(x[i]) != primary(y[i]))
+      return primary(x[i]) - primary(y[i]);
+  if (x[i] || y[i])
+    return x[i] ? 1 : -1;
+  for (i = 0; x[i]; i++) /* the same letters: lowercase first */
+    if (x[i] != y[i])
+      return (x[i] >= 'a' && x[i] <= 'z') ? -1 : 1;
+  return 0;
+}
+
+static int cmp_order(const void *a, const void *b)
+{
+  const struct nub_node *x = *(const struct nub_node *const *)a;
+  const struct nub_node *y = *(const struct nub_node *const *)b;
+  return locale_cmp(x->path, y->path);
+}
+
+/* One bin of node d into dir (".../node_modules/.bin"), a later push
+ * winning over an earlier one of the same name. */
+static void push_yarn_bin(int proj_fd, struct binlink **v, size_t *n, size_t *cap,
+                          const char *dir, const struct nub_node *d, const char *name,
+                          const char *target, int *seq)
+{
+  char *src = nub_asprintf("%s/%s", d->path, target), from[4096], to[4096], rel[4096];
+  struct nub_plat_stat st;
+
+  if (nub_plat_stat_follow_at(proj_fd, src, &st) < 0) { /* yarn skips these */
+    nub_free(src);
+    return;
+  }
+  snprintf(from, sizeof(from), "/%s", dir);
+  snprintf(to, sizeof(to), "/%s", src);
+  if (nub_path_relative(from, to, rel, sizeof(rel)) < 0) {
+    nub_free(src);
+    return;
+  }
+  NUB_GROW(*v, *cap, *n + 1);
+  (*v)[*n].dir = nub_strdup(dir);
+  (*v)[*n].name = nub_strdup(name);
+  (*v)[*n].target = nub_strdup(rel);
+  (*v)[*n].prio = -(*seq)++; /* the last one written is the one that stays */
+  (*v)[*n].order = "";
+  (*v)[*n].fix_mode = src;
+  (*n)++;
+}
+
+static size_t yarn_bins(const struct nub_node *d, const struct nub_bin **mb,
+                        const struct nub_index **idx)
+{
+  *mb = NULL;
+  *idx = d->pkg ? d->pkg->index : NULL;
+  if (d->bins_known) {
+    *mb = d->bins;
+    return d->nbins;
+  }
+  return *idx && !((*idx)->flags & NUB_IDX_BINS_FROM_DIR) ? (*idx)->nbins : 0;
+}
+
+int nub_bins_link_yarn(int proj_fd, const struct nub_tree *t, size_t *nlinks,
+                       struct nub_err *err)
+{
+  const struct nub_node **flat = nub_calloc(t->n + 1, sizeof(*flat));
+  struct binlink *v = NULL;
+  size_t n = 0, cap = 0, nf = 0;
+  struct nub_strmap first; /* package name -> node, for the top */
+  int seq = 0, rc;
+
+  memset(&first, 0, sizeof(first));
+  for (size_t i = 0; i < t->n; i++)
+    if (!t->nodes[i].skip && t->nodes[i].pkg)
+      flat[nf++] = &t->nodes[i];
+  nub_sort(flat, nf, sizeof(*flat), cmp_order);
+  /* each package's dependencies' bins in its own node_modules/.bin */
+  for (size_t i = 0; i < nf; i++) {
+    const struct nub_node *p = flat[i];
+    char *dir = nub_asprintf("%s/node_modules/.bin", p->path);
+    long pi = p - t->nodes;
+    for (size_t k = 0; k < p->ndeps; k++) {
+      long di = nub_tree_resolve(t, pi, p->deps[k]);
+      const struct nub_node *d = di >= 0 ? &t->nodes[di] : NULL;
+      const struct nub_bin *mb;
+      const struct nub_index *idx;
+      size_t nb;
+      if (!d || d->skip || !d->pkg)
+        continue;
+      nb = yarn_bins(d, &mb, &idx);
+      for (size_t b = 0; b < nb; b++)
+        push_yarn_bin(proj_fd, &v, &n, &cap, dir, d, mb ? mb[b].name : idx->bins[b].name,
+                      mb ? mb[b].target : idx->bins[b].target, &seq);
+    }
+    nub_free(dir);
+  }
+  /* the top: the first package of each name (a direct dependency wins the
+   * name), linked in yarn's order with the direct dependencies last */
+  for (size_t i = 0; i < nf; i++)
+    if ((flat[i]->flags & NUB_NF_DIRECT) || !nub_strmap_get(&first, flat[i]->pkg->name))
+      nub_strmap_put(&first, flat[i]->pkg->name, (void *)flat[i]);
+  for (int dpass = 0; dpass < 2; dpass++)
+    for (size_t i = 0; i < nf; i++) {
+      const struct nub_node *p = flat[i];
+      const struct nub_bin *mb;
+      const struct nub_index *idx;
+      size_t nb;
+      if (nub_strmap_get(&first, p->pkg->name) != p ||
+          ((p->flags & NUB_NF_DIRECT) != 0) != (dpass == 1))
+        continue;
+      nb = yarn_bins(p, &mb, &idx);
+      for (size_t b = 0; b < nb; b++)
+        push_yarn_bin(proj_fd, &v, &n, &cap, "node_modules/.bin", p,
+                      mb ? mb[b].name : idx->bins[b].name,
+                      mb ? mb[b].target : idx->bins[b].target, &seq);
+    }
+  rc = write_links(proj_fd, v, n, nlinks, err);
+  free_links(v, n);
+  nub_strmap_release(&first, NULL);
+  nub_free(flat);
   return rc;
 }

@@ -18,6 +18,15 @@
 int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap *direct,
                   size_t ndirect, size_t *nlinks, struct nub_err *err);
 
+/* yarn 1's bins (a tree from hoist_yarn.c): every package's dependencies'
+ * bins in that package's own node_modules/.bin (the nearest installed copy
+ * of each dependency, as Node finds it), and in the project's
+ * node_modules/.bin the bins of every package, the first of each name in
+ * yarn's order, direct dependencies last so that they win. Targets that do
+ * not exist are skipped, as yarn skips them. */
+int nub_bins_link_yarn(int proj_fd, const struct nub_tree *t, size_t *nlinks,
+                       struct nub_err *err);
+
 struct nub_workspace;
 
 /* The isolated layout: the bins of each importer's direct dependencies in

@@ -38,6 +38,7 @@ void nub_gpkg_free(struct nub_gpkg *p)
   nub_depmap_release(&p->dep_specs);
   nub_depmap_release(&p->opt_specs);
   nub_depmap_release(&p->bins);
+  nub_strarray_free(p->patterns, p->npatterns);
   nub_strarray_free(p->os, p->nos);
   nub_strarray_free(p->cpu, p->ncpu);
   nub_strarray_free(p->libc, p->nlibc);
@@ -200,3 +201,44 @@ const struct nub_gdirect *nub_graph_catalog(const struct nub_graph *g, const cha
           return &g->catalogs[c].entries[e];
   return NULL;
 }
+
+/* Packages reachable only through optional edges get `optional: true`. */
+void nub_graph_mark_optional(struct nub_graph *g)
+{
+  bool *req = nub_calloc(g->npkgs + 1, sizeof(bool));
+  size_t *stack = nub_malloc(sizeof(size_t) * (g->npkgs + 1)), sp = 0; /* each pushed once */
+
+  nub_graph_sort(g);
+  for (size_t m = 0; m < g->nimporters * 2; m++) {
+    const struct nub_importer *im = &g->importers[m / 2];
+    int kind = (int)(m % 2);
+    const struct nub_gdirect *d = kind ? im->dev : im->deps;
+    size_t n = kind ? im->ndev : im->ndeps;
+    for (size_t i = 0; i < n; i++) {
+      char *t = nub_gedge_target(d[i].alias, d[i].ref);
+      struct nub_gpkg *p = t ? nub_graph_find(g, t) : NULL;
+      nub_free(t);
+      if (p && !req[p->index]) {
+        req[p->index] = true;
+        stack[sp++] = p->index;
+      }
+    }
+  }
+  while (sp) {
+    struct nub_gpkg *p = g->pkgs[stack[--sp]];
+    for (size_t e = 0; e < p->ndeps; e++) {
+      char *t = nub_gedge_target(p->deps[e].alias, p->deps[e].ref);
+      struct nub_gpkg *c = t ? nub_graph_find(g, t) : NULL;
+      nub_free(t);
+      if (c && !req[c->index]) {
+        req[c->index] = true;
+        stack[sp++] = c->index;
+      }
+    }
+  }
+  for (size_t i = 0; i < g->npkgs; i++)
+    g->pkgs[i]->optional = !req[i];
+  nub_free(req);
+  nub_free(stack);
+}
+

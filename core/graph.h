@@ -57,6 +57,8 @@ struct nub_gpkg {
                                            * dependencies / optionalDependencies
                                            * (package-lock.json records them) */
   struct nub_depmap bins;                 /* the resolver's: command -> target */
+  char **patterns;                        /* yarn.lock: the keys resolving to it */
+  size_t npatterns;
   struct nub_pkg *fetch;  /* store identity */
   bool skip;              /* filtered out for this platform / --prod */
   bool dev_only;          /* reachable only from devDependencies */
@@ -122,6 +124,9 @@ void nub_graph_release(struct nub_graph *g);
 void nub_graph_add(struct nub_graph *g, struct nub_gpkg *p);
 /* Sort packages by key (byte order) and number them. */
 void nub_graph_sort(struct nub_graph *g);
+/* Sort, then mark every package that only optional edges reach (from the
+ * importers' dependencies and devDependencies) `optional`. */
+void nub_graph_mark_optional(struct nub_graph *g);
 /* Find a package by dep path (after nub_graph_sort), or NULL. */
 struct nub_gpkg *nub_graph_find(const struct nub_graph *g, const char *key);
 /* The dep path an edge points at: "name@<ref>" for plain refs, the ref itself

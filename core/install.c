@@ -274,9 +274,7 @@ static int make_plan(struct nub_install_ctx *c, struct nub_err *err)
   case NUB_LOCK_BUN:
     return nub_plan_from_tree_lockfile(c, err);
   case NUB_LOCK_YARN:
-    return nub_err_set(err, -NUB_ELOCKVERSION,
-                       "%s is not supported by this nub yet; install with its own tool, "
-                       "or convert it to package-lock.json", c->proj.lockfile);
+    return nub_plan_from_yarn(c, err);
   default:
     return nub_plan_from_graph(c, err);
   }
@@ -321,7 +319,7 @@ static int phase_fetch(struct nub_install_ctx *c, struct nub_err *err)
   nub_diag_set_count("fetched", (long long)fr.fetched);
   nub_diag_set_count("cached", (long long)fr.cached);
   if (rc == 0)
-    c->layout->after_fetch(c);
+    rc = c->layout->after_fetch(c, err);
   return rc;
 }
 

@@ -35,7 +35,7 @@ struct nub_layout {
   /* After the fetch: leave out packages that failed and were optional,
    * optional packages of other platforms only their index tells, and what
    * only they needed. */
-  void (*after_fetch)(struct nub_install_ctx *c);
+  int (*after_fetch)(struct nub_install_ctx *c, struct nub_err *err);
   /* Make node_modules. old: the previous install's state when it was this
    * layout with these settings (what matches is kept), else NULL and
    * node_modules was removed. */

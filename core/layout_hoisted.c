@@ -7,6 +7,7 @@
 
 #include "bins.h"
 #include "convert.h"
+#include "hoist_yarn.h"
 #include "hoisted.h"
 #include "install_ctx.h"
 #include "layout.h"
@@ -159,6 +160,19 @@ static int hoisted_shape(struct nub_install_ctx *c, struct nub_err *err)
   struct nub_plan *p = &c->plan;
   int rc;
 
+  if (!p->have_tree && c->proj.lock == NUB_LOCK_YARN) {
+    /* yarn places packages knowing their peer dependencies, which yarn.lock
+     * does not record: every package is fetched first, placed after
+     * (nub_plan_yarn_place) */
+    for (size_t i = 0; i < p->graph.npkgs; i++) {
+      struct nub_gpkg *g = p->graph.pkgs[i];
+      g->fetch = nub_plan_identity(c, g->name, g->version, g->tarball, g->integrity);
+      g->fetch->optional = g->optional;
+      g->fetch->needed = true;
+    }
+    c->installed = p->graph.npkgs;
+    return 0;
+  }
   if (!p->have_tree) {
     /* --node-linker hoisted on a graph: placed npm's way */
     nub_tree_init(&p->tree, &p->pkgs);
@@ -174,10 +188,18 @@ static int hoisted_shape(struct nub_install_ctx *c, struct nub_err *err)
  * optional packages for another platform that old lockfiles (v1) did not
  * mark - found out from their own package.json, which the store index
  * keeps. Everything nested in a skipped node goes with it. */
-static void hoisted_after_fetch(struct nub_install_ctx *c)
+static int hoisted_after_fetch(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_tree *t = &c->plan.tree;
+  bool yarn = c->proj.lock == NUB_LOCK_YARN && !c->plan.have_tree;
 
+  if (yarn) {
+    int rc = nub_plan_yarn_place(c, err);
+    if (rc == 0)
+      rc = filter(c, err);
+    if (rc < 0)
+      return rc;
+  }
   for (size_t i = 0; i < t->n; i++) {
     struct nub_node *n = &t->nodes[i];
     const struct nub_index *x;
@@ -194,13 +216,15 @@ static void hoisted_after_fetch(struct nub_install_ctx *c)
     if (!(n->flags & (NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL)) || !n->pkg || !n->pkg->index)
       continue;
     x = n->pkg->index;
+    /* yarn 1 looks at os and cpu only */
     if (!nub_platform_allows_csv(x->os, c->caps.npm_os) ||
         !nub_platform_allows_csv(x->cpu, c->caps.npm_cpu) ||
-        (c->caps.libc && !nub_platform_allows_csv(x->libc, c->caps.libc)))
+        (!yarn && c->caps.libc && !nub_platform_allows_csv(x->libc, c->caps.libc)))
       n->skip = true;
   }
   prune_unreached(c);
   count_installed(c);
+  return 0;
 }
 
 static int hoisted_link(struct nub_install_ctx *c, const struct nub_state *old,
@@ -221,6 +245,9 @@ static int hoisted_link(struct nub_install_ctx *c, const struct nub_state *old,
 static int hoisted_bins(struct nub_install_ctx *c, size_t *nlinks, struct nub_err *err)
 {
   const struct nub_depmap direct[] = {c->man.deps, c->man.dev, c->man.optional};
+
+  if (c->proj.lock == NUB_LOCK_YARN && c->plan.have_graph)
+    return nub_bins_link_yarn(c->proj.dir_fd, &c->plan.tree, nlinks, err);
   return nub_bins_link(c->proj.dir_fd, &c->plan.tree, direct, 3, nlinks, err);
 }
 

@@ -127,14 +127,16 @@ static int isolated_shape(struct nub_install_ctx *c, struct nub_err *err)
   return 0;
 }
 
-static void isolated_after_fetch(struct nub_install_ctx *c)
+static int isolated_after_fetch(struct nub_install_ctx *c, struct nub_err *err)
 {
+  (void)err;
   for (size_t i = 0; i < c->plan.graph.npkgs; i++) {
     struct nub_gpkg *p = c->plan.graph.pkgs[i];
     if (!p->skip && p->fetch && p->fetch->failed)
       p->skip = true; /* an optional package that could not be fetched */
   }
   count_installed(c);
+  return 0;
 }
 
 /* The plan's entries by their paths in the project ("node_modules/.nub/<dir>"),

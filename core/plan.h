@@ -51,6 +51,13 @@ void nub_plan_release(struct nub_plan *p);
  * resolver's lockfile is written when its bytes change. */
 int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err);
 int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err);
+int nub_plan_from_yarn(struct nub_install_ctx *c, struct nub_err *err);
+/* yarn.lock, after the fetch: each package's peer dependencies from its
+ * package.json, resolved as yarn resolves them (the version an ancestor on
+ * its shortest path asks for, the nearest first), then yarn's hoisting
+ * (hoist_yarn.h) into c->plan.tree; packages only incompatible ones lead to
+ * are left out, as yarn leaves them. */
+int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err);
 /* The resolver's graph for c's project into c->plan.graph (downloads begin
  * as versions are picked); prev: versions to keep where they satisfy. */
 int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,

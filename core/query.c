@@ -11,6 +11,7 @@
 #include "lockfile_bun.h"
 #include "lockfile_npm.h"
 #include "lockfile_pnpm.h"
+#include "lockfile_yarn.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 
@@ -73,6 +74,10 @@ int nub_query_open(struct nub_query *q, const char *dir, struct nub_err *err)
     if (rc == 0)
       rc = nub_graph_from_tree(&q->graph, &q->tree, &q->man, q->ws.source ? &q->ws : NULL,
                                err);
+    break;
+  case NUB_LOCK_YARN:
+    rc = nub_lockfile_yarn_parse(&q->graph, text, len, q->proj.lockfile, &q->man,
+                                 q->ws.source ? &q->ws : NULL, &q->cfg, err);
     break;
   default:
     rc = nub_err_set(err, -NUB_ELOCKVERSION, "%s is not supported by this nub yet",

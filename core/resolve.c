@@ -1110,46 +1110,6 @@ static int cmp_direct(const void *a, const void *b)
   return strcmp(((const struct nub_gdirect *)a)->alias, ((const struct nub_gdirect *)b)->alias);
 }
 
-/* Packages reachable only through optional edges get `optional: true`. */
-static void mark_optional(struct nub_graph *g)
-{
-  bool *req = nub_calloc(g->npkgs + 1, sizeof(bool));
-  size_t *stack = nub_malloc(sizeof(size_t) * (g->npkgs + 1)), sp = 0; /* each pushed once */
-
-  nub_graph_sort(g);
-  for (size_t m = 0; m < g->nimporters * 2; m++) {
-    const struct nub_importer *im = &g->importers[m / 2];
-    int kind = (int)(m % 2);
-    const struct nub_gdirect *d = kind ? im->dev : im->deps;
-    size_t n = kind ? im->ndev : im->ndeps;
-    for (size_t i = 0; i < n; i++) {
-      char *t = nub_gedge_target(d[i].alias, d[i].ref);
-      struct nub_gpkg *p = t ? nub_graph_find(g, t) : NULL;
-      nub_free(t);
-      if (p && !req[p->index]) {
-        req[p->index] = true;
-        stack[sp++] = p->index;
-      }
-    }
-  }
-  while (sp) {
-    struct nub_gpkg *p = g->pkgs[stack[--sp]];
-    for (size_t e = 0; e < p->ndeps; e++) {
-      char *t = nub_gedge_target(p->deps[e].alias, p->deps[e].ref);
-      struct nub_gpkg *c = t ? nub_graph_find(g, t) : NULL;
-      nub_free(t);
-      if (c && !req[c->index]) {
-        req[c->index] = true;
-        stack[sp++] = c->index;
-      }
-    }
-  }
-  for (size_t i = 0; i < g->npkgs; i++)
-    g->pkgs[i]->optional = !req[i];
-  nub_free(req);
-  nub_free(stack);
-}
-
 static void free_namelist(void *v)
 {
   struct namelist *nl = v;
@@ -1304,7 +1264,7 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nu
     out->nimporters = r.nimps;
     for (size_t i = 0; i < r.nimps; i++)
       finish_importer(&r, i, &out->importers[i]);
-    mark_optional(out);
+    nub_graph_mark_optional(out);
   }
   /* cleanup */
   while (r.qlen) {

@@ -976,3 +976,24 @@ out:
   free_import(im);
   return rc;
 }
+
+int nub_store_read_pkg_file(struct nub_store *s, const struct nub_index *idx, const char *rel,
+                            char **data, size_t *len)
+{
+  for (uint32_t i = 0; i < idx->nfiles; i++) {
+    char name[67], *path;
+    int rc;
+    if (strcmp(idx->files[i].path, rel))
+      continue;
+    if (idx->tree) {
+      path = nub_asprintf("%s/%s/%s", s->root, idx->tree, rel);
+    } else {
+      nub_store_file_name(idx->files[i].hash, (idx->files[i].mode & 0111) != 0, name);
+      path = nub_asprintf("%s/files/%s", s->root, name);
+    }
+    rc = nub_plat_read_file_at(NUB_PLAT_CWD, path, 1u << 26, data, len);
+    nub_free(path);
+    return rc;
+  }
+  return -ENOENT;
+}

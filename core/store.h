@@ -75,6 +75,10 @@ char *nub_store_lock_path(struct nub_store *s, const char *project_dir);
 /* Load an index by key. -ENOENT when absent; -NUB_ESTORE when unreadable. */
 int nub_store_index_load(struct nub_store *s, const char key[65],
                          struct nub_index **out);
+/* Read one file of a stored package (its tree, or its content file) by its
+ * path in the package ("package.json"). -ENOENT when it has none. */
+int nub_store_read_pkg_file(struct nub_store *s, const struct nub_index *idx, const char *rel,
+                            char **data, size_t *len);
 /* Drop an index whose files turned out to be missing (next run refetches). */
 void nub_store_index_remove(struct nub_store *s, const char key[65]);
 

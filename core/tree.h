@@ -21,6 +21,7 @@ enum nub_node_flag {
   NUB_NF_LINK = 1u << 5,           /* a symlink to link_target */
   NUB_NF_INSTALL_SCRIPT = 1u << 6, /* lockfile says it has install scripts */
   NUB_NF_LOCAL = 1u << 7,          /* a folder of the project (workspace) */
+  NUB_NF_DIRECT = 1u << 8,         /* placed as a direct dependency (yarn's order) */
 };
 
 struct nub_gpkg;
@@ -50,6 +51,7 @@ struct nub_node {
    * [2] optionalDependencies, [3] peerDependencies; NULL when it did not */
   struct nub_depmap *member_specs;
   const struct nub_gpkg *gpkg; /* made from a graph (convert.c): its package */
+  long order;        /* yarn's flat-tree position (bins' precedence), else 0 */
 };
 
 struct nub_tree {

@@ -1,0 +1,523 @@
+/* hoist_yarn.c - yarn 1's hoisting (hoist_yarn.h), step for step as its
+ * PackageHoister does it, so that the tree is the one yarn builds. A
+ * position is a list of folder names ("parts"); its key joins them with '#'.
+ * `tree` holds every placed package by key, `taint` the names reserved at a
+ * key by a package hoisted through it. */
+#include "hoist_yarn.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+#include "nub_alloc.h"
+#include "registry_url.h"
+#include "strmap.h"
+
+struct hinfo {
+  long seq;   /* its position in yarn's tree (a JS Map: insertion order) */
+  bool direct;
+  char *key;
+  char **parts; /* owned strings */
+  size_t nparts;
+  const struct nub_gpkg *pkg; /* identity: yarn's `loc` */
+};
+
+struct qitem {
+  char *pattern;  /* "name@range", for the level's order */
+  const char *alias;
+  const struct nub_gpkg *pkg;
+  struct hinfo *parent;
+};
+
+struct hctx {
+  const struct nub_graph *g;
+  struct nub_strmap tree, taint;
+  struct hinfo **all; /* every info made (owned) */
+  size_t nall, capall;
+  struct qitem *q;
+  size_t nq, capq;
+  bool (*has_peers)(void *ud, const struct nub_gpkg *p);
+  void *ud;
+  long seq;
+  bool seeding_direct;
+};
+
+/* tree.set: a key new to the map goes to its end, as in a JS Map */
+static void tree_set(struct hctx *h, struct hinfo *info)
+{
+  struct hinfo *was = nub_strmap_put(&h->tree, info->key, info);
+
+  info->seq = was ? was->seq : ++h->seq;
+}
+
+static char *implode(char *const *parts, size_t n, const char *last)
+{
+  struct nub_buf b = NUB_BUF_INIT;
+
+  for (size_t i = 0; i < n; i++)
+    nub_buf_addf(&b, "%s%s", i ? "#" : "", parts[i]);
+  if (last)
+    nub_buf_addf(&b, "%s%s", n ? "#" : "", last);
+  return nub_buf_take(&b);
+}
+
+static const struct nub_gpkg *edge_target(const struct nub_graph *g, const struct nub_gedge *e)
+{
+  char *t = nub_gedge_target(e->alias, e->ref);
+  const struct nub_gpkg *p = t ? nub_graph_find(g, t) : NULL;
+
+  nub_free(t);
+  return p;
+}
+
+/* A package's dependencies in yarn's order (dependencies, then optional),
+ * with their patterns. */
+static size_t deps_of(const struct nub_gpkg *p, size_t i, const struct nub_gedge **e,
+                      const char **range)
+{
+  size_t nd = p->ndeps + p->noptional_deps;
+
+  if (i >= nd)
+    return nd;
+  *e = i < p->ndeps ? &p->deps[i] : &p->optional_deps[i - p->ndeps];
+  *range = nub_depmap_get(i < p->ndeps ? &p->dep_specs : &p->opt_specs, (*e)->alias);
+  if (!*range)
+    *range = nub_depmap_get(&p->opt_specs, (*e)->alias);
+  if (!*range)
+    *range = "";
+  return nd;
+}
+
+static bool taint_key(struct hctx *h, const char *key, struct hinfo *info)
+{
+  struct hinfo *t = nub_strmap_get(&h->taint, key);
+
+  if (t && t->pkg != info->pkg)
+    return false;
+  nub_strmap_put(&h->taint, key, info);
+  return true;
+}
+
+static struct hinfo *seed(struct hctx *h, const char *alias, const struct nub_gpkg *pkg,
+                          struct hinfo *parent)
+{
+  struct hinfo *info;
+
+  if (parent && nub_strmap_get(&h->tree, parent->key) == NULL)
+    return NULL; /* the parent was deduped away */
+  info = nub_calloc(1, sizeof(*info));
+  info->pkg = pkg;
+  info->nparts = (parent ? parent->nparts : 0) + 1;
+  info->parts = nub_calloc(info->nparts, sizeof(char *));
+  for (size_t i = 0; parent && i < parent->nparts; i++)
+    info->parts[i] = nub_strdup(parent->parts[i]);
+  info->parts[info->nparts - 1] = nub_strdup(alias);
+  info->key = implode(info->parts, info->nparts, NULL);
+  NUB_GROW(h->all, h->capall, h->nall + 1);
+  h->all[h->nall++] = info;
+  info->direct = !parent && h->seeding_direct;
+  tree_set(h, info);
+  taint_key(h, info->key, info);
+  {
+    const struct nub_gedge *e;
+    const char *range;
+    size_t nd = deps_of(pkg, 0, &e, &range);
+    for (size_t i = 0; i < nd; i++) {
+      const struct nub_gpkg *c;
+      bool dup = false;
+      deps_of(pkg, i, &e, &range);
+      c = edge_target(h->g, e);
+      if (!c)
+        continue;
+      for (size_t k = h->nq; k > 0 && !dup; k--) /* the same pattern once per parent */
+        dup = h->q[k - 1].parent == info && h->q[k - 1].pkg == c &&
+              !strcmp(h->q[k - 1].alias, e->alias);
+      if (dup)
+        continue;
+      NUB_GROW(h->q, h->capq, h->nq + 1);
+      h->q[h->nq].pattern = nub_asprintf("%s@%s", e->alias, range);
+      h->q[h->nq].alias = e->alias;
+      h->q[h->nq].pkg = c;
+      h->q[h->nq].parent = info;
+      h->nq++;
+    }
+  }
+  return info;
+}
+
+static bool valid_position(struct hctx *h, struct hinfo *info, char *const *parts, size_t n)
+{
+  char *key;
+  struct hinfo *ex, *t;
+  bool ok = true;
+
+  if (n == 0)
+    return false;
+  key = implode(parts, n, NULL);
+  ex = nub_strmap_get(&h->tree, key);
+  if (!(ex && ex->pkg == info->pkg)) {
+    t = nub_strmap_get(&h->taint, key);
+    ok = !(t && t->pkg != info->pkg);
+  }
+  nub_free(key);
+  return ok;
+}
+
+/* getNewParts: the highest position for info; *dup when the same package
+ * is already visible there. parts/n: in, the current parts (copied). */
+static void new_parts(struct hctx *h, struct hinfo *info, char ***out, size_t *nout, bool *dup)
+{
+  size_t n = info->nparts - 1, nstack = 0;
+  char **parts = nub_calloc(info->nparts + 1, sizeof(char *));
+  char **stack = nub_calloc(info->nparts + 1, sizeof(char *));
+  const char *name = info->parts[info->nparts - 1];
+  bool step_up = false;
+
+  *dup = false;
+  for (size_t i = 0; i < n; i++)
+    parts[i] = info->parts[i];
+  for (size_t i = n; i-- > 0;) {
+    char *ck = implode(parts, i, name);
+    struct hinfo *ex = nub_strmap_get(&h->tree, ck), *t;
+    if (ex) {
+      nub_free(ck);
+      if (ex->pkg == info->pkg) { /* satisfied from above */
+        *out = nub_calloc(i + 1, sizeof(char *));
+        for (size_t k = 0; k < i; k++)
+          (*out)[k] = parts[k];
+        (*out)[i] = (char *)name;
+        *nout = i + 1;
+        *dup = true;
+        nub_free(parts);
+        nub_free(stack);
+        return;
+      }
+      break; /* a collision: everything above is shadowed */
+    }
+    t = nub_strmap_get(&h->taint, ck);
+    nub_free(ck);
+    if (t && t->pkg != info->pkg)
+      break;
+  }
+  while (n > 0) {
+    bool peer_hit = false;
+    char *ck;
+    if (h->has_peers && h->has_peers(h->ud, info->pkg)) {
+      /* never above its peer dependencies */
+      for (size_t k = 0; k < info->pkg->peers.n && !peer_hit; k++) {
+        char *pk = implode(parts, n, info->pkg->peers.v[k].name);
+        peer_hit = nub_strmap_get(&h->tree, pk) != NULL;
+        nub_free(pk);
+      }
+    }
+    if (peer_hit)
+      break;
+    ck = implode(parts, n, name);
+    if (nub_strmap_get(&h->tree, ck) ||
+        (strcmp(info->key, ck) && nub_strmap_get(&h->taint, ck))) {
+      step_up = true;
+      nub_free(ck);
+      break;
+    }
+    nub_free(ck);
+    stack[nstack++] = parts[--n];
+  }
+  parts[n++] = (char *)name;
+  if (!valid_position(h, info, parts, n))
+    step_up = true;
+  while (step_up && nstack) {
+    n--; /* name */
+    parts[n++] = stack[--nstack];
+    parts[n++] = (char *)name;
+    if (valid_position(h, info, parts, n))
+      step_up = false;
+  }
+  *out = parts;
+  *nout = n;
+  nub_free(stack);
+}
+
+static void set_parts(struct hinfo *info, char **parts, size_t n)
+{
+  char **copy = nub_calloc(n + 1, sizeof(char *));
+
+  for (size_t i = 0; i < n; i++)
+    copy[i] = nub_strdup(parts[i]);
+  nub_strarray_free(info->parts, info->nparts);
+  info->parts = copy;
+  info->nparts = n;
+  nub_free(info->key);
+  info->key = implode(copy, n, NULL);
+}
+
+static void hoist(struct hctx *h, struct hinfo *info)
+{
+  char **parts, *new_key;
+  size_t n;
+  bool dup;
+
+  nub_strmap_put(&h->tree, info->key, NULL); /* out of the way of its own search */
+  new_parts(h, info, &parts, &n, &dup);
+  new_key = implode(parts, n, NULL);
+  if (dup || strcmp(new_key, info->key)) {
+    /* taint the name on the way from the new position down to the old */
+    for (size_t i = n - 1; i < info->nparts - 1; i++) {
+      char *tk = implode(info->parts, i, info->parts[info->nparts - 1]);
+      taint_key(h, tk, info);
+      nub_free(tk);
+    }
+  }
+  if (!dup) {
+    if (strcmp(new_key, info->key))
+      set_parts(info, parts, n);
+    tree_set(h, info);
+  }
+  nub_free(new_key);
+  nub_free(parts);
+}
+
+/* ---- prepass: the most used version of each name first --------------------------- */
+
+struct occ {
+  const struct nub_gpkg *pkg;
+  const char *alias;
+  char *pattern;     /* the first that led to it */
+  struct nub_strmap parents; /* keys of the packages depending on it */
+};
+
+struct pre {
+  struct hctx *h;
+  struct nub_strmap visited; /* patterns walked */
+  struct nub_strmap byname;  /* alias -> struct occ list */
+  struct occ *o;
+  size_t no, capo;
+  const struct nub_gpkg **anc;
+  size_t nanc, capanc;
+};
+
+static struct occ *occ_of(struct pre *p, const char *alias, const struct nub_gpkg *pkg,
+                          const char *pattern)
+{
+  for (size_t i = 0; i < p->no; i++)
+    if (p->o[i].pkg == pkg && !strcmp(p->o[i].alias, alias))
+      return &p->o[i];
+  NUB_GROW(p->o, p->capo, p->no + 1);
+  memset(&p->o[p->no], 0, sizeof(p->o[p->no]));
+  p->o[p->no].pkg = pkg;
+  p->o[p->no].alias = alias;
+  p->o[p->no].pattern = nub_strdup(pattern);
+  return &p->o[p->no++];
+}
+
+static void add(struct pre *p, const char *alias, const struct nub_gpkg *pkg,
+                const char *pattern)
+{
+  struct occ *o;
+
+  for (size_t i = 0; i < p->nanc; i++)
+    if (p->anc[i] == pkg)
+      return; /* a cycle */
+  o = occ_of(p, alias, pkg, pattern);
+  if (p->nanc)
+    nub_strmap_put(&o->parents, p->anc[p->nanc - 1]->key, (void *)1);
+  if (nub_strmap_get(&p->visited, pattern))
+    return;
+  nub_strmap_put(&p->visited, pattern, (void *)1);
+  NUB_GROW(p->anc, p->capanc, p->nanc + 1);
+  p->anc[p->nanc++] = pkg;
+  {
+    const struct nub_gedge *e;
+    const char *range;
+    size_t nd = deps_of(pkg, 0, &e, &range);
+    for (size_t i = 0; i < nd; i++) {
+      const struct nub_gpkg *c;
+      char *pat;
+      deps_of(pkg, i, &e, &range);
+      c = edge_target(p->h->g, e);
+      if (!c)
+        continue;
+      pat = nub_asprintf("%s@%s", e->alias, range);
+      add(p, e->alias, c, pat);
+      nub_free(pat);
+    }
+  }
+  p->nanc--;
+}
+
+static int cmp_occ(const void *a, const void *b)
+{
+  const struct occ *x = a, *y = b;
+  int c = strcmp(x->alias, y->alias);
+  return c ? c : strcmp(x->pkg->version, y->pkg->version);
+}
+
+struct root {
+  char *pattern;
+  const char *alias;
+  const struct nub_gpkg *pkg;
+};
+
+static int cmp_root(const void *a, const void *b)
+{
+  return strcmp(((const struct root *)a)->pattern, ((const struct root *)b)->pattern);
+}
+
+static void prepass(struct hctx *h, struct root *roots, size_t nroots)
+{
+  struct pre p;
+
+  memset(&p, 0, sizeof(p));
+  p.h = h;
+  for (size_t i = 0; i < nroots; i++)
+    add(&p, roots[i].alias, roots[i].pkg, roots[i].pattern);
+  nub_sort(p.o, p.no, sizeof(*p.o), cmp_occ);
+  for (size_t i = 0; i < p.no;) {
+    size_t j = i, best = i, bestn = 0;
+    bool is_root = false;
+    while (j < p.no && !strcmp(p.o[j].alias, p.o[i].alias))
+      j++;
+    for (size_t r = 0; r < nroots; r++)
+      is_root = is_root || !strcmp(roots[r].alias, p.o[i].alias);
+    if (j - i > 1 && !is_root && !nub_strmap_get(&h->tree, p.o[i].alias)) {
+      for (size_t k = i; k < j; k++)
+        if (!bestn || p.o[k].parents.n > bestn) {
+          bestn = p.o[k].parents.n;
+          best = k;
+        }
+      if (bestn > 1)
+        seed(h, p.o[best].alias, p.o[best].pkg, NULL);
+    }
+    i = j;
+  }
+  for (size_t i = 0; i < p.no; i++) {
+    nub_free(p.o[i].pattern);
+    nub_strmap_release(&p.o[i].parents, NULL);
+  }
+  nub_free(p.o);
+  nub_free(p.anc);
+  nub_strmap_release(&p.visited, NULL);
+}
+
+/* ---- the whole ------------------------------------------------------------------- */
+
+static int cmp_q(const void *a, const void *b)
+{
+  return strcmp(((const struct qitem *)a)->pattern, ((const struct qitem *)b)->pattern);
+}
+
+int nub_tree_from_graph_yarn(struct nub_tree *t, const struct nub_graph *g,
+                             const struct nub_config *cfg,
+                             bool (*has_peers)(void *ud, const struct nub_gpkg *p), void *ud,
+                             struct nub_err *err)
+{
+  struct hctx h;
+  struct root *roots = NULL;
+  size_t nroots = 0, caproots = 0;
+  const struct nub_importer *im = g->nimporters ? &g->importers[0] : NULL;
+  int rc = 0;
+
+  memset(&h, 0, sizeof(h));
+  h.g = g;
+  h.has_peers = has_peers;
+  h.ud = ud;
+  for (int k = 0; im && k < NUB_DEP_KINDS; k++) {
+    const struct nub_gdirect *d;
+    size_t n = nub_importer_directs(im, k, &d);
+    for (size_t i = 0; i < n; i++) {
+      char *tk = nub_gedge_target(d[i].alias, d[i].ref);
+      const struct nub_gpkg *p = tk ? nub_graph_find(g, tk) : NULL;
+      nub_free(tk);
+      if (!p)
+        continue;
+      NUB_GROW(roots, caproots, nroots + 1);
+      roots[nroots].pattern = nub_asprintf("%s@%s", d[i].alias, d[i].specifier);
+      roots[nroots].alias = d[i].alias;
+      roots[nroots].pkg = p;
+      nroots++;
+    }
+  }
+  nub_sort(roots, nroots, sizeof(*roots), cmp_root);
+  prepass(&h, roots, nroots);
+  h.seeding_direct = true;
+  for (size_t i = 0; i < nroots; i++)
+    if (i == 0 || strcmp(roots[i].pattern, roots[i - 1].pattern))
+      seed(&h, roots[i].alias, roots[i].pkg, NULL);
+  h.seeding_direct = false;
+  while (h.nq) {
+    struct qitem *level = h.q;
+    size_t n = h.nq, k = 0;
+    struct qitem *order = nub_calloc(n + 1, sizeof(*order));
+    h.q = NULL;
+    h.nq = h.capq = 0;
+    nub_sort(level, n, sizeof(*level), cmp_q);
+    /* packages without peer dependencies first, each group in order */
+    for (int pass = 0; pass < 2; pass++)
+      for (size_t i = 0; i < n; i++) {
+        bool peers = has_peers && has_peers(ud, level[i].pkg);
+        if (peers == (pass == 1))
+          order[k++] = level[i];
+      }
+    for (size_t i = 0; i < n; i++) {
+      struct hinfo *info = seed(&h, order[i].alias, order[i].pkg, order[i].parent);
+      if (info)
+        hoist(&h, info);
+    }
+    for (size_t i = 0; i < n; i++)
+      nub_free(level[i].pattern);
+    nub_free(level);
+    nub_free(order);
+  }
+  /* into the tree: every placed package under its parts */
+  for (size_t i = 0; i < h.tree.cap && rc == 0; i++) {
+    struct hinfo *info = h.tree.slots[i].key ? h.tree.slots[i].val : NULL;
+    struct nub_buf path = NUB_BUF_INIT;
+    struct nub_node *nd;
+    char *url;
+    if (!info || info->pkg->skip)
+      continue;
+    for (size_t k = 0; k < info->nparts; k++)
+      nub_buf_addf(&path, "%snode_modules/%s", k ? "/" : "", info->parts[k]);
+    {
+      size_t idx = nub_tree_add_node(t, path.data); /* may move t->nodes */
+      nd = &t->nodes[idx];
+    }
+    nub_buf_release(&path);
+    url = nub_pkg_tarball_url(cfg, cfg->project_dir, info->pkg->name, info->pkg->version,
+                              info->pkg->tarball);
+    if (!url) {
+      rc = nub_err_set(err, -NUB_ENOREGISTRY, "no tarball URL for %s: %s", info->pkg->key,
+                       nub_config_no_registry_hint);
+      break;
+    }
+    nd->pkg = nub_tree_pkg(t, info->pkg->name, info->pkg->version, url, info->pkg->integrity);
+    nd->gpkg = info->pkg;
+    nd->order = info->seq;
+    if (info->direct)
+      nd->flags |= NUB_NF_DIRECT;
+    nub_free(url);
+    if (info->pkg->optional)
+      nd->flags |= NUB_NF_OPTIONAL;
+    nd->deps = nub_calloc(info->pkg->ndeps + info->pkg->noptional_deps + 1, sizeof(char *));
+    for (size_t e = 0; e < info->pkg->ndeps + info->pkg->noptional_deps; e++)
+      nd->deps[nd->ndeps++] =
+          nub_strdup(e < info->pkg->ndeps ? info->pkg->deps[e].alias
+                                          : info->pkg->optional_deps[e - info->pkg->ndeps].alias);
+  }
+  for (size_t i = 0; i < h.nall; i++) {
+    nub_strarray_free(h.all[i]->parts, h.all[i]->nparts);
+    nub_free(h.all[i]->key);
+    nub_free(h.all[i]);
+  }
+  nub_free(h.all);
+  for (size_t i = 0; i < h.nq; i++)
+    nub_free(h.q[i].pattern);
+  nub_free(h.q);
+  for (size_t i = 0; i < nroots; i++)
+    nub_free(roots[i].pattern);
+  nub_free(roots);
+  nub_strmap_release(&h.tree, NULL);
+  nub_strmap_release(&h.taint, NULL);
+  if (rc == 0)
+    rc = nub_tree_finish(t, "yarn.lock", err);
+  return rc;
+}

@@ -1,0 +1,227 @@
+/* plan_yarn.c - the plan from yarn.lock (yarn 1): its graph, each direct
+ * dependency found by its "name@spec" among the entries (yarn's
+ * --frozen-lockfile rule), placed by the layout (hoisted by default, as
+ * yarn 1 places packages; see convert.h). nub does not write yarn.lock back
+ * yet: a yarn.lock that no longer answers package.json is refused, naming
+ * the dependency. */
+#include <string.h>
+
+#include "install_ctx.h"
+#include "lockfile_yarn.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "plan.h"
+
+int nub_plan_from_yarn(struct nub_install_ctx *c, struct nub_err *err)
+{
+  struct nub_plan *p = &c->plan;
+  char *text = NULL;
+  size_t len = 0;
+  int rc;
+
+  p->lockname = c->proj.lockfile;
+  if (c->o->frozen == NUB_FROZEN_NO || c->o->nupdate || c->o->update_all)
+    return nub_err_set(err, -NUB_ELOCKVERSION,
+                       "re-resolving would rewrite %s, which nub cannot write back yet; run "
+                       "`yarn install` (or `yarn upgrade`), or delete %s to let nub resolve",
+                       p->lockname, p->lockname);
+  rc = nub_plat_read_file_at(c->proj.dir_fd, p->lockname, 1u << 30, &text, &len);
+  if (rc < 0)
+    return nub_err_set(err, rc, "cannot read %s: %s", p->lockname, nub_strerror(rc));
+  nub_graph_init(&p->graph);
+  p->have_graph = true;
+  rc = nub_lockfile_yarn_parse(&p->graph, text, len, p->lockname, &c->man,
+                               c->ws.source ? &c->ws : NULL, &c->cfg, err);
+  nub_free(text);
+  return rc;
+}
+
+/* ---- placing, after the fetch ------------------------------------------------- */
+
+#include "hoist_yarn.h"
+#include "semver.h"
+#include "store.h"
+#include "sync.h"
+
+static bool has_peers(void *ud, const struct nub_gpkg *p)
+{
+  (void)ud;
+  return p->peers.n > 0;
+}
+
+/* The package a gpkg edge named `alias` points at, or NULL. */
+static struct nub_gpkg *dep_named(const struct nub_graph *g, const struct nub_gpkg *p,
+                                  const char *alias)
+{
+  for (size_t e = 0; e < p->ndeps + p->noptional_deps; e++) {
+    const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
+    if (!strcmp(ed->alias, alias)) {
+      char *t = nub_gedge_target(ed->alias, ed->ref);
+      struct nub_gpkg *x = t ? nub_graph_find(g, t) : NULL;
+      nub_free(t);
+      return x;
+    }
+  }
+  return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
+{
+  struct nub_plan *p = &c->plan;
+  struct nub_graph *g = &p->graph;
+  size_t n = g->npkgs;
+  long *parent = nub_calloc(n + 1, sizeof(long));   /* on the shortest path; -1: the root */
+  bool *seen = nub_calloc(n + 1, sizeof(bool)), *required = nub_calloc(n + 1, sizeof(bool));
+  bool *incompatible = nub_calloc(n + 1, sizeof(bool));
+  size_t *queue = nub_calloc(n + 1, sizeof(size_t)), qh = 0, qt = 0;
+  const struct nub_importer *im = g->nimporters ? &g->importers[0] : NULL;
+  int rc;
+
+  /* each package's peers (yarn reads them from the package) and platform */
+  for (size_t i = 0; i < n; i++) {
+    struct nub_gpkg *x = g->pkgs[i];
+    const struct nub_index *idx = x->fetch ? x->fetch->index : NULL;
+    char *text = NULL;
+    size_t len = 0;
+    struct nub_manifest m;
+    struct nub_err e2;
+    if (!idx)
+      continue;
+    incompatible[i] = !nub_platform_allows_csv(idx->os, c->caps.npm_os) ||
+                      !nub_platform_allows_csv(idx->cpu, c->caps.npm_cpu);
+    if (nub_store_read_pkg_file(&c->store, idx, "package.json", &text, &len) == 0 &&
+        nub_manifest_parse(&m, text, len, "package.json", &e2) == 0) {
+      nub_depmap_release(&x->peers);
+      x->peers = m.peer;
+      memset(&m.peer, 0, sizeof(m.peer));
+      nub_manifest_release(&m);
+    }
+    nub_free(text);
+  }
+  /* shortest paths from the project (breadth-first, in edge order) */
+  for (int k = 0; im && k < NUB_DEP_KINDS; k++) {
+    const struct nub_gdirect *d;
+    size_t nd = nub_importer_directs(im, k, &d);
+    for (size_t i = 0; i < nd; i++) {
+      char *t = nub_gedge_target(d[i].alias, d[i].ref);
+      struct nub_gpkg *x = t ? nub_graph_find(g, t) : NULL;
+      nub_free(t);
+      if (x && !seen[x->index]) {
+        seen[x->index] = true;
+        parent[x->index] = -1;
+        queue[qt++] = x->index;
+      }
+    }
+  }
+  while (qh < qt) {
+    const struct nub_gpkg *x = g->pkgs[queue[qh++]];
+    for (size_t e = 0; e < x->ndeps + x->noptional_deps; e++) {
+      const struct nub_gedge *ed = e < x->ndeps ? &x->deps[e] : &x->optional_deps[e - x->ndeps];
+      char *t = nub_gedge_target(ed->alias, ed->ref);
+      struct nub_gpkg *y = t ? nub_graph_find(g, t) : NULL;
+      nub_free(t);
+      if (y && !seen[y->index]) {
+        seen[y->index] = true;
+        parent[y->index] = (long)x->index;
+        queue[qt++] = y->index;
+      }
+    }
+  }
+  /* a peer resolves to what the nearest ancestor on that path asks for
+   * (the project included) when it satisfies the range; yarn then counts
+   * it among the package's dependencies */
+  for (size_t i = 0; i < n; i++) {
+    struct nub_gpkg *x = g->pkgs[i];
+    for (size_t k = 0; seen[i] && k < x->peers.n; k++) {
+      const char *name = x->peers.v[k].name, *range = x->peers.v[k].spec;
+      struct nub_gpkg *v = NULL;
+      if (dep_named(g, x, name))
+        continue; /* a dependency too */
+      for (long a = parent[i]; !v; a = a >= 0 ? parent[a] : -2) {
+        if (a == -2)
+          break;
+        if (a >= 0) {
+          v = dep_named(g, g->pkgs[a], name);
+        } else {
+          for (int kk = 0; im && kk < NUB_DEP_KINDS && !v; kk++) {
+            const struct nub_gdirect *d;
+            size_t nd = nub_importer_directs(im, kk, &d);
+            for (size_t j = 0; j < nd && !v; j++)
+              if (!strcmp(d[j].alias, name)) {
+                char *t = nub_gedge_target(d[j].alias, d[j].ref);
+                v = t ? nub_graph_find(g, t) : NULL;
+                nub_free(t);
+              }
+          }
+        }
+      }
+      if (!v || (strcmp(range, "*") && !nub_sync_satisfies(range, name, v->name, v->version)))
+        continue;
+      x->deps = nub_realloc(x->deps, (x->ndeps + 1) * sizeof(*x->deps));
+      x->deps[x->ndeps].alias = nub_strdup(name);
+      x->deps[x->ndeps].ref = strcmp(name, v->name) ? nub_strdup(v->key) : nub_strdup(v->version);
+      x->ndeps++;
+      /* its pattern for yarn's order: the first of the peer's own */
+      if (v->npatterns) {
+        char **pats = nub_calloc(v->npatterns, sizeof(char *));
+        const char *at;
+        memcpy(pats, v->patterns, v->npatterns * sizeof(char *));
+        nub_sort(pats, v->npatterns, sizeof(char *), cmp_str);
+        at = strchr(pats[0][0] == '@' ? pats[0] + 1 : pats[0], '@');
+        x->dep_specs.v = nub_realloc(x->dep_specs.v, (x->dep_specs.n + 1) * sizeof(struct nub_dep));
+        x->dep_specs.v[x->dep_specs.n].name = nub_strdup(name);
+        x->dep_specs.v[x->dep_specs.n].spec = nub_strdup(at ? at + 1 : "");
+        x->dep_specs.n++;
+        nub_free(pats);
+      }
+    }
+  }
+  /* what is installed: reached from the project without going through a
+   * package for another platform */
+  qh = qt = 0;
+  for (int k = 0; im && k < NUB_DEP_KINDS; k++) {
+    const struct nub_gdirect *d;
+    size_t nd = nub_importer_directs(im, k, &d);
+    for (size_t i = 0; i < nd; i++) {
+      char *t = nub_gedge_target(d[i].alias, d[i].ref);
+      struct nub_gpkg *x = t ? nub_graph_find(g, t) : NULL;
+      nub_free(t);
+      if (x && !required[x->index] && !incompatible[x->index]) {
+        required[x->index] = true;
+        queue[qt++] = x->index;
+      }
+    }
+  }
+  while (qh < qt) {
+    const struct nub_gpkg *x = g->pkgs[queue[qh++]];
+    for (size_t e = 0; e < x->ndeps + x->noptional_deps; e++) {
+      const struct nub_gedge *ed = e < x->ndeps ? &x->deps[e] : &x->optional_deps[e - x->ndeps];
+      char *t = nub_gedge_target(ed->alias, ed->ref);
+      struct nub_gpkg *y = t ? nub_graph_find(g, t) : NULL;
+      nub_free(t);
+      if (y && !required[y->index] && !incompatible[y->index]) {
+        required[y->index] = true;
+        queue[qt++] = y->index;
+      }
+    }
+  }
+  nub_tree_init(&p->tree, &p->pkgs);
+  p->have_tree = true;
+  rc = nub_tree_from_graph_yarn(&p->tree, g, &c->cfg, has_peers, NULL, err);
+  for (size_t i = 0; rc == 0 && i < p->tree.n; i++) {
+    struct nub_node *nd = &p->tree.nodes[i];
+    if (nd->gpkg && !required[nd->gpkg->index])
+      nd->skip = true; /* yarn placed it, and links it not */
+  }
+  nub_free(parent);
+  nub_free(seen);
+  nub_free(required);
+  nub_free(incompatible);
+  nub_free(queue);
+  return rc;
+}

@@ -1,0 +1,1 @@
+nub_unit_test(lockfile_yarn unit/test_lockfile_yarn.c)

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""yarn.lock (yarn 1) against the local test registry: the tree yarn 1
+builds from it, path by path (bins included: every package's dependencies'
+bins in its own node_modules/.bin, the top's from every package, as yarn
+links them), the frozen-lockfile rule, and the isolated layout from it.
+The differential tests against yarn itself on real packages are in
+test_differential.py.
+
+Run: NUB_BIN=build/core/nub python3 tests/e2e/test_install_yarn.py
+     (or ctest -R e2e.install_yarn)
+"""
+
+import os
+import shutil
+
+import nubtest
+
+# what yarn 1.22.22 built from basic/yarn.lock.template (its own output, on
+# this test registry), on Linux x64: opt-darwin and opt-win left out
+YARN_TREE = ['node_modules/', 'node_modules/.bin/', 'node_modules/.bin/c-cli -> ../c/bin/cli.js', 'node_modules/.bin/d -> ../@scope/d/bin/d.js', 'node_modules/@scope/', 'node_modules/@scope/d/', 'node_modules/@scope/d/bin/', 'node_modules/@scope/d/bin/d.js', 'node_modules/@scope/d/index.js', 'node_modules/@scope/d/package.json', 'node_modules/a/', 'node_modules/a/index.js', 'node_modules/a/package.json', 'node_modules/b/', 'node_modules/b/index.js', 'node_modules/b/package.json', 'node_modules/c/', 'node_modules/c/bin/', 'node_modules/c/bin/cli.js', 'node_modules/c/index.js', 'node_modules/c/node_modules/', 'node_modules/c/node_modules/b/', 'node_modules/c/node_modules/b/index.js', 'node_modules/c/node_modules/b/package.json', 'node_modules/c/package.json', 'node_modules/dev-only/', 'node_modules/dev-only/index.js', 'node_modules/dev-only/package.json', 'node_modules/e/', 'node_modules/e/empty.txt', 'node_modules/e/file with space.txt', 'node_modules/e/index.js', 'node_modules/e/lib/', 'node_modules/e/lib/x/', 'node_modules/e/lib/x/y.js', 'node_modules/e/package.json', 'node_modules/e/scripts/', 'node_modules/e/scripts/run.sh', 'node_modules/opt-linux/', 'node_modules/opt-linux/index.js', 'node_modules/opt-linux/package.json']
+
+
+class YarnLockTest(nubtest.NubTestCase):
+
+    def project(self):
+        self.make_project("basic")
+        self.write_lock_template("basic/yarn.lock.template", "yarn.lock")
+
+    def test_same_tree_as_yarn(self):
+        self.project()
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.installed(), YARN_TREE)
+        self.assertEqual(self.node_require(self.proj, "c")["deps"], {"b": "2.0.0"})
+        self.assertIn("Already up to date", self.nub("install").stdout)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+        self.nub("ci")
+        self.assertEqual(self.installed(), YARN_TREE)
+
+    def test_out_of_date_is_refused(self):
+        self.project()
+        with open(os.path.join(self.proj, "yarn.lock")) as f:
+            before = f.read()
+        pj = os.path.join(self.proj, "package.json")
+        doc = self.read_json(pj)
+        doc["dependencies"]["tagged"] = "^1.0.0"
+        self.write_json(pj, doc)
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertIn("tagged@^1.0.0", proc.stderr)
+        self.assertIn("yarn install", proc.stderr)
+        with open(os.path.join(self.proj, "yarn.lock")) as f:
+            self.assertEqual(f.read(), before)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
+
+    def test_isolated_and_ls(self):
+        self.project()
+        self.nub("install", "--node-linker", "isolated")
+        self.assertEqual(self.node_require(self.proj, "c")["deps"], {"b": "2.0.0"})
+        self.assertEqual(self.node_require(self.proj, "a")["deps"], {"b": "1.0.0"})
+        self.assertIn("├── a@1.0.0", self.nub("ls").stdout)
+
+    def test_integrity_is_checked(self):
+        self.project()
+        path = os.path.join(self.proj, "yarn.lock")
+        with open(path) as f:
+            text = f.read()
+        # a's integrity replaced by b's: the tarball does not match
+        good = self.registry.integrity("a", "1.0.0")
+        text = text.replace(good, self.registry.integrity("b", "1.0.0"))
+        with open(path, "w") as f:
+            f.write(text)
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 30, proc.stderr)
+
+
+if __name__ == "__main__":
+    nubtest.main()
