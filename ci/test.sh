@@ -14,18 +14,19 @@ bash ci/check-layering.sh build
 
 # The incumbents the differential tests compare with (tests/fixtures/real),
 # at the versions the fixtures' EXPECTED.md was recorded with: npm 11 (a
-# distribution's npm may be older and build other trees) and pnpm 12.4.2.
+# distribution's npm may be older and build other trees), pnpm 12.4.2 and
+# yarn 1.
 # Without them (or without the network) those comparisons are skipped.
 tools=$PWD/build/tools
 if command -v npm >/dev/null 2>&1; then
-  for t in "npm npm@11" "pnpm pnpm@12.4.2"; do
+  for t in "npm npm@11" "pnpm pnpm@12.4.2" "yarn yarn@1"; do
     set -- $t
     [ -x "$tools/$1/bin/$1" ] && continue
     npm i -g --prefix "$tools/$1" "$2" --no-audit --no-fund >"$tools.$1.log" 2>&1 ||
       { echo "test: $2 could not be installed; comparisons with it are skipped:"; tail -3 "$tools.$1.log"; }
   done
 fi
-export PATH="$tools/pnpm/bin:$tools/npm/bin:$PATH"
+export PATH="$tools/pnpm/bin:$tools/npm/bin:$tools/yarn/bin:$PATH"
 
 (cd build && ctest --output-on-failure -j"$jobs")
 

@@ -201,6 +201,35 @@ class RealPackagesTest(nubtest.NubTestCase):
             self.assertEqual(f.read(), written)
         self.assertTrue(os.path.isdir(os.path.join(d, "packages/old/node_modules/semver")))
 
+    def test_yarn_lock_same_tree_as_yarn(self):
+        # the bench fixtures' yarn.lock (real packages): nub's tree is the one
+        # yarn 1 builds with --frozen-lockfile, path by path, .bin included
+        yarn = shutil.which("yarn")
+        if not yarn:
+            self.skipTest("SKIP: yarn 1 is not installed")
+        bench = os.path.join(nubtest.FIXTURES_DIR, "..", "..", "ci", "bench", "fixtures")
+        reg = REGISTRY.rstrip("/")
+        for fx in ("webpack3", "coffee2"):
+            with self.subTest(fixture=fx):
+                dirs = {}
+                for who in ("yarn", "nub"):
+                    d = dirs[who] = os.path.join(self.tmp, "%s-%s" % (who, fx))
+                    os.makedirs(d)
+                    shutil.copy(os.path.join(bench, fx, "package.json"), d)
+                    with open(os.path.join(bench, fx, "yarn.lock")) as f:
+                        text = f.read().replace("@@REGISTRY@@", reg)
+                    with open(os.path.join(d, "yarn.lock"), "w") as f:
+                        f.write(text)
+                self.run_cmd([yarn, "install", "--frozen-lockfile", "--ignore-scripts",
+                              "--ignore-engines", "--non-interactive", "--cache-folder",
+                              os.path.join(self.tmp, "yarn-cache")], cwd=dirs["yarn"],
+                             env={"YARN_REGISTRY": REGISTRY}, timeout=600)
+                self.nub("install", "--frozen-lockfile", "--ignore-scripts", cwd=dirs["nub"],
+                         timeout=600)
+                want = [p for p in self.installed(dirs["yarn"])
+                        if not p.startswith("node_modules/.yarn-integrity")]
+                self.assertEqual(self.installed(dirs["nub"]), want)
+
     @nubtest.requires_node
     def test_pnpm_workspace_resolves_as_under_pnpm(self):
         # from pnpm's lockfile and from package.json alone: every declared
