@@ -249,6 +249,12 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
       rc = nub_import_file_write(im, e.data, (size_t)e.size);
     if (rc == 0)
       rc = nub_import_file_end(im);
+    if (rc == -EEXIST || rc == -ENOTDIR || rc == -EISDIR) {
+      /* a file where the tarball has a directory, or under a file */
+      rc = nub_err_set(err, -NUB_EEXTRACT, "%s: bad tarball: '%s' is both a file and a "
+                       "directory in it", what, norm);
+      goto out;
+    }
     if (rc < 0)
       goto io_fail;
     st->files++;

@@ -890,6 +890,12 @@ int nub_lockfile_pnpm_parse(struct nub_graph *g, const char *text, size_t len,
                        "(or delete the lockfile and re-resolve)",
                        fname, line);
   }
+  if (nub_text_yaml_too_deep(text, len, 256, &off)) {
+    int line, col;
+    nub_text_linecol(text, off, &line, &col);
+    return nub_err_set(err, -NUB_ELOCKFILE, "%s:%d:%d: collections nested more than 256 "
+                       "deep; this is not a lockfile pnpm or nub writes", fname, line, col);
+  }
   if (!yaml_parser_initialize(&parser))
     return nub_err_set(err, -ENOMEM, "out of memory parsing %s", fname);
   yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);

@@ -821,6 +821,27 @@ static int publish_tree(struct nub_import *im, const char *key)
   return -EEXIST;
 }
 
+/* A file path that is also the parent directory of another, or NULL;
+ * paths are sorted. */
+static const char *conflicting_path(const char **paths, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    char prefix[4096];
+    size_t len = strlen(paths[i]);
+    if (len >= sizeof(prefix))
+      continue;
+    memcpy(prefix, paths[i], len + 1);
+    for (char *s = strrchr(prefix, '/'); s; s = strrchr(prefix, '/')) {
+      const char *key = prefix, **hit;
+      *s = '\0';
+      hit = bsearch(&key, paths, n, sizeof(*paths), cmp_str);
+      if (hit)
+        return *hit;
+    }
+  }
+  return NULL;
+}
+
 int nub_import_commit(struct nub_import *im, const char key[65],
                       struct nub_index **out, struct nub_err *err)
 {
@@ -839,6 +860,18 @@ int nub_import_commit(struct nub_import *im, const char key[65],
   paths = nub_calloc(im->nfiles + 1, sizeof(*paths));
   for (size_t i = 0; i < im->nfiles; i++)
     paths[i] = im->files[i].path;
+  {
+    /* a file under a path that is itself a file ("x" and "x/a") can be
+     * neither linked nor unpacked: the tarball is bad */
+    const char *bad = conflicting_path(paths, im->nfiles);
+    if (bad) {
+      rc = nub_err_set(err, -NUB_EEXTRACT, "bad tarball: '%s' is both a file and a "
+                       "directory in it", bad);
+      nub_free(paths);
+      nub_import_abort(im);
+      return rc;
+    }
+  }
   memset(&in, 0, sizeof(in));
   in.pkgjson = im->pkgjson;
   in.pkgjson_len = im->pkgjson_len;

@@ -41,3 +41,35 @@ bool nub_text_conflict_marker(const char *text, size_t len, size_t *off)
   }
   return false;
 }
+
+bool nub_text_yaml_too_deep(const char *text, size_t len, int limit, size_t *off)
+{
+  int depth = 0;
+  char quote = 0;
+
+  for (size_t i = 0; i < len; i++) {
+    char ch = text[i];
+    if (quote) {
+      if (ch == '\\' && quote == '"' && i + 1 < len)
+        i++;
+      else if (ch == quote)
+        quote = 0;
+      continue;
+    }
+    if (ch == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\n')) {
+      while (i < len && text[i] != '\n')
+        i++;
+      continue;
+    }
+    if ((ch == '"' || ch == '\'') && (i == 0 || strchr(" \t\n[{,:", text[i - 1])))
+      quote = ch;
+    else if (ch == '[' || ch == '{') {
+      if (++depth > limit) {
+        *off = i;
+        return true;
+      }
+    } else if ((ch == ']' || ch == '}') && depth > 0)
+      depth--;
+  }
+  return false;
+}

@@ -10,6 +10,7 @@
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "path.h"
+#include "text.h"
 
 #define MAX_DEPTH 32 /* of a "**" walk: symlinked directories may loop */
 
@@ -275,6 +276,11 @@ static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len
   struct yrd r = {&doc, "pnpm-workspace.yaml", err};
   int rc = 0;
 
+  size_t off;
+
+  if (nub_text_yaml_too_deep(text, len, 256, &off))
+    return nub_err_set(err, -NUB_EMANIFEST, "pnpm-workspace.yaml: collections nested more "
+                       "than 256 deep");
   if (!yaml_parser_initialize(&parser))
     return nub_err_set(err, -ENOMEM, "out of memory reading pnpm-workspace.yaml");
   yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);

@@ -276,6 +276,57 @@ static void test_extract__names_byte_for_byte(void **state)
   nub_buf_release(&gz);
 }
 
+/* A file where the tarball already has a directory of that name (and the
+ * other way round): a bad tarball, named, not an I/O error. */
+static void test_extract__file_over_directory(void **state)
+{
+  struct nub_test_store *f = *state;
+  struct nub_err err;
+
+  for (int tree = 0; tree < 2; tree++)
+    for (int order = 0; order < 2; order++) {
+      struct nub_buf t = NUB_BUF_INIT, gz;
+      struct nub_import *im;
+      struct nub_extract_stats st;
+      struct src s;
+      int rc;
+      nub_test_tar_entry(&t, "package/package.json", '0',
+                         "{\"name\":\"p\",\"version\":\"1.0.0\"}", 31, 0644);
+      if (order == 0) {
+        nub_test_tar_entry(&t, "package/x/", '5', NULL, 0, 0755);
+        nub_test_tar_entry(&t, "package/x/a", '0', "a", 1, 0644);
+        nub_test_tar_entry(&t, "package/x", '0', "x", 1, 0644);
+      } else {
+        nub_test_tar_entry(&t, "package/x", '0', "x", 1, 0644);
+        nub_test_tar_entry(&t, "package/x/a", '0', "a", 1, 0644);
+      }
+      nub_test_tar_finish(&t);
+      gz = nub_test_gzip(t.data, t.len);
+      s.p = gz.data;
+      s.len = gz.len;
+      s.given = false;
+      assert_int_equal(nub_import_begin(&f->store, &im, &err), 0);
+      if (tree)
+        assert_true(nub_import_as_tree(im, "p"));
+      rc = nub_extract(im, rd, &s, "p@1.0.0", NULL, NULL, NULL, &st, &err);
+      if (rc == 0) {
+        char key[65];
+        memset(key, tree ? 'c' : 'd', 64);
+        key[63] = (char)('0' + order);
+        key[64] = '\0';
+        rc = nub_import_commit(im, key, NULL, &err);
+      } else {
+        nub_import_abort(im);
+      }
+      assert_int_equal(rc, -NUB_EEXTRACT);
+      /* (a failure at commit gets the package's name from fetch.c) */
+      if (!strstr(err.msg, "is both a file and a directory")) print_message("%s\n", err.msg);
+      assert_non_null(strstr(err.msg, "is both a file and a directory"));
+      nub_buf_release(&t);
+      nub_buf_release(&gz);
+    }
+}
+
 static void test_extract__gzip_members_and_faults(void **state)
 {
   struct nub_test_store *f = *state;
@@ -433,6 +484,8 @@ int main(void)
       cmocka_unit_test_setup_teardown(test_extract__names_byte_for_byte, nub_test_store_setup,
                                       nub_test_store_teardown),
       cmocka_unit_test_setup_teardown(test_extract__gzip_members_and_faults, nub_test_store_setup,
+                                      nub_test_store_teardown),
+      cmocka_unit_test_setup_teardown(test_extract__file_over_directory, nub_test_store_setup,
                                       nub_test_store_teardown),
       cmocka_unit_test(test_extract__tarball_package_json),
       cmocka_unit_test_setup_teardown(test_extract__plain_tar_and_not_a_tarball,

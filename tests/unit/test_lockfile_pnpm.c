@@ -640,6 +640,21 @@ static void test_errors(void **state)
   assert_int_equal(rc, -NUB_ELOCKFILE);
   assert_non_null(strstr(err.msg, "twice"));
 
+  /* nesting libyaml would take half a minute over: refused at once */
+  {
+    struct nub_buf deep = NUB_BUF_INIT;
+    nub_buf_adds(&deep, "lockfileVersion: '9.0'\nx: ");
+    for (int i = 0; i < 100000; i++)
+      nub_buf_addc(&deep, '[');
+    for (int i = 0; i < 100000; i++)
+      nub_buf_addc(&deep, ']');
+    rc = parse_str(nub_buf_str(&deep), &err);
+    assert_int_equal(rc, -NUB_ELOCKFILE);
+    assert_non_null(strstr(err.msg, "nub.lock:2:"));
+    assert_non_null(strstr(err.msg, "nested more than 256 deep"));
+    nub_buf_release(&deep);
+  }
+
   /* catalogs are read as pnpm writes them; anything else there is an error */
   rc = parse_str("lockfileVersion: '9.0'\ncatalogs: {default: {a: 1}}\n", &err);
   assert_int_equal(rc, -NUB_ELOCKFILE);
