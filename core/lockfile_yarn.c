@@ -74,10 +74,9 @@ static void entry_free(struct yentry *e)
   nub_depmap_release(&e->optional);
 }
 
-static int parse_entries(struct yrd *r, struct yentry **out, size_t *nout)
+static int parse_entries_into(struct yrd *r, struct yentry **vp, size_t *np, size_t *cap)
 {
-  struct yentry *v = NULL, *cur = NULL;
-  size_t n = 0, cap = 0;
+  struct yentry *cur = NULL;
   struct nub_depmap *map = NULL; /* the dependency map being read */
   const char *p = r->t;
 
@@ -101,8 +100,8 @@ static int parse_entries(struct yrd *r, struct yentry **out, size_t *nout)
     if (indent == 0) { /* "key1", key2: */
       if (eol[-1] != ':')
         return bad(r, "an entry must end with ':'");
-      NUB_GROW(v, cap, n + 1);
-      cur = &v[n++];
+      NUB_GROW(*vp, *cap, *np + 1);
+      cur = &(*vp)[(*np)++];
       memset(cur, 0, sizeof(*cur));
       cur->line = r->line;
       map = NULL;
@@ -165,9 +164,17 @@ static int parse_entries(struct yrd *r, struct yentry **out, size_t *nout)
     if (p <= r->end && eol < r->end && *eol == '\r')
       p = eol + 2;
   }
-  *out = v;
-  *nout = n;
   return 0;
+}
+
+/* The entries (the caller frees them, on failure too). */
+static int parse_entries(struct yrd *r, struct yentry **out, size_t *nout)
+{
+  size_t cap = 0;
+
+  *out = NULL;
+  *nout = 0;
+  return parse_entries_into(r, out, nout, &cap);
 }
 
 /* "name@range" -> name (the '@' of a scope is not the split). */
