@@ -39,6 +39,7 @@ void nub_gpkg_free(struct nub_gpkg *p)
   nub_depmap_release(&p->opt_specs);
   nub_depmap_release(&p->bins);
   nub_strarray_free(p->patterns, p->npatterns);
+  nub_free(p->resolved);
   nub_strarray_free(p->os, p->nos);
   nub_strarray_free(p->cpu, p->ncpu);
   nub_strarray_free(p->libc, p->nlibc);

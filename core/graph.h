@@ -58,6 +58,7 @@ struct nub_gpkg {
                                            * (package-lock.json records them) */
   struct nub_depmap bins;                 /* the resolver's: command -> target */
   char **patterns;                        /* yarn.lock: the keys resolving to it */
+  char *resolved;                         /* yarn.lock: `resolved` as written */
   size_t npatterns;
   struct nub_pkg *fetch;  /* store identity */
   bool skip;              /* filtered out for this platform / --prod */

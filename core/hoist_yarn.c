@@ -50,6 +50,13 @@ static void tree_set(struct hctx *h, struct hinfo *info)
   info->seq = was ? was->seq : ++h->seq;
 }
 
+/* yarn's `loc`: one package version, whatever peer context a graph that
+ * came from the resolver gives it */
+static bool same(const struct nub_gpkg *a, const struct nub_gpkg *b)
+{
+  return a == b || (a && b && !strcmp(a->pkg_key, b->pkg_key));
+}
+
 static char *implode(char *const *parts, size_t n, const char *last)
 {
   struct nub_buf b = NUB_BUF_INIT;
@@ -92,7 +99,7 @@ static bool taint_key(struct hctx *h, const char *key, struct hinfo *info)
 {
   struct hinfo *t = nub_strmap_get(&h->taint, key);
 
-  if (t && t->pkg != info->pkg)
+  if (t && !same(t->pkg, info->pkg))
     return false;
   nub_strmap_put(&h->taint, key, info);
   return true;
@@ -155,9 +162,9 @@ static bool valid_position(struct hctx *h, struct hinfo *info, char *const *part
     return false;
   key = implode(parts, n, NULL);
   ex = nub_strmap_get(&h->tree, key);
-  if (!(ex && ex->pkg == info->pkg)) {
+  if (!(ex && same(ex->pkg, info->pkg))) {
     t = nub_strmap_get(&h->taint, key);
-    ok = !(t && t->pkg != info->pkg);
+    ok = !(t && !same(t->pkg, info->pkg));
   }
   nub_free(key);
   return ok;
@@ -181,7 +188,7 @@ static void new_parts(struct hctx *h, struct hinfo *info, char ***out, size_t *n
     struct hinfo *ex = nub_strmap_get(&h->tree, ck), *t;
     if (ex) {
       nub_free(ck);
-      if (ex->pkg == info->pkg) { /* satisfied from above */
+      if (same(ex->pkg, info->pkg)) { /* satisfied from above */
         *out = nub_calloc(i + 1, sizeof(char *));
         for (size_t k = 0; k < i; k++)
           (*out)[k] = parts[k];
@@ -196,7 +203,7 @@ static void new_parts(struct hctx *h, struct hinfo *info, char ***out, size_t *n
     }
     t = nub_strmap_get(&h->taint, ck);
     nub_free(ck);
-    if (t && t->pkg != info->pkg)
+    if (t && !same(t->pkg, info->pkg))
       break;
   }
   while (n > 0) {
@@ -299,7 +306,7 @@ static struct occ *occ_of(struct pre *p, const char *alias, const struct nub_gpk
                           const char *pattern)
 {
   for (size_t i = 0; i < p->no; i++)
-    if (p->o[i].pkg == pkg && !strcmp(p->o[i].alias, alias))
+    if (same(p->o[i].pkg, pkg) && !strcmp(p->o[i].alias, alias))
       return &p->o[i];
   NUB_GROW(p->o, p->capo, p->no + 1);
   memset(&p->o[p->no], 0, sizeof(p->o[p->no]));
@@ -315,11 +322,11 @@ static void add(struct pre *p, const char *alias, const struct nub_gpkg *pkg,
   struct occ *o;
 
   for (size_t i = 0; i < p->nanc; i++)
-    if (p->anc[i] == pkg)
+    if (same(p->anc[i], pkg))
       return; /* a cycle */
   o = occ_of(p, alias, pkg, pattern);
   if (p->nanc)
-    nub_strmap_put(&o->parents, p->anc[p->nanc - 1]->key, (void *)1);
+    nub_strmap_put(&o->parents, p->anc[p->nanc - 1]->pkg_key, (void *)1);
   if (nub_strmap_get(&p->visited, pattern))
     return;
   nub_strmap_put(&p->visited, pattern, (void *)1);

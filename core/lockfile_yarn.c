@@ -246,6 +246,7 @@ static int make_pkg(struct yrd *r, struct nub_graph *g, struct nub_strmap *bykey
     p->pkg_key = nub_strdup(key);
     p->name = name;
     p->version = nub_strdup(e->version);
+    p->resolved = e->resolved ? nub_strdup(e->resolved) : NULL;
     p->integrity = e->integrity ? nub_strdup(e->integrity)
                    : e->resolved ? sri_from_fragment(e->resolved)
                                  : NULL;
@@ -339,7 +340,7 @@ static int cmp_direct(const void *a, const void *b)
  * of some entry ("name@spec"), except links to workspace members. */
 static int add_importer(struct yrd *r, struct nub_graph *g, struct nub_strmap *byspec,
                         const char *path, const struct nub_manifest *m,
-                        const struct nub_workspace *ws)
+                        const struct nub_workspace *ws, bool *stale)
 {
   struct nub_importer *im = &g->importers[g->nimporters++];
   const struct nub_depmap *maps[3] = {&m->deps, &m->optional, &m->dev};
@@ -365,6 +366,9 @@ static int add_importer(struct yrd *r, struct nub_graph *g, struct nub_strmap *b
         ref = nub_path_relative(from, to, rel, sizeof(rel)) == 0
                   ? nub_asprintf("link:%s", rel)
                   : nub_asprintf("link:%s", member->dir);
+      } else if (!t && stale) { /* the caller resolves again */
+        *stale = true;
+        continue;
       } else if (!t) {
         return nub_err_set(r->err, -NUB_EOUTDATED,
                            "%s is out of date with %s%spackage.json: %s@%s is not in it; "
@@ -390,7 +394,7 @@ static int add_importer(struct yrd *r, struct nub_graph *g, struct nub_strmap *b
 int nub_lockfile_yarn_parse(struct nub_graph *g, const char *text, size_t len,
                             const char *fname, const struct nub_manifest *root,
                             const struct nub_workspace *ws, const struct nub_config *cfg,
-                            struct nub_err *err)
+                            bool *stale, struct nub_err *err)
 {
   struct yrd r = {text, text + len, fname, 0, err};
   struct yentry *v = NULL;
@@ -420,9 +424,9 @@ int nub_lockfile_yarn_parse(struct nub_graph *g, const char *text, size_t len,
     rc = add_edges(&r, &byspec, &v[i]);
   if (rc == 0) {
     g->importers = nub_calloc(1 + (ws ? ws->npkgs : 0), sizeof(*g->importers));
-    rc = add_importer(&r, g, &byspec, ".", root, ws);
+    rc = add_importer(&r, g, &byspec, ".", root, ws, stale);
     for (size_t i = 0; rc == 0 && ws && i < ws->npkgs; i++)
-      rc = add_importer(&r, g, &byspec, ws->pkgs[i].dir, &ws->pkgs[i].man, ws);
+      rc = add_importer(&r, g, &byspec, ws->pkgs[i].dir, &ws->pkgs[i].man, ws, stale);
   }
   if (rc == 0 && g->npkgs) {
     for (size_t i = 0; i < g->npkgs; i++) {
@@ -432,6 +436,44 @@ int nub_lockfile_yarn_parse(struct nub_graph *g, const char *text, size_t len,
                cmp_direct_edge);
     }
     nub_graph_mark_optional(g);
+    /* an entry nothing asks for any more: the lockfile is to be written
+     * again (yarn drops such entries) */
+    if (stale && !*stale) {
+      bool *seen = nub_calloc(g->npkgs + 1, sizeof(bool));
+      size_t *stack = nub_calloc(g->npkgs + 1, sizeof(size_t)), sp = 0, nseen = 0;
+      for (size_t m = 0; m < g->nimporters; m++)
+        for (int k = 0; k < NUB_DEP_KINDS; k++) {
+          const struct nub_gdirect *d;
+          size_t nd = nub_importer_directs(&g->importers[m], k, &d);
+          for (size_t i = 0; i < nd; i++) {
+            char *t = nub_gedge_target(d[i].alias, d[i].ref);
+            struct nub_gpkg *x = t ? nub_graph_find(g, t) : NULL;
+            nub_free(t);
+            if (x && !seen[x->index]) {
+              seen[x->index] = true;
+              stack[sp++] = x->index;
+            }
+          }
+        }
+      while (sp) {
+        const struct nub_gpkg *x = g->pkgs[stack[--sp]];
+        nseen++;
+        for (size_t e = 0; e < x->ndeps + x->noptional_deps; e++) {
+          const struct nub_gedge *ed = e < x->ndeps ? &x->deps[e] : &x->optional_deps[e - x->ndeps];
+          char *t = nub_gedge_target(ed->alias, ed->ref);
+          struct nub_gpkg *y = t ? nub_graph_find(g, t) : NULL;
+          nub_free(t);
+          if (y && !seen[y->index]) {
+            seen[y->index] = true;
+            stack[sp++] = y->index;
+          }
+        }
+      }
+      if (nseen < g->npkgs)
+        *stale = true;
+      nub_free(seen);
+      nub_free(stack);
+    }
   }
   for (size_t i = 0; i < n; i++)
     entry_free(&v[i]);

@@ -11,6 +11,7 @@
 #ifndef NUB_LOCKFILE_YARN_H
 #define NUB_LOCKFILE_YARN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "config.h"
@@ -22,11 +23,19 @@ struct nub_workspace;
 
 /* Parse yarn.lock text into g, with importers from root (and ws's members,
  * ws may be NULL). A direct dependency whose "name@spec" no entry lists is
- * -NUB_EOUTDATED naming it (yarn's --frozen-lockfile rule); bad syntax is
- * -NUB_ELOCKFILE with the line. */
+ * -NUB_EOUTDATED naming it (yarn's --frozen-lockfile rule), or, with
+ * stale non-NULL, left out with *stale set; bad syntax is -NUB_ELOCKFILE
+ * with the line. */
 int nub_lockfile_yarn_parse(struct nub_graph *g, const char *text, size_t len,
                             const char *fname, const struct nub_manifest *root,
                             const struct nub_workspace *ws, const struct nub_config *cfg,
-                            struct nub_err *err);
+                            bool *stale, struct nub_err *err);
+
+#include "buf.h"
+
+/* yarn.lock v1 for graph g (from the resolver or from yarn.lock), as yarn's
+ * own stringify writes it; fills each package's `patterns`. */
+void nub_lockfile_yarn_write(struct nub_graph *g, const struct nub_config *cfg,
+                             struct nub_buf *out);
 
 #endif

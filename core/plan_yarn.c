@@ -11,28 +11,77 @@
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "plan.h"
+#include "buf.h"
+
+/* Write yarn.lock when its bytes change (no churn). */
+static int write_yarn_lock(struct nub_install_ctx *c, struct nub_err *err)
+{
+  struct nub_buf b = NUB_BUF_INIT;
+  char *old = NULL, *path;
+  size_t oldlen = 0;
+  int rc = 0;
+
+  nub_lockfile_yarn_write(&c->plan.graph, &c->cfg, &b);
+  if (nub_plat_read_file_at(c->proj.dir_fd, c->plan.lockname, 1u << 30, &old, &oldlen) == 0 &&
+      oldlen == b.len && !memcmp(old, b.data, b.len)) {
+    nub_free(old);
+    nub_buf_release(&b);
+    return 0;
+  }
+  nub_free(old);
+  path = nub_asprintf("%s/%s", c->proj.dir, c->plan.lockname);
+  rc = nub_plat_write_file_atomic(path, b.data, b.len, 0644);
+  if (rc < 0)
+    nub_err_set(err, rc, "cannot write %s: %s", path, nub_strerror(rc));
+  nub_free(path);
+  nub_buf_release(&b);
+  return rc;
+}
+
+/* The previous graph's `resolved` strings onto the versions kept. */
+static void keep_resolved(struct nub_graph *g, const struct nub_graph *prev)
+{
+  for (size_t i = 0; i < g->npkgs; i++)
+    for (size_t k = 0; k < prev->npkgs; k++)
+      if (!strcmp(g->pkgs[i]->pkg_key, prev->pkgs[k]->pkg_key) && prev->pkgs[k]->resolved) {
+        nub_free(g->pkgs[i]->resolved);
+        g->pkgs[i]->resolved = nub_strdup(prev->pkgs[k]->resolved);
+        break;
+      }
+}
 
 int nub_plan_from_yarn(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
+  struct nub_graph prev;
   char *text = NULL;
   size_t len = 0;
+  bool stale = false, again = c->o->frozen == NUB_FROZEN_NO || c->o->nupdate || c->o->update_all;
   int rc;
 
   p->lockname = c->proj.lockfile;
-  if (c->o->frozen == NUB_FROZEN_NO || c->o->nupdate || c->o->update_all)
-    return nub_err_set(err, -NUB_ELOCKVERSION,
-                       "re-resolving would rewrite %s, which nub cannot write back yet; run "
-                       "`yarn install` (or `yarn upgrade`), or delete %s to let nub resolve",
-                       p->lockname, p->lockname);
   rc = nub_plat_read_file_at(c->proj.dir_fd, p->lockname, 1u << 30, &text, &len);
   if (rc < 0)
     return nub_err_set(err, rc, "cannot read %s: %s", p->lockname, nub_strerror(rc));
   nub_graph_init(&p->graph);
   p->have_graph = true;
+  /* frozen (nub ci, CI): the lockfile must answer package.json as it is */
   rc = nub_lockfile_yarn_parse(&p->graph, text, len, p->lockname, &c->man,
-                               c->ws.source ? &c->ws : NULL, &c->cfg, err);
+                               c->ws.source ? &c->ws : NULL, &c->cfg,
+                               c->frozen ? NULL : &stale, err);
   nub_free(text);
+  if (rc < 0 || (!stale && !again))
+    return rc;
+  /* as `yarn install` does: resolve again, keeping the lockfile's versions
+   * where they still satisfy, and write yarn.lock back */
+  prev = p->graph;
+  nub_graph_init(&p->graph);
+  rc = nub_plan_resolve(c, c->o->frozen == NUB_FROZEN_NO ? NULL : &prev, err);
+  if (rc == 0) {
+    keep_resolved(&p->graph, &prev);
+    rc = write_yarn_lock(c, err);
+  }
+  nub_graph_release(&prev);
   return rc;
 }
 

@@ -77,7 +77,7 @@ int nub_query_open(struct nub_query *q, const char *dir, struct nub_err *err)
     break;
   case NUB_LOCK_YARN:
     rc = nub_lockfile_yarn_parse(&q->graph, text, len, q->proj.lockfile, &q->man,
-                                 q->ws.source ? &q->ws : NULL, &q->cfg, err);
+                                 q->ws.source ? &q->ws : NULL, &q->cfg, NULL, err);
     break;
   default:
     rc = nub_err_set(err, -NUB_ELOCKVERSION, "%s is not supported by this nub yet",

@@ -36,7 +36,7 @@ class YarnLockTest(nubtest.NubTestCase):
         self.nub("ci")
         self.assertEqual(self.installed(), YARN_TREE)
 
-    def test_out_of_date_is_refused(self):
+    def test_out_of_date(self):
         self.project()
         with open(os.path.join(self.proj, "yarn.lock")) as f:
             before = f.read()
@@ -44,13 +44,49 @@ class YarnLockTest(nubtest.NubTestCase):
         doc = self.read_json(pj)
         doc["dependencies"]["tagged"] = "^1.0.0"
         self.write_json(pj, doc)
-        proc = self.nub_fails("install")
-        self.assertEqual(proc.returncode, 16, proc.stderr)
-        self.assertIn("tagged@^1.0.0", proc.stderr)
-        self.assertIn("yarn install", proc.stderr)
+        # frozen: refused, nothing written
+        for args in (("install", "--frozen-lockfile"), ("ci",)):
+            proc = self.nub_fails(*args)
+            self.assertEqual(proc.returncode, 16, proc.stderr)
+            self.assertIn("tagged@^1.0.0", proc.stderr)
+            self.assertIn("yarn install", proc.stderr)
+            with open(os.path.join(self.proj, "yarn.lock")) as f:
+                self.assertEqual(f.read(), before)
+            self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
+        # `nub install`, as `yarn install`: resolved again, yarn.lock written
+        # back; the entries that did not change keep their bytes
+        self.nub("install")
         with open(os.path.join(self.proj, "yarn.lock")) as f:
-            self.assertEqual(f.read(), before)
-        self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
+            after = f.read()
+        self.assertIn('\ntagged@^1.0.0:\n  version "1.0.0"\n', after)
+        for entry in before.split("\n\n")[1:]:
+            self.assertIn(entry.strip("\n"), after)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+        self.nub("install", "--frozen-lockfile", "--force")
+        self.assertEqual(self.node_require(self.proj, "tagged")["version"], "1.0.0")
+
+    def test_add_and_yarn_accepts_it(self):
+        self.project()
+        self.nub("add", "tagged", "b@2")
+        self.nub("remove", "e")
+        with open(os.path.join(self.proj, "yarn.lock")) as f:
+            lock = f.read()
+        self.assertIn("\nb@^2.0.0:\n", lock)
+        self.assertNotIn("\ne@", lock)
+        yarn = shutil.which("yarn")
+        if not yarn:
+            self.skipTest("SKIP: yarn 1 is not installed: its frozen check is left out")
+        theirs = os.path.join(self.tmp, "theirs")
+        os.makedirs(theirs)
+        for f in ("package.json", "yarn.lock"):
+            shutil.copy(os.path.join(self.proj, f), theirs)
+        self.run_cmd([yarn, "install", "--frozen-lockfile", "--ignore-scripts", "--non-interactive",
+                      "--registry", self.registry.url, "--cache-folder",
+                      os.path.join(self.tmp, "yarn-cache")], cwd=theirs)
+        with open(os.path.join(theirs, "yarn.lock")) as f:
+            self.assertEqual(f.read(), lock)  # yarn took it as it is
+        self.assertEqual(self.installed(),
+                         [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
 
     def test_isolated_and_ls(self):
         self.project()

@@ -22,7 +22,7 @@ static int parse(struct nub_graph *g, const char *lock, const char *pj, struct n
   cfg.registry = (char *)"http://reg.invalid/";
   assert_int_equal(nub_manifest_parse(&m, pj, strlen(pj), "package.json", err), 0);
   nub_graph_init(g);
-  rc = nub_lockfile_yarn_parse(g, lock, strlen(lock), "yarn.lock", &m, NULL, &cfg, err);
+  rc = nub_lockfile_yarn_parse(g, lock, strlen(lock), "yarn.lock", &m, NULL, &cfg, NULL, err);
   nub_manifest_release(&m);
   return rc;
 }
