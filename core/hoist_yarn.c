@@ -5,6 +5,7 @@
  * key by a package hoisted through it. */
 #include "hoist_yarn.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -128,7 +129,7 @@ static struct hinfo *seed(struct hctx *h, const char *alias, const struct nub_gp
   {
     const struct nub_gedge *e;
     const char *range;
-    size_t nd = deps_of(pkg, 0, &e, &range);
+    size_t nd = deps_of(pkg, 0, &e, &range), first = h->nq;
     for (size_t i = 0; i < nd; i++) {
       const struct nub_gpkg *c;
       bool dup = false;
@@ -136,9 +137,10 @@ static struct hinfo *seed(struct hctx *h, const char *alias, const struct nub_gp
       c = edge_target(h->g, e);
       if (!c)
         continue;
-      for (size_t k = h->nq; k > 0 && !dup; k--) /* the same pattern once per parent */
-        dup = h->q[k - 1].parent == info && h->q[k - 1].pkg == c &&
-              !strcmp(h->q[k - 1].alias, e->alias);
+      /* the same pattern once per parent (this parent's pushes are the
+       * queue's last ones) */
+      for (size_t k = first; k < h->nq && !dup; k++)
+        dup = h->q[k].pkg == c && !strcmp(h->q[k].alias, e->alias);
       if (dup)
         continue;
       NUB_GROW(h->q, h->capq, h->nq + 1);
@@ -295,7 +297,7 @@ struct occ {
 struct pre {
   struct hctx *h;
   struct nub_strmap visited; /* patterns walked */
-  struct nub_strmap byname;  /* alias -> struct occ list */
+  struct nub_strmap byname;  /* "alias pkg_key" -> index + 1 into o */
   struct occ *o;
   size_t no, capo;
   const struct nub_gpkg **anc;
@@ -305,14 +307,20 @@ struct pre {
 static struct occ *occ_of(struct pre *p, const char *alias, const struct nub_gpkg *pkg,
                           const char *pattern)
 {
-  for (size_t i = 0; i < p->no; i++)
-    if (same(p->o[i].pkg, pkg) && !strcmp(p->o[i].alias, alias))
-      return &p->o[i];
+  char *k = nub_asprintf("%s %s", alias, pkg->pkg_key);
+  size_t at = (size_t)(uintptr_t)nub_strmap_get(&p->byname, k);
+
+  if (at) {
+    nub_free(k);
+    return &p->o[at - 1];
+  }
   NUB_GROW(p->o, p->capo, p->no + 1);
   memset(&p->o[p->no], 0, sizeof(p->o[p->no]));
   p->o[p->no].pkg = pkg;
   p->o[p->no].alias = alias;
   p->o[p->no].pattern = nub_strdup(pattern);
+  nub_strmap_put(&p->byname, k, (void *)(uintptr_t)(p->no + 1));
+  nub_free(k);
   return &p->o[p->no++];
 }
 
@@ -403,6 +411,7 @@ static void prepass(struct hctx *h, struct root *roots, size_t nroots)
   nub_free(p.o);
   nub_free(p.anc);
   nub_strmap_release(&p.visited, NULL);
+  nub_strmap_release(&p.byname, NULL);
 }
 
 /* ---- the whole ------------------------------------------------------------------- */

@@ -7,6 +7,7 @@
 
 #include "bins.h"
 #include "convert.h"
+#include "diag.h"
 #include "hoist_yarn.h"
 #include "hoisted.h"
 #include "install_ctx.h"
@@ -194,9 +195,15 @@ static int hoisted_after_fetch(struct nub_install_ctx *c, struct nub_err *err)
   bool yarn = c->proj.lock == NUB_LOCK_YARN && !c->plan.have_tree;
 
   if (yarn) {
-    int rc = nub_plan_yarn_place(c, err);
+    struct nub_diag_phase ph;
+    int rc;
+    char detail[64];
+    nub_diag_phase_begin(&ph, "place");
+    rc = nub_plan_yarn_place(c, err);
     if (rc == 0)
       rc = filter(c, err);
+    snprintf(detail, sizeof(detail), "yarn's hoisting, %zu nodes", t->n);
+    nub_diag_phase_end(&ph, detail);
     if (rc < 0)
       return rc;
   }
