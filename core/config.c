@@ -503,7 +503,15 @@ int nub_config_load(struct nub_config *cfg, const char *project_dir,
   cfg->fetch_retries = (int)get_long(cfg, "fetch-retries", 2);
   cfg->fetch_retry_mintimeout_ms = get_long(cfg, "fetch-retry-mintimeout", 1000);
   cfg->fetch_retry_maxtimeout_ms = get_long(cfg, "fetch-retry-maxtimeout", 30000);
-  cfg->fetch_timeout_ms = get_long(cfg, "fetch-timeout", 60000);
+  /* npm's meaning and default: the whole request within five minutes */
+  cfg->fetch_timeout_ms = get_long(cfg, "fetch-timeout", 300000);
+  /* and a transfer slower than 1 kB/s for 30 s is cut off well before */
+  cfg->fetch_low_speed_limit = get_long(cfg, "fetch-low-speed-limit", 1024);
+  cfg->fetch_low_speed_time_ms = get_long(cfg, "fetch-low-speed-time", 30000);
+  if (cfg->fetch_low_speed_time_ms < 1000)
+    cfg->fetch_low_speed_time_ms = 1000;
+  if (cfg->fetch_low_speed_limit < 1)
+    cfg->fetch_low_speed_limit = 1;
   /* connections per registry host (pnpm's default): over HTTP/2 each
    * carries many requests at once, and every extra one costs a TLS
    * handshake; 64 made a cold install of 1,234 packages 5% slower */

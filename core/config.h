@@ -57,7 +57,9 @@ struct nub_config {
   enum nub_import_method import_method;
   int fetch_retries;
   long fetch_retry_mintimeout_ms, fetch_retry_maxtimeout_ms;
-  long fetch_timeout_ms;
+  long fetch_timeout_ms;       /* whole request, 0 = none */
+  long fetch_low_speed_limit;  /* bytes/s ... */
+  long fetch_low_speed_time_ms;/* ... below which for this long is a stall */
   int network_concurrency;
   bool strict_ssl;
   bool ignore_scripts;

@@ -241,6 +241,24 @@ static void put_easy(struct nub_http *h, CURL *e)
   h->free_easy[h->nfree++] = e;
 }
 
+static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+  struct nub_http_req *r = ud;
+  uint64_t now = nub_plat_now_ns();
+
+  (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+  if (!r->begun_ns) {
+    r->begun_ns = now;
+    return 0;
+  }
+  if ((now - r->begun_ns) / 1000000 > (uint64_t)r->timeout_ms) {
+    r->timed_out = true;
+    return 1;
+  }
+  return 0;
+}
+
 static void start_req(struct nub_http *h, struct nub_http_req *r)
 {
   CURL *e = get_easy(h);
@@ -249,6 +267,7 @@ static void start_req(struct nub_http *h, struct nub_http_req *r)
   char line[512];
 
   r->easy = e;
+  r->timeout_ms = h->cfg->fetch_timeout_ms;
   memset(&r->res, 0, sizeof(r->res));
   r->res.retry_after_s = -1;
   curl_easy_setopt(e, CURLOPT_URL, r->location ? r->location : r->url);
@@ -265,9 +284,24 @@ static void start_req(struct nub_http *h, struct nub_http_req *r)
   curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 256L * 1024);
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 15000L);
-  /* A transfer that moves no byte for fetch-timeout is a stall. */
-  curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  /* Slower than fetch-low-speed-limit bytes/s over fetch-low-speed-time is
+   * a stall; a server trickling a byte a second is cut off by it. */
+  curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, h->cfg->fetch_low_speed_limit);
   curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, h->stall_s);
+  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->curl_error);
+  r->curl_error[0] = 0;
+  /* fetch-timeout bounds the whole request, headers and body, as in npm.
+   * Not CURLOPT_TIMEOUT: that clock starts when the handle is added and so
+   * counts the time a request waits in libcurl's queue for a connection,
+   * which on a big install is most of it. The clock here starts at the
+   * first progress call, once the transfer is under way. */
+  r->begun_ns = 0;
+  r->timed_out = false;
+  if (h->cfg->fetch_timeout_ms > 0) {
+    curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(e, CURLOPT_XFERINFODATA, r);
+    curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+  }
   if (r->compressed)
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
   if (!h->cfg->strict_ssl) {
@@ -368,6 +402,8 @@ static void finish(struct nub_http *h, CURL *e, CURLcode code)
     /* without a Location: the status says it */
   }
   detach(h, r, e);
+  if (r->timed_out)
+    code = CURLE_OPERATION_TIMEDOUT; /* ours, not the caller's abort */
   r->res.curl_code = (int)code;
   r->res.status = status;
   r->res.http_version = ver == CURL_HTTP_VERSION_2_0 ? 2 : ver == CURL_HTTP_VERSION_3 ? 3 : 1;
@@ -378,6 +414,15 @@ static void finish(struct nub_http *h, CURL *e, CURLcode code)
              "%s (certificates checked against %s); for a private CA set cafile=<bundle> "
              "in .npmrc, or strict-ssl=false to skip the check", curl_easy_strerror(code),
              h->cafile ? h->cafile : "the system's CA store");
+  else if (r->timed_out)
+    snprintf(r->res.error, sizeof(r->res.error),
+             "no complete answer within %ld ms (fetch-timeout; raise it in .npmrc for a "
+             "slow link)", r->timeout_ms);
+  else if (code == CURLE_OPERATION_TIMEDOUT)
+    snprintf(r->res.error, sizeof(r->res.error),
+             "%s (fetch-low-speed-limit=%ld bytes/s over fetch-low-speed-time=%ld ms)",
+             r->curl_error[0] ? r->curl_error : curl_easy_strerror(code),
+             h->cfg->fetch_low_speed_limit, h->stall_s * 1000);
   else if (code != CURLE_OK)
     snprintf(r->res.error, sizeof(r->res.error), "%s", curl_easy_strerror(code));
   else if (why)
@@ -499,7 +544,7 @@ int nub_http_start(struct nub_http **out, const struct nub_config *cfg,
   nub_plat_caps(&caps);
   snprintf(h->ua, sizeof(h->ua), "nub/%s (%s)", NUB_VERSION, caps.os);
   h->cafile = pick_cafile(cfg);
-  h->stall_s = cfg->fetch_timeout_ms / 1000;
+  h->stall_s = cfg->fetch_low_speed_time_ms / 1000;
   if (h->stall_s < 1)
     h->stall_s = 1;
   curl_multi_setopt(h->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);

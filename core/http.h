@@ -65,6 +65,10 @@ struct nub_http_req {
   char *location; /* where a redirect sent the request (owned), or NULL */
   int hops;
   bool downgraded; /* a redirect went from https to http: no credential */
+  long timeout_ms;    /* fetch-timeout for this request */
+  uint64_t begun_ns;  /* first progress call of this hop, 0 before */
+  bool timed_out;     /* aborted by fetch-timeout */
+  char curl_error[256]; /* libcurl's own words (CURL_ERROR_SIZE) */
   struct nub_http_result res;
 };
 

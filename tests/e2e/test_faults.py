@@ -243,6 +243,47 @@ class FlakyRegistryTest(FaultTestCase):
         self.assertEqual(len(re.findall(r"retrying", proc.stderr)), 1, proc.stderr)
         self.assertTrue(os.path.isfile(os.path.join(self.node_modules(), "a", "index.js")))
 
+    def test_trickling_server_is_cut_off_by_fetch_timeout(self):
+        # A byte every 50 ms is never a stall, so only a bound on the whole
+        # request ends it (failed before: the install ran until the last
+        # byte, about 20 s for this tarball).
+        self.write_lock({"a": "1.0.0", "b": "1.0.0"})
+        self.registry.add_fault(A_TGZ, "trickle", count=None, seconds=0.05)
+        t0 = time.monotonic()
+        proc = self.nub_fails("install", env={"npm_config_fetch_timeout": "1500",
+                                              "npm_config_fetch_retries": "0"})
+        elapsed = time.monotonic() - t0
+        self.assertLess(elapsed, 6, "the trickling request was not cut off")
+        self.assertEqual(proc.returncode, 41, proc.stderr)
+        self.assertIn("fetch-timeout", proc.stderr)
+        self.assertIn("a@1.0.0", proc.stderr)
+        self.assertIn("/a/-/a-1.0.0.tgz", proc.stderr)
+
+    def test_trickling_server_is_cut_off_by_the_low_speed_limit(self):
+        # The default fetch-timeout is long (npm's five minutes); a transfer
+        # under fetch-low-speed-limit bytes/s for fetch-low-speed-time ends
+        # long before it.
+        self.write_lock({"a": "1.0.0", "b": "1.0.0"})
+        self.registry.add_fault(A_TGZ, "trickle", count=None, seconds=0.05)
+        t0 = time.monotonic()
+        proc = self.nub_fails("install", env={"npm_config_fetch_low_speed_time": "2000",
+                                              "npm_config_fetch_retries": "0"})
+        elapsed = time.monotonic() - t0
+        self.assertLess(elapsed, 8, "the trickling request was not cut off")
+        self.assertEqual(proc.returncode, 41, proc.stderr)
+        self.assertIn("fetch-low-speed-limit", proc.stderr)
+        self.assertIn("a@1.0.0", proc.stderr)
+
+    def test_fetch_timeout_does_not_count_time_queued_for_a_connection(self):
+        # One connection, every tarball 0.4 s: the install takes well over
+        # fetch-timeout in all while no request does.
+        self.basic()
+        self.registry.add_fault(r"\.tgz$", "delay", count=None, seconds=0.4)
+        self.nub("install", env={"npm_config_fetch_timeout": "1500",
+                                 "npm_config_network_concurrency": "1",
+                                 "npm_config_fetch_retries": "0"})
+        self.assert_basic_tree()
+
     def test_unfetchable_optional_dependency_is_skipped(self):
         # npm ci treats a failed optional dependency as absent and goes on
         # (arborist's optional-failure handling); only required ones are fatal.

@@ -79,7 +79,7 @@ INSTALL_SCRIPTS = ("preinstall", "install", "postinstall")
 TIME_BASE = datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
 
 FAULT_KINDS = ("delay", "status", "retry_after", "truncate", "corrupt",
-               "reset", "wrong_integrity", "html")
+               "reset", "wrong_integrity", "html", "trickle")
 # Faults that replace the whole response; at most one applies per request.
 TERMINAL_FAULTS = ("status", "retry_after", "reset", "html")
 
@@ -459,7 +459,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- a response leaves whole, cut short (truncate) or as a TCP reset
 
-    def send(self, resp: Response, head: bool = False, truncate: bool = False):
+    def send(self, resp: Response, head: bool = False, truncate: bool = False,
+             trickle: float = 0.0):
         self.send_response(resp.status)
         self.send_header("Content-Type", resp.ctype)
         if resp.status != 304:
@@ -473,6 +474,18 @@ class _Handler(BaseHTTPRequestHandler):
             # The full length was promised; deliver half and hang up.
             self.wfile.write(resp.body[:len(resp.body) // 2])
             self.wfile.flush()
+            self.close_connection = True
+            return
+        if trickle:
+            # Headers at once, then the body a byte every `trickle` seconds:
+            # never a stall, never done.
+            try:
+                for i in range(len(resp.body)):
+                    self.wfile.write(resp.body[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(trickle)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
             self.close_connection = True
             return
         self.wfile.write(resp.body)
@@ -638,7 +651,7 @@ class Registry:
             if terminal:
                 chosen = delays + terminal
             else:
-                chosen = delays + [f for f in live if f.kind in ("truncate", "corrupt")
+                chosen = delays + [f for f in live if f.kind in ("truncate", "corrupt", "trickle")
                                    or (f.kind == "wrong_integrity" and is_packument)]
             for f in chosen:
                 f.consume()
@@ -754,7 +767,8 @@ class Registry:
         if "corrupt" in kinds:
             resp.body = _corrupt(resp.body)
         self._record(handler, resp.status)
-        handler.send(resp, head=head, truncate="truncate" in kinds)
+        handler.send(resp, head=head, truncate="truncate" in kinds,
+                     trickle=kinds["trickle"].params.get("seconds", 1.0) if "trickle" in kinds else 0.0)
 
     def _handle_unsupported(self, handler):
         # Drain a request body so the keep-alive connection stays in sync.
