@@ -218,6 +218,7 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
   ro.nforget = c->o->nupdate;
   ro.forget_all = c->o->update_all;
   ro.overrides = &c->man.overrides;
+  ro.allow_missing_integrity = nub_config_bool(&c->cfg, "allow-missing-integrity", false);
   ro.on_pick = p->fetch ? on_pick : NULL;
   ro.ud = c;
   ro.prog = &c->prog;

@@ -480,6 +480,13 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   nub_range_free(range);
   if (!pv)
     return no_match(r, p, name, range_s, who);
+  if (!pv->integrity && !r->o->allow_missing_integrity)
+    /* npm installs these unchecked; a lockfile would then pin nothing */
+    return nub_err_set(r->err, -NUB_EINTEGRITY,
+                       "%s@%s (wanted by %s): the registry gives neither an integrity nor "
+                       "a shasum for its tarball, so nothing can check it; set "
+                       "allow-missing-integrity=true in .npmrc to install it unchecked",
+                       name, pv->version, who);
   {
     char *key = nub_asprintf("%s@%s", name, pv->version);
     n = nub_strmap_get(&r->nodes, key);

@@ -43,6 +43,9 @@ struct nub_resolve_opts {
   size_t nforget;
   bool forget_all;
   const struct nub_depmap *overrides;
+  /* A registry version with neither dist.integrity nor dist.shasum cannot be
+   * checked: refused (-NUB_EINTEGRITY) unless this is set. */
+  bool allow_missing_integrity;
   /* Called for every picked registry package version from the resolver
    * thread (to start its download at once). */
   void (*on_pick)(void *ud, const char *name, const struct nub_pversion *pv);

@@ -95,6 +95,41 @@ class RequiredFailureTest(TrustTestCase):
         self.assertEqual(self.node_require(self.proj, "c")["deps"], {"b": "2.0.0"})
 
 
+class MissingIntegrityTest(TrustTestCase):
+    """A registry version with neither dist.integrity nor dist.shasum is
+    refused unless allowed (installed silently before, nub.lock recording
+    `{}` for it); a shasum alone is checked (sha1) and recorded."""
+
+    def test_refused_by_default(self):
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"unsigned": "^1.0.0"}})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 30, proc.stderr)
+        self.assertIn("unsigned@1.0.0", proc.stderr)
+        self.assertIn("allow-missing-integrity", proc.stderr)
+        self.assertFalse(os.path.exists(self.nm("unsigned")))
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+
+    def test_allowed_by_the_setting(self):
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"unsigned": "^1.0.0"}})
+        self.write(".npmrc", "allow-missing-integrity=true\n")
+        self.nub("install")
+        self.assertEqual(self.node_require(self.proj, "unsigned"), "unsigned")
+
+    def test_a_shasum_alone_is_checked_and_recorded(self):
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"legacy": "0.0.1"}})
+        self.nub("install")
+        self.assertIn("integrity: sha1-", self.read("nub.lock"))
+        self.registry.add_fault(r"^/legacy$", "wrong_integrity", count=None)
+        shutil.rmtree(self.nm())
+        os.remove(os.path.join(self.proj, "nub.lock"))
+        self.env["NUB_STORE_DIR"] = os.path.join(self.tmp, "store2")
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 30, proc.stderr)
+
+
 class OnDiskCheckTest(TrustTestCase):
     """Item 4: the up-to-date check sees node_modules as it is on disk: a
     package directory deleted, added or replaced at any depth is mended by

@@ -9,6 +9,7 @@ is package content, except two optional control files that are never packed:
     A JSON object deep-merged into that version's packument entry.  Special keys:
     ``_packument`` (merged into the top-level packument, e.g. ``dist-tags``),
     ``_omit_integrity`` (drop ``dist.integrity``, leaving only ``shasum``),
+    ``_omit_shasum`` (drop ``dist.shasum``),
     ``_dependencies_raw`` (replaces ``dependencies`` verbatim, for legacy
     oddities such as ``[]``) and ``_tarball_raw_base64`` (serve these bytes
     instead of the packed tarball).
@@ -306,6 +307,8 @@ class PackageVersion:
             doc["dependencies"] = copy.deepcopy(self.overrides["_dependencies_raw"])
         if self.overrides.get("_omit_integrity"):
             doc["dist"].pop("integrity", None)
+        if self.overrides.get("_omit_shasum"):
+            doc["dist"].pop("shasum", None)
         return doc
 
 
