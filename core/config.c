@@ -521,6 +521,7 @@ int nub_config_load(struct nub_config *cfg, const char *project_dir,
   if (cfg->fetch_retries < 0)
     cfg->fetch_retries = 0;
   cfg->strict_ssl = nub_config_bool(cfg, "strict-ssl", true);
+  cfg->verify_store = nub_config_bool(cfg, "verify-store-integrity", true);
   /* A user-level ignore-scripts=true is not undone by a project file. */
   cfg->ignore_scripts = nub_config_bool(cfg, "ignore-scripts", false);
   if (!cfg->ignore_scripts &&

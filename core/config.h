@@ -63,6 +63,7 @@ struct nub_config {
   int network_concurrency;
   bool strict_ssl;
   bool ignore_scripts;
+  bool verify_store; /* verify-store-integrity (pnpm's name): nub_store_check */
   bool gvs; /* global virtual store for the isolated layout */
   char **warnings; /* one line each, for the CLI to show once (owned) */
   size_t nwarnings;

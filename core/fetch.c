@@ -75,8 +75,30 @@ struct fetcher {
 struct loadctx {
   struct nub_pkg **pkgs;
   struct nub_store *store;
+  struct nub_progress *prog;
+  bool verify;
   int *rc;
 };
+
+/* The stored package, when it is still what was imported; otherwise it is
+ * dropped, said in one line, and marked to be fetched again over the
+ * changed files. */
+static int load_checked(struct nub_store *store, struct nub_progress *prog, bool verify,
+                        struct nub_pkg *p)
+{
+  char why[600];
+  int rc = nub_store_index_load(store, p->key, &p->index);
+
+  if (rc < 0 || !verify || nub_store_check(store, p->index, why, sizeof(why)) == 0)
+    return rc;
+  nub_progress_warn(prog, "the store's copy of %s@%s is damaged: %s (an edit through a "
+                    "hard-linked node_modules?); fetching it again", p->name, p->version, why);
+  p->distrust_ns = p->index->stored_ns ? p->index->stored_ns : 1;
+  nub_index_free(p->index);
+  p->index = NULL;
+  nub_store_index_remove(store, p->key);
+  return -NUB_ESTORE;
+}
 
 static void load_one(void *vctx, size_t i, int worker)
 {
@@ -86,7 +108,7 @@ static void load_one(void *vctx, size_t i, int worker)
   (void)worker;
   if (p->index)
     return;
-  c->rc[i] = nub_store_index_load(c->store, p->key, &p->index);
+  c->rc[i] = load_checked(c->store, c->prog, c->verify, p);
 }
 
 /* ---- the job ------------------------------------------------------------ */
@@ -404,6 +426,8 @@ static void worker_run(void *arg, int worker)
     return;
   }
   nub_import_begin(f->store, &im, &err);
+  if (j->pkg->distrust_ns)
+    nub_import_distrust(im, j->pkg->distrust_ns);
   if (j->pkg->as_tree)
     nub_import_as_tree(im, j->pkg->name);
   rc = nub_extract(im, pull, j, j->what, NULL, have_want ? check_integrity : NULL,
@@ -536,7 +560,7 @@ void nub_fetch_add(struct nub_fetch *fs, struct nub_pkg *p)
   if (p->index || p->fetch_state)
     return;
   p->fetch_state = 1;
-  rc = nub_store_index_load(f->store, p->key, &p->index);
+  rc = load_checked(f->store, f->prog, f->cfg->verify_store, p);
   if (rc == 0) {
     pthread_mutex_lock(&f->lock);
     f->cached++;
@@ -670,6 +694,8 @@ int nub_fetch_needed(struct nub_pkgtab *t, struct nub_store *store,
   rcs = nub_calloc(n + 1, sizeof(*rcs));
   lc.pkgs = need;
   lc.store = store;
+  lc.prog = prog;
+  lc.verify = cfg->verify_store;
   lc.rc = rcs;
   nub_pool_for(pool, n, load_one, &lc);
   nub_free(rcs);

@@ -50,6 +50,10 @@ struct nub_index {
   const char **dirs; /* parents before children */
   struct nub_index_bin *bins;
   uint64_t bytes;
+  /* When the index file was written (its mtime, from nub_store_index_load;
+   * 0 for one just committed): none of the package's files is newer, unless
+   * something wrote to it after (nub_store_check). */
+  uint64_t stored_ns;
 };
 
 /* Validate and unpack a raw index; takes ownership of blob (freed on

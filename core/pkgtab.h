@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct nub_index;
 
@@ -26,6 +27,7 @@ struct nub_pkg {
   char *fail_msg;
   bool as_tree;    /* a miss is imported as a tree (nub_import_as_tree) */
   bool imported;   /* this install put it in the store */
+  uint64_t distrust_ns; /* its stored files changed after this: fetched over them */
   unsigned char fetch_state; /* private to fetch */
 };
 

@@ -196,13 +196,17 @@ int nub_store_index_load(struct nub_store *s, const char key[65],
   size_t len = 0;
   int rc;
 
+  struct nub_plat_stat st;
+
   key_path(key, rel);
-  rc = nub_plat_read_file_at(s->index_fd, rel, 256u << 20, &blob, &len);
+  rc = nub_plat_read_file_stat_at(s->index_fd, rel, 256u << 20, &blob, &len, &st);
   if (rc < 0)
     return rc == -ENOENT ? -ENOENT : -NUB_ESTORE;
   rc = nub_index_parse(blob, len, out);
-  if (rc == 0)
+  if (rc == 0) {
     memcpy((*out)->key, key, 65);
+    (*out)->stored_ns = st.mtime_ns;
+  }
   return rc;
 }
 
@@ -255,6 +259,7 @@ struct nub_import {
   char tree_stage[24];
   int tree_fd, tfd;
   struct nub_strmap made; /* directories made in the tree */
+  uint64_t distrust_ns; /* store files changed after this are replaced, not reused */
 };
 
 static int ensure_stage_dir(struct nub_import *im)
@@ -431,6 +436,11 @@ void nub_import_counts(const struct nub_import *im, uint64_t *fresh, uint64_t *p
   *present = im->nfiles - im->nfresh;
 }
 
+void nub_import_distrust(struct nub_import *im, uint64_t after_ns)
+{
+  im->distrust_ns = after_ns;
+}
+
 int nub_import_dir(struct nub_import *im, const char *relpath)
 {
   NUB_GROW(im->dirs, im->capdirs, im->ndirs + 1);
@@ -480,7 +490,8 @@ static bool have_whole(struct nub_import *im, const char *name, uint64_t size, b
   struct nub_plat_stat st;
 
   *exists = nub_plat_stat_at(im->store->files_fd, name, &st) == 0;
-  return *exists && st.type == NUB_FT_FILE && st.size == size;
+  return *exists && st.type == NUB_FT_FILE && st.size == size &&
+         !(im->distrust_ns && st.mtime_ns > im->distrust_ns);
 }
 
 /* Name the new file in im->nf after its content: over a short one that has
@@ -493,6 +504,11 @@ static int publish_new(struct nub_import *im, const char *name, bool over)
     nub_plat_newfile_discard(&im->nf);
     return rc;
   }
+  /* A replacement is dated back (to npm pack's fixed date), so that it is
+   * not newer than the index of any other package that shares it (the
+   * check of nub_store_check); a fresh file is older than its index anyway. */
+  if (over)
+    nub_plat_set_mtime_fd(im->nf.fd, NUB_STORE_OLD_MTIME);
   rc = over ? nub_plat_newfile_replace(&im->nf, im->store->files_fd, name)
             : nub_plat_newfile_publish(&im->nf, im->store->files_fd, name);
 
@@ -784,7 +800,8 @@ static bool tree_whole(struct nub_import *im, const char *key)
   for (size_t i = 0; i < im->nfiles && ok; i++) {
     struct nub_plat_stat st;
     ok = nub_plat_stat_at(fd, im->files[i].path, &st) == 0 && st.type == NUB_FT_FILE &&
-         st.size == im->files[i].size;
+         st.size == im->files[i].size &&
+         !(im->distrust_ns && st.mtime_ns > im->distrust_ns);
   }
   nub_plat_close(fd);
   return ok;

@@ -79,6 +79,14 @@ int nub_store_index_load(struct nub_store *s, const char key[65],
  * path in the package ("package.json"). -ENOENT when it has none. */
 int nub_store_read_pkg_file(struct nub_store *s, const struct nub_index *idx, const char *rel,
                             char **data, size_t *len);
+/* Whether a stored package's files are as they were imported: each there,
+ * a regular file of its recorded size, and none modified after its index
+ * was written (a write through a hard link in some node_modules moves the
+ * shared inode's mtime). One stat per file. 0, or -NUB_ESTORE with what is
+ * wrong ("lib/x.js was changed after it was stored") in why. */
+int nub_store_check(struct nub_store *s, const struct nub_index *idx, char *why, size_t cap);
+/* The date replacement store files carry (npm pack's fixed mtime). */
+#define NUB_STORE_OLD_MTIME 499162500
 /* Drop an index whose files turned out to be missing (next run refetches). */
 void nub_store_index_remove(struct nub_store *s, const char key[65]);
 
@@ -106,6 +114,10 @@ void nub_import_reuse(struct nub_import *im, struct nub_buf *buf);
  * false (and the import stays content-addressed) when name cannot be a
  * directory name. */
 bool nub_import_as_tree(struct nub_import *im, const char *name);
+/* Files already in the store but changed after after_ns (the mtime of the
+ * index that nub_store_check found them newer than) are replaced by this
+ * import's copies instead of being taken as they are. */
+void nub_import_distrust(struct nub_import *im, uint64_t after_ns);
 /* An explicit directory entry (files imply their parents). */
 int nub_import_dir(struct nub_import *im, const char *relpath);
 /* A regular file: begin, write its bytes, end. relpath is normalised and

@@ -170,35 +170,31 @@ int nub_store_verify(struct nub_store *s, struct nub_gc_result *r, struct nub_er
     }
     if (idx->tree)
       r->trees++;
-    for (uint32_t f = 0; f < idx->nfiles && !bad; f++) {
-      const struct nub_index_file *x = &idx->files[f];
-      struct nub_plat_stat st;
-      char *path;
-      r->files++;
-      if (idx->tree) {
-        path = nub_asprintf("%s/%s/%s", s->root, idx->tree, x->path);
-      } else {
-        char name[67];
-        nub_store_file_name(x->hash, (x->mode & 0111) != 0, name);
-        path = nub_asprintf("%s/files/%s", s->root, name);
+    r->files += idx->nfiles;
+    {
+      /* the install's own check first (there, sizes, mtimes: a tree's
+       * files have no hashes), then every content file re-hashed */
+      char why[600];
+      if (nub_store_check(s, idx, why, sizeof(why)) < 0) {
+        problem(r, "%s@%s: %s", idx->name, idx->version, why);
+        bad = true;
       }
-      if (nub_plat_stat_at(NUB_PLAT_CWD, path, &st) < 0 || st.type != NUB_FT_FILE) {
-        problem(r, "%s@%s: %s is missing", idx->name, idx->version, x->path);
+    }
+    /* (hashed even when the check failed: a changed copy must go, or the
+     * next import finds it at its size and keeps it) */
+    for (uint32_t f = 0; f < idx->nfiles && !idx->tree; f++) {
+      const struct nub_index_file *x = &idx->files[f];
+      unsigned char h[32];
+      char name[67], *path;
+      nub_store_file_name(x->hash, (x->mode & 0111) != 0, name);
+      path = nub_asprintf("%s/files/%s", s->root, name);
+      if (hash_file(path, h) && memcmp(h, x->hash, 32)) {
+        problem(r, "%s@%s: %s was changed (its content is not what its name says)",
+                idx->name, idx->version, x->path);
+        /* the bad copy goes too: an import would find it and keep it */
+        if (nub_plat_unlink_at(NUB_PLAT_CWD, path, false) == 0)
+          r->removed_files++;
         bad = true;
-      } else if (st.size != x->size) {
-        problem(r, "%s@%s: %s has another size than the store recorded", idx->name,
-                idx->version, x->path);
-        bad = true;
-      } else if (!idx->tree) {
-        unsigned char h[32];
-        if (!hash_file(path, h) || memcmp(h, x->hash, 32)) {
-          problem(r, "%s@%s: %s was changed (its content is not what its name says)",
-                  idx->name, idx->version, x->path);
-          /* the bad copy goes too: an import would find it and keep it */
-          if (nub_plat_unlink_at(NUB_PLAT_CWD, path, false) == 0)
-            r->removed_files++;
-          bad = true;
-        }
       }
       nub_free(path);
     }

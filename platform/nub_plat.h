@@ -147,11 +147,16 @@ int nub_plat_stat_follow_at(int dir, const char *path, struct nub_plat_stat *out
 /* readlinkat into buf (NUL-terminated); returns length or -errno. */
 int nub_plat_readlink_at(int dir, const char *path, char *buf, size_t cap);
 int nub_plat_chmod_at(int dir, const char *path, unsigned mode);
+/* Set an open file's modification time (seconds since the epoch). */
+int nub_plat_set_mtime_fd(int fd, int64_t sec);
 
 /* Read a whole file into a fresh NUL-terminated buffer (caller frees with
  * nub_free). `max` caps the size (-EFBIG beyond). */
 int nub_plat_read_file_at(int dir, const char *path, size_t max, char **out,
                           size_t *len);
+/* The same, and the file's stat as it was opened into *st. */
+int nub_plat_read_file_stat_at(int dir, const char *path, size_t max, char **out,
+                               size_t *len, struct nub_plat_stat *st);
 /* Write a file atomically: temp file beside it, then rename over `path`. */
 int nub_plat_write_file_atomic(const char *path, const void *buf, size_t len,
                                unsigned mode);

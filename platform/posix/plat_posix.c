@@ -458,6 +458,15 @@ int nub_plat_chmod_at(int dir, const char *path, unsigned mode)
   return 0;
 }
 
+int nub_plat_set_mtime_fd(int fd, int64_t sec)
+{
+  struct timespec ts[2] = {{0, UTIME_OMIT}, {(time_t)sec, 0}};
+
+  if (futimens(fd, ts) < 0)
+    return nub__plat_neg_errno();
+  return 0;
+}
+
 /* ---- files ------------------------------------------------------------ */
 
 int nub_plat_create_excl_at(int dir, const char *path, unsigned mode)
@@ -565,6 +574,12 @@ long nub_plat_read(int fd, void *buf, size_t len)
 int nub_plat_read_file_at(int dir, const char *path, size_t max, char **out,
                           size_t *len)
 {
+  return nub_plat_read_file_stat_at(dir, path, max, out, len, NULL);
+}
+
+int nub_plat_read_file_stat_at(int dir, const char *path, size_t max, char **out,
+                               size_t *len, struct nub_plat_stat *sto)
+{
   struct stat st;
   int fd, rc = 0;
   size_t cap, got = 0;
@@ -582,6 +597,8 @@ int nub_plat_read_file_at(int dir, const char *path, size_t max, char **out,
     close(fd);
     return -EISDIR;
   }
+  if (sto)
+    fill_stat(sto, &st);
   if ((uint64_t)st.st_size > max) {
     close(fd);
     return -EFBIG;

@@ -130,6 +130,103 @@ class MissingIntegrityTest(TrustTestCase):
         self.assertEqual(proc.returncode, 30, proc.stderr)
 
 
+class StoreTamperTest(TrustTestCase):
+    """A store file edited through a hard-linked node_modules does not reach
+    another project, nor `nub install --force` or `nub ci` of the same one:
+    the package is fetched again and the change is said in one line (the
+    second project printed TAMPERED before)."""
+
+    TAMPER = "\nmodule.exports.tampered = 'TAMPERED';\n"
+
+    def setUp(self):
+        super().setUp()
+        self.env["npm_config_package_import_method"] = "hardlink"
+
+    def second(self):
+        other = os.path.join(self.tmp, "other")
+        os.makedirs(other, exist_ok=True)
+        for f in ("package.json", "package-lock.json", "nub.lock"):
+            if os.path.exists(os.path.join(self.proj, f)):
+                shutil.copy(os.path.join(self.proj, f), other)
+        return other
+
+    def tamper(self, rel, shared=False):
+        # shared: the file is the store's own (isolated: a symlink into the
+        # global virtual store), not a hard link of it
+        path = self.nm(*rel.split("/"))
+        if not shared and os.stat(path).st_nlink < 2:
+            self.skipTest("the store is not hard-linked here")
+        with open(path, "a") as f:
+            f.write(self.TAMPER)
+        return path
+
+    def clean(self, proj, rel):
+        with open(os.path.join(proj, "node_modules", *rel.split("/"))) as f:
+            return "TAMPERED" not in f.read()
+
+    def check_recovery(self, rel):
+        other = self.second()
+        proc = self.nub("install", cwd=other)
+        self.assertTrue(self.clean(other, rel), "the edit reached another project")
+        warn = [l for l in proc.stderr.splitlines() if "is damaged" in l]
+        self.assertEqual(len(warn), 1, proc.stderr)
+        self.assertIn("a@1.0.0", warn[0])
+        # the store is whole again: a third project is quiet
+        third = os.path.join(self.tmp, "third")
+        shutil.copytree(other, third, ignore=shutil.ignore_patterns("node_modules"))
+        proc = self.nub("install", cwd=third)
+        self.assertNotIn("is damaged", proc.stderr)
+        self.assertTrue(self.clean(third, rel))
+
+    def test_hoisted_another_project(self):
+        self.basic()
+        self.nub("install")
+        self.tamper("a/index.js")
+        self.check_recovery("a/index.js")
+
+    def test_hoisted_force_and_ci(self):
+        self.basic()
+        self.nub("install")
+        for argv in (("install", "--force"), ("ci",)):
+            with self.subTest(argv=argv):
+                self.tamper("a/index.js")
+                self.nub(*argv)
+                self.assertTrue(self.clean(self.proj, "a/index.js"), argv)
+
+    def test_store_verify_finds_it(self):
+        for layout in ("hoisted", "isolated"):
+            with self.subTest(layout=layout):
+                self.env["NUB_STORE_DIR"] = os.path.join(self.tmp, "store-" + layout)
+                for f in ("node_modules", "nub.lock"):
+                    p = os.path.join(self.proj, f)
+                    if os.path.isdir(p):
+                        shutil.rmtree(p)
+                    elif os.path.exists(p):
+                        os.remove(p)
+                self.make_project({"name": "p", "version": "1.0.0",
+                                   "dependencies": {"a": "^1.0.0"}})
+                self.nub("install", "--node-linker", layout)
+                # same size: only the mtime tells (a tree's files have no hashes)
+                path = self.nm("a", "index.js")
+                with open(path, "r+") as f:
+                    text = f.read()
+                    f.seek(0)
+                    f.write(text.replace("module", "MODULE", 1))
+                proc = self.nub("store", "verify", check=False)
+                self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+                self.assertIn("a@1.0.0", proc.stdout + proc.stderr)
+                other = self.second()
+                proc = self.nub("install", "--node-linker", layout, cwd=other)
+                with open(os.path.join(other, "node_modules", "a", "index.js")) as f:
+                    self.assertNotIn("MODULE", f.read())
+
+    def test_isolated_another_project(self):
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
+        self.nub("install", "--node-linker", "isolated")
+        self.tamper("a/index.js", shared=True)
+        self.check_recovery("a/index.js")
+
+
 class OnDiskCheckTest(TrustTestCase):
     """Item 4: the up-to-date check sees node_modules as it is on disk: a
     package directory deleted, added or replaced at any depth is mended by
