@@ -8,13 +8,16 @@ Run: NUB_BIN=build/core/nub python3 tests/e2e/test_faults.py
 """
 
 import http.client
+import io
 import json
 import os
 import platform
+import random
 import re
 import shutil
 import signal
 import subprocess
+import tarfile
 import time
 import unittest
 import urllib.parse
@@ -475,6 +478,98 @@ class InterruptTest(FaultTestCase):
         self.assert_basic_tree()
 
 
+def _tar_files(tgz):
+    """{relpath: bytes} of a package tarball's regular files."""
+    out = {}
+    with tarfile.open(fileobj=io.BytesIO(tgz), mode="r:gz") as tar:
+        for m in tar.getmembers():
+            parts = m.name.split("/", 1)
+            if m.isreg() and len(parts) == 2 and parts[1]:
+                out[os.path.normpath(parts[1])] = tar.extractfile(m).read()
+    return out
+
+
+class KillLoopTest(FaultTestCase):
+    """SIGKILL at random points of cold installs (store and node_modules
+    empty each time), in each layout; a normal install afterwards succeeds
+    and every file of every installed package equals the registry's bytes."""
+
+    KILLS = 24
+    DEPS = {"c": "^1.0.0", "@scope/d": "^1.0.0", "e": "^1.0.0", "a": "^1.0.0"}
+
+    def same_as_registry(self):
+        """Every package reachable from node_modules, compared file by file
+        with its tarball; returns how many packages."""
+        seen, todo = set(), [self.node_modules()]
+        while todo:
+            nm = todo.pop()
+            for entry in sorted(os.listdir(nm)) if os.path.isdir(nm) else []:
+                if entry.startswith("."):
+                    continue
+                dirs = ([os.path.join(nm, entry, x) for x in os.listdir(os.path.join(nm, entry))]
+                        if entry.startswith("@") else [os.path.join(nm, entry)])
+                for d in dirs:
+                    real = os.path.realpath(d)
+                    if real in seen:
+                        continue
+                    seen.add(real)
+                    pj = self.read_json(os.path.join(real, "package.json"))
+                    want = _tar_files(self.registry.tarball(pj["name"], pj["version"]))
+                    have = {}
+                    for dp, dn, fn in os.walk(real):
+                        dn[:] = [x for x in dn if not (dp == real and x == "node_modules")]
+                        for f in fn:
+                            full = os.path.join(dp, f)
+                            with open(full, "rb") as fh:
+                                have[os.path.relpath(full, real)] = fh.read()
+                    self.assertEqual(sorted(have), sorted(want), real)
+                    for rel, data in want.items():
+                        self.assertEqual(have[rel], data, os.path.join(real, rel))
+                    todo.append(os.path.join(real, "node_modules"))
+                    # isolated: the dependencies are the package's siblings
+                    parent = os.path.dirname(real)
+                    if os.path.basename(parent).startswith("@"):
+                        parent = os.path.dirname(parent)
+                    if os.path.basename(parent) == "node_modules" and parent != self.node_modules():
+                        todo.append(parent)
+        return len(seen)
+
+    def loop(self, flags):
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": self.DEPS})
+        # spread the run over its phases: each tarball takes a little while
+        self.registry.add_fault(r"\.tgz$", "delay", count=None, seconds=0.02)
+        rng = random.Random(1234)
+
+        def reset():
+            for p in (self.store, self.node_modules(), os.path.join(self.proj, "nub.lock")):
+                if os.path.isdir(p):
+                    shutil.rmtree(p)
+                elif os.path.exists(p):
+                    os.remove(p)
+        reset()
+        t0 = time.monotonic()
+        self.nub("install", *flags)
+        full = time.monotonic() - t0
+        count = self.same_as_registry()
+        self.assertGreaterEqual(count, 5)
+        for k in range(self.KILLS):
+            reset()
+            at = rng.uniform(0, full)
+            proc = self.popen_nub("install", *flags)
+            time.sleep(at)
+            proc.send_signal(signal.SIGKILL)
+            proc.communicate()
+            again = self.nub("install", *flags, check=False)
+            self.assertEqual(again.returncode, 0, "kill %d at %.3f s: %s" % (k, at, again.stderr))
+            self.assertEqual(self.same_as_registry(), count, "kill %d at %.3f s" % (k, at))
+
+    def test_hoisted(self):
+        self.loop(["--node-linker", "hoisted"])
+
+    def test_isolated(self):
+        self.loop(["--node-linker", "isolated"])
+
+
 class ConcurrencyTest(FaultTestCase):
 
     def test_two_projects_share_a_cold_store(self):
@@ -505,6 +600,22 @@ class ConcurrencyTest(FaultTestCase):
             self.nub("install", "--offline", "--ignore-scripts", cwd=p3)
             self.assertEqual(self.registry.requests, [])
         self.assert_basic_tree(os.path.join(self.tmp, "p3-basic"))
+
+    def test_eight_projects_one_lockfile_one_cold_store(self):
+        projects = []
+        for i in range(8):
+            p = os.path.join(self.tmp, "p%d" % i)
+            os.makedirs(p)
+            self.proj = p
+            self.make_project("basic", lockfile="package-lock.v3.json")
+            projects.append(p)
+        self.registry.add_fault(r"\.tgz$", "delay", count=None, seconds=0.05)
+        procs = [self.popen_nub("install", cwd=p) for p in projects]
+        for rc, out, err in [self.finish(p) for p in procs]:
+            self.assertEqual(rc, 0, err)
+        for p in projects:
+            self.assert_basic_tree(p)
+        self.assertEqual(self.store_tmp_entries(), [])
 
     def test_two_installs_in_the_same_project(self):
         self.basic()
