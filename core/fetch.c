@@ -56,7 +56,7 @@ struct fetcher {
   struct nub_pool *pool;
   struct nub_progress *prog;
   struct nub_http *http;
-  bool own_http, offline;
+  bool own_http, offline, verify_all;
   pthread_mutex_t lock;
   pthread_cond_t cv;
   size_t pending, nfetch, cached, nmissing;
@@ -521,6 +521,7 @@ int nub_fetch_begin(struct nub_fetch **out, struct nub_store *store,
   f->scratch = nub_calloc((size_t)f->nscratch + 1, sizeof(*f->scratch));
   f->prog = prog;
   f->offline = o->offline;
+  f->verify_all = o->verify_all && cfg->verify_store;
   f->http = http;
   f->own_http = http == NULL;
   pthread_mutex_init(&f->lock, NULL);
@@ -560,7 +561,7 @@ void nub_fetch_add(struct nub_fetch *fs, struct nub_pkg *p)
   if (p->index || p->fetch_state)
     return;
   p->fetch_state = 1;
-  rc = load_checked(f->store, f->prog, f->cfg->verify_store, p);
+  rc = load_checked(f->store, f->prog, f->verify_all, p);
   if (rc == 0) {
     pthread_mutex_lock(&f->lock);
     f->cached++;
@@ -695,7 +696,7 @@ int nub_fetch_needed(struct nub_pkgtab *t, struct nub_store *store,
   lc.pkgs = need;
   lc.store = store;
   lc.prog = prog;
-  lc.verify = cfg->verify_store;
+  lc.verify = o->verify_all && cfg->verify_store;
   lc.rc = rcs;
   nub_pool_for(pool, n, load_one, &lc);
   nub_free(rcs);

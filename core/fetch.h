@@ -29,6 +29,9 @@
 
 struct nub_fetch_opts {
   bool offline;
+  /* check every stored package's files before taking it (nub_store_check;
+   * `nub ci`, --force); otherwise the linker checks each file it links */
+  bool verify_all;
 };
 
 struct nub_fetch_result {

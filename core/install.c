@@ -369,7 +369,10 @@ static int phase_link(struct nub_install_ctx *c, const struct nub_state *old,
   if (rc < 0)
     return rc;
   nub_diag_phase_begin(&ph, "link");
+  if (c->have_linker)
+    nub_linker_release(&c->linker); /* a second pass (refetch_changed) */
   rc = nub_linker_init(&c->linker, &c->store, c->cfg.import_method);
+  c->linker.verify = c->cfg.verify_store;
   c->have_linker = true;
   if (rc == 0)
     rc = c->layout->link(c, keep ? old : NULL, r, err);
@@ -386,6 +389,36 @@ static int phase_link(struct nub_install_ctx *c, const struct nub_state *old,
   nub_diag_tally_add(&r->st.t);
   nub_diag_set_count("files", (long long)r->files);
   return rc;
+}
+
+/* The packages whose stored files the linker found changed (an edit
+ * through a hard-linked node_modules, most likely): each said in one line,
+ * dropped from the store and marked to be fetched over the changed files.
+ * False when there were none. */
+static bool refetch_changed(struct nub_install_ctx *c)
+{
+  struct nub_linker *l = &c->linker;
+
+  if (!c->have_linker || !l->nchanged)
+    return false;
+  for (size_t i = 0; i < c->plan.pkgs.n; i++) {
+    struct nub_pkg *p = c->plan.pkgs.v[i];
+    bool hit = false;
+    for (size_t k = 0; p->index && k < l->nchanged && !hit; k++)
+      hit = !memcmp(l->changed[k], p->key, 65);
+    if (!hit)
+      continue;
+    nub_progress_warn(&c->prog, "the store's copy of %s@%s is damaged: a file changed or "
+                      "went missing after it was stored (an edit through a hard-linked "
+                      "node_modules?); fetching it again", p->name, p->version);
+    p->distrust_ns = p->index->stored_ns ? p->index->stored_ns : 1;
+    nub_index_free(p->index);
+    p->index = NULL;
+    p->fetch_state = 0;
+    nub_store_index_remove(&c->store, p->key);
+  }
+  l->nchanged = 0;
+  return true;
 }
 
 static int phase_bins(struct nub_install_ctx *c, struct nub_err *err)
@@ -479,6 +512,16 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
     rc = phase_fetch(c, err);
   if (rc == 0)
     rc = phase_link(c, have_old ? &old : NULL, &lr, err);
+  /* changed store files: fetched again, then node_modules built afresh */
+  for (int pass = 0; rc == -NUB_ESTORE && pass < 3 && refetch_changed(c); pass++) {
+    struct nub_fetch_result fr;
+    struct nub_err e2;
+    nub_err_clear(&e2);
+    rc = nub_plan_fetch(c, &fr, &e2);
+    if (rc == 0)
+      rc = phase_link(c, NULL, &lr, &e2);
+    *err = e2;
+  }
   if (have_old)
     nub_state_release(&old);
   if (rc == 0)

@@ -51,7 +51,13 @@ int nub_linker_init(struct nub_linker *l, struct nub_store *s,
   return 0;
 }
 
-void nub_linker_release(struct nub_linker *l) { pthread_mutex_destroy(&l->lock); }
+void nub_linker_release(struct nub_linker *l)
+{
+  pthread_mutex_destroy(&l->lock);
+  nub_free(l->changed);
+  l->changed = NULL;
+  l->nchanged = l->capchanged = 0;
+}
 
 void nub_link_stats_add(struct nub_link_stats *dst, const struct nub_link_stats *src)
 {
@@ -140,12 +146,20 @@ static int try_prim(enum nub_prim p, int sfd, const char *src,
 /* One file from src (under directory fd sfd: a content name in the store's
  * files, or a path in a package tree) to dst under ddir. */
 static int link_from(struct nub_linker *l, int sfd, const char *src,
-                     const struct nub_index_file *f, int ddir, const char *dst,
-                     const char *pkg, struct nub_link_stats *st)
+                     const struct nub_index_file *f, uint64_t stored_ns, int ddir,
+                     const char *dst, const char *pkg, struct nub_link_stats *st)
 {
   int first_err = 0, rc = -ENOTSUP;
   enum nub_prim first_prim = NUB_PRIM_COPY, used = NUB_PRIM_COPY;
   uint64_t t0 = NUB_DIAG_ON() ? nub_plat_now_ns() : 0;
+
+  if (l->verify) {
+    struct nub_plat_stat s;
+    rc = nub_plat_stat_at(sfd, src, &s);
+    if (rc < 0 || s.type != NUB_FT_FILE || s.size != f->size ||
+        (stored_ns && s.mtime_ns > stored_ns))
+      return -ESTALE;
+  }
 
   if (l->small_copy && f->size <= SMALL_COPY_MAX) {
     used = NUB_PRIM_SMALL_COPY;
@@ -189,13 +203,13 @@ done:
   return rc;
 }
 
-int nub_link_file(struct nub_linker *l, const struct nub_index_file *f, int ddir,
-                  const char *dst, const char *pkg, struct nub_link_stats *st)
+static int link_file(struct nub_linker *l, const struct nub_index_file *f, uint64_t stored_ns,
+                     int ddir, const char *dst, const char *pkg, struct nub_link_stats *st)
 {
   char src[67];
 
   nub_store_file_name(f->hash, f->mode & 0111, src);
-  return link_from(l, l->store->files_fd, src, f, ddir, dst, pkg, st);
+  return link_from(l, l->store->files_fd, src, f, stored_ns, ddir, dst, pkg, st);
 }
 
 int nub_mkdirs_at(int dir, const char *path)
@@ -224,11 +238,21 @@ int nub_mkdirs_at(int dir, const char *path)
 
 /* One file of idx into fd: from its package tree (tfd) or its content
  * name in the store's files. */
-static int link_index_file(struct nub_linker *l, int tfd, const struct nub_index_file *f,
-                           int fd, const char *pkg, struct nub_link_stats *st)
+static int link_index_file(struct nub_linker *l, int tfd, const struct nub_index *idx,
+                           const struct nub_index_file *f, int fd, const char *pkg,
+                           struct nub_link_stats *st)
 {
-  return tfd >= 0 ? link_from(l, tfd, f->path, f, fd, f->path, pkg, st)
-                  : nub_link_file(l, f, fd, f->path, pkg, st);
+  return tfd >= 0 ? link_from(l, tfd, f->path, f, idx->stored_ns, fd, f->path, pkg, st)
+                  : link_file(l, f, idx->stored_ns, fd, f->path, pkg, st);
+}
+
+/* A package to fetch again (see nub_linker.changed). */
+static void note_changed(struct nub_linker *l, const struct nub_index *idx)
+{
+  pthread_mutex_lock(&l->lock);
+  NUB_GROW(l->changed, l->capchanged, l->nchanged + 1);
+  memcpy(l->changed[l->nchanged++], idx->key, 65);
+  pthread_mutex_unlock(&l->lock);
 }
 
 /* Per-file materialisation into dir fd (used for package directories and
@@ -241,6 +265,10 @@ static int link_files(struct nub_linker *l, const struct nub_index *idx, int fd,
 
   if (idx->tree) {
     tfd = nub_plat_open_dir_at(l->store->root_fd, idx->tree);
+    if (tfd < 0 && l->verify) {
+      note_changed(l, idx);
+      return nub_err_set(err, -NUB_ESTORE, "the store lost %s (%s)", pkg, idx->tree);
+    }
     if (tfd < 0) {
       /* gone from the store: forget the package, so that the next run
        * fetches it again */
@@ -260,15 +288,19 @@ static int link_files(struct nub_linker *l, const struct nub_index *idx, int fd,
   }
   for (uint32_t i = 0; i < idx->nfiles; i++) {
     const struct nub_index_file *f = &idx->files[i];
-    rc = link_index_file(l, tfd, f, fd, pkg, st);
+    rc = link_index_file(l, tfd, idx, f, fd, pkg, st);
     if (rc == -EEXIST) {
       /* a file the tree already has (a bundled copy under a deeper real
        * placement): the later placement wins, as npm's does */
       nub_plat_unlink_at(fd, f->path, false);
-      rc = link_index_file(l, tfd, f, fd, pkg, st);
+      rc = link_index_file(l, tfd, idx, f, fd, pkg, st);
     }
     if (rc < 0) {
-      if (rc == -ENOENT) {
+      if (rc == -ESTALE) {
+        note_changed(l, idx);
+        rc = nub_err_set(err, -NUB_ESTORE, "the store's copy of %s changed after it was "
+                         "stored (%s)", pkg, f->path);
+      } else if (rc == -ENOENT) {
         /* forget the package, so that the next run fetches it again */
         nub_store_index_remove(l->store, idx->key);
         rc = nub_err_set(err, -NUB_ESTORE,

@@ -28,7 +28,7 @@ struct nub_pkg *nub_plan_identity(struct nub_install_ctx *c, const char *name,
 int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
-  struct nub_fetch_opts fo = {c->o->offline};
+  struct nub_fetch_opts fo = {c->o->offline, c->o->ci || c->o->force};
   struct nub_fetch *f = p->fetch;
   int rc;
 

@@ -725,12 +725,12 @@ class StoreTreeTest(IsolatedTestCase):
         tree = os.path.dirname(os.path.dirname(os.path.realpath(self.nm("a"))))
         shutil.rmtree(tree)
         shutil.rmtree(self.nm())
-        # the store check finds it before linking and fetches it at once
+        # the store check finds it as it links and fetches it at once
         proc = self.nub("install")
         lines = proc.stderr.strip().splitlines()
         self.assertEqual(len(lines), 1, proc.stderr)
         self.assertIn("a@1.0.0", lines[0])
-        self.assertIn("is gone", lines[0])
+        self.assertIn("is damaged", lines[0])
         self.assert_layout(gvs=True)
         self.assert_requires(gvs=True)
         # without the check, the linker finds it: one line, then the next

@@ -220,11 +220,29 @@ class StoreTamperTest(TrustTestCase):
                 with open(os.path.join(other, "node_modules", "a", "index.js")) as f:
                     self.assertNotIn("MODULE", f.read())
 
-    def test_isolated_another_project(self):
+    def test_isolated_without_the_global_virtual_store(self):
+        # each project's own .nub tree, hard-linked from the store: as hoisted
+        self.env["npm_config_enable_global_virtual_store"] = "false"
         self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
         self.nub("install", "--node-linker", "isolated")
-        self.tamper("a/index.js", shared=True)
+        self.tamper("a/index.js")
         self.check_recovery("a/index.js")
+
+    def test_global_virtual_store_force_repairs_every_project(self):
+        # With the global virtual store every project reads the store's
+        # tree through symlinks, so an edit reaches all of them at once and
+        # no install can stop it; `nub install --force` (and `nub ci`,
+        # `nub store verify`) check every stored file and repair it for all.
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
+        self.nub("install", "--node-linker", "isolated")
+        other = self.second()
+        self.nub("install", "--node-linker", "isolated", cwd=other)
+        self.tamper("a/index.js", shared=True)
+        proc = self.nub("install", "--force", cwd=other)
+        warn = [l for l in proc.stderr.splitlines() if "is damaged" in l]
+        self.assertEqual(len(warn), 1, proc.stderr)
+        self.assertTrue(self.clean(other, "a/index.js"))
+        self.assertTrue(self.clean(self.proj, "a/index.js"))
 
 
 class OnDiskCheckTest(TrustTestCase):
