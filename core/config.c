@@ -215,12 +215,14 @@ int nub_config_parse_npmrc(struct nub_config *cfg, const char *text,
       return rc;
     }
     {
-      size_t kl = strlen(k);
       char *key = expand_env ? expand_vars(k) : nub_strdup(k);
       char *val = expand_env ? expand_vars(v) : nub_strdup(v);
-      if (kl > 2 && !strcmp(key + strlen(key) - 2, "[]"))
-        key[strlen(key) - 2] = '\0'; /* arrays: the last value wins here */
-      set_entry(cfg, key, val, layer);
+      /* (the key's length after expansion: ${X?} may empty it) */
+      size_t kl = strlen(key);
+      if (kl > 2 && !strcmp(key + kl - 2, "[]"))
+        key[kl - 2] = '\0'; /* arrays: the last value wins here */
+      if (*key)
+        set_entry(cfg, key, val, layer);
       nub_free(key);
       nub_free(val);
     }
@@ -414,7 +416,7 @@ int nub_config_load(struct nub_config *cfg, const char *project_dir,
   }
 
   globalrc = nub_config_get(cfg, "globalconfig");
-  if (!globalrc && NUB_DEFAULT_GLOBALCONFIG[0])
+  if (!globalrc && sizeof(NUB_DEFAULT_GLOBALCONFIG) > 1)
     globalrc = NUB_DEFAULT_GLOBALCONFIG;
   if (globalrc) {
     char *g = nub_strdup(globalrc);

@@ -118,12 +118,31 @@ static void test_config__registry_userinfo(void **state)
   nub_config_release(&cfg);
 }
 
+/* Found by fuzz_npmrc: a key that ${VAR} expansion made shorter than
+ * two bytes was looked at two bytes before its start (its "[]" suffix). */
+static void test_config__key_emptied_by_expansion(void **state)
+{
+  struct nub_config cfg;
+  struct nub_err err;
+  (void)state;
+  unsetenv("NUB_UNIT_UNSET");
+  memset(&cfg, 0, sizeof(cfg));
+  nub_err_clear(&err);
+  assert_int_equal(nub_config_parse_npmrc(&cfg, "${NUB_UNIT_UNSET?}=1\nx${NUB_UNIT_UNSET?}=2\n"
+                                          "a[]${NUB_UNIT_UNSET?}=3\n",
+                                          "/t/.npmrc", NUB_CFG_USER, true, &err), 0);
+  assert_string_equal(nub_config_get(&cfg, "x"), "2");
+  assert_string_equal(nub_config_get(&cfg, "a"), "3");
+  nub_config_release(&cfg);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_config__credentials_by_nerf_dart),
       cmocka_unit_test(test_config__env_vars_in_project_credentials),
       cmocka_unit_test(test_config__registry_userinfo),
+      cmocka_unit_test(test_config__key_emptied_by_expansion),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,48 @@
+/* fuzz_lockfile_npm.c - package-lock.json / npm-shrinkwrap.json (v1-v3) and
+ * bun.lock into a tree. The first byte picks the reader. */
+#include "fuzz.h"
+
+#include <stdlib.h>
+
+#include "config.h"
+#include "lockfile_bun.h"
+#include "lockfile_npm.h"
+#include "pkgtab.h"
+#include "tree.h"
+
+static struct nub_config cfg;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  static int ready;
+  struct nub_pkgtab pkgs;
+  struct nub_tree t;
+  struct nub_err err;
+  char *text;
+  int bun;
+
+  if (!ready) {
+    setenv("npm_config_registry", "http://registry.invalid/", 1);
+    setenv("npm_config_userconfig", "/nonexistent/npmrc", 1);
+    setenv("npm_config_globalconfig", "/nonexistent/npmrc", 1);
+    nub_err_clear(&err);
+    if (nub_config_load(&cfg, "/nonexistent-project", NULL, 0, &err) < 0)
+      abort();
+    ready = 1;
+  }
+  if (size < 1)
+    return 0;
+  bun = data[0] & 1;
+  text = fuzz_text(data + 1, size - 1);
+  memset(&pkgs, 0, sizeof(pkgs));
+  nub_tree_init(&t, &pkgs);
+  nub_err_clear(&err);
+  if (bun)
+    nub_lockfile_bun_parse(&t, text, size - 1, "bun.lock", &cfg, &err);
+  else
+    nub_lockfile_npm_parse(&t, text, size - 1, "package-lock.json", &cfg, &err);
+  nub_tree_release(&t);
+  nub_pkgtab_release(&pkgs);
+  nub_free(text);
+  return 0;
+}
