@@ -2,7 +2,8 @@
 # Install what nub needs to build and test, idempotently: the C toolchain,
 # CMake, libcurl, libdeflate, cJSON, mimalloc, OpenSSL, libyaml, cmocka, and
 # for the tests Python 3, Node.js/npm, xfsprogs and the openssl tool (TLS
-# tests); for the benchmarks hyperfine and GNU time. Debian/Ubuntu use apt-get,
+# tests), clang (its libFuzzer, for ci/fuzz.sh); for the benchmarks hyperfine
+# and GNU time. Debian/Ubuntu use apt-get,
 # macOS Homebrew. Safe to run again: it installs only what is missing.
 set -euo pipefail
 
@@ -39,7 +40,7 @@ fi
 
 pkgs=(build-essential cmake pkg-config libcurl4-openssl-dev libdeflate-dev libcjson-dev
       libmimalloc-dev libssl-dev libyaml-dev libcmocka-dev python3 xfsprogs hyperfine curl
-      openssl time)
+      openssl time clang)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -54,5 +55,16 @@ if [ "${#missing[@]}" -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# libFuzzer's runtime is a package of its own, which clang only recommends
+if command -v clang >/dev/null 2>&1; then
+  v=$(clang -dumpversion 2>/dev/null | cut -d. -f1)
+  rt=libclang-rt-$v-dev
+  if [ -n "$v" ] && ! dpkg-query -W -f='${Status}' "$rt" 2>/dev/null | grep -q "install ok installed" &&
+     apt-cache show "$rt" >/dev/null 2>&1; then
+    log "apt-get install $rt"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get install -y -qq --no-install-recommends "$rt"
+  fi
 fi
 log "Debian/Ubuntu dependencies present"

@@ -98,7 +98,7 @@ PY
 run_one() { # harness
   local h=$1 dirs=("$corpus/$1") lim=() rc=0
   [ -d "tests/fuzz/regress/$h" ] && dirs+=("tests/fuzz/regress/$h")
-  case $h in lockfile_*|json) lim=(-max_len=131072) ;; tarball) lim=(-max_len=262144) ;; esac
+  case $h in lockfile_*|json) lim=(-max_len=131072) ;; tarball) lim=(-max_len=131072) ;; esac
   "$out/tests/fuzz/fuzz_$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2560 \
     -print_final_stats=1 "${lim[@]}" -artifact_prefix="$out/artifacts/$h-" "${dirs[@]}" \
     >"$out/logs/$h.log" 2>&1 || rc=$?

@@ -9,6 +9,9 @@
 # On Linux it runs on the file system of the build directory (ext4 on CI) and,
 # as root with mkfs.xfs available, again on a loop-mounted XFS image with
 # reflink=1 (where --package-import-method clone must give link_reflink).
+# TALLY_JSON=<file>: also write every row there as JSON (one object per line:
+# platform, file system, fixture, layout, files per primitive, fallbacks,
+# phase times), for ci/tally-table.py to set platforms side by side.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 NUB=${1:-$root/build/core/nub}
@@ -22,9 +25,9 @@ export npm_config_registry=$reg/
 unset CI || true
 fail=0
 
-tally() { # jsonl -> "link_x N, link_y M"
-  python3 - "$1" <<'PY'
-import json, sys, collections
+tally() { # jsonl log label fixture layout -> "link_x N, link_y M"
+  python3 - "$@" <<'PY'
+import json, os, platform, re, sys, collections
 c = collections.Counter()
 fb = collections.Counter()
 for line in open(sys.argv[1]):
@@ -36,6 +39,17 @@ for line in open(sys.argv[1]):
             fb[f'{m["fallback_from"]}:{m.get("errno")}'] += 1
 print(", ".join(f"{k} {v}" for k, v in sorted(c.items())) or "no per-file events",
       ("| fallbacks " + ", ".join(f"{k} x{v}" for k, v in fb.items())) if fb else "")
+out = os.environ.get("TALLY_JSON")
+if out:
+    phases = {}
+    for m in re.finditer(r"phase:(\w+) ([0-9.]+)(ms|µs|us|s)\b", open(sys.argv[2], errors="replace").read()):
+        ms = float(m.group(2)) * {"ms": 1, "µs": 1e-3, "us": 1e-3, "s": 1e3}[m.group(3)]
+        phases[m.group(1)] = round(ms, 3)
+    row = {"platform": f"{platform.system()} {platform.machine()}", "fs": sys.argv[3],
+           "fixture": sys.argv[4], "layout": sys.argv[5], "files": dict(sorted(c.items())),
+           "fallbacks": dict(fb), "phases_ms": phases}
+    with open(out, "a") as f:
+        f.write(json.dumps(row) + "\n")
 PY
 }
 
@@ -56,7 +70,7 @@ run_on() { # dir label [extra nub args...]
       rm -rf "$d/node_modules"; test ! -e "$d/node_modules"
       (cd "$d" && NUB_STORE_DIR=$store NUB_DIAG_FILE=$base/$fx-$layout.jsonl NUB_LOG=debug \
          "$NUB" install --offline --frozen-lockfile -s "${args[@]}" "$@" 2>"$base/$fx-$layout.log")
-      local t; t=$(tally "$base/$fx-$layout.jsonl")
+      local t; t=$(tally "$base/$fx-$layout.jsonl" "$base/$fx-$layout.log" "$label" "$fx" "$layout")
       printf '%-8s %-9s %-13s %s\n' "$label" "$fx" "$layout" "$t"
       grep -o 'phase:[a-z_]* [^ ]*\( ([^)]*)\)\?' "$base/$fx-$layout.log" | sed 's/^/                                  /'
       if echo "$t" | grep -q 'link_copy' && ! echo "$*" | grep -q 'copy'; then

@@ -2,7 +2,9 @@
 # The README's second command: set up, build and run every test - the layering
 # check, the unit and end-to-end suites (CTest), the platform contract on a
 # loop-mounted XFS image when root, and the same suites under ASan+UBSan.
-# Set NUB_SKIP_SANITIZE=1 to skip the sanitizer pass.
+# Set NUB_SKIP_SANITIZE=1 to skip the sanitizer pass. Then every parser is
+# fuzzed for FUZZ_SECONDS (60) each (ci/fuzz.sh; Linux with clang's
+# libFuzzer); NUB_SKIP_FUZZ=1 skips that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/bootstrap.sh
@@ -35,5 +37,12 @@ if [ "${NUB_SKIP_SANITIZE:-0}" != 1 ]; then
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
      ctest --output-on-failure -j"$jobs")
+fi
+if [ "${NUB_SKIP_FUZZ:-0}" != 1 ]; then
+  if [ "$(uname -s)" = Linux ]; then
+    FUZZ_SECONDS=${FUZZ_SECONDS:-60} bash ci/fuzz.sh
+  else
+    echo "test: fuzzing skipped (Apple's clang has no libFuzzer; the Linux jobs fuzz)"
+  fi
 fi
 echo "test: all suites passed"

@@ -43,7 +43,7 @@ static long rd(void *ud, const void **buf)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   static int ready;
-  struct nub_extract_limits lim = {2000, 1u << 20, 8u << 20};
+  struct nub_extract_limits lim = {2000, 1u << 20, 4u << 20};
   struct nub_extract_stats st;
   struct nub_import *im;
   struct nub_tar t;
