@@ -28,6 +28,16 @@ if command -v npm >/dev/null 2>&1; then
       { echo "test: $2 could not be installed; comparisons with it are skipped:"; tail -3 "$tools.$1.log"; }
   done
 fi
+# Verdaccio, the registry server of e2e.verdaccio: 6.8.0 runs on Node 20 with
+# node-fetch held at 2.7.0 (6.10 wants Node 22)
+if command -v npm >/dev/null 2>&1 && [ ! -f "$tools/verdaccio/node_modules/verdaccio/bin/verdaccio" ]; then
+  mkdir -p "$tools/verdaccio"
+  printf '%s\n' '{"name": "nub-test-verdaccio", "private": true,' \
+    ' "dependencies": {"verdaccio": "6.8.0"}, "overrides": {"node-fetch": "2.7.0"}}' \
+    >"$tools/verdaccio/package.json"
+  (cd "$tools/verdaccio" && npm install --no-audit --no-fund >"$tools.verdaccio.log" 2>&1) ||
+    { echo "test: verdaccio could not be installed; e2e.verdaccio is skipped:"; tail -3 "$tools.verdaccio.log"; }
+fi
 export PATH="$tools/pnpm/bin:$tools/npm/bin:$tools/yarn/bin:$PATH"
 
 (cd build && ctest --output-on-failure -j"$jobs")

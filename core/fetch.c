@@ -447,10 +447,14 @@ static void worker_run(void *arg, int worker)
       job_error(j, -NUB_ENOTFOUND, "%s not found at %s (HTTP %ld)", j->what,
                 j->pkg->tarball, r->status);
     } else if (r->cls == NUB_HTTP_AUTH) {
-      job_error(j, -NUB_EAUTH,
-                "%s: the registry refused access to %s (HTTP %ld); check the "
-                "auth token for this registry in .npmrc", j->what, j->pkg->tarball,
-                r->status);
+      char *cred = nub_config_auth_for(f->cfg, j->pkg->tarball);
+      job_error(j, -NUB_EAUTH, "the registry refused %s (GET %s: HTTP %ld): %s", j->what,
+                j->pkg->tarball, r->status,
+                r->status == 403 ? "the token in .npmrc for it authenticates a user that may "
+                                   "not read the package"
+                : cred ? "it does not accept the token in .npmrc for it (expired or revoked?)"
+                       : "it wants a login; set //<host>/:_authToken for it in .npmrc");
+      nub_free(cred);
     } else {
       snprintf(why, sizeof(why), "%s", r->error[0] ? r->error : "transfer failed");
       retry_or_fail(j, -NUB_ENETWORK, r->cls == NUB_HTTP_RETRY, r->retry_after_s, why);

@@ -495,9 +495,17 @@ static void on_done(void *ud, const struct nub_http_result *r)
     return;
   }
   if (r->cls == NUB_HTTP_AUTH) {
-    snprintf(e->msg, sizeof(e->msg),
-             "the registry refused access to %s (HTTP %ld); check the auth token for "
-             "it in .npmrc", e->url, r->status);
+    char *cred = nub_config_auth_for(m->cfg, e->url);
+    if (r->status == 403)
+      snprintf(e->msg, sizeof(e->msg),
+               "the registry refused %s to this user (GET %s: HTTP 403); the token in .npmrc "
+               "for it authenticates a user that may not read the package", e->name, e->url);
+    else
+      snprintf(e->msg, sizeof(e->msg),
+               "the registry refused %s (GET %s: HTTP %ld): %s", e->name, e->url, r->status,
+               cred ? "it does not accept the token in .npmrc for it (expired or revoked?)"
+                    : "it wants a login; set //<host>/:_authToken for it in .npmrc");
+    nub_free(cred);
     finish(e, M_FAILED, -NUB_EAUTH);
     return;
   }
