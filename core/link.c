@@ -306,6 +306,11 @@ static int link_files(struct nub_linker *l, const struct nub_index *idx, int fd,
         rc = nub_err_set(err, -NUB_ESTORE,
                          "the store lost a file of %s (%s); run the install again to "
                          "fetch it", pkg, f->path);
+      } else if (rc == -ENOSPC || rc == -EDQUOT) {
+        /* the file system, not the file, is at fault */
+        rc = nub_err_set(err, rc, "the file system holding node_modules is full (%s: no room "
+                         "for %s/%s of %s); free space there and run the install again",
+                         nub_strerror(rc), name, f->path, pkg);
       } else {
         rc = nub_err_set(err, rc, "cannot link %s/%s for %s: %s", name, f->path, pkg,
                          nub_strerror(rc));

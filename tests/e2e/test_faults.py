@@ -797,6 +797,7 @@ class DiskFullTest(FaultTestCase):
         lines = [l for l in proc.stderr.strip().splitlines() if "error" in l]
         self.assertEqual(len(lines), 1, proc.stderr)
         self.assertIn("No space left on device", lines[0])
+        self.assertIn("file system holding node_modules is full", lines[0])
         self.assertIn("node_modules/", lines[0])
         # the user's files are as they were
         with open(os.path.join(proj, "package.json")) as a, \
