@@ -345,6 +345,7 @@ static void job_error(struct job *j, int rc, const char *fmt, ...)
     record_failure(j->pkg, rc, msg);
   } else {
     job_fail(j->f, rc, "%s", msg);
+    j->pkg->fail_code = rc; /* (what failed, for nub_plan_fetch to mend) */
   }
   job_finished(j);
 }

@@ -522,6 +522,9 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
       rc = phase_link(c, NULL, &lr, &e2);
     *err = e2;
   }
+  /* node_modules is what the lockfile says: now it may say so */
+  if (rc == 0)
+    rc = nub_plan_commit_lock(c, err);
   if (have_old)
     nub_state_release(&old);
   if (rc == 0)

@@ -7,6 +7,7 @@
 
 #include "install_ctx.h"
 #include "nub_alloc.h"
+#include "nub_plat.h"
 #include "registry.h"
 #include "registry_url.h"
 
@@ -43,6 +44,12 @@ int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr, struc
     if (p->pkgs.v[i]->needed)
       nub_fetch_add(f, p->pkgs.v[i]);
   rc = nub_fetch_end(f, fr, err);
+  /* a tarball that is not where its metadata says, or unlike the
+   * integrity it gives: the metadata may be what is wrong (a corrupted or
+   * stale document in the cache), so the next run asks the registry again */
+  for (size_t i = 0; p->meta && i < p->pkgs.n; i++)
+    if (p->pkgs.v[i]->fail_code == -NUB_EINTEGRITY || p->pkgs.v[i]->fail_code == -NUB_ENOTFOUND)
+      nub_meta_forget(p->meta, p->pkgs.v[i]->name);
   if (rc < 0)
     return rc;
   /* what failed: left out when it is optional in the final plan, else the
@@ -62,6 +69,42 @@ int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr, struc
   return 0;
 }
 
+int nub_plan_stage_lock(struct nub_install_ctx *c, struct nub_buf *bytes, struct nub_err *err)
+{
+  struct nub_plan *p = &c->plan;
+
+  nub_buf_release(&p->lock_bytes);
+  p->lock_bytes = *bytes;
+  *bytes = (struct nub_buf)NUB_BUF_INIT;
+  p->lock_staged = true;
+  return c->o->lockfile_only ? nub_plan_commit_lock(c, err) : 0;
+}
+
+int nub_plan_commit_lock(struct nub_install_ctx *c, struct nub_err *err)
+{
+  struct nub_plan *p = &c->plan;
+  char *old = NULL, *path;
+  size_t oldlen = 0;
+  int rc = 0;
+
+  if (!p->lock_staged)
+    return 0;
+  p->lock_staged = false;
+  if (nub_plat_read_file_at(c->proj.dir_fd, p->lockname, 1u << 30, &old, &oldlen) == 0 &&
+      oldlen == p->lock_bytes.len && !memcmp(old, p->lock_bytes.data, oldlen)) {
+    nub_free(old);
+    return 0;
+  }
+  nub_free(old);
+  path = nub_asprintf("%s/%s", c->proj.dir, p->lockname);
+  rc = nub_plat_write_file_atomic(path, p->lock_bytes.data ? p->lock_bytes.data : "",
+                                  p->lock_bytes.len, 0644);
+  if (rc < 0)
+    nub_err_set(err, rc, "cannot write %s: %s", path, nub_strerror(rc));
+  nub_free(path);
+  return rc;
+}
+
 void nub_plan_release(struct nub_plan *p)
 {
   if (p->fetch) {
@@ -76,5 +119,6 @@ void nub_plan_release(struct nub_plan *p)
   if (p->have_graph)
     nub_graph_release(&p->graph);
   nub_pkgtab_release(&p->pkgs);
+  nub_buf_release(&p->lock_bytes);
   memset(p, 0, sizeof(*p));
 }

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 
+#include "buf.h"
 #include "err.h"
 #include "fetch.h"
 #include "graph.h"
@@ -30,6 +31,9 @@ struct nub_plan {
   bool resolved;           /* the resolver made it (not a lockfile) */
   struct nub_meta *meta;   /* the resolver's registry client */
   struct nub_fetch *fetch; /* downloads begun while resolving, or NULL */
+  /* the lockfile to write (its bytes), held until node_modules is built */
+  struct nub_buf lock_bytes;
+  bool lock_staged;
 };
 
 /* The store identity of a graph package (its tarball on the configured
@@ -44,6 +48,16 @@ struct nub_pkg *nub_plan_identity(struct nub_install_ctx *c, const char *name,
 int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr,
                    struct nub_err *err);
 void nub_plan_release(struct nub_plan *p);
+
+/* The lockfile a plan source made (bytes, taken over): written at once
+ * with --lockfile-only, else held for nub_plan_commit_lock, so that an
+ * install that fails leaves the lockfile it found as it was (a lockfile
+ * written first would pin what could not be installed: an integrity the
+ * registry's own tarball does not match, a version that is not there). */
+int nub_plan_stage_lock(struct nub_install_ctx *c, struct nub_buf *bytes, struct nub_err *err);
+/* Write the staged lockfile (p->lockname) when its bytes differ from the
+ * file's (no churn); 0 when nothing was staged. */
+int nub_plan_commit_lock(struct nub_install_ctx *c, struct nub_err *err);
 
 /* The sources (the driver picks one by the lockfile's kind). Each reads or
  * resolves the plan for c's project: a lockfile that must match

@@ -167,30 +167,6 @@ static int read_lock(struct nub_install_ctx *c, struct nub_graph *g, struct nub_
   return rc;
 }
 
-/* Write the lockfile only when its bytes change (no churn). */
-static int write_lock(struct nub_install_ctx *c, struct nub_err *err)
-{
-  struct nub_buf b = NUB_BUF_INIT;
-  char *old = NULL, *path;
-  size_t oldlen = 0;
-  int rc = 0;
-
-  nub_lockfile_pnpm_write(&c->plan.graph, &b);
-  if (nub_plat_read_file_at(c->proj.dir_fd, c->plan.lockname, 1u << 30, &old, &oldlen) == 0 &&
-      oldlen == b.len && !memcmp(old, b.data, b.len)) {
-    nub_free(old);
-    nub_buf_release(&b);
-    return 0;
-  }
-  nub_free(old);
-  path = nub_asprintf("%s/%s", c->proj.dir, c->plan.lockname);
-  rc = nub_plat_write_file_atomic(path, b.data, b.len, 0644);
-  if (rc < 0)
-    nub_err_set(err, rc, "cannot write %s: %s", path, nub_strerror(rc));
-  nub_free(path);
-  nub_buf_release(&b);
-  return rc;
-}
 
 int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
                      struct nub_err *err)
@@ -264,8 +240,11 @@ int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err)
   if (have_prev && why[0])
     nub_diag_debugf("re-resolving: %s", why);
   rc = nub_plan_resolve(c, have_prev && c->o->frozen != NUB_FROZEN_NO ? &prev : NULL, err);
-  if (rc == 0)
-    rc = write_lock(c, err);
+  if (rc == 0) {
+    struct nub_buf b = NUB_BUF_INIT;
+    nub_lockfile_pnpm_write(&c->plan.graph, &b);
+    rc = nub_plan_stage_lock(c, &b, err);
+  }
 out:
   nub_graph_release(&prev); /* what read_lock filled, even when it failed */
   return rc;

@@ -115,31 +115,6 @@ static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
   return true;
 }
 
-/* Write package-lock.json when its bytes change (no churn). */
-static int write_npm_lock(struct nub_install_ctx *c, struct nub_err *err)
-{
-  struct nub_buf b = NUB_BUF_INIT;
-  char *old = NULL, *path;
-  size_t oldlen = 0;
-  int rc = 0;
-
-  nub_lockfile_npm_write(&c->plan.tree, &c->plan.graph, &c->man, c->ws.source ? &c->ws : NULL,
-                         &b);
-  if (nub_plat_read_file_at(c->proj.dir_fd, c->plan.lockname, 1u << 30, &old, &oldlen) == 0 &&
-      oldlen == b.len && !memcmp(old, b.data, b.len)) {
-    nub_free(old);
-    nub_buf_release(&b);
-    return 0;
-  }
-  nub_free(old);
-  path = nub_asprintf("%s/%s", c->proj.dir, c->plan.lockname);
-  rc = nub_plat_write_file_atomic(path, b.data, b.len, 0644);
-  if (rc < 0)
-    nub_err_set(err, rc, "cannot write %s: %s", path, nub_strerror(rc));
-  nub_free(path);
-  nub_buf_release(&b);
-  return rc;
-}
 
 /* npm install's answer to a lockfile that no longer matches: resolve again,
  * keeping the lockfile's versions where they still satisfy, place the
@@ -162,8 +137,12 @@ static int re_resolve_npm(struct nub_install_ctx *c, const char *why, struct nub
   nub_graph_release(&prev);
   if (rc == 0)
     rc = nub_tree_from_graph(&p->tree, &p->graph, c->ws.source ? &c->ws : NULL, &c->cfg, err);
-  if (rc == 0)
-    rc = write_npm_lock(c, err);
+  if (rc == 0) {
+    struct nub_buf b = NUB_BUF_INIT;
+    nub_lockfile_npm_write(&c->plan.tree, &c->plan.graph, &c->man,
+                           c->ws.source ? &c->ws : NULL, &b);
+    rc = nub_plan_stage_lock(c, &b, err);
+  }
   return rc;
 }
 

@@ -13,30 +13,6 @@
 #include "plan.h"
 #include "buf.h"
 
-/* Write yarn.lock when its bytes change (no churn). */
-static int write_yarn_lock(struct nub_install_ctx *c, struct nub_err *err)
-{
-  struct nub_buf b = NUB_BUF_INIT;
-  char *old = NULL, *path;
-  size_t oldlen = 0;
-  int rc = 0;
-
-  nub_lockfile_yarn_write(&c->plan.graph, &c->cfg, &b);
-  if (nub_plat_read_file_at(c->proj.dir_fd, c->plan.lockname, 1u << 30, &old, &oldlen) == 0 &&
-      oldlen == b.len && !memcmp(old, b.data, b.len)) {
-    nub_free(old);
-    nub_buf_release(&b);
-    return 0;
-  }
-  nub_free(old);
-  path = nub_asprintf("%s/%s", c->proj.dir, c->plan.lockname);
-  rc = nub_plat_write_file_atomic(path, b.data, b.len, 0644);
-  if (rc < 0)
-    nub_err_set(err, rc, "cannot write %s: %s", path, nub_strerror(rc));
-  nub_free(path);
-  nub_buf_release(&b);
-  return rc;
-}
 
 /* The previous graph's `resolved` strings onto the versions kept. */
 static void keep_resolved(struct nub_graph *g, const struct nub_graph *prev)
@@ -78,8 +54,10 @@ int nub_plan_from_yarn(struct nub_install_ctx *c, struct nub_err *err)
   nub_graph_init(&p->graph);
   rc = nub_plan_resolve(c, c->o->frozen == NUB_FROZEN_NO ? NULL : &prev, err);
   if (rc == 0) {
+    struct nub_buf b = NUB_BUF_INIT;
     keep_resolved(&p->graph, &prev);
-    rc = write_yarn_lock(c, err);
+    nub_lockfile_yarn_write(&c->plan.graph, &c->cfg, &b);
+    rc = nub_plan_stage_lock(c, &b, err);
   }
   nub_graph_release(&prev);
   return rc;

@@ -643,6 +643,17 @@ int nub_meta_get(struct nub_meta *m, const char *name, const struct nub_packumen
   return rc;
 }
 
+void nub_meta_forget(struct nub_meta *m, const char *name)
+{
+  struct entry *e;
+
+  pthread_mutex_lock(&m->lock);
+  e = nub_strmap_get(&m->entries, name);
+  if (e && e->cache_path)
+    nub_plat_unlink_at(NUB_PLAT_CWD, e->cache_path, false);
+  pthread_mutex_unlock(&m->lock);
+}
+
 int nub_meta_refetch(struct nub_meta *m, const char *name, const struct nub_packument **out,
                      struct nub_err *err)
 {

@@ -70,6 +70,11 @@ int nub_meta_get(struct nub_meta *m, const char *name,
 int nub_meta_refetch(struct nub_meta *m, const char *name,
                      const struct nub_packument **out, struct nub_err *err);
 
+/* Drop name's document from the metadata cache (this run keeps its copy):
+ * a tarball that does not match the integrity it gives, so that the next
+ * run asks the registry again instead of failing on the same document. */
+void nub_meta_forget(struct nub_meta *m, const char *name);
+
 /* Parse a packument (exported for tests). `name` is the requested name. */
 int nub_packument_parse(struct nub_packument **out, const char *json, size_t len,
                         const char *name, const struct nub_config *cfg,

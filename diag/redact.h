@@ -12,8 +12,10 @@
 #include <stddef.h>
 
 /* Copy `in` to out (cap bytes, always NUL-terminated when cap > 0) with
- * the userinfo of every "scheme://userinfo@host" replaced by "***".
- * Returns the length written. */
+ * the userinfo of every "scheme://userinfo@host" replaced by "***", and
+ * every byte that is neither printable ASCII, tab, newline nor part of
+ * well-formed UTF-8 written as \xNN (a message stays valid, readable text
+ * whatever bytes it quotes). Returns the length written. */
 size_t nub_redact(char *out, size_t cap, const char *in);
 /* The same into a string of its own (caller frees with nub_free). */
 char *nub_redact_dup(const char *in);

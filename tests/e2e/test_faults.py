@@ -570,6 +570,91 @@ class KillLoopTest(FaultTestCase):
         self.loop(["--node-linker", "isolated"])
 
 
+class FaultMatrixTest(FaultTestCase):
+    """Every fault the test registry can serve, on a packument (resolving
+    without a lockfile) and on a tarball (from a lockfile): served once, the
+    install retries and succeeds with the right tree; served every time, it
+    fails with the fault's exit code and one error line naming what failed,
+    and the next install with the fault gone succeeds."""
+
+    # kind -> (params, exit codes when it never stops: packument, tarball).
+    # None: not served there. A corrupted packument can still be valid JSON
+    # (its tarball URL garbled: a 404) or not (malformed): either is a
+    # failure of the metadata. Served once, every fault is retried, except
+    # what is no transfer error: a sign-in page (HTML with status 200), a
+    # packument corrupted into other valid metadata, and a wrong integrity
+    # in the metadata, which no refetch of the tarball mends.
+    MATRIX = {
+        "status": ({"code": 503}, {41}, {41}),
+        "retry_after": ({"seconds": 0}, {41}, {41}),
+        "truncate": ({}, {41}, {41}),
+        "corrupt": ({}, {11, 40, 45}, {30}),
+        "reset": ({}, {41}, {41}),
+        "html": ({}, {45}, {30}),
+        "trickle": ({"seconds": 0.05}, {41}, {41}),
+        "wrong_integrity": ({}, {30}, None),
+    }
+    NOT_RETRIED = {("html", "packument"), ("corrupt", "packument"),
+                   ("wrong_integrity", "packument")}
+    TIMEOUTS = {"npm_config_fetch_timeout": "1500"}
+
+    def case(self, kind, target, count):
+        self.registry.clear_faults()
+        self.env["NUB_STORE_DIR"] = os.path.join(self.tmp, "store-%s-%s-%s" % (kind, target, count))
+        for p in (self.node_modules(), os.path.join(self.proj, "nub.lock"),
+                  os.path.join(self.proj, "package-lock.json")):
+            if os.path.isdir(p):
+                shutil.rmtree(p)
+            elif os.path.exists(p):
+                os.remove(p)
+        if target == "tarball":
+            self.basic()
+            rx = A_TGZ
+        else:
+            self.make_project({"name": "p", "version": "1.0.0",
+                               "dependencies": {"a": "^1.0.0", "c": "^1.0.0"}})
+            rx = r"^/a$"
+        params = self.MATRIX[kind][0]
+        self.registry.add_fault(rx, kind, count=count, **params)
+        return self.nub("install", env=self.TIMEOUTS, check=False)
+
+    def assert_installed(self, target):
+        if target == "tarball":
+            self.assert_basic_tree()
+        else:
+            self.assertEqual(self.node_require(self.proj, "a")["version"], "1.0.0")
+            self.assertEqual(self.node_require(self.proj, "c")["deps"], {"b": "2.0.0"})
+
+    def test_served_once_it_is_retried(self):
+        for kind, (_, pk_codes, tb_codes) in self.MATRIX.items():
+            for target, codes in (("packument", pk_codes), ("tarball", tb_codes)):
+                if codes is None:
+                    continue
+                with self.subTest(kind=kind, target=target):
+                    proc = self.case(kind, target, 1)
+                    if (kind, target) in self.NOT_RETRIED:
+                        self.assertIn(proc.returncode, codes, proc.stderr)
+                    else:
+                        self.assertEqual(proc.returncode, 0, proc.stderr)
+                        self.assert_installed(target)
+
+    def test_served_always_it_fails_cleanly_then_recovers(self):
+        for kind, (_, pk_codes, tb_codes) in self.MATRIX.items():
+            for target, codes in (("packument", pk_codes), ("tarball", tb_codes)):
+                if codes is None:
+                    continue
+                with self.subTest(kind=kind, target=target):
+                    proc = self.case(kind, target, None)
+                    errors = [l for l in proc.stderr.splitlines() if "error:" in l]
+                    self.assertIn(proc.returncode, codes, proc.stderr)
+                    self.assertEqual(len(errors), 1, proc.stderr)
+                    self.assertRegex(errors[0], r"\ba(@1\.0\.0)?\b|/a\b")
+                    self.registry.clear_faults()
+                    again = self.nub("install", env=self.TIMEOUTS, check=False)
+                    self.assertEqual(again.returncode, 0, again.stderr)
+                    self.assert_installed(target)
+
+
 class ConcurrencyTest(FaultTestCase):
 
     def test_two_projects_share_a_cold_store(self):

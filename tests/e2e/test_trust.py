@@ -86,6 +86,20 @@ class RequiredFailureTest(TrustTestCase):
                                 headers={"Location": self.registry.tarball_url("c", "1.0.0")})
         self.assert_fails_then_recovers(self.nub_fails("install"), 41)
 
+    def test_a_failed_install_writes_no_lockfile(self):
+        # the metadata's integrity does not match the tarball: the install
+        # fails, and no nub.lock pins the wrong integrity (one was written
+        # before the fetch, so that the next install failed the same way
+        # after the registry was fixed)
+        self.registry.clear_faults()
+        self.registry.add_fault(r"^/c$", "wrong_integrity", count=None)
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 30, proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+        self.registry.clear_faults()
+        self.nub("install")
+        self.assertEqual(self.node_require(self.proj, "c")["deps"], {"b": "2.0.0"})
+
     def test_an_optional_package_that_fails_is_left_out(self):
         self.registry.add_fault(r"^/e/-/", "status", count=None, code=404)
         proc = self.nub("install")

@@ -88,6 +88,24 @@ static void test_redact__long_diag_string(void **state)
   nub_free(val);
 }
 
+/* A corrupted packument's tarball URL reached an error line byte for byte
+ * (invalid UTF-8 on the terminal); bytes that are not text are \xNN now,
+ * valid UTF-8 and tabs stay. */
+static void test_redact__bytes_that_are_not_text(void **state)
+{
+  char out[128];
+  char *dup;
+  (void)state;
+  nub_redact(out, sizeof(out), "a-\xce\xd1z.tgz \x01\r caf\xc3\xa9\t\xe2\x82\xac");
+  assert_string_equal(out, "a-\\xce\\xd1z.tgz \\x01\\x0d caf\xc3\xa9\t\xe2\x82\xac");
+  dup = nub_redact_dup("https://u:p@h/\xff");
+  assert_string_equal(dup, "https://***@h/\\xff");
+  nub_free(dup);
+  /* a cut never splits an escape */
+  nub_redact(out, 6, "ab\xff" "cd");
+  assert_string_equal(out, "ab");
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -95,6 +113,7 @@ int main(void)
       cmocka_unit_test(test_redact__every_buffer_size),
       cmocka_unit_test(test_redact__error_record_cut_inside_a_url),
       cmocka_unit_test(test_redact__long_diag_string),
+      cmocka_unit_test(test_redact__bytes_that_are_not_text),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
