@@ -39,6 +39,8 @@ if command -v npm >/dev/null 2>&1 && [ ! -f "$tools/verdaccio/node_modules/verda
     { echo "test: verdaccio could not be installed; e2e.verdaccio is skipped:"; tail -3 "$tools.verdaccio.log"; }
 fi
 export PATH="$tools/pnpm/bin:$tools/npm/bin:$tools/yarn/bin:$PATH"
+[ -f "$tools/verdaccio/node_modules/verdaccio/bin/verdaccio" ] &&
+  export NUB_VERDACCIO="$tools/verdaccio/node_modules/verdaccio/bin/verdaccio"
 
 (cd build && ctest --output-on-failure -j"$jobs")
 
