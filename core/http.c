@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "buf.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "url.h"
@@ -589,6 +590,81 @@ void nub_http_stop(struct nub_http *h)
   curl_multi_cleanup(h->multi);
   pthread_mutex_destroy(&h->lock);
   nub_free(h);
+}
+
+struct get_wait {
+  pthread_mutex_t lock;
+  pthread_cond_t cv;
+  struct nub_buf *out;
+  size_t max;
+  bool done, too_big;
+  struct nub_http_result res;
+};
+
+static bool get_body(void *ud, const char *p, size_t n)
+{
+  struct get_wait *g = ud;
+
+  if (g->out->len + n > g->max) {
+    g->too_big = true;
+    return false;
+  }
+  nub_buf_add(g->out, p, n);
+  return true;
+}
+
+static void get_done(void *ud, const struct nub_http_result *r)
+{
+  struct get_wait *g = ud;
+
+  pthread_mutex_lock(&g->lock);
+  g->res = *r;
+  g->done = true;
+  pthread_cond_signal(&g->cv);
+  pthread_mutex_unlock(&g->lock);
+}
+
+int nub_http_get(struct nub_http *h, const struct nub_config *cfg, struct nub_progress *prog,
+                 const char *url, size_t max, struct nub_buf *out, struct nub_err *err)
+{
+  size_t start = out->len;
+  int max_tries = cfg->fetch_retries;
+  uint64_t wait_ms = 0;
+
+  for (int attempt = 1;; attempt++) {
+    struct get_wait g = {.out = out, .max = max};
+    struct nub_http_req req;
+    memset(&req, 0, sizeof(req));
+    pthread_mutex_init(&g.lock, NULL);
+    pthread_cond_init(&g.cv, NULL);
+    req.url = url;
+    req.on_body = get_body;
+    req.on_done = get_done;
+    req.ud = &g;
+    req.not_before_ns = wait_ms ? nub_plat_now_ns() + wait_ms * 1000000ull : 0;
+    out->len = start;
+    nub_http_submit(h, &req);
+    pthread_mutex_lock(&g.lock);
+    while (!g.done)
+      pthread_cond_wait(&g.cv, &g.lock);
+    pthread_mutex_unlock(&g.lock);
+    pthread_mutex_destroy(&g.lock);
+    pthread_cond_destroy(&g.cv);
+    if (g.too_big)
+      return nub_err_set(err, -NUB_ENETWORK, "GET %s: more than %zu MiB", url, max >> 20);
+    if (g.res.cls == NUB_HTTP_OK && g.res.curl_code == 0)
+      return 0;
+    if (g.res.cls == NUB_HTTP_NOTFOUND)
+      return nub_err_set(err, -NUB_ENOTFOUND, "GET %s: HTTP %ld", url, g.res.status);
+    if (g.res.cls == NUB_HTTP_AUTH)
+      return nub_err_set(err, -NUB_EAUTH, "GET %s: HTTP %ld; check the auth token for its "
+                         "host in .npmrc", url, g.res.status);
+    if (g.res.cls != NUB_HTTP_RETRY || attempt > max_tries || nub_plat_interrupted())
+      return nub_err_set(err, -NUB_ENETWORK, "GET %s: %s", url,
+                         g.res.error[0] ? g.res.error : "transfer failed");
+    wait_ms = nub_http_retry_wait(cfg, prog, url, g.res.error, attempt, max_tries,
+                                  g.res.retry_after_s);
+  }
 }
 
 uint64_t nub_http_retry_wait(const struct nub_config *cfg, struct nub_progress *prog,

@@ -80,6 +80,15 @@ void nub_http_submit(struct nub_http *h, struct nub_http_req *r);
  * thread and free the client. */
 void nub_http_stop(struct nub_http *h);
 
+/* GET url into out (appended) and wait for it, retried with back-off like
+ * any download (fetch-retries); at most max bytes. 0, or -NUB_ENOTFOUND,
+ * -NUB_EAUTH, -NUB_ENETWORK with the URL and what failed in err. For the
+ * few requests a caller cannot go on without, such as a tarball that
+ * package.json names by URL, whose package.json the resolver must read. */
+struct nub_buf;
+int nub_http_get(struct nub_http *h, const struct nub_config *cfg, struct nub_progress *prog,
+                 const char *url, size_t max, struct nub_buf *out, struct nub_err *err);
+
 /* Whether a redirect from `from` to `to` leaves TLS (https -> http). */
 bool nub_http_redirect_downgrades(const char *from, const char *to);
 

@@ -198,6 +198,7 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
   ro.on_pick = p->fetch ? on_pick : NULL;
   ro.ud = c;
   ro.prog = &c->prog;
+  ro.cfg = &c->cfg;
   rc = nub_resolve(&p->graph, &c->man, p->meta, &ro, err);
   p->resolved = true;
   return rc;

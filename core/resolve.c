@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "extract.h"
+#include "http.h"
 #include "integrity.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
@@ -32,6 +33,7 @@ struct rnode {
   const struct nub_pversion *pv; /* NULL for a file: directory */
   char *local_dir;
   char *local_tarball, *local_integrity; /* a file: tarball: its path, its SRI */
+  char *tarball_url; /* a tarball named by URL: the URL (its SRI in local_integrity) */
   struct nub_manifest local_man;
   bool has_local_man;
   struct redge *kids;
@@ -350,14 +352,47 @@ static int pick_local(struct res *r, struct qitem *it, const char *dir, const ch
   return rc;
 }
 
-/* A file: tarball of the project ("file:../x/x-1.0.0.tgz"): its own
- * package.json says what it depends on, and its bytes its integrity. */
+/* A node for a tarball's bytes: its own package.json says what it depends
+ * on, and its bytes its integrity (sha512). `where` names it in errors. */
+static int tarball_node(struct res *r, struct qitem *it, const char *base, const char *where,
+                        const char *data, size_t len, struct rnode **out)
+{
+  struct rnode *n;
+  struct nub_hasher h;
+  struct nub_sri sri;
+  char *pj = NULL, sri_s[128];
+  size_t pjlen = 0;
+  int rc = nub_tarball_package_json(data, len, &pj, &pjlen, r->err);
+
+  if (rc < 0) {
+    nub_err_wrap(r->err, "%s (%s@%s)", where, it->alias, it->spec);
+    return rc;
+  }
+  n = new_node(r, it->alias, base);
+  *out = n;
+  rc = nub_manifest_parse(&n->local_man, pj, pjlen, where, r->err);
+  nub_free(pj);
+  if (rc < 0)
+    return rc;
+  n->has_local_man = true;
+  nub_hasher_init(&h, NUB_HASH_SHA512);
+  nub_hasher_update(&h, data, len);
+  sri.algo = NUB_HASH_SHA512;
+  sri.nalt = 0;
+  nub_hasher_final(&h, sri.digest, &sri.len);
+  nub_hasher_release(&h);
+  nub_sri_format(&sri, sri_s, sizeof(sri_s));
+  n->local_integrity = nub_strdup(sri_s);
+  return 0;
+}
+
+/* A file: tarball of the project ("file:../x/x-1.0.0.tgz"). */
 static int pick_local_tarball(struct res *r, struct qitem *it, const char *rel,
                               const char *abs, struct rnode **out)
 {
-  char *base = nub_asprintf("file:%s", rel), *data = NULL, *pj = NULL;
+  char *base = nub_asprintf("file:%s", rel), *data = NULL;
   struct rnode *n = local_node(r, it->alias, base);
-  size_t len = 0, pjlen = 0;
+  size_t len = 0;
   int rc = 0;
 
   if (n) {
@@ -369,36 +404,48 @@ static int pick_local_tarball(struct res *r, struct qitem *it, const char *rel,
   if (rc < 0) {
     rc = nub_err_set(r->err, rc == -ENOENT ? -NUB_ENOTFOUND : rc, "cannot read %s (%s@%s): %s",
                      abs, it->alias, it->spec, nub_strerror(rc));
-    goto out;
+    *out = NULL;
+  } else {
+    rc = tarball_node(r, it, base, rel, data, len, out);
+    if (rc == 0) {
+      (*out)->local_tarball = nub_strdup(rel);
+      expand(r, *out);
+    }
   }
-  rc = nub_tarball_package_json(data, len, &pj, &pjlen, r->err);
-  if (rc < 0) {
-    nub_err_wrap(r->err, "%s (%s@%s)", rel, it->alias, it->spec);
-    goto out;
-  }
-  n = new_node(r, it->alias, base);
-  rc = nub_manifest_parse(&n->local_man, pj, pjlen, rel, r->err);
-  if (rc == 0) {
-    struct nub_hasher h;
-    struct nub_sri sri;
-    char sri_s[128];
-    n->has_local_man = true;
-    n->local_tarball = nub_strdup(rel);
-    nub_hasher_init(&h, NUB_HASH_SHA512);
-    nub_hasher_update(&h, data, len);
-    sri.algo = NUB_HASH_SHA512;
-    sri.nalt = 0;
-    nub_hasher_final(&h, sri.digest, &sri.len);
-    nub_hasher_release(&h);
-    nub_sri_format(&sri, sri_s, sizeof(sri_s));
-    n->local_integrity = nub_strdup(sri_s);
-    expand(r, n);
-  }
-out:
-  *out = n;
   nub_free(base);
   nub_free(data);
-  nub_free(pj);
+  return rc;
+}
+
+/* A tarball named by URL ("https://host/x-1.0.0.tgz", npm's "remote"
+ * dependency): downloaded once here for its package.json and integrity,
+ * which the lockfile records; the fetch takes it from the URL again and
+ * checks it against that integrity. */
+static int pick_tarball_url(struct res *r, struct qitem *it, const char *url,
+                            struct rnode **out)
+{
+  struct rnode *n = local_node(r, it->alias, url);
+  struct nub_buf body = NUB_BUF_INIT;
+  struct nub_http *h;
+  int rc;
+
+  *out = n;
+  if (n)
+    return 0;
+  h = nub_meta_http(r->meta, r->err);
+  if (!h)
+    return r->err->code ? r->err->code : -NUB_ENETWORK;
+  rc = nub_http_get(h, r->o->cfg, r->o->prog, url, 1u << 30, &body, r->err);
+  if (rc < 0) {
+    nub_err_wrap(r->err, "%s@%s", it->alias, url);
+  } else {
+    rc = tarball_node(r, it, url, url, body.data ? body.data : "", body.len, out);
+    if (rc == 0) {
+      (*out)->tarball_url = nub_strdup(url);
+      expand(r, *out);
+    }
+  }
+  nub_buf_release(&body);
   return rc;
 }
 
@@ -435,6 +482,8 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
     nub_free(abs);
     return rc2;
   }
+  if ((!strncmp(spec, "https://", 8) || !strncmp(spec, "http://", 7)) && r->meta && r->o->cfg)
+    return pick_tarball_url(r, it, spec, out);
   if (!strncmp(spec, "link:", 5) || !strncmp(spec, "file:", 5) || !strncmp(spec, "git", 3) ||
       !strncmp(spec, "github:", 7) || strstr(spec, "://") || strchr(spec, '/') == spec)
     return nub_err_set(r->err, -NUB_ESPEC,
@@ -859,9 +908,17 @@ static void fill_pkg(struct nub_gpkg *g, const struct rnode *n)
   g->pkg_key = nub_strdup(n->base);
   g->name = nub_strdup(n->name);
   g->version = nub_strdup(n->version);
-  if (!pv && n->local_tarball) {
-    g->tarball = nub_asprintf("file:%s", n->local_tarball);
+  if (!pv && (n->local_tarball || n->tarball_url)) {
+    g->tarball = n->tarball_url ? nub_strdup(n->tarball_url)
+                                : nub_asprintf("file:%s", n->local_tarball);
     g->integrity = nub_strdup(n->local_integrity);
+    if (n->tarball_url && n->local_man.version) {
+      /* its key names the URL: the version is the package's own (pnpm
+       * writes it under the entry) */
+      nub_free(g->version);
+      g->version = nub_strdup(n->local_man.version);
+      g->has_bin = n->local_man.nbins > 0 || n->local_man.directories_bin;
+    }
     return;
   }
   if (!pv) {
@@ -1135,6 +1192,7 @@ static void free_rnode(struct rnode *n)
   nub_free(n->base);
   nub_free(n->local_dir);
   nub_free(n->local_tarball);
+  nub_free(n->tarball_url);
   nub_free(n->local_integrity);
   if (n->has_local_man)
     nub_manifest_release(&n->local_man);

@@ -51,6 +51,7 @@ struct nub_resolve_opts {
   void (*on_pick)(void *ud, const char *name, const struct nub_pversion *pv);
   void *ud;
   struct nub_progress *prog; /* its "resolved" count moves with each pick */
+  const struct nub_config *cfg; /* retries for tarballs named by URL */
 };
 
 int nub_resolve(struct nub_graph *out, const struct nub_manifest *man,

@@ -578,6 +578,76 @@ class LocalDependencyTest(ResolveTestCase):
         self.assertTrue(os.path.isfile(self.nm("linked", "extra.txt")))
 
 
+class TarballUrlTest(ResolveTestCase):
+    """A dependency named by tarball URL (npm's "remote" spec), here on a
+    second server: installed in both layouts, its integrity recorded in
+    nub.lock (the bytes pnpm writes for the same input), installed again
+    from the lockfile and offline from the store (it failed with "a kind of
+    dependency nub does not resolve yet" before)."""
+
+    def setUp(self):
+        super().setUp()
+        self.other = nubtest.Registry().start()
+        self.addCleanup(self.other.stop)
+        self.url = self.other.tarball_url("c", "1.0.0")
+
+    def project(self):
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"c": self.url, "a": "^1.0.0"}})
+
+    def check(self, flags):
+        self.project()
+        self.nub("install", *flags)
+        self.assertEqual(self.node_json(self.proj, "require('c')"),
+                         {"name": "c", "version": "1.0.0", "deps": {"b": "2.0.0"}})
+        with open(os.path.join(self.proj, "nub.lock")) as f:
+            text = f.read()
+        self.assertIn("c@" + self.url, text)
+        self.assertIn(self.other.integrity("c", "1.0.0"), text)
+        # from the lockfile, the tarball fetched once (no second GET to read it)
+        shutil.rmtree(self.nm())
+        self.env["NUB_STORE_DIR"] = os.path.join(self.tmp, "store-again")
+        self.other.reset_log()
+        self.nub("install", "--frozen-lockfile", *flags)
+        self.assertEqual(self.other.count(r"^/c/-/c-1\.0\.0\.tgz$"), 1)
+        self.assertEqual(self.node_json(self.proj, "require('c').version"), "1.0.0")
+        # offline, from the store
+        shutil.rmtree(self.nm())
+        self.nub("install", "--frozen-lockfile", "--offline", *flags)
+        self.assertEqual(self.node_json(self.proj, "require('c').version"), "1.0.0")
+
+    def test_isolated(self):
+        self.check(["--node-linker", "isolated"])
+
+    def test_hoisted(self):
+        self.check(["--node-linker", "hoisted"])
+
+    def test_same_bytes_as_pnpm(self):
+        pnpm = shutil.which("pnpm")
+        if not pnpm:
+            self.skipTest("SKIP: pnpm is not installed")
+        self.project()
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        with open(os.path.join(theirs, ".npmrc"), "w") as f:
+            f.write("registry=%s\n" % self.registry.url)
+        self.run_cmd([pnpm, "install", "--lockfile-only", "--ignore-scripts"], cwd=theirs,
+                     env={"npm_config_registry": None, "PNPM_HOME": None,
+                          "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")})
+        self.nub("install", "--lockfile-only")
+        with open(os.path.join(theirs, "pnpm-lock.yaml")) as f, \
+                open(os.path.join(self.proj, "nub.lock")) as g:
+            self.assertEqual(g.read(), f.read())
+
+    def test_a_url_that_is_not_there(self):
+        url = self.other.url + "nope/-/nope-1.0.0.tgz"
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"nope": url}})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 40, proc.stderr)
+        self.assertIn(url, proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+
+
 class OverridesTest(ResolveTestCase):
     """a@1.0.0 depends on b@^1.0.0; every override form forces b@2.0.0."""
 
