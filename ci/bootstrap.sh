@@ -2,8 +2,8 @@
 # Install what nub needs to build and test, idempotently: the C toolchain,
 # CMake, libcurl, libdeflate, cJSON, mimalloc, OpenSSL, libyaml, cmocka, and
 # for the tests Python 3, Node.js/npm, xfsprogs and the openssl tool (TLS
-# tests), clang (its libFuzzer, for ci/fuzz.sh); for the benchmarks hyperfine
-# and GNU time. Debian/Ubuntu use apt-get,
+# tests), clang (its libFuzzer, for ci/fuzz.sh), chromium (renders the diag
+# report headless); for the benchmarks hyperfine and GNU time. Debian/Ubuntu use apt-get,
 # macOS Homebrew. Safe to run again: it installs only what is missing.
 set -euo pipefail
 
@@ -66,5 +66,13 @@ if command -v clang >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
     $sudo apt-get install -y -qq --no-install-recommends "$rt"
   fi
+fi
+# chromium renders the diag report in e2e.diag; Ubuntu packages it as a snap
+# only, so it is optional (the test says it skipped)
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 &&
+   apt-cache show chromium >/dev/null 2>&1; then
+  log "apt-get install chromium"
+  $sudo apt-get install -y -qq --no-install-recommends chromium ||
+    log "chromium could not be installed; the report's rendering test is skipped"
 fi
 log "Debian/Ubuntu dependencies present"

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "buf.h"
+#include "diag.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "url.h"
@@ -441,6 +442,7 @@ static void *loop(void *arg)
 {
   struct nub_http *h = arg;
 
+  nub_diag_thread_name("network");
   for (;;) {
     struct nub_http_req *ready = NULL, **pp;
     uint64_t now = nub_plat_now_ns(), wake = UINT64_MAX;

@@ -257,6 +257,17 @@ static int start_work(struct nub_install_ctx *c, struct nub_err *err)
   c->pool = nub_pool_new(n > 1 ? n - 1 : 0, "workers");
   nub_diag_sampler_start(sample, c);
   nub_diag_debugf("node-linker: %s (%s)", c->layout->name, c->proj.layout_source);
+  if (NUB_DIAG_ON()) {
+    char v[64];
+    nub_diag_set_meta("nub", NUB_VERSION);
+    nub_diag_set_meta("layout", c->layout->name);
+    nub_diag_set_meta("layout_source", c->proj.layout_source ? c->proj.layout_source : "");
+    nub_diag_set_meta("lockfile", c->proj.lockfile ? c->proj.lockfile : "");
+    nub_diag_set_meta("store", c->store.root);
+    snprintf(v, sizeof(v), "%d", n);
+    nub_diag_set_meta("threads", v);
+    nub_diag_set_meta("global_virtual_store", c->cfg.gvs ? "true" : "false");
+  }
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include "pool.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -90,6 +91,11 @@ static void *worker_main(void *arg)
   int id = w->id;
 
   nub_free(w);
+  if (NUB_DIAG_ON()) {
+    char name[48];
+    snprintf(name, sizeof(name), "worker %d", id);
+    nub_diag_thread_name(name);
+  }
   pthread_mutex_lock(&p->lock);
   for (;;) {
     struct job j;

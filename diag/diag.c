@@ -65,8 +65,13 @@ void nub_diag_init(void)
   s->kernel = env_set("NUB_DIAG_KERNEL") != NULL;
   v = env_set("NUB_BENCH_PHASES_FILE");
   s->bench_path = v ? nub_strdup(v) : NULL;
+  v = env_set("NUB_DIAG_TRACE");
+  if (v) {
+    s->trace_on = true;
+    s->trace_path = nub_strdup(v);
+  }
   s->jsonl = s->file != NULL;
-  nub_diag_on_ = s->jsonl || s->print || s->summary || s->critpath || s->kernel;
+  nub_diag_on_ = s->jsonl || s->print || s->summary || s->critpath || s->kernel || s->trace_on;
   /* Any structured knob turns the in-memory aggregates on (summary needs them,
    * and they are what a crash report would show). */
   s->aggregate = nub_diag_on_;
@@ -74,6 +79,7 @@ void nub_diag_init(void)
     fprintf(stderr, "[diag] active threshold=%gms summary=%s\n",
             (double)s->threshold_ns / 1e6, s->summary ? "true" : "false");
   nub_alloc_set_fatal_hook(nub_diag_flush);
+  nub_diag_thread_name("main");
 }
 
 uint64_t nub_diag_t0(void) { return nub__diag.t0; }
@@ -134,23 +140,24 @@ void nub_diag_event(const char *cat, const char *name, uint64_t start_ns,
 {
   struct nub_diag_sink *s = &nub__diag;
   char line[1400];
-  int n;
+  int n, lane;
   uint64_t dur = end_ns > start_ns ? end_ns - start_ns : 0;
   bool show;
 
   if (!nub_diag_on_)
     return;
+  lane = nub__diag_lane();
   n = snprintf(line, sizeof(line),
-               "{\"t\":%.3f,\"cat\":\"%s\",\"name\":\"%s\",\"dur\":%.3f%s%s}\n",
-               nub_diag_ms(end_ns), cat, name, (double)dur / 1e6,
+               "{\"t\":%.3f,\"cat\":\"%s\",\"name\":\"%s\",\"dur\":%.3f,\"tid\":%d%s%s}\n",
+               nub_diag_ms(end_ns), cat, name, (double)dur / 1e6, lane,
                meta ? ",\"meta\":" : "", meta ? meta : "");
   if (n < 0)
     return;
   if ((size_t)n >= sizeof(line)) {
     /* Meta too long for one line: keep the event, drop the meta. */
     n = snprintf(line, sizeof(line),
-                 "{\"t\":%.3f,\"cat\":\"%s\",\"name\":\"%s\",\"dur\":%.3f}\n",
-                 nub_diag_ms(end_ns), cat, name, (double)dur / 1e6);
+                 "{\"t\":%.3f,\"cat\":\"%s\",\"name\":\"%s\",\"dur\":%.3f,\"tid\":%d}\n",
+                 nub_diag_ms(end_ns), cat, name, (double)dur / 1e6, lane);
   }
   show = s->print && dur >= s->threshold_ns;
   pthread_mutex_lock(&s->lock);
@@ -163,6 +170,8 @@ void nub_diag_event(const char *cat, const char *name, uint64_t start_ns,
   }
   if (s->critpath)
     nub__diag_record_locked(s, cat, name, start_ns, end_ns, meta);
+  if (s->trace_on && strcmp(cat, "linker") && strcmp(cat, "thread"))
+    nub__diag_trace_event_locked(s, cat, name, start_ns, end_ns, meta, lane);
   s->events++;
   pthread_mutex_unlock(&s->lock);
   if (show)
@@ -219,6 +228,16 @@ void nub_diag_link_file(enum nub_prim prim, const char *pkg, uint64_t bytes,
   }
   nub_diag_event("linker", link_event_names[prim], start_ns, end_ns,
                  nub_jw_end(&w));
+  if (nub__diag.trace_on) {
+    struct nub_diag_sink *s = &nub__diag;
+    int lane = nub__diag_lane();
+    pthread_mutex_lock(&s->lock);
+    nub__diag_trace_file_locked(s, (int)prim, pkg, bytes, start_ns, end_ns, lane);
+    if (errno_from)
+      nub__diag_trace_event_locked(s, "fallback", nub_plat_prim_name(prim_from), end_ns, end_ns,
+                                   NULL, lane);
+    pthread_mutex_unlock(&s->lock);
+  }
 }
 
 void nub_diag_tally_add(const struct nub_diag_tally *t)
@@ -335,6 +354,8 @@ void nub_diag_shutdown(void)
     fclose(s->file);
     s->file = NULL;
   }
+  nub__diag_trace_write(s);
+  nub__diag_trace_free(s);
   nub_free(s->buf);
   s->buf = NULL;
   nub__diag_free_records(s);
@@ -354,6 +375,7 @@ static struct {
 static void *sampler_main(void *arg)
 {
   (void)arg;
+  nub_diag_thread_name("sampler");
   pthread_mutex_lock(&sampler.lock);
   while (!sampler.stop) {
     struct timespec ts;

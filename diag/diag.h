@@ -9,13 +9,15 @@
  *   NUB_DIAG_CRITPATH=1                keep events; critical path report at exit
  *   NUB_DIAG_KERNEL=1                  getrusage deltas around each phase
  *   NUB_BENCH_PHASES_FILE=<path>       one JSON line per install appended
+ *   NUB_DIAG_TRACE=<path>              a Chrome trace (Perfetto, chrome://tracing)
  *
  * Call sites test NUB_DIAG_ON() (one predictable branch) before doing any work
  * for an event, including reading the clock. The sink is the only global
  * mutable state of nub besides config; it is thread-safe.
  *
  * Event schema (one line each): {"t":<ms since start, end of the event>,
- * "cat":"<category>","name":"<name>","dur":<ms>,"meta":{...}} with 3 decimals.
+ * "cat":"<category>","name":"<name>","dur":<ms>,"tid":<thread lane>,
+ * "meta":{...}} with 3 decimals; "thread" events name the lanes.
  */
 #ifndef NUB_DIAG_H
 #define NUB_DIAG_H
@@ -103,6 +105,12 @@ void nub_diag_bench_line(const char *cwd, uint64_t total_ns);
  * nub_diag_sampler_stop joins the thread. No-ops when diag is off. */
 void nub_diag_sampler_start(void (*fn)(void *ud, struct nub_jw *w), void *ud);
 void nub_diag_sampler_stop(void);
+
+/* Name the calling thread's lane ("main", "network", "worker 3") in the
+ * JSONL (a "thread" event) and the trace. */
+void nub_diag_thread_name(const char *name);
+/* A setting of the run for the trace's metadata (key a static string). */
+void nub_diag_set_meta(const char *key, const char *val);
 
 /* A lifecycle mark of one package: "queued", "fetched", "stored", "linked". */
 void nub_diag_mark(const char *what, const char *pkg);

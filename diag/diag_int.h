@@ -14,6 +14,14 @@
 #define NUB_DIAG_PKG_SLOTS 8192
 #define NUB_DIAG_MAXRECORDS 1000000
 #define NUB_DIAG_MAXFALLBACKS 32
+#define NUB_DIAG_MAXMETA 16
+
+/* A per-file link event kept for the trace (diag_trace.c). */
+struct nub_diag_tfile {
+  char *pkg;
+  int prim, lane;
+  uint64_t bytes, start, end;
+};
 
 struct nub_diag_agg {
   const char *cat, *name; /* static strings from call sites */
@@ -69,6 +77,18 @@ struct nub_diag_sink {
   struct nub_diag_tally tally;
   struct nub_diag_fallback fb[NUB_DIAG_MAXFALLBACKS];
   int nfb;
+
+  /* NUB_DIAG_TRACE */
+  bool trace_on;
+  char *trace_path;
+  char *trace; /* formatted events, comma-separated */
+  size_t trace_len, trace_cap;
+  uint64_t trace_events, trace_async;
+  struct nub_diag_tfile *tfiles;
+  size_t ntfiles, captfiles;
+  struct { const char *key; char *val; } meta[NUB_DIAG_MAXMETA];
+  int nmeta;
+  int next_lane; /* lanes handed out (0 is the phases') */
 };
 
 extern struct nub_diag_sink nub__diag;
@@ -86,6 +106,15 @@ void nub__diag_kernel_delta(const char *phase,
 void nub__diag_print_summary(struct nub_diag_sink *s);
 void nub__diag_print_critpath(struct nub_diag_sink *s);
 void nub__diag_free_records(struct nub_diag_sink *s);
+/* The calling thread's lane in the trace (1 for the first, then 2, ...). */
+int nub__diag_lane(void);
+void nub__diag_trace_event_locked(struct nub_diag_sink *s, const char *cat, const char *name,
+                                  uint64_t start_ns, uint64_t end_ns, const char *meta,
+                                  int lane);
+void nub__diag_trace_file_locked(struct nub_diag_sink *s, int prim, const char *pkg,
+                                 uint64_t bytes, uint64_t start_ns, uint64_t end_ns, int lane);
+void nub__diag_trace_write(struct nub_diag_sink *s);
+void nub__diag_trace_free(struct nub_diag_sink *s);
 /* Extract the value of "pkg" (or "name") from a meta object into buf. */
 bool nub__diag_meta_pkg(const char *meta, char *buf, size_t cap);
 

@@ -28,6 +28,8 @@ int cmd_update(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_why(int argc, char **argv);
 int cmd_outdated(int argc, char **argv);
+int cmd_diag(int argc, char **argv);
+extern const char cli_diag_help[];
 int cmd_store(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_dlx(int argc, char **argv);

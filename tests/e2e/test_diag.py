@@ -23,7 +23,7 @@ PHASE_LINE = re.compile(r"^DEBUG phase:(\w+) (\S+) ?(?:\((.*)\))?$", re.M)
 # environment does not leak into a test that expects them off.
 DIAG_KNOBS = ("NUB_DIAG_FILE", "NUB_DIAG_PRINT", "NUB_DIAG_THRESHOLD_MS", "NUB_DIAG_SUMMARY",
               "NUB_DIAG_CRITPATH", "NUB_DIAG_KERNEL", "NUB_BENCH_PHASES_FILE",
-              "NUB_BENCH_SCENARIO", "NUB_LOG", "RUST_LOG", "NUB_PLAT_FAULT")
+              "NUB_BENCH_SCENARIO", "NUB_LOG", "RUST_LOG", "NUB_PLAT_FAULT", "NUB_DIAG_TRACE")
 
 
 class DiagTest(nubtest.NubTestCase):
@@ -256,6 +256,205 @@ class DiagTest(nubtest.NubTestCase):
         self.assertEqual((warm.get("fetched"), warm.get("cached")), (0, 8))
         # the bench file alone turns no other output on
         self.assertFalse(os.path.exists(self.diag_path))
+
+
+EPS_US = 2.0  # the trace's microseconds are printed with three decimals of ms
+
+
+def validate_trace(tc, trace, jsonl):
+    """Check a NUB_DIAG_TRACE file against the trace event format and
+    against the run's NUB_DIAG_FILE; returns the number of spans."""
+    tc.assertIsInstance(trace, dict)
+    tc.assertEqual(trace.get("displayTimeUnit"), "ms")
+    events = trace["traceEvents"]
+    tc.assertIsInstance(events, list)
+    names, by_tid, link_files = {}, {}, {}
+    counts = {"X": 0, "i": 0, "C": 0, "M": 0, "b": 0, "e": 0}
+    begun = {}
+    for e in events:
+        tc.assertIn(e["ph"], counts, e)
+        counts[e["ph"]] += 1
+        tc.assertIsInstance(e["name"], str)
+        tc.assertEqual(e["pid"], 1)
+        if e["ph"] == "M":
+            tc.assertIn(e["name"], ("process_name", "thread_name", "thread_sort_index"))
+            tc.assertIsInstance(e["args"], dict)
+            if e["name"] == "thread_name":
+                names[e["tid"]] = e["args"]["name"]
+            continue
+        tc.assertIsInstance(e["tid"], int)
+        tc.assertIsInstance(e["ts"], (int, float))
+        tc.assertGreaterEqual(e["ts"], 0)
+        tc.assertIsInstance(e.get("cat"), str)
+        if e["ph"] == "X":
+            tc.assertGreaterEqual(e["dur"], 0)
+        elif e["ph"] == "b":
+            tc.assertNotIn(e["id"], begun)
+            begun[e["id"]] = e
+            continue  # (ends are what come in order)
+        elif e["ph"] == "e":
+            b = begun.pop(e["id"], None)
+            tc.assertIsNotNone(b, "an end without its begin: %s" % e)
+            tc.assertEqual((b["cat"], b["name"]), (e["cat"], e["name"]))
+            tc.assertGreaterEqual(e["ts"], b["ts"])
+        elif e["ph"] == "i":
+            tc.assertIn(e["s"], ("t", "p", "g"))
+        else:
+            tc.assertTrue(e["args"] and all(isinstance(v, (int, float)) for v in e["args"].values()), e)
+        group = "files" if e["cat"] == "linker" else "events"
+        by_tid.setdefault((e["tid"], group), []).append(e)
+        if e["cat"] == "linker":
+            link_files[e["name"]] = link_files.get(e["name"], 0) + e["args"].get("files", 1)
+    tc.assertEqual(begun, {}, "async spans never ended")
+    # every lane has a name; the phases lane is there
+    for tid, _ in by_tid:
+        tc.assertIn(tid, names, "lane %d has no thread_name" % tid)
+    tc.assertEqual(names.get(0), "phases")
+    for (tid, group), evs in by_tid.items():
+        # events come in the order they ended, per thread
+        ends = [e["ts"] + e.get("dur", 0) for e in evs]
+        for a, b in zip(ends, ends[1:]):
+            tc.assertLessEqual(a, b + EPS_US, "lane %d (%s): not monotonic" % (tid, names[tid]))
+        # complete events nest per thread: none overlaps another partly
+        stack = []
+        for e in sorted((e for e in evs if e["ph"] == "X"), key=lambda e: (e["ts"], -e["dur"])):
+            while stack and stack[-1] <= e["ts"] + EPS_US:
+                stack.pop()
+            if stack:
+                tc.assertLessEqual(e["ts"] + e["dur"], stack[-1] + EPS_US,
+                                   "lane %d (%s): %s overlaps its parent" % (tid, names[tid], e))
+            stack.append(e["ts"] + e["dur"])
+    # the same run as the JSONL: every event there is one here, the tally too
+    other = trace["otherData"]
+    plain = [e for e in jsonl if e["cat"] != "thread"]
+    fallbacks = sum(1 for e in events if e.get("cat") == "fallback")
+    if other["link_events"] == "one span per file":
+        tc.assertEqual(counts["X"] + counts["b"] + counts["i"] + counts["C"] - fallbacks,
+                       len(plain))
+    jl = {}
+    for e in plain:
+        if e["cat"] == "linker":
+            jl[e["name"]] = jl.get(e["name"], 0) + (e.get("meta") or {}).get("files", 1)
+    tc.assertEqual(link_files, jl)
+    tc.assertEqual({k: v["files"] for k, v in other["tally"].items()}, jl)
+    return counts["X"]
+
+
+class TraceTest(nubtest.NubTestCase):
+    """NUB_DIAG_TRACE (a Chrome trace), `nub diag report` and `nub diag diff`
+    on cold and warm installs of the basic project in both layouts."""
+
+    def setUp(self):
+        super().setUp()
+        for k in DIAG_KNOBS:
+            self.env.pop(k, None)
+
+    def run_traced(self, tag, *flags):
+        trace = os.path.join(self.tmp, tag + ".json")
+        jsonl = os.path.join(self.tmp, tag + ".jsonl")
+        self.nub("install", *flags, env={"NUB_DIAG_TRACE": trace, "NUB_DIAG_FILE": jsonl,
+                                          "NUB_DIAG_KERNEL": "1"})
+        with open(trace) as f:
+            t = json.load(f)
+        with open(jsonl) as f:
+            j = [json.loads(line) for line in f]
+        return t, j, jsonl
+
+    def test_trace_validates_in_both_layouts(self):
+        for layout, lockfile in (("hoisted", "package-lock.v3.json"), ("isolated", None)):
+            with self.subTest(layout=layout):
+                for f in ("node_modules", "nub.lock", "package-lock.json"):
+                    p = os.path.join(self.proj, f)
+                    shutil.rmtree(p) if os.path.isdir(p) else (os.path.exists(p) and os.remove(p))
+                self.env["NUB_STORE_DIR"] = os.path.join(self.tmp, "store-" + layout)
+                self.make_project("basic", lockfile=lockfile)
+                for run in ("cold", "warm"):
+                    if run == "warm":
+                        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+                    t, j, _ = self.run_traced(layout + "-" + run, "--node-linker", layout)
+                    spans = validate_trace(self, t, j)
+                    self.assertGreater(spans, 5)
+                    self.assertEqual(t["otherData"]["layout"], layout)
+                    lanes = {e["args"]["name"] for e in t["traceEvents"]
+                             if e["name"] == "thread_name"}
+                    self.assertTrue({"phases", "main"} <= lanes, lanes)
+                    if run == "cold":
+                        self.assertIn("network", lanes)
+                        self.assertTrue(any(x.startswith("worker ") for x in lanes), lanes)
+
+    def test_diff_of_hoisted_and_isolated(self):
+        runs = {}
+        for layout, lockfile in (("hoisted", "package-lock.v3.json"), ("isolated", None)):
+            for f in ("node_modules", "nub.lock", "package-lock.json"):
+                p = os.path.join(self.proj, f)
+                shutil.rmtree(p) if os.path.isdir(p) else (os.path.exists(p) and os.remove(p))
+            self.make_project("basic", lockfile=lockfile)
+            self.nub("install", "--node-linker", layout)  # warm the store
+            shutil.rmtree(os.path.join(self.proj, "node_modules"))
+            runs[layout] = self.run_traced(layout, "--node-linker", layout)[2]
+        out = self.nub("diag", "diff", runs["hoisted"], runs["isolated"]).stdout
+        self.assertRegex(out, r"phase link +[\d.]+ms +[\d.]+ms +[\d.]+")
+        self.assertRegex(out.strip().splitlines()[-1],
+                         r"^link: [\d,]+ (vs [\d,]+ )?files, .*; B/A [\d.]+ \(total B/A [\d.]+\)$")
+        doc = json.loads(self.nub("diag", "diff", runs["hoisted"], runs["isolated"], "--json").stdout)
+        self.assertIn("link", doc["phases"])
+        self.assertGreater(doc["phases"]["link"]["ratio"], 0)
+        self.assertTrue(doc["verdict"].startswith("link: "))
+
+    def test_report_renders_in_headless_chromium(self):
+        self.make_project("basic", lockfile="package-lock.v3.json")
+        t, j, jsonl = self.run_traced("cold")
+        html = os.path.join(self.tmp, "report.html")
+        self.nub("diag", "report", jsonl, "-o", html)
+        with open(html) as f:
+            page = f.read()
+        # self-contained: nothing fetched
+        self.assertNotRegex(page, r"(src|href)=\"(https?:)?//")
+        self.assertNotIn("@import", page)
+        browser = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
+                        if shutil.which(b)), None)
+        if not browser:
+            self.skipTest("SKIP: no chromium to render the report in")
+        base = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                "--virtual-time-budget=5000", "--user-data-dir=" + os.path.join(self.tmp, "chr")]
+        dom = self.run_cmd(base + ["--dump-dom", "file://" + html]).stdout
+        self.assertIn('data-ready="1"', dom)  # the script ran to its end
+        self.assertIn('<svg id="tl"', dom)
+        self.assertGreater(dom.count('class="span"'), 5)
+        for table in ("phases", "tally", "slow", "crit", "kernel"):
+            m = re.search(r'<table id="%s">(.*?)</table>' % table, dom, re.S)
+            self.assertIsNotNone(m, table)
+            self.assertGreater(m.group(1).count("<tr>"), 1, table)
+        png = os.path.join(self.tmp, "report.png")
+        self.run_cmd(base + ["--window-size=1000,1400", "--screenshot=" + png, "file://" + html])
+        self.assertGreater(distinct_colors(png), 8, "the screenshot is blank")
+        out = os.environ.get("NUB_REPORT_PNG")
+        if out:
+            shutil.copy(png, out)
+
+
+def distinct_colors(path):
+    """How many distinct pixel rows a PNG has (0 for a blank one): the PNG
+    decoded with zlib alone (8-bit RGB/RGBA, no interlace)."""
+    import struct
+    import zlib
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width, height, ctype = 8, b"", 0, 0, 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            width, height, depth, ctype = struct.unpack(">IIBB", body[:10])
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    bpp = {2: 3, 6: 4}.get(ctype, 3)
+    stride = width * bpp + 1
+    rows = {raw[i * stride + 1:(i + 1) * stride] for i in range(0, height, 7)}
+    return len(rows)
 
 
 class ManyFilesDiagTest(nubtest.NubTestCase):
