@@ -12,6 +12,8 @@
 # TALLY_JSON=<file>: also write every row there as JSON (one object per line:
 # platform, file system, fixture, layout, files per primitive, fallbacks,
 # phase times), for ci/tally-table.py to set platforms side by side.
+# TALLY_KEEP=<dir>: keep each run's NUB_DIAG_FILE there as
+# <platform>-<fs>-<fixture>-<layout>.jsonl (for ci/tally-diff.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 NUB=${1:-$root/build/core/nub}
@@ -71,6 +73,10 @@ run_on() { # dir label [extra nub args...]
       (cd "$d" && NUB_STORE_DIR=$store NUB_DIAG_FILE=$base/$fx-$layout.jsonl NUB_LOG=debug \
          "$NUB" install --offline --frozen-lockfile -s "${args[@]}" "$@" 2>"$base/$fx-$layout.log")
       local t; t=$(tally "$base/$fx-$layout.jsonl" "$base/$fx-$layout.log" "$label" "$fx" "$layout")
+      if [ -n "${TALLY_KEEP:-}" ]; then
+        mkdir -p "$TALLY_KEEP"
+        cp "$base/$fx-$layout.jsonl" "$TALLY_KEEP/$(uname -s)-$(echo "$label" | tr '/ ' '__')-$fx-$layout.jsonl"
+      fi
       printf '%-8s %-9s %-13s %s\n' "$label" "$fx" "$layout" "$t"
       grep -o 'phase:[a-z_]* [^ ]*\( ([^)]*)\)\?' "$base/$fx-$layout.log" | sed 's/^/                                  /'
       if echo "$t" | grep -q 'link_copy' && ! echo "$*" | grep -q 'copy'; then

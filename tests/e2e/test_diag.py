@@ -382,6 +382,30 @@ class TraceTest(nubtest.NubTestCase):
                         self.assertIn("network", lanes)
                         self.assertTrue(any(x.startswith("worker ") for x in lanes), lanes)
 
+    def test_trace_of_a_bench_fixture_in_both_layouts(self):
+        # coffee2 (532 real packages, 10,286 files) from the registry npm is
+        # configured with; skipped where it cannot be reached
+        reg = public_registry()
+        if not reg:
+            self.skipTest("SKIP: npm's registry cannot be reached")
+        src = os.path.join(nubtest.TESTS_DIR, "..", "ci", "bench", "fixtures", "coffee2")
+        for layout, lockfile in (("hoisted", "package-lock.json"), ("isolated", "pnpm-lock.yaml")):
+            with self.subTest(layout=layout):
+                d = os.path.join(self.tmp, "coffee2-" + layout)
+                os.makedirs(d)
+                shutil.copy(os.path.join(src, "package.json"), d)
+                with open(os.path.join(src, lockfile)) as f, open(os.path.join(d, lockfile), "w") as g:
+                    g.write(f.read().replace("@@REGISTRY@@", reg.rstrip("/")))
+                self.env["npm_config_registry"] = reg
+                trace, jsonl = os.path.join(d, "t.json"), os.path.join(d, "t.jsonl")
+                self.nub("install", "--frozen-lockfile", "--ignore-scripts", cwd=d,
+                         env={"NUB_DIAG_TRACE": trace, "NUB_DIAG_FILE": jsonl})
+                with open(trace) as f:
+                    t = json.load(f)
+                with open(jsonl) as f:
+                    j = [json.loads(line) for line in f]
+                self.assertGreater(validate_trace(self, t, j), 500)
+
     def test_diff_of_hoisted_and_isolated(self):
         runs = {}
         for layout, lockfile in (("hoisted", "package-lock.v3.json"), ("isolated", None)):
@@ -431,6 +455,26 @@ class TraceTest(nubtest.NubTestCase):
         out = os.environ.get("NUB_REPORT_PNG")
         if out:
             shutil.copy(png, out)
+
+
+def public_registry():
+    """npm's configured registry when it answers, else None."""
+    import subprocess
+    import urllib.error
+    import urllib.request
+    if not shutil.which("npm"):
+        return None
+    url = subprocess.run(["npm", "config", "get", "registry"], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, universal_newlines=True).stdout.strip()
+    if not url.startswith("http"):
+        return None
+    try:
+        urllib.request.urlopen(url.rstrip("/") + "/-/ping", timeout=10).read()
+    except urllib.error.HTTPError:
+        pass
+    except Exception:
+        return None
+    return url if url.endswith("/") else url + "/"
 
 
 def distinct_colors(path):
