@@ -15,6 +15,7 @@
 
 #include "diag.h"
 #include "extract.h"
+#include "git.h"
 #include "http.h"
 #include "integrity.h"
 #include "nub_alloc.h"
@@ -212,6 +213,60 @@ static bool is_local(const struct nub_pkg *p)
   return p->tarball && !strncmp(p->tarball, "file:", 5);
 }
 
+/* A git dependency ("git+<url>#<commit>"): cloned with the system's git,
+ * checked out at its commit and imported as a directory, on a worker. */
+static void job_error(struct job *j, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static bool is_git(const struct nub_pkg *p)
+{
+  return p->tarball && !strncmp(p->tarball, "git+", 4);
+}
+
+static void git_job(void *arg, int worker)
+{
+  static unsigned seq;
+  struct job *j = arg;
+  struct fetcher *f = j->f;
+  struct nub_import *im = NULL;
+  struct nub_extract_stats st;
+  struct nub_err err;
+  char commit[41], *url = NULL, *dir;
+  int rc;
+
+  (void)worker;
+  nub_err_clear(&err);
+  memset(&st, 0, sizeof(st));
+  if (!nub_git_split_resolved(j->pkg->tarball, &url, commit)) {
+    job_error(j, -NUB_ESPEC, "%s: '%s' is not a git commit", j->what, j->pkg->tarball);
+    return;
+  }
+  dir = nub_asprintf("%s/tmp/git-%d-%u", f->store->root, nub_plat_pid(),
+                     __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+  nub_plat_rm_rf(dir);
+  rc = nub_git_checkout(url, commit, dir, j->what, &err);
+  if (rc == 0)
+    rc = nub_import_begin(f->store, &im, &err);
+  if (rc == 0) {
+    rc = nub_import_directory(im, dir, j->what, &st, &err);
+    if (rc == 0)
+      rc = nub_import_commit(im, j->pkg->key, &j->pkg->index, &err);
+    else
+      nub_import_abort(im);
+  }
+  nub_plat_rm_rf(dir);
+  nub_free(dir);
+  nub_free(url);
+  if (rc < 0) {
+    job_error(j, rc, "%s", err.msg);
+    return;
+  }
+  j->pkg->imported = true;
+  nub_progress_add(f->prog, &f->prog->fetched, 1);
+  nub_diag_mark("stored", j->what);
+  job_finished(j);
+}
+
 /* A local tarball takes the same path as a download: its bytes, then the
  * worker. */
 static void read_local(struct job *j)
@@ -249,6 +304,10 @@ static void submit(struct job *j, uint64_t delay_ms)
   j->t_first = 0;
   if (is_local(j->pkg)) {
     read_local(j);
+    return;
+  }
+  if (is_git(j->pkg)) {
+    nub_pool_submit(j->f->pool, git_job, j);
     return;
   }
   nub_http_submit(j->f->http, &j->req);

@@ -18,9 +18,10 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "git.h"
+#include "nub_alloc.h"
 #include "text.h"
 #include "yaml_emit.h"
-#include "nub_alloc.h"
 
 /* ---- pnpm's layout rules ------------------------------------------------- */
 
@@ -113,7 +114,17 @@ static struct nub_ynode *y_package(struct nub_ydoc *t, const struct nub_gpkg *p)
   const char *pk = pkg_key_of(p);
   size_t nl = key_name_len(pk);
 
-  if (p->integrity || p->tarball || p->directory) {
+  if (p->tarball && !strncmp(p->tarball, "git+", 4)) {
+    /* pnpm's git resolution: {commit, repo, type: git} */
+    struct nub_ynode *r = nub_ymap(t);
+    char *url = NULL, commit[41];
+    if (nub_git_split_resolved(p->tarball, &url, commit)) {
+      nub_yset_str(t, r, "commit", nub_ydoc_keep(t, nub_strdup(commit)));
+      nub_yset_str(t, r, "repo", nub_ydoc_keep(t, url));
+      nub_yset_str(t, r, "type", "git");
+      nub_yset(m, "resolution", r);
+    }
+  } else if (p->integrity || p->tarball || p->directory) {
     struct nub_ynode *r = nub_ymap(t);
     if (p->integrity)
       nub_yset_str(t, r, "integrity", p->integrity);
@@ -511,13 +522,19 @@ static int rd_resolution(struct rd *r, yaml_node_t *n, const char *pkey, struct 
 
   if (rc || !m)
     return rc;
+  char *repo = NULL, *commit = NULL;
+
   FOR_PAIRS(m, pr) {
     const char *k;
     yaml_node_t *v = rd_node(r, pr->value);
     if ((rc = rd_key(r, pr, "resolution", &k)))
-      return rc;
+      break;
     if (!strcmp(k, "integrity"))
       rc = rd_str(r, v, "resolution.integrity", &p->integrity);
+    else if (!strcmp(k, "repo"))
+      rc = rd_str(r, v, "resolution.repo", &repo);
+    else if (!strcmp(k, "commit"))
+      rc = rd_str(r, v, "resolution.commit", &commit);
     else if (!strcmp(k, "tarball"))
       rc = rd_str(r, v, "resolution.tarball", &p->tarball);
     else if (!strcmp(k, "directory"))
@@ -525,8 +542,28 @@ static int rd_resolution(struct rd *r, yaml_node_t *n, const char *pkey, struct 
     else if (!strcmp(k, "type"))
       type = sval(v);
     if (rc)
-      return rc;
+      break;
   }
+  if (rc == 0 && type && !strcmp(type, "git")) {
+    char tmp[41];
+    char *resolved = repo && commit ? nub_git_resolved(repo, commit) : NULL, *u = NULL;
+    bool ok = resolved && nub_git_split_resolved(resolved, &u, tmp);
+    nub_free(u);
+    nub_free(repo);
+    nub_free(commit);
+    if (!ok) {
+      nub_free(resolved);
+      return rd_bad(r, n, "packages['%s']: a git resolution needs a repo and a 40-hex commit",
+                    pkey);
+    }
+    nub_free(p->tarball);
+    p->tarball = resolved;
+    return 0;
+  }
+  nub_free(repo);
+  nub_free(commit);
+  if (rc)
+    return rc;
   /* Silently dropping a git or runtime resolution would install the wrong
    * thing (or nothing) later; say so while the file position is known. */
   if (type && strcmp(type, "directory")) {

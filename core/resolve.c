@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "extract.h"
+#include "git.h"
 #include "http.h"
 #include "integrity.h"
 #include "nub_alloc.h"
@@ -34,6 +35,7 @@ struct rnode {
   char *local_dir;
   char *local_tarball, *local_integrity; /* a file: tarball: its path, its SRI */
   char *tarball_url; /* a tarball named by URL: the URL (its SRI in local_integrity) */
+  char *git_resolved; /* a git dependency: "git+<url>#<commit>" */
   struct nub_manifest local_man;
   bool has_local_man;
   struct redge *kids;
@@ -449,6 +451,57 @@ static int pick_tarball_url(struct res *r, struct qitem *it, const char *url,
   return rc;
 }
 
+/* A git dependency: its ref resolved to a commit (git ls-remote), the commit
+ * checked out into a temporary directory for its package.json; the fetch
+ * clones it again into the store, keyed by the commit. */
+static int pick_git(struct res *r, struct qitem *it, const char *spec, struct rnode **out)
+{
+  static unsigned seq;
+  struct nub_gitspec g;
+  struct rnode *n;
+  char commit[41], what[600], *base, *dir;
+  const char *tmp = nub_plat_getenv("TMPDIR");
+  int rc;
+
+  *out = NULL;
+  snprintf(what, sizeof(what), "%s@%s", it->alias, spec);
+  rc = nub_git_parse(spec, &g, r->err);
+  if (rc < 0)
+    return rc;
+  rc = nub_git_resolve(&g, what, commit, r->err);
+  if (rc < 0) {
+    nub_gitspec_release(&g);
+    return rc;
+  }
+  base = nub_git_resolved(g.url, commit);
+  n = local_node(r, it->alias, base);
+  if (n) {
+    *out = n;
+    nub_free(base);
+    nub_gitspec_release(&g);
+    return 0;
+  }
+  dir = nub_asprintf("%s/nub-git-%d-%u", tmp && *tmp ? tmp : "/tmp", nub_plat_pid(),
+                     __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+  nub_plat_rm_rf(dir);
+  rc = nub_git_checkout(g.url, commit, dir, what, r->err);
+  if (rc == 0) {
+    n = new_node(r, it->alias, base);
+    *out = n;
+    rc = nub_manifest_load(&n->local_man, dir, r->err);
+    if (rc == 0) {
+      n->has_local_man = true;
+      n->git_resolved = nub_strdup(base);
+      expand(r, n);
+    }
+  }
+  nub_plat_rm_rf(dir);
+  nub_free(dir);
+  nub_free(base);
+  nub_gitspec_release(&g);
+  return rc;
+}
+
 /* Pick the node for one queued dependency. */
 static int pick(struct res *r, struct qitem *it, struct rnode **out)
 {
@@ -484,6 +537,8 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   }
   if ((!strncmp(spec, "https://", 8) || !strncmp(spec, "http://", 7)) && r->meta && r->o->cfg)
     return pick_tarball_url(r, it, spec, out);
+  if (nub_git_is_spec(spec) && strncmp(spec, "npm:", 4))
+    return pick_git(r, it, spec, out);
   if (!strncmp(spec, "link:", 5) || !strncmp(spec, "file:", 5) || !strncmp(spec, "git", 3) ||
       !strncmp(spec, "github:", 7) || strstr(spec, "://") || strchr(spec, '/') == spec)
     return nub_err_set(r->err, -NUB_ESPEC,
@@ -908,6 +963,15 @@ static void fill_pkg(struct nub_gpkg *g, const struct rnode *n)
   g->pkg_key = nub_strdup(n->base);
   g->name = nub_strdup(n->name);
   g->version = nub_strdup(n->version);
+  if (!pv && n->git_resolved) {
+    g->tarball = nub_strdup(n->git_resolved);
+    if (n->local_man.version) {
+      nub_free(g->version);
+      g->version = nub_strdup(n->local_man.version);
+    }
+    g->has_bin = n->local_man.nbins > 0 || n->local_man.directories_bin;
+    return;
+  }
   if (!pv && (n->local_tarball || n->tarball_url)) {
     g->tarball = n->tarball_url ? nub_strdup(n->tarball_url)
                                 : nub_asprintf("file:%s", n->local_tarball);
@@ -1193,6 +1257,7 @@ static void free_rnode(struct rnode *n)
   nub_free(n->local_dir);
   nub_free(n->local_tarball);
   nub_free(n->tarball_url);
+  nub_free(n->git_resolved);
   nub_free(n->local_integrity);
   if (n->has_local_man)
     nub_manifest_release(&n->local_man);

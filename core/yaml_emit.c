@@ -603,7 +603,17 @@ void nub_ydoc_init(struct nub_ydoc *d)
 void nub_ydoc_free(struct nub_ydoc *d)
 {
   y_tree_free(d);
+  for (size_t i = 0; i < d->nowned; i++)
+    nub_free(d->owned[i]);
+  nub_free(d->owned);
   memset(d, 0, sizeof(*d));
+}
+
+const char *nub_ydoc_keep(struct nub_ydoc *d, char *s)
+{
+  NUB_GROW(d->owned, d->capowned, d->nowned + 1);
+  d->owned[d->nowned++] = s;
+  return s;
 }
 
 struct nub_ynode *nub_ymap(struct nub_ydoc *d)

@@ -16,6 +16,8 @@ struct nub_ynode;
 struct nub_ydoc {
   struct nub_ynode **all;
   size_t n, cap;
+  char **owned; /* strings handed over with nub_ydoc_keep */
+  size_t nowned, capowned;
 };
 
 /* Which keys print their collection in flow style ("{a: 1}") and which
@@ -27,6 +29,9 @@ struct nub_yaml_style {
 
 void nub_ydoc_init(struct nub_ydoc *d);
 void nub_ydoc_free(struct nub_ydoc *d);
+/* Hand s (nub_malloc'd) to the document, which frees it with itself; for a
+ * string made only for the document. Returns s. */
+const char *nub_ydoc_keep(struct nub_ydoc *d, char *s);
 struct nub_ynode *nub_ymap(struct nub_ydoc *d);
 /* A scalar printed verbatim ("true", "9.0"). */
 struct nub_ynode *nub_yraw(struct nub_ydoc *d, const char *text);

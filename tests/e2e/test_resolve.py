@@ -648,6 +648,102 @@ class TarballUrlTest(ResolveTestCase):
         self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
 
 
+class GitDependencyTest(ResolveTestCase):
+    """A dependency on a git repository (here a local one, git+file://):
+    refs, tags, #semver: ranges and the default branch resolved to a commit
+    with the system's git, checked out into the store keyed by that commit,
+    recorded in nub.lock as pnpm records it ({commit, repo, type: git}),
+    installed again from the lockfile into a cold store and offline; a ref
+    that is not there names the dependency and the URL. (It failed with "a
+    kind of dependency nub does not resolve yet" before.)"""
+
+    def git(self, *args, cwd=None):
+        env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid",
+               "GIT_CONFIG_NOSYSTEM": "1", "HOME": self.home}
+        return self.run_cmd(["git"] + list(args), cwd=cwd or self.repo, env=env).stdout.strip()
+
+    def setUp(self):
+        super().setUp()
+        if not shutil.which("git"):
+            self.skipTest("git is not installed")
+        self.repo = os.path.join(self.tmp, "gitdep")
+        os.makedirs(self.repo)
+        self.git("init", "-q", "-b", "main")
+        self.commits = {}
+        for version in ("1.2.0", "1.3.0"):
+            with open(os.path.join(self.repo, "package.json"), "w") as f:
+                json.dump({"name": "gitdep", "version": version, "main": "index.js",
+                           "dependencies": {"b": "^2.0.0"}}, f)
+            with open(os.path.join(self.repo, "index.js"), "w") as f:
+                f.write("module.exports = {name: 'gitdep', version: '%s', "
+                        "deps: {b: require('b').version}};\n" % version)
+            self.git("add", "-A")
+            self.git("commit", "-q", "-m", version)
+            self.git("tag", "-a", "v" + version, "-m", version)
+            self.commits[version] = self.git("rev-parse", "HEAD")
+        self.url = "git+file://" + self.repo
+
+    def install(self, spec, *flags):
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"gitdep": spec}})
+        return self.nub("install", *flags)
+
+    def got(self):
+        return self.node_json(self.proj, "require('gitdep')")
+
+    def test_refs_tags_semver_and_the_default_branch(self):
+        for spec, version in ((self.url + "#v1.2.0", "1.2.0"), (self.url + "#semver:~1.2.0", "1.2.0"),
+                              (self.url + "#semver:^1.2.0", "1.3.0"), (self.url, "1.3.0"),
+                              (self.url + "#main", "1.3.0"),
+                              (self.url + "#" + self.commits["1.2.0"], "1.2.0")):
+            with self.subTest(spec=spec):
+                self.clean()
+                self.install(spec)
+                self.assertEqual(self.got(), {"name": "gitdep", "version": version,
+                                              "deps": {"b": "2.0.0"}})
+                with open(os.path.join(self.proj, "nub.lock")) as f:
+                    lock = f.read()
+                self.assertIn("commit: " + self.commits[version], lock)
+                self.assertIn("type: git", lock)
+
+    def check_layout(self, *flags):
+        self.install(self.url + "#v1.2.0", *flags)
+        self.assertEqual(self.got()["version"], "1.2.0")
+        # from the lockfile, into a cold store: cloned again at the commit
+        shutil.rmtree(self.nm())
+        self.env["NUB_STORE_DIR"] = os.path.join(self.tmp, "store-again")
+        self.nub("install", "--frozen-lockfile", *flags)
+        self.assertEqual(self.got()["version"], "1.2.0")
+        # offline, from the store; .git is not part of the package
+        shutil.rmtree(self.nm())
+        self.nub("install", "--frozen-lockfile", "--offline", *flags)
+        self.assertEqual(self.got()["version"], "1.2.0")
+        self.assertFalse(os.path.exists(os.path.join(os.path.realpath(self.nm("gitdep")), ".git")))
+
+    def test_isolated(self):
+        self.check_layout("--node-linker", "isolated")
+
+    def test_hoisted(self):
+        self.check_layout("--node-linker", "hoisted")
+
+    def test_a_ref_that_is_not_there(self):
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"gitdep": self.url + "#v9.9.9"}})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 40, proc.stderr)
+        self.assertIn("gitdep@", proc.stderr)
+        self.assertIn(self.repo, proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+
+    def test_a_repository_that_is_not_there(self):
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"gitdep": "git+file://" + self.tmp + "/nope"}})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 41, proc.stderr)
+        self.assertIn("ls-remote", proc.stderr)
+        self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+
+
 class OverridesTest(ResolveTestCase):
     """a@1.0.0 depends on b@^1.0.0; every override form forces b@2.0.0."""
 

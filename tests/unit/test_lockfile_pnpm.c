@@ -629,12 +629,18 @@ static void test_errors(void **state)
                  &err);
   assert_int_equal(rc, -NUB_ELOCKFILE);
   assert_non_null(strstr(err.msg, "has no version"));
-  /* a git resolution nub cannot install from */
+  /* a resolution of a kind nub does not install from */
+  rc = parse_str("lockfileVersion: '9.0'\npackages:\n  a@1.0.0:\n"
+                 "    resolution: {type: variations, variants: []}\n",
+                 &err);
+  assert_int_equal(rc, -NUB_ESPEC); /* well-formed, of a kind nub does not install */
+  assert_non_null(strstr(err.msg, "variations"));
+  /* a git resolution needs a whole commit (they are installed since) */
   rc = parse_str("lockfileVersion: '9.0'\npackages:\n  a@1.0.0:\n"
                  "    resolution: {commit: abc, repo: x, type: git}\n",
                  &err);
-  assert_int_equal(rc, -NUB_ESPEC); /* well-formed, of a kind nub does not install */
-  assert_non_null(strstr(err.msg, "git"));
+  assert_int_equal(rc, -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "40-hex commit"));
   /* duplicates */
   rc = parse_str("lockfileVersion: '9.0'\npackages:\n  a@1.0.0: {}\n  a@1.0.0: {}\n", &err);
   assert_int_equal(rc, -NUB_ELOCKFILE);

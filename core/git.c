@@ -1,0 +1,334 @@
+/* git.c - git dependencies through the system's git; see git.h. */
+#include "git.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "semver.h"
+
+extern char **environ;
+
+static bool is_hex(const char *s, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (!isxdigit((unsigned char)s[i]))
+      return false;
+  return true;
+}
+
+/* "user/repo" or "user/repo#ref": GitHub's shorthand, as npm reads it. */
+static bool is_shorthand(const char *s)
+{
+  const char *slash = strchr(s, '/'), *end = strchr(s, '#');
+  size_t n = end ? (size_t)(end - s) : strlen(s);
+
+  if (!slash || slash == s || (size_t)(slash - s) + 1 >= n || s[0] == '@' || s[0] == '.')
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (!(isalnum((unsigned char)s[i]) || strchr("-_./", s[i])) ||
+        (s[i] == '/' && s + i != slash))
+      return false;
+  return true;
+}
+
+bool nub_git_is_spec(const char *spec)
+{
+  return !strncmp(spec, "git+", 4) || !strncmp(spec, "git://", 6) ||
+         !strncmp(spec, "github:", 7) || is_shorthand(spec);
+}
+
+void nub_gitspec_release(struct nub_gitspec *g)
+{
+  nub_free(g->url);
+  nub_free(g->ref);
+  nub_free(g->semver);
+  memset(g, 0, sizeof(*g));
+}
+
+int nub_git_parse(const char *spec, struct nub_gitspec *out, struct nub_err *err)
+{
+  const char *hash = strchr(spec, '#');
+  size_t n = hash ? (size_t)(hash - spec) : strlen(spec);
+  char *base = nub_strndup(spec, n);
+
+  memset(out, 0, sizeof(*out));
+  if (!strncmp(base, "git+", 4)) {
+    out->url = nub_strdup(base + 4);
+  } else if (!strncmp(base, "git://", 6)) {
+    out->url = nub_strdup(base);
+  } else {
+    const char *path = !strncmp(base, "github:", 7) ? base + 7 : base;
+    if (!is_shorthand(path)) {
+      nub_free(base);
+      return nub_err_set(err, -NUB_ESPEC, "'%s' is not a git dependency nub understands", spec);
+    }
+    out->url = nub_asprintf("https://github.com/%s%s", path,
+                            strlen(path) > 4 && !strcmp(path + strlen(path) - 4, ".git") ? ""
+                                                                                        : ".git");
+  }
+  nub_free(base);
+  /* ssh://git@host:user/repo (npm's scp-like form) is git's git@host:user/repo */
+  if (!strncmp(out->url, "ssh://", 6)) {
+    char *colon = strchr(out->url + 6, ':'), *slash = strchr(out->url + 6, '/');
+    if (colon && (!slash || colon < slash) && !isdigit((unsigned char)colon[1])) {
+      char *scp = nub_strdup(out->url + 6);
+      nub_free(out->url);
+      out->url = scp;
+    }
+  }
+  if (out->url[0] == '-') {
+    nub_gitspec_release(out);
+    return nub_err_set(err, -NUB_EUNSAFE, "'%s' is not a repository URL", spec);
+  }
+  if (hash && hash[1]) {
+    if (!strncmp(hash + 1, "semver:", 7))
+      out->semver = nub_strdup(hash + 8);
+    else
+      out->ref = nub_strdup(hash + 1);
+  }
+  return 0;
+}
+
+/* ---- running git ----------------------------------------------------------- */
+
+static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static char *find_git(void)
+{
+  const char *path = nub_plat_getenv("PATH");
+  char *copy, *save = NULL, *found = NULL;
+
+  if (!path || !*path)
+    path = "/usr/local/bin:/usr/bin:/bin";
+  copy = nub_strdup(path);
+  for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+    struct nub_plat_stat st;
+    char *p = nub_asprintf("%s/git", *d ? d : ".");
+    if (nub_plat_stat_follow_at(NUB_PLAT_CWD, p, &st) == 0 && st.type == NUB_FT_FILE &&
+        (st.mode & 0111))
+      found = p;
+    else
+      nub_free(p);
+  }
+  nub_free(copy);
+  return found;
+}
+
+/* git's environment: the user's (keys, credential helpers, proxies), never
+ * a prompt for a password (it would hang the install). */
+static char **git_env(void)
+{
+  size_t n = 0, o = 0;
+  char **env;
+
+  while (environ[n])
+    n++;
+  env = nub_calloc(n + 3, sizeof(*env));
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(environ[i], "GIT_TERMINAL_PROMPT=", 20) && strncmp(environ[i], "GIT_DIR=", 8))
+      env[o++] = environ[i];
+  env[o++] = "GIT_TERMINAL_PROMPT=0";
+  env[o] = NULL;
+  return env;
+}
+
+/* Run git with args (after the safety options) in cwd; its output in *out.
+ * Returns git's exit status, or -errno when it could not be started. */
+static int run_git(const char *const *args, const char *cwd, struct nub_buf *out)
+{
+  const char *argv[24];
+  char *git = find_git();
+  char **env;
+  int n = 0, pid, fd, rc;
+
+  if (!git)
+    return -ENOENT;
+  argv[n++] = git;
+  /* no transport that runs a command, whatever the URL says */
+  argv[n++] = "-c";
+  argv[n++] = "protocol.ext.allow=never";
+  argv[n++] = "-c";
+  argv[n++] = "advice.detachedHead=false";
+  for (int i = 0; args[i] && n < 23; i++)
+    argv[n++] = args[i];
+  argv[n] = NULL;
+  env = git_env();
+  pthread_mutex_lock(&spawn_lock);
+  rc = nub_plat_spawn_pipe(argv, cwd, (const char *const *)env, &pid, &fd);
+  pthread_mutex_unlock(&spawn_lock);
+  nub_free(env);
+  nub_free(git);
+  if (rc < 0)
+    return rc;
+  for (;;) {
+    char buf[4096];
+    long r = nub_plat_read(fd, buf, sizeof(buf));
+    if (r <= 0)
+      break;
+    nub_buf_add(out, buf, (size_t)r);
+  }
+  nub_plat_close(fd);
+  return nub_plat_wait_child(pid);
+}
+
+/* git's last line of output (its error), for a message. */
+static void last_line(const struct nub_buf *b, char *out, size_t cap)
+{
+  const char *s = b->data ? b->data : "", *e = s + b->len, *line;
+
+  while (e > s && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' '))
+    e--;
+  line = e;
+  while (line > s && line[-1] != '\n')
+    line--;
+  snprintf(out, cap, "%.*s", (int)(e - line), line);
+}
+
+static int git_failed(struct nub_err *err, int rc, const struct nub_buf *b, const char *what,
+                      const char *url, const char *doing)
+{
+  char why[400];
+
+  if (rc == -ENOENT)
+    return nub_err_set(err, -NUB_ESPEC, "%s is a git dependency (%s), and git is not "
+                       "installed; install git and run the install again", what, url);
+  last_line(b, why, sizeof(why));
+  return nub_err_set(err, -NUB_ENETWORK, "%s: git %s %s failed: %s", what, doing, url,
+                     why[0] ? why : "no output");
+}
+
+int nub_git_resolve(const struct nub_gitspec *g, const char *what, char commit[41],
+                    struct nub_err *err)
+{
+  const char *args[] = {"ls-remote", "--", g->url, NULL};
+  struct nub_buf out = NUB_BUF_INIT;
+  struct nub_range *range = NULL;
+  struct nub_version best;
+  bool have_best = false;
+  char want[512] = "";
+  int rc;
+
+  commit[0] = '\0';
+  if (g->ref && strlen(g->ref) == 40 && is_hex(g->ref, 40)) {
+    memcpy(commit, g->ref, 41);
+    for (int i = 0; i < 40; i++)
+      commit[i] = (char)tolower((unsigned char)commit[i]);
+    return 0;
+  }
+  if (g->semver && nub_range_parse_loose(&range, g->semver) < 0)
+    return nub_err_set(err, -NUB_ESPEC, "%s: '#semver:%s' is not a range", what, g->semver);
+  rc = run_git(args, NULL, &out);
+  if (rc != 0) {
+    rc = git_failed(err, rc, &out, what, g->url, "ls-remote");
+    goto done;
+  }
+  memset(&best, 0, sizeof(best));
+  for (char *p = out.data; p && p < out.data + out.len;) {
+    char *nl = memchr(p, '\n', (size_t)(out.data + out.len - p)), *tab, *name;
+    size_t len = nl ? (size_t)(nl - p) : (size_t)(out.data + out.len - p);
+    if (len > 41 && p[40] == '\t' && is_hex(p, 40)) {
+      tab = p + 40;
+      name = nub_strndup(tab + 1, len - 41);
+      if (range && !strncmp(name, "refs/tags/", 10)) {
+        size_t nn = strlen(name);
+        bool peeled = nn > 3 && !strcmp(name + nn - 3, "^{}");
+        struct nub_version v;
+        if (peeled)
+          name[nn - 3] = '\0';
+        memset(&v, 0, sizeof(v));
+        if (nub_version_parse_loose(&v, name + 10) == 0) {
+          char vs[128];
+          snprintf(vs, sizeof(vs), "%s", name + 10);
+          if (nub_semver_satisfies(g->semver, vs[0] == 'v' ? vs + 1 : vs, false) &&
+              (!have_best || nub_version_cmp(&v, &best) > 0 ||
+               (peeled && nub_version_cmp(&v, &best) == 0))) {
+            if (have_best)
+              nub_version_release(&best);
+            best = v;
+            have_best = true;
+            memcpy(commit, p, 40); /* an annotated tag's commit comes peeled, after it */
+            commit[40] = '\0';
+          } else {
+            nub_version_release(&v);
+          }
+        }
+      } else if (!range) {
+        bool hit;
+        if (!g->ref)
+          hit = !strcmp(name, "HEAD");
+        else
+          hit = !strcmp(name, g->ref) ||
+                (!strncmp(name, "refs/heads/", 11) && !strcmp(name + 11, g->ref)) ||
+                (!strncmp(name, "refs/tags/", 10) && !strncmp(name + 10, g->ref, strlen(g->ref)) &&
+                 (!name[10 + strlen(g->ref)] || !strcmp(name + 10 + strlen(g->ref), "^{}")));
+        if (hit && (!commit[0] || strstr(name, "^{}"))) {
+          memcpy(commit, p, 40);
+          commit[40] = '\0';
+        }
+      }
+      nub_free(name);
+    }
+    p += len + 1;
+  }
+  if (have_best)
+    nub_version_release(&best);
+  if (!commit[0]) {
+    snprintf(want, sizeof(want), "%s%s", g->semver ? "a tag in semver:" : "ref ",
+             g->semver ? g->semver : g->ref ? g->ref : "HEAD");
+    rc = nub_err_set(err, -NUB_ENOTFOUND, "%s: %s has no %s%s", what, g->url, want,
+                     g->ref && is_hex(g->ref, strlen(g->ref))
+                         ? " (a commit must be given in full, 40 hex digits)"
+                         : "");
+  }
+done:
+  nub_range_free(range);
+  nub_buf_release(&out);
+  return rc;
+}
+
+int nub_git_checkout(const char *url, const char *commit, const char *dir, const char *what,
+                     struct nub_err *err)
+{
+  const char *clone[] = {"clone", "--quiet", "--no-checkout", "--", url, dir, NULL};
+  const char *co[] = {"-C", dir, "checkout", "--quiet", commit, "--", NULL};
+  struct nub_buf out = NUB_BUF_INIT;
+  int rc = run_git(clone, NULL, &out);
+
+  if (rc != 0) {
+    rc = git_failed(err, rc, &out, what, url, "clone");
+  } else {
+    nub_buf_reset(&out);
+    rc = run_git(co, NULL, &out);
+    if (rc != 0)
+      rc = nub_err_set(err, -NUB_ENOTFOUND, "%s: %s has no commit %s (%s)", what, url, commit,
+                       out.len ? "git checkout failed" : "no output");
+  }
+  nub_buf_release(&out);
+  return rc;
+}
+
+char *nub_git_resolved(const char *url, const char *commit)
+{
+  return nub_asprintf("git+%s#%s", url, commit);
+}
+
+bool nub_git_split_resolved(const char *resolved, char **url, char commit[41])
+{
+  const char *hash;
+
+  if (strncmp(resolved, "git+", 4))
+    return false;
+  hash = strrchr(resolved, '#');
+  if (!hash || strlen(hash + 1) != 40 || !is_hex(hash + 1, 40))
+    return false;
+  *url = nub_strndup(resolved + 4, (size_t)(hash - resolved - 4));
+  memcpy(commit, hash + 1, 41);
+  return true;
+}

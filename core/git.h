@@ -1,0 +1,42 @@
+/* git.h - git dependencies through the system's git: a spec parsed into a
+ * repository URL and a ref, the ref resolved to a commit (git ls-remote),
+ * the commit checked out into a directory (git clone + checkout). nub does
+ * not speak git itself; git checks every object it fetches by its hash,
+ * and a commit names the whole tree, so the commit is the identity. */
+#ifndef NUB_GIT_H
+#define NUB_GIT_H
+
+#include <stdbool.h>
+
+#include "err.h"
+
+struct nub_gitspec {
+  char *url;    /* what git is given: https://, ssh://, file://, git:// */
+  char *ref;    /* a branch, tag or commit; NULL: the default branch */
+  char *semver; /* "#semver:<range>": the highest tag v?X.Y.Z in range */
+};
+
+/* Whether spec names a git dependency: git+https://, git+ssh://,
+ * git+file://, git://, github:user/repo, user/repo (GitHub shorthand). */
+bool nub_git_is_spec(const char *spec);
+/* Parse such a spec. -NUB_ESPEC for one that is not. */
+int nub_git_parse(const char *spec, struct nub_gitspec *out, struct nub_err *err);
+void nub_gitspec_release(struct nub_gitspec *g);
+
+/* The commit (40 hex) the spec's ref or semver range names in the
+ * repository. -NUB_ENOTFOUND (no such ref, no tag in range) or
+ * -NUB_ENETWORK (git failed: its last line of output said why), naming the
+ * dependency (`what`) and the URL with credentials redacted. */
+int nub_git_resolve(const struct nub_gitspec *g, const char *what, char commit[41],
+                    struct nub_err *err);
+/* Clone url into dir (which must not exist) and check out commit there. */
+int nub_git_checkout(const char *url, const char *commit, const char *dir, const char *what,
+                     struct nub_err *err);
+
+/* "git+<url>#<commit>": how lockfiles and the store name a resolved git
+ * dependency (npm's `resolved`). Caller frees. */
+char *nub_git_resolved(const char *url, const char *commit);
+/* The reverse: url and commit from "git+<url>#<commit>". false if not one. */
+bool nub_git_split_resolved(const char *resolved, char **url, char commit[41]);
+
+#endif

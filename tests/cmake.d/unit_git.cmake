@@ -1,0 +1,1 @@
+nub_unit_test(git unit/test_git.c)
