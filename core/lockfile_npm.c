@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "git.h"
 #include "integrity.h"
 #include "json.h"
 #include "nub_alloc.h"
@@ -40,12 +41,21 @@ static int set_pkg(struct nub_tree *t, struct nub_node *n, const char *real_name
   if (!nub_valid_pkg_name(name))
     return nub_err_set(err, -NUB_EUNSAFE, "%s entry '%s' has an invalid package name '%s'",
                        fname, n->path, name);
-  if (resolved && (!strncmp(resolved, "git", 3) || strstr(resolved, "://github.com/") ||
-                   !strncmp(resolved, "github:", 7)))
+  if (resolved && !strncmp(resolved, "git+", 4)) {
+    /* npm's resolved git dependency: "git+<url>#<commit>" */
+    char commit[41], *url = NULL;
+    if (!nub_git_split_resolved(resolved, &url, commit))
+      return nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' is a git dependency without its "
+                         "commit (%s)", fname, n->path, resolved);
+    nub_free(url);
+    tarball = nub_strdup(resolved);
+  } else if (resolved && (!strncmp(resolved, "git", 3) || strstr(resolved, "://github.com/") ||
+                          !strncmp(resolved, "github:", 7))) {
     return nub_err_set(err, -NUB_ESPEC,
-                       "%s entry '%s' is a git dependency (%s); nub cannot install "
-                       "git dependencies yet", fname, n->path, resolved);
-  if (resolved && !strncmp(resolved, "file:", 5)) {
+                       "%s entry '%s' is a git dependency nub cannot install from (%s)",
+                       fname, n->path, resolved);
+  }
+  if (!tarball && resolved && !strncmp(resolved, "file:", 5)) {
     /* a tarball of the project's (npm records file: directories as links) */
     tarball = nub_pkg_tarball_url(cfg, cfg->project_dir, name, version, resolved);
   }

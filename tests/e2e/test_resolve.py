@@ -726,6 +726,35 @@ class GitDependencyTest(ResolveTestCase):
     def test_hoisted(self):
         self.check_layout("--node-linker", "hoisted")
 
+    def test_from_an_npm_lockfile_the_tree_npm_ci_builds(self):
+        npm = shutil.which("npm")
+        if not npm:
+            self.skipTest("npm is not installed")
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"gitdep": self.url + "#v1.2.0", "a": "^1.0.0"}})
+        env = {"npm_config_registry": self.registry.url,
+               "npm_config_cache": os.path.join(self.tmp, "npm-cache")}
+        self.run_cmd([npm, "install", "--package-lock-only", "--ignore-scripts", "--no-audit",
+                      "--no-fund"], cwd=self.proj, env=env)
+        with open(os.path.join(self.proj, "package-lock.json")) as f:
+            self.assertIn(self.commits["1.2.0"], f.read())
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.run_cmd([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=theirs,
+                     env=env)
+        self.nub("ci")
+
+        def tree(root):
+            out = set()
+            for d, dirs, files in os.walk(os.path.join(root, "node_modules")):
+                dirs[:] = [x for x in dirs if not x.startswith(".")]
+                for f in files:
+                    if not f.startswith("."):
+                        out.add(os.path.relpath(os.path.join(d, f), root))
+            return out
+        self.assertEqual(tree(self.proj), tree(theirs))
+        self.assertEqual(self.got()["version"], "1.2.0")
+
     def test_a_ref_that_is_not_there(self):
         self.make_project({"name": "p", "version": "1.0.0",
                            "dependencies": {"gitdep": self.url + "#v9.9.9"}})
