@@ -190,8 +190,17 @@ static void test_npm__damaged_entries(void **state)
   assert_int_equal(parse_str("{\"lockfileVersion\":3,\"packages\":{\"node_modules/a\":"
                              "{\"version\":\"1.0.0\",\"integrity\":\"md5-x\"}}}", &err),
                    -NUB_ELOCKFILE);
+  /* a git entry names its commit (npm always writes it); without, it is damaged */
   assert_int_equal(parse_str("{\"lockfileVersion\":3,\"packages\":{\"node_modules/a\":"
                              "{\"version\":\"1.0.0\",\"resolved\":\"git+ssh://h/x.git\"}}}", &err),
+                   -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "without its commit"));
+  assert_int_equal(parse_str("{\"lockfileVersion\":3,\"packages\":{\"node_modules/a\":"
+                             "{\"version\":\"1.0.0\",\"resolved\":\"git+ssh://h/x.git#"
+                             "0123456789abcdef0123456789abcdef01234567\"}}}", &err), 0);
+  /* another form of git nub cannot install from */
+  assert_int_equal(parse_str("{\"lockfileVersion\":3,\"packages\":{\"node_modules/a\":"
+                             "{\"version\":\"1.0.0\",\"resolved\":\"github:u/x\"}}}", &err),
                    -NUB_ESPEC);
   assert_int_equal(parse_str("{\"lockfileVersion\":3,\"packages\":{\"node_modules/a/node_modules/b\":"
                              "{\"version\":\"1.0.0\"}}}", &err), -NUB_ELOCKFILE);
