@@ -616,6 +616,40 @@ static void start_job(struct fetcher *f, struct nub_pkg *p)
   submit(j, 0);
 }
 
+void nub_fetch_add_all(struct nub_fetch *fs, struct nub_pkg **pkgs, size_t n)
+{
+  struct fetcher *f = (struct fetcher *)fs;
+  struct nub_pkg **todo = nub_malloc(sizeof(*todo) * (n + 1));
+  struct loadctx lc;
+  size_t m = 0, hits = 0;
+
+  /* the store's indexes first, read on every worker: on a warm install
+   * this is the whole fetch phase, and one thread reading 1,234 of them
+   * took 10-50 ms */
+  for (size_t i = 0; i < n; i++)
+    if (!pkgs[i]->index && !pkgs[i]->fetch_state)
+      todo[m++] = pkgs[i];
+  lc.pkgs = todo;
+  lc.store = f->store;
+  lc.prog = f->prog;
+  lc.verify = f->verify_all;
+  lc.rc = nub_calloc(m + 1, sizeof(*lc.rc));
+  nub_pool_for(f->pool, m, load_one, &lc);
+  for (size_t i = 0; i < m; i++) {
+    if (todo[i]->index) {
+      todo[i]->fetch_state = 1;
+      hits++;
+    } else {
+      nub_fetch_add(fs, todo[i]); /* (loads again: -ENOENT is cheap) */
+    }
+  }
+  pthread_mutex_lock(&f->lock);
+  f->cached += hits;
+  pthread_mutex_unlock(&f->lock);
+  nub_free(lc.rc);
+  nub_free(todo);
+}
+
 /* Queue one package; a miss in the store starts its download. */
 void nub_fetch_add(struct nub_fetch *fs, struct nub_pkg *p)
 {

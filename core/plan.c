@@ -40,9 +40,15 @@ int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr, struc
     if (rc < 0)
       return rc;
   }
-  for (size_t i = 0; i < p->pkgs.n; i++)
-    if (p->pkgs.v[i]->needed)
-      nub_fetch_add(f, p->pkgs.v[i]);
+  {
+    struct nub_pkg **need = nub_malloc(sizeof(*need) * (p->pkgs.n + 1));
+    size_t n = 0;
+    for (size_t i = 0; i < p->pkgs.n; i++)
+      if (p->pkgs.v[i]->needed)
+        need[n++] = p->pkgs.v[i];
+    nub_fetch_add_all(f, need, n);
+    nub_free(need);
+  }
   rc = nub_fetch_end(f, fr, err);
   /* a tarball that is not where its metadata says, or unlike the
    * integrity it gives: the metadata may be what is wrong (a corrupted or
