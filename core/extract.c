@@ -12,6 +12,7 @@
 #include "bytes.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
+#include "packlist.h"
 #include "path.h"
 #include "tar.h"
 
@@ -343,6 +344,7 @@ void nub_extract_scratch_release(struct nub_extract_scratch *s)
 
 struct walk {
   struct nub_import *im;
+  const struct nub_packlist *pl; /* NULL: every file */
   const char *root;
   struct nub_buf rel;
   struct nub_extract_stats *st;
@@ -362,7 +364,10 @@ static int walk_entry(void *payload, const char *name, enum nub_plat_ftype type)
   if (w->rel.len)
     nub_buf_addc(&w->rel, '/');
   nub_buf_adds(&w->rel, name);
-  if (type == NUB_FT_DIR) {
+  if (w->pl && (type == NUB_FT_DIR || type == NUB_FT_FILE) &&
+      !nub_packlist_keeps(w->pl, w->rel.data, type == NUB_FT_DIR)) {
+    /* not packed */
+  } else if (type == NUB_FT_DIR) {
     char *abs = nub_asprintf("%s/%s", w->root, w->rel.data);
     nub_import_dir(w->im, w->rel.data);
     rc = nub_plat_list_dir_at(NUB_PLAT_CWD, abs, walk_entry, w);
@@ -396,7 +401,7 @@ static int walk_entry(void *payload, const char *name, enum nub_plat_ftype type)
 int nub_import_directory(struct nub_import *im, const char *dir, const char *what,
                          struct nub_extract_stats *st, struct nub_err *err)
 {
-  struct walk w = {im, dir, NUB_BUF_INIT, st, err, what, 0};
+  struct walk w = {im, NULL, dir, NUB_BUF_INIT, st, err, what, 0};
   int rc;
 
   memset(st, 0, sizeof(*st));
@@ -404,5 +409,24 @@ int nub_import_directory(struct nub_import *im, const char *dir, const char *wha
   if (rc < 0 && !err->msg[0])
     nub_err_set(err, rc, "%s: cannot read %s: %s", what, dir, nub_strerror(rc));
   nub_buf_release(&w.rel);
+  return rc;
+}
+
+int nub_import_packed(struct nub_import *im, const char *dir, const char *what,
+                      struct nub_extract_stats *st, struct nub_err *err)
+{
+  struct nub_packlist *pl = NULL;
+  struct walk w = {im, NULL, dir, NUB_BUF_INIT, st, err, what, 0};
+  int rc = nub_packlist_load(&pl, dir, err);
+
+  memset(st, 0, sizeof(*st));
+  if (rc < 0)
+    return rc;
+  w.pl = pl;
+  rc = nub_plat_list_dir_at(NUB_PLAT_CWD, dir, walk_entry, &w);
+  if (rc < 0 && !err->msg[0])
+    nub_err_set(err, rc, "%s: cannot read %s: %s", what, dir, nub_strerror(rc));
+  nub_buf_release(&w.rel);
+  nub_packlist_free(pl);
   return rc;
 }

@@ -74,5 +74,9 @@ int nub_tarball_package_json(const void *tgz, size_t len, char **out, size_t *ou
  * executable bit. Symlinks are skipped, never followed. */
 int nub_import_directory(struct nub_import *im, const char *dir, const char *what,
                          struct nub_extract_stats *st, struct nub_err *err);
+/* The same with only the files `npm pack` would pack (packlist.h): a
+ * directory nub packs itself, such as a git dependency's checkout. */
+int nub_import_packed(struct nub_import *im, const char *dir, const char *what,
+                      struct nub_extract_stats *st, struct nub_err *err);
 
 #endif

@@ -248,7 +248,7 @@ static void git_job(void *arg, int worker)
   if (rc == 0)
     rc = nub_import_begin(f->store, &im, &err);
   if (rc == 0) {
-    rc = nub_import_directory(im, dir, j->what, &st, &err);
+    rc = nub_import_packed(im, dir, j->what, &st, &err);
     if (rc == 0)
       rc = nub_import_commit(im, j->pkg->key, &j->pkg->index, &err);
     else

@@ -671,9 +671,18 @@ class GitDependencyTest(ResolveTestCase):
         os.makedirs(self.repo)
         self.git("init", "-q", "-b", "main")
         self.commits = {}
+        # what npm packs: "files" (index.js, lib/ but not lib/*.test.js), README,
+        # LICENSE, package.json; not test/, notes or the lockfile
+        for rel, text in (("lib/x.js", "1"), ("lib/x.test.js", "2"), ("test/t.js", "3"),
+                          ("notes.md", "4"), ("README.md", "5"), ("LICENSE", "6"),
+                          ("package-lock.json", "{}"), (".npmrc", "x=1")):
+            os.makedirs(os.path.dirname(os.path.join(self.repo, rel)), exist_ok=True)
+            with open(os.path.join(self.repo, rel), "w") as f:
+                f.write(text)
         for version in ("1.2.0", "1.3.0"):
             with open(os.path.join(self.repo, "package.json"), "w") as f:
                 json.dump({"name": "gitdep", "version": version, "main": "index.js",
+                           "files": ["index.js", "lib", "!lib/*.test.js"],
                            "dependencies": {"b": "^2.0.0"}}, f)
             with open(os.path.join(self.repo, "index.js"), "w") as f:
                 f.write("module.exports = {name: 'gitdep', version: '%s', "
@@ -718,7 +727,12 @@ class GitDependencyTest(ResolveTestCase):
         shutil.rmtree(self.nm())
         self.nub("install", "--frozen-lockfile", "--offline", *flags)
         self.assertEqual(self.got()["version"], "1.2.0")
-        self.assertFalse(os.path.exists(os.path.join(os.path.realpath(self.nm("gitdep")), ".git")))
+        pkg = os.path.realpath(self.nm("gitdep"))
+        self.assertFalse(os.path.exists(os.path.join(pkg, ".git")))
+        files = sorted(r for r in (os.path.relpath(os.path.join(d, f), pkg)
+                                   for d, dirs, fs in os.walk(pkg) for f in fs)
+                       if not r.startswith("node_modules/"))
+        self.assertEqual(files, ["LICENSE", "README.md", "index.js", "lib/x.js", "package.json"])
 
     def test_isolated(self):
         self.check_layout("--node-linker", "isolated")
@@ -754,6 +768,42 @@ class GitDependencyTest(ResolveTestCase):
             return out
         self.assertEqual(tree(self.proj), tree(theirs))
         self.assertEqual(self.got()["version"], "1.2.0")
+
+    def test_an_npmignore_packs_what_npm_packs(self):
+        npm = shutil.which("npm")
+        if not npm:
+            self.skipTest("npm is not installed")
+        repo = os.path.join(self.tmp, "ign")
+        for rel, text in (("package.json", json.dumps({"name": "ign", "version": "1.0.0"})),
+                          ("index.js", "module.exports = 1;"), ("README.md", "r"),
+                          ("docs/guide.md", "g"), ("test/a.js", "t"), ("src/a.js", "s"),
+                          ("src/a.spec.js", "x"), ("build/out.js", "b"), ("keep.log", "k"),
+                          ("debug.log", "d"),
+                          (".npmignore", "# comment\ntest/\n*.md\n!README.md\n*.spec.js\n"
+                                         "/build\n*.log\n!keep.log\n")):
+            os.makedirs(os.path.dirname(os.path.join(repo, rel)), exist_ok=True)
+            with open(os.path.join(repo, rel), "w") as f:
+                f.write(text)
+        self.git("init", "-q", "-b", "main", cwd=repo)
+        self.git("add", "-A", cwd=repo)
+        self.git("commit", "-q", "-m", "x", cwd=repo)
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"ign": "git+file://" + repo}})
+        env = {"npm_config_registry": self.registry.url,
+               "npm_config_cache": os.path.join(self.tmp, "npm-cache")}
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.run_cmd([npm, "install", "--ignore-scripts", "--no-audit", "--no-fund"],
+                     cwd=theirs, env=env)
+        self.nub("install")
+
+        def files(root):
+            pkg = os.path.realpath(os.path.join(root, "node_modules", "ign"))
+            return sorted(os.path.relpath(os.path.join(d, f), pkg)
+                          for d, _, fs in os.walk(pkg) for f in fs)
+        self.assertEqual(files(self.proj), files(theirs))
+        self.assertIn("keep.log", files(self.proj))
+        self.assertNotIn("docs/guide.md", files(self.proj))
 
     def test_a_ref_that_is_not_there(self):
         self.make_project({"name": "p", "version": "1.0.0",
