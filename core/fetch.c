@@ -220,7 +220,8 @@ static void job_error(struct job *j, int rc, const char *fmt, ...)
 
 static bool is_git(const struct nub_pkg *p)
 {
-  return p->tarball && !strncmp(p->tarball, "git+", 4);
+  return p->tarball && (!strncmp(p->tarball, "git+", 4) ||
+                        !strncmp(p->tarball, NUB_GIT_CHECKOUT, strlen(NUB_GIT_CHECKOUT)));
 }
 
 static void git_job(void *arg, int worker)
@@ -248,7 +249,9 @@ static void git_job(void *arg, int worker)
   if (rc == 0)
     rc = nub_import_begin(f->store, &im, &err);
   if (rc == 0) {
-    rc = nub_import_packed(im, dir, j->what, &st, &err);
+    rc = strncmp(j->pkg->tarball, NUB_GIT_CHECKOUT, strlen(NUB_GIT_CHECKOUT))
+             ? nub_import_packed(im, dir, j->what, &st, &err)
+             : nub_import_directory(im, dir, j->what, &st, &err);
     if (rc == 0)
       rc = nub_import_commit(im, j->pkg->key, &j->pkg->index, &err);
     else

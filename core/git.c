@@ -322,13 +322,16 @@ char *nub_git_resolved(const char *url, const char *commit)
 bool nub_git_split_resolved(const char *resolved, char **url, char commit[41])
 {
   const char *hash;
+  size_t skip = !strncmp(resolved, "git+", 4)            ? 4
+                : !strncmp(resolved, NUB_GIT_CHECKOUT, 13) ? 13
+                                                          : 0;
 
-  if (strncmp(resolved, "git+", 4))
+  if (!skip)
     return false;
   hash = strrchr(resolved, '#');
   if (!hash || strlen(hash + 1) != 40 || !is_hex(hash + 1, 40))
     return false;
-  *url = nub_strndup(resolved + 4, (size_t)(hash - resolved - 4));
+  *url = nub_strndup(resolved + skip, (size_t)(hash - resolved - skip));
   memcpy(commit, hash + 1, 41);
   return true;
 }

@@ -36,7 +36,11 @@ int nub_git_checkout(const char *url, const char *commit, const char *dir, const
 /* "git+<url>#<commit>": how lockfiles and the store name a resolved git
  * dependency (npm's `resolved`). Caller frees. */
 char *nub_git_resolved(const char *url, const char *commit);
-/* The reverse: url and commit from "git+<url>#<commit>". false if not one. */
+/* A git package as yarn 1 installs it: every file of the checkout (but
+ * .git), not npm pack's selection; a store identity of its own. */
+#define NUB_GIT_CHECKOUT "git-checkout+"
+/* The reverse: url and commit from "git+<url>#<commit>" (or the checkout
+ * form). false if not one. */
 bool nub_git_split_resolved(const char *resolved, char **url, char commit[41]);
 
 #endif

@@ -436,21 +436,37 @@ int nub_tree_from_graph_yarn(struct nub_tree *t, const struct nub_graph *g,
   h.g = g;
   h.has_peers = has_peers;
   h.ud = ud;
-  for (int k = 0; im && k < NUB_DEP_KINDS; k++) {
+  for (int k = 0; im && k < NUB_DEP_KINDS && rc == 0; k++) {
     const struct nub_gdirect *d;
     size_t n = nub_importer_directs(im, k, &d);
     for (size_t i = 0; i < n; i++) {
       char *tk = nub_gedge_target(d[i].alias, d[i].ref);
       const struct nub_gpkg *p = tk ? nub_graph_find(g, tk) : NULL;
-      nub_free(tk);
-      if (!p)
+      if (!p && d[i].ref && !strncmp(d[i].ref, "link:", 5)) {
+        nub_free(tk); /* a workspace member, linked */
         continue;
+      }
+      if (!p) {
+        /* a direct dependency left out would be a wrong tree, not a small one */
+        rc = nub_err_set(err, -NUB_ELOCKFILE, "yarn.lock: the project's %s (%s) resolves to "
+                         "no entry (%s)", d[i].alias, d[i].specifier ? d[i].specifier : "",
+                         tk ? tk : "?");
+        nub_free(tk);
+        break;
+      }
+      nub_free(tk);
       NUB_GROW(roots, caproots, nroots + 1);
       roots[nroots].pattern = nub_asprintf("%s@%s", d[i].alias, d[i].specifier);
       roots[nroots].alias = d[i].alias;
       roots[nroots].pkg = p;
       nroots++;
     }
+  }
+  if (rc < 0) {
+    for (size_t i = 0; i < nroots; i++)
+      nub_free(roots[i].pattern);
+    nub_free(roots);
+    return rc;
   }
   nub_sort(roots, nroots, sizeof(*roots), cmp_root);
   prepass(&h, roots, nroots);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "git.h"
 #include "integrity.h"
 #include "nub_alloc.h"
 #include "path.h"
@@ -230,15 +231,24 @@ static int make_pkg(struct yrd *r, struct nub_graph *g, struct nub_strmap *bykey
     nub_free(name);
     return bad(r, e->version ? "an entry with an invalid package name" : "an entry without a version");
   }
-  if (e->resolved && (strncmp(e->resolved, "http", 4) || strstr(e->resolved, "codeload") ||
-                      strstr(e->resolved, ".git#"))) {
+  bool git = false;
+  if (e->resolved && !strncmp(e->resolved, "git+", 4)) {
+    /* a git dependency: "git+<url>#<commit>", installed from its commit */
+    char commit[41], *url = NULL;
+    git = nub_git_split_resolved(e->resolved, &url, commit);
+    nub_free(url);
+  }
+  if (e->resolved && !git &&
+      (strncmp(e->resolved, "http", 4) || strstr(e->resolved, "codeload") ||
+       strstr(e->resolved, ".git#"))) {
     int rc = nub_err_set(r->err, -NUB_ESPEC, "%s:%d: %s@%s comes from %s, not a registry; "
                          "nub installs registry packages from yarn.lock so far", r->fname,
                          e->line, name, e->version, e->resolved);
     nub_free(name);
     return rc;
   }
-  key = nub_asprintf("%s@%s", name, e->version);
+  /* (two commits of a git dependency may carry one version) */
+  key = git ? nub_asprintf("%s@%s", name, e->resolved) : nub_asprintf("%s@%s", name, e->version);
   p = nub_strmap_get(bykey, key);
   if (!p) {
     p = nub_calloc(1, sizeof(*p));
@@ -248,9 +258,12 @@ static int make_pkg(struct yrd *r, struct nub_graph *g, struct nub_strmap *bykey
     p->version = nub_strdup(e->version);
     p->resolved = e->resolved ? nub_strdup(e->resolved) : NULL;
     p->integrity = e->integrity ? nub_strdup(e->integrity)
-                   : e->resolved ? sri_from_fragment(e->resolved)
-                                 : NULL;
-    if (e->resolved) {
+                   : e->resolved && !git ? sri_from_fragment(e->resolved)
+                                         : NULL;
+    if (git) {
+      /* yarn 1 installs a git package as its checkout, every file */
+      p->tarball = nub_asprintf("%s%s", NUB_GIT_CHECKOUT, e->resolved + 4);
+    } else if (e->resolved) {
       /* the registry's layout means the configured registry (as npm reads a
        * resolved URL on its default one); anything else is kept */
       char *conventional = nub_tarball_url_on("/", name, e->version);
@@ -290,6 +303,12 @@ static int make_pkg(struct yrd *r, struct nub_graph *g, struct nub_strmap *bykey
 
 static char *ref_to(const char *alias, const struct nub_gpkg *p)
 {
+  size_t n = strlen(p->name);
+
+  /* what follows "name@" in its key: the version, or a git entry's
+   * resolved URL */
+  if (!strcmp(alias, p->name) && !strncmp(p->key, p->name, n) && p->key[n] == '@')
+    return nub_strdup(p->key + n + 1);
   return strcmp(alias, p->name) ? nub_strdup(p->key) : nub_strdup(p->version);
 }
 

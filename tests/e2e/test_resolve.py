@@ -769,6 +769,36 @@ class GitDependencyTest(ResolveTestCase):
         self.assertEqual(tree(self.proj), tree(theirs))
         self.assertEqual(self.got()["version"], "1.2.0")
 
+    def test_from_a_yarn_lockfile_the_tree_yarn_builds(self):
+        yarn = shutil.which("yarn")
+        if not yarn:
+            self.skipTest("yarn is not installed")
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"gitdep": self.url + "#v1.2.0", "a": "^1.0.0"}})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.run_cmd([yarn, "install", "--ignore-scripts", "--non-interactive",
+                      "--registry", self.registry.url,
+                      "--cache-folder", os.path.join(self.tmp, "yarn-cache")], cwd=theirs)
+        with open(os.path.join(theirs, "yarn.lock")) as f:
+            lock = f.read()
+        # (yarn records an annotated tag by the tag object's hash, which
+        # checks out as the commit it names)
+        self.assertIn('resolved "' + self.url + "#", lock)
+        shutil.copy(os.path.join(theirs, "yarn.lock"), self.proj)
+        self.nub("install", "--frozen-lockfile")
+
+        def tree(root):
+            out = set()
+            for d, dirs, files in os.walk(os.path.join(root, "node_modules")):
+                dirs[:] = [x for x in dirs if not x.startswith(".")]
+                out.update(os.path.relpath(os.path.join(d, f), root) for f in files
+                           if not f.startswith("."))
+            return out
+        self.assertEqual(tree(self.proj), tree(theirs))
+        with open(os.path.join(self.proj, "yarn.lock")) as f:
+            self.assertEqual(f.read(), lock)
+
     def test_an_npmignore_packs_what_npm_packs(self):
         npm = shutil.which("npm")
         if not npm:
