@@ -88,8 +88,11 @@ static int load_checked(struct nub_store *store, struct nub_progress *prog, bool
                         struct nub_pkg *p)
 {
   char why[600];
-  int rc = nub_store_index_load(store, p->key, &p->index);
+  int rc;
 
+  if (p->tarball && !strncmp(p->tarball, NUB_LOCAL_DIR, strlen(NUB_LOCAL_DIR)))
+    return -ENOENT; /* imported again: the directory may have changed */
+  rc = nub_store_index_load(store, p->key, &p->index);
   if (rc < 0 || !verify || nub_store_check(store, p->index, why, sizeof(why)) == 0)
     return rc;
   nub_progress_warn(prog, "the store's copy of %s@%s is damaged: %s (an edit through a "
@@ -213,6 +216,19 @@ static bool is_local(const struct nub_pkg *p)
   return p->tarball && !strncmp(p->tarball, "file:", 5);
 }
 
+/* A directory of the user's (NUB_LOCAL_DIR): imported on every install,
+ * never from the network. */
+static bool is_local_dir(const struct nub_pkg *p)
+{
+  return p->tarball && !strncmp(p->tarball, NUB_LOCAL_DIR, strlen(NUB_LOCAL_DIR));
+}
+
+/* Either kind of what is on this machine already: --offline allows it. */
+static bool on_disk(const struct nub_pkg *p)
+{
+  return is_local(p) || is_local_dir(p);
+}
+
 /* A git dependency ("git+<url>#<commit>"): cloned with the system's git,
  * checked out at its commit and imported as a directory, on a worker. */
 static void job_error(struct job *j, int rc, const char *fmt, ...)
@@ -270,6 +286,37 @@ static void git_job(void *arg, int worker)
   job_finished(j);
 }
 
+/* A directory of the user's, imported as it is now, on a worker. */
+static void local_dir_job(void *arg, int worker)
+{
+  struct job *j = arg;
+  struct nub_import *im = NULL;
+  struct nub_extract_stats st;
+  struct nub_err err;
+  const char *dir = j->pkg->tarball + strlen(NUB_LOCAL_DIR);
+  int rc;
+
+  (void)worker;
+  nub_err_clear(&err);
+  memset(&st, 0, sizeof(st));
+  rc = nub_import_begin(j->f->store, &im, &err);
+  if (rc == 0) {
+    rc = nub_import_directory(im, dir, j->what, &st, &err);
+    if (rc == 0)
+      rc = nub_import_commit(im, j->pkg->key, &j->pkg->index, &err);
+    else
+      nub_import_abort(im);
+  }
+  if (rc < 0) {
+    job_error(j, rc, "%s", err.msg);
+    return;
+  }
+  j->pkg->imported = true;
+  nub_progress_add(j->f->prog, &j->f->prog->fetched, 1);
+  nub_diag_mark("stored", j->what);
+  job_finished(j);
+}
+
 /* A local tarball takes the same path as a download: its bytes, then the
  * worker. */
 static void read_local(struct job *j)
@@ -311,6 +358,10 @@ static void submit(struct job *j, uint64_t delay_ms)
   }
   if (is_git(j->pkg)) {
     nub_pool_submit(j->f->pool, git_job, j);
+    return;
+  }
+  if (is_local_dir(j->pkg)) {
+    nub_pool_submit(j->f->pool, local_dir_job, j);
     return;
   }
   nub_http_submit(j->f->http, &j->req);
@@ -684,7 +735,7 @@ void nub_fetch_add(struct nub_fetch *fs, struct nub_pkg *p)
       return;
     }
   }
-  if (f->offline && !is_local(p)) {
+  if (f->offline && !on_disk(p)) {
     if (p->optional) {
       /* missing offline: judged like a failed fetch */
       char msg[600];
@@ -700,7 +751,7 @@ void nub_fetch_add(struct nub_fetch *fs, struct nub_pkg *p)
     return;
   }
   pthread_mutex_lock(&f->lock);
-  if (!f->http && !is_local(p)) {
+  if (!f->http && !on_disk(p) && !is_git(p)) {
     struct nub_err e;
     if (nub_http_start(&f->http, f->cfg, &e) < 0) {
       if (!f->rc) {

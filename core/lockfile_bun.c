@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "git.h"
 #include "integrity.h"
 #include "json.h"
 #include "registry_url.h"
@@ -12,6 +13,7 @@
 #include "nub_plat.h"
 #include "nub_alloc.h"
 #include "path.h"
+#include "pkgtab.h"
 #include "strmap.h"
 
 /* "a/@s/b/c" -> "node_modules/a/node_modules/@s/b/node_modules/c"; false
@@ -94,6 +96,126 @@ struct entry {
   const cJSON *meta; /* V[2], or NULL */
 };
 
+/* A package's metadata (V[2], or V[1] for what is not from a registry):
+ * platform, install script, the names it depends on. */
+static void set_meta(struct nub_node *n, const cJSON *meta)
+{
+  static const char *const keys[] = {"dependencies", "optionalDependencies",
+                                     "peerDependencies"};
+  size_t cap = 0;
+
+  if (!cJSON_IsObject(meta))
+    return;
+  nub_json_strarray(cJSON_GetObjectItemCaseSensitive(meta, "os"), &n->os, &n->nos);
+  nub_json_strarray(cJSON_GetObjectItemCaseSensitive(meta, "cpu"), &n->cpu, &n->ncpu);
+  nub_json_strarray(cJSON_GetObjectItemCaseSensitive(meta, "libc"), &n->libc, &n->nlibc);
+  if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meta, "hasInstallScript")))
+    n->flags |= NUB_NF_INSTALL_SCRIPT;
+  for (size_t k = 0; k < 3; k++) {
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(meta, keys[k]), *it;
+    cJSON_ArrayForEach(it, m)
+    {
+      if (!it->string)
+        continue;
+      NUB_GROW(n->deps, cap, n->ndeps + 1);
+      n->deps[n->ndeps++] = nub_strdup(it->string);
+    }
+  }
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* An entry bun resolved elsewhere than a registry, as bun installs it:
+ *   "x@link:<dir>"             a symlink to the directory;
+ *   "x@file:<dir>"             a copy of the directory (every file but
+ *                              node_modules and .git), its dependencies in
+ *                              its own node_modules;
+ *   "x@file:<f>.tgz", "x@<path>.tgz"  a tarball of the project's;
+ *   "x@https://.../x.tgz"      a tarball URL, with its integrity;
+ *   "x@git+<url>#<commit>", "x@github:<o>/<r>#<commit>"
+ *                              the checkout at the commit (every file but
+ *                              .git: bun does not pack). */
+static int local_source(struct nub_tree *t, const char *key, const char *name,
+                        const char *version, const cJSON *v, const char *path,
+                        const char *fname, const struct nub_config *cfg, struct entry *out,
+                        struct nub_err *err)
+{
+  const cJSON *meta = cJSON_GetArrayItem(v, 1), *third = cJSON_GetArrayItem(v, 2);
+  const char *sri = cJSON_IsString(third) && *third->valuestring ? third->valuestring : NULL;
+  char *tarball = NULL;
+  const char *integrity = NULL;
+  struct nub_node *n;
+  size_t idx;
+
+  if (!strncmp(version, "link:", 5)) {
+    const char *to = version + 5;
+    while (!strncmp(to, "./", 2))
+      to += 2;
+    if (!*to || *to == '/' || strchr(to, '\\'))
+      return nub_err_set(err, -NUB_ESPEC, "%s entry '%s' links to '%s'; nub links relative "
+                         "paths only", fname, key, version + 5);
+    idx = nub_tree_add_node(t, path);
+    t->nodes[idx].flags |= NUB_NF_LINK;
+    t->nodes[idx].link_target = nub_strdup(to);
+    return 0;
+  }
+  if (!strncmp(version, "git+", 4) || !strncmp(version, "github:", 7)) {
+    char commit[41], *url = NULL;
+    if (!strncmp(version, "github:", 7)) {
+      /* bun fetches GitHub's archive of the commit: the same files as the
+       * checkout */
+      struct nub_gitspec g;
+      struct nub_err e2;
+      memset(&g, 0, sizeof(g));
+      if (nub_git_parse(version, &g, &e2) < 0 || !g.ref || strlen(g.ref) != 40) {
+        nub_gitspec_release(&g);
+        return nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' is %s, without its commit",
+                           fname, key, version);
+      }
+      tarball = nub_asprintf("%s%s#%s", NUB_GIT_CHECKOUT, g.url, g.ref);
+      nub_gitspec_release(&g);
+    } else {
+      if (!nub_git_split_resolved(version, &url, commit))
+        return nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' is %s, without its commit",
+                           fname, key, version);
+      nub_free(url);
+      tarball = nub_asprintf("%s%s", NUB_GIT_CHECKOUT, version + 4);
+    }
+  } else if (nub_is_http_url(version)) {
+    tarball = nub_strdup(version);
+    integrity = sri;
+  } else if (ends_with(version, ".tgz") || ends_with(version, ".tar.gz") ||
+             ends_with(version, ".tar")) {
+    tarball = nub_asprintf("file:%s", strncmp(version, "file:", 5) ? version : version + 5);
+    integrity = sri;
+  } else if (!strncmp(version, "file:", 5) && version[5]) {
+    tarball = nub_asprintf("%s%s", NUB_LOCAL_DIR, version + 5);
+  } else {
+    return nub_err_set(err, -NUB_ESPEC, "%s entry '%s' is %s, a kind of source nub does not "
+                       "install from bun.lock", fname, key, version);
+  }
+  if (integrity) {
+    struct nub_sri s;
+    if (nub_sri_parse(&s, integrity) < 0) {
+      nub_free(tarball);
+      return nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' has an invalid integrity '%s'",
+                         fname, key, integrity);
+    }
+  }
+  idx = nub_tree_add_node(t, path);
+  n = &t->nodes[idx];
+  /* the version is the spec: bun's entry does not say more */
+  n->pkg = nub_tree_pkg(t, name, version, tarball, integrity);
+  nub_free(tarball);
+  set_meta(n, meta);
+  out->meta = cJSON_IsObject(meta) ? meta : NULL;
+  return 0;
+}
+
 /* One "packages" entry into a node. */
 static int add_entry(struct nub_tree *t, const char *key, const cJSON *v, const char *fname,
                      const struct nub_config *cfg, const struct nub_strmap *ws,
@@ -143,10 +265,16 @@ static int add_entry(struct nub_tree *t, const char *key, const cJSON *v, const 
     out->path = nub_buf_take(&path);
     goto out;
   }
-  if (strchr(version, ':') || nub_is_http_url(version) || !cJSON_IsString(where)) {
-    rc = nub_err_set(err, -NUB_ESPEC,
-                     "%s entry '%s' is %s, not a registry package; nub installs "
-                     "registry packages from bun.lock only", fname, key, spec->valuestring);
+  if (!cJSON_IsString(where)) {
+    /* not from a registry: [spec, meta, (integrity | commit | tag)] */
+    rc = local_source(t, key, name, version, v, path.data, fname, cfg, out, err);
+    if (rc == 0)
+      out->path = nub_buf_take(&path);
+    goto out;
+  }
+  if (strchr(version, ':') || nub_is_http_url(version)) {
+    rc = nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' is %s with a registry, which bun "
+                     "does not write", fname, key, spec->valuestring);
     goto out;
   }
   if (cJSON_IsString(sri)) {
@@ -173,26 +301,7 @@ static int add_entry(struct nub_tree *t, const char *key, const cJSON *v, const 
   n->pkg = nub_tree_pkg(t, name, version, tarball,
                         cJSON_IsString(sri) ? sri->valuestring : NULL);
   nub_free(tarball);
-  if (cJSON_IsObject(meta)) {
-    static const char *const keys[] = {"dependencies", "optionalDependencies",
-                                       "peerDependencies"};
-    size_t cap = 0;
-    nub_json_strarray(cJSON_GetObjectItemCaseSensitive(meta, "os"), &n->os, &n->nos);
-    nub_json_strarray(cJSON_GetObjectItemCaseSensitive(meta, "cpu"), &n->cpu, &n->ncpu);
-    nub_json_strarray(cJSON_GetObjectItemCaseSensitive(meta, "libc"), &n->libc, &n->nlibc);
-    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meta, "hasInstallScript")))
-      n->flags |= NUB_NF_INSTALL_SCRIPT;
-    for (size_t k = 0; k < 3; k++) {
-      const cJSON *m = cJSON_GetObjectItemCaseSensitive(meta, keys[k]), *it;
-      cJSON_ArrayForEach(it, m)
-      {
-        if (!it->string)
-          continue;
-        NUB_GROW(n->deps, cap, n->ndeps + 1);
-        n->deps[n->ndeps++] = nub_strdup(it->string);
-      }
-    }
-  }
+  set_meta(n, meta);
   out->path = nub_buf_take(&path);
   out->meta = cJSON_IsObject(meta) ? meta : NULL;
 out:

@@ -6,8 +6,11 @@
  * specs kept for the sync check), linked at the top under its name
  * ("app": ["app@workspace:packages/app"]), and a key under a member's name
  * ("app/b") is in the member's folder (packages/app/node_modules/b), as
- * bun's hoisted linker places it. Non-registry sources (git, file:, link:)
- * are refused with an error naming the entry. */
+ * bun's hoisted linker places it. Entries from elsewhere than a registry
+ * are installed as bun installs them: link: a symlink, file: a copy of the
+ * directory (NUB_LOCAL_DIR) or the tarball, a tarball URL with its
+ * integrity, git+<url>#<commit> and github: the whole checkout
+ * (NUB_GIT_CHECKOUT); their version is the spec, bun records no other. */
 #ifndef NUB_LOCKFILE_BUN_H
 #define NUB_LOCKFILE_BUN_H
 

@@ -11,6 +11,11 @@
 
 struct nub_index;
 
+/* The tarball of a package that is a directory of the user's, copied as it
+ * is (bun's file: directories): "local-dir+<absolute path>". It is
+ * imported again on every install, since the directory may have changed. */
+#define NUB_LOCAL_DIR "local-dir+"
+
 /* One fetchable package, unique by store key (tarball identity). */
 struct nub_pkg {
   char *name;      /* registry name (not an alias) */

@@ -5,6 +5,7 @@
 
 #include "nub_alloc.h"
 #include "path.h"
+#include "pkgtab.h"
 
 char *nub_tarball_url_on(const char *reg, const char *name, const char *version)
 {
@@ -48,6 +49,12 @@ char *nub_pkg_tarball_url(const struct nub_config *cfg, const char *project_dir,
 
   if (!tarball)
     return nub_registry_tarball_url(cfg, name, version);
+  if (!strncmp(tarball, NUB_LOCAL_DIR, strlen(NUB_LOCAL_DIR))) {
+    abs = nub_project_path(project_dir, tarball + strlen(NUB_LOCAL_DIR));
+    url = nub_asprintf("%s%s", NUB_LOCAL_DIR, abs);
+    nub_free(abs);
+    return url;
+  }
   if (strncmp(tarball, "file:", 5))
     return nub_strdup(tarball);
   abs = nub_project_path(project_dir, tarball + 5);

@@ -21,7 +21,8 @@ char *nub_registry_tarball_url(const struct nub_config *cfg, const char *name,
 
 /* Where a package's tarball is: its registry's tarball for name@version
  * when tarball is NULL, "file:<absolute path>" for a file: tarball (a
- * relative one is the project's), else tarball itself. Caller frees; NULL
+ * relative one is the project's), the same for a NUB_LOCAL_DIR directory,
+ * else tarball itself. Caller frees; NULL
  * when no registry is configured. */
 char *nub_pkg_tarball_url(const struct nub_config *cfg, const char *project_dir,
                           const char *name, const char *version, const char *tarball);

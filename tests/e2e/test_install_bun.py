@@ -3,6 +3,7 @@ import json
 import os
 import shutil
 import unittest
+import urllib.request
 
 import nubtest
 
@@ -106,6 +107,200 @@ class BunLockTest(nubtest.NubTestCase):
             f.write(text)
         self.nub("install")
         self.assertEqual(self.version("a"), "1.0.0")
+
+
+class BunSourcesTest(nubtest.NubTestCase):
+    """bun.lock entries that are not registry packages, as bun 1.4 writes
+    and installs them: a `file:` directory (copied: every file but its
+    node_modules, its own dependencies in its own node_modules), `link:`
+    (a symlink), a `file:` tarball, a tarball URL (on a second server) and a
+    git repository (the whole checkout at the commit: bun does not pack).
+    Each was refused before ("not a registry package"). With bun on PATH
+    the tree is compared with the one bun builds from the same files."""
+
+    def git(self, *args):
+        env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid",
+               "GIT_AUTHOR_DATE": "2020-01-01T00:00:00Z",
+               "GIT_COMMITTER_DATE": "2020-01-01T00:00:00Z",
+               "GIT_CONFIG_NOSYSTEM": "1", "HOME": self.home}
+        return self.run_cmd(["git"] + list(args), cwd=self.repo, env=env).stdout.strip()
+
+    def node_json(self, cwd, expr):
+        script = "console.log(JSON.stringify(%s))" % expr
+        return json.loads(self.run_cmd(["node", "-e", script], cwd=cwd).stdout)
+
+    def put(self, rel, text):
+        path = os.path.join(self.tmp, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+
+    def setUp(self):
+        super().setUp()
+        if not shutil.which("git"):
+            self.skipTest("git is not installed")
+        self.other = nubtest.Registry().start()
+        self.addCleanup(self.other.stop)
+        self.url = self.other.tarball_url("c", "1.0.0")
+        # a directory with its own dependency, files a packer would leave out
+        # and a node_modules of its own that is never copied
+        self.put("local-lib/package.json", json.dumps(
+            {"name": "local-lib", "version": "1.2.0", "files": ["index.js"],
+             "dependencies": {"b": "^1.0.0"}}))
+        self.put("local-lib/index.js", "module.exports = {name: 'local-lib', "
+                 "b: require('b/package.json').version};\n")
+        self.put("local-lib/notes.txt", "kept\n")
+        self.put("local-lib/.npmignore", "notes.txt\n")
+        self.put("local-lib/node_modules/junk/index.js", "no\n")
+        self.put("linked-dir/package.json", json.dumps({"name": "linked", "version": "0.0.1"}))
+        self.put("linked-dir/index.js", "module.exports = 'linked';\n")
+        self.repo = os.path.join(self.tmp, "gitdep")
+        self.put("gitdep/package.json", json.dumps(
+            {"name": "gitdep", "version": "3.0.0", "files": ["index.js"],
+             "dependencies": {"a": "^1.0.0"}}))
+        self.put("gitdep/index.js", "module.exports = 'git';\n")
+        self.put("gitdep/extra.txt", "not packed, but bun installs the checkout\n")
+        self.put("gitdep/sub/s.js", "1\n")
+        self.git("init", "-q", "-b", "main")
+        self.git("add", "-A")
+        self.git("commit", "-qm", "one")
+        self.git("tag", "v3.0.0")
+        self.commit = self.git("rev-parse", "HEAD")
+        self.git_url = "git+file://" + self.repo
+        with urllib.request.urlopen(self.registry.tarball_url("e", "1.0.0")) as r:
+            tgz = r.read()
+        with open(os.path.join(self.tmp, "e-1.0.0.tgz"), "wb") as f:
+            f.write(tgz)
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {
+            "local-lib": "file:../local-lib", "linked": "link:../linked-dir",
+            "gitdep": self.git_url + "#v3.0.0", "c": self.url,
+            "e": "file:../e-1.0.0.tgz", "a": "^1.0.0"}})
+
+    def lockfile(self):
+        reg = self.registry
+        integ = reg.integrity
+        lock = {
+            "lockfileVersion": 1,
+            "workspaces": {"": {"name": "p", "dependencies": {
+                "a": "^1.0.0", "c": self.url, "e": "file:../e-1.0.0.tgz",
+                "gitdep": self.git_url + "#v3.0.0", "linked": "link:../linked-dir",
+                "local-lib": "file:../local-lib"}}},
+            "packages": {
+                "a": ["a@1.0.0", "", {"dependencies": {"b": "^1.0.0"}}, integ("a", "1.0.0")],
+                "b": ["b@1.0.0", "", {}, integ("b", "1.0.0")],
+                "c": ["c@" + self.url, {"dependencies": {"b": "^2.0.0"},
+                                        "bin": {"c-cli": "bin/cli.js"}},
+                      self.other.integrity("c", "1.0.0")],
+                "e": ["e@../e-1.0.0.tgz", {}, integ("e", "1.0.0")],
+                "gitdep": ["gitdep@%s#%s" % (self.git_url, self.commit),
+                           {"dependencies": {"a": "^1.0.0"}}, self.commit],
+                "linked": ["linked@link:../linked-dir", {}],
+                "local-lib": ["local-lib@file:../local-lib", {"dependencies": {"b": "^1.0.0"}}],
+                "c/b": ["b@2.0.0", "", {}, integ("b", "2.0.0")],
+            }}
+        with open(os.path.join(self.proj, "bun.lock"), "w") as f:
+            json.dump(lock, f, indent=2)
+
+    def files(self, root):
+        """Every path under node_modules, without the tools' own files
+        (bun's .bun-tag, nub's state), symlinks with their targets."""
+        return [p for p in self.tree(root)
+                if p.startswith("node_modules/") and ".bun-tag" not in p
+                and not p.startswith("node_modules/.nub-state")]
+
+    EXPECTED = [
+        "node_modules/.bin/", "node_modules/.bin/c-cli -> ../c/bin/cli.js",
+        "node_modules/a/", "node_modules/a/index.js", "node_modules/a/package.json",
+        "node_modules/b/", "node_modules/b/index.js", "node_modules/b/package.json",
+        "node_modules/c/", "node_modules/c/bin/cli.js", "node_modules/c/node_modules/b/",
+        "node_modules/c/node_modules/b/package.json",
+        "node_modules/gitdep/", "node_modules/gitdep/extra.txt",
+        "node_modules/gitdep/index.js", "node_modules/gitdep/package.json",
+        "node_modules/gitdep/sub/", "node_modules/gitdep/sub/s.js",
+        "node_modules/linked -> ../../linked-dir",
+        "node_modules/local-lib/", "node_modules/local-lib/.npmignore",
+        "node_modules/local-lib/index.js",
+        "node_modules/local-lib/notes.txt", "node_modules/local-lib/package.json",
+    ]
+
+    def check(self):
+        got = self.files(self.proj)
+        for p in self.EXPECTED:
+            self.assertIn(p, got)
+        self.assertFalse([p for p in got if "junk" in p or "local-lib/node_modules" in p], got)
+        self.assertEqual(self.node_require(self.proj, "c")["deps"], {"b": "2.0.0"})
+        self.assertEqual(self.node_require(self.proj, "e")["name"], "e")
+        for mod, want in (("local-lib", {"name": "local-lib", "b": "1.0.0"}),
+                          ("linked", "linked"), ("gitdep", "git")):
+            self.assertEqual(self.node_json(self.proj, "require(%s)" % json.dumps(mod)),
+                             want, mod)
+
+    def test_installs_every_source(self):
+        self.lockfile()
+        with open(os.path.join(self.proj, "bun.lock")) as f:
+            before = f.read()
+        self.nub("install", "--frozen-lockfile")
+        self.check()
+        with open(os.path.join(self.proj, "bun.lock")) as f:
+            self.assertEqual(f.read(), before)
+        # a cold store, then offline from the store (the directory and the
+        # file: tarball are on this machine; the rest comes from the store)
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.env["NUB_STORE_DIR"] = os.path.join(self.tmp, "store-again")
+        self.nub("install", "--frozen-lockfile")
+        self.check()
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.other.stop()
+        self.nub("install", "--frozen-lockfile", "--offline")
+        self.check()
+
+    def test_a_changed_directory_is_copied_again(self):
+        self.lockfile()
+        self.nub("install", "--frozen-lockfile")
+        self.put("local-lib/index.js", "module.exports = 'edited';\n")
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.node_json(self.proj, "require('local-lib')"), "edited")
+
+    def test_isolated_layout(self):
+        self.lockfile()
+        self.nub("install", "--node-linker", "isolated")
+        for mod in ("local-lib", "linked", "gitdep", "c", "e", "a"):
+            self.assertTrue(self.node_json(self.proj, "require(%s) && 1" % json.dumps(mod)))
+
+    def test_a_git_entry_without_its_commit_is_named(self):
+        self.lockfile()
+        path = os.path.join(self.proj, "bun.lock")
+        lock = self.read_json(path)
+        lock["packages"]["gitdep"] = ["gitdep@" + self.git_url + "#v3.0.0", {}, "x"]
+        self.write_json(path, lock)
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 11, proc.stderr)
+        self.assertIn("'gitdep'", proc.stderr)
+        self.assertIn("without its commit", proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
+
+    def test_the_tree_bun_builds(self):
+        bun = shutil.which("bun")
+        if not bun:
+            self.skipTest("SKIP: bun is not installed")
+        theirs = os.path.join(self.tmp, "theirs")
+        os.makedirs(theirs)
+        shutil.copy(os.path.join(self.proj, "package.json"), theirs)
+        with open(os.path.join(theirs, "bunfig.toml"), "w") as f:
+            f.write('[install]\nregistry = "%s"\n' % self.registry.url)
+        self.run_cmd([bun, "install", "--ignore-scripts"], cwd=theirs,
+                     env={"BUN_INSTALL_CACHE_DIR": os.path.join(self.tmp, "bun-cache"),
+                          "npm_config_registry": None})
+        shutil.copy(os.path.join(theirs, "bun.lock"), self.proj)
+        with open(os.path.join(theirs, "bun.lock")) as f:
+            lock = f.read()
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.files(self.proj), self.files(theirs))
+        with open(os.path.join(self.proj, "bun.lock")) as f:
+            self.assertEqual(f.read(), lock)
+        self.check()
 
 
 if __name__ == "__main__":
