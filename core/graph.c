@@ -38,6 +38,8 @@ void nub_gpkg_free(struct nub_gpkg *p)
   nub_depmap_release(&p->dep_specs);
   nub_depmap_release(&p->opt_specs);
   nub_depmap_release(&p->bins);
+  nub_depmap_release(&p->bin_raw);
+  nub_free(p->bin_dir);
   nub_strarray_free(p->patterns, p->npatterns);
   nub_free(p->resolved);
   nub_strarray_free(p->os, p->nos);

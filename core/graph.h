@@ -57,6 +57,10 @@ struct nub_gpkg {
                                            * dependencies / optionalDependencies
                                            * (package-lock.json records them) */
   struct nub_depmap bins;                 /* the resolver's: command -> target */
+  struct nub_depmap bin_raw;              /* the resolver's: "bin" as the registry
+                                           * wrote it (nub_pversion) */
+  bool bin_string;
+  char *bin_dir;
   char **patterns;                        /* yarn.lock: the keys resolving to it */
   char *resolved;                         /* yarn.lock: `resolved` as written */
   size_t npatterns;

@@ -34,6 +34,7 @@ struct nub_plan {
   /* the lockfile to write (its bytes), held until node_modules is built */
   struct nub_buf lock_bytes;
   bool lock_staged;
+  bool importer_peers;     /* resolve the importers' own peers (bun.lock) */
 };
 
 /* The store identity of a graph package (its tarball on the configured

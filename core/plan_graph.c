@@ -199,6 +199,7 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
   ro.ud = c;
   ro.prog = &c->prog;
   ro.cfg = &c->cfg;
+  ro.importer_peers = p->importer_peers;
   rc = nub_resolve(&p->graph, &c->man, p->meta, &ro, err);
   p->resolved = true;
   return rc;

@@ -2,9 +2,10 @@
  * or npm-shrinkwrap.json (v1-v3) and bun.lock. The tree is installed as it
  * is; it must still answer package.json (sync.h, npm's rule), or the
  * install stops naming the dependency, under --frozen-lockfile (nub ci, CI).
- * Otherwise, as `npm install` does, an npm lockfile that no longer matches
- * is resolved again and written back (package-lock.json v3); bun.lock is
- * not written yet, so it must match. */
+ * Otherwise, as `npm install` and `bun install` do, a lockfile that no
+ * longer matches is resolved again and written back: package-lock.json v3,
+ * or bun.lock, which is then read back as the tree to install (the tree
+ * bun builds from the file nub wrote). */
 #include <stdio.h>
 #include <string.h>
 
@@ -146,6 +147,40 @@ static int re_resolve_npm(struct nub_install_ctx *c, const char *why, struct nub
   return rc;
 }
 
+/* bun install's answer: resolve again, keeping the lockfile's versions
+ * where they still satisfy, place the result bun's way, write bun.lock, and
+ * install what it says (the written bytes parsed again: the tree bun
+ * builds from them). */
+static int re_resolve_bun(struct nub_install_ctx *c, const char *why, struct nub_err *err)
+{
+  struct nub_plan *p = &c->plan;
+  struct nub_graph prev;
+  struct nub_buf b = NUB_BUF_INIT;
+  int version = p->tree.lockfile_version;
+  int rc;
+
+  nub_diag_debugf("re-resolving %s: %s", p->lockname, why);
+  nub_graph_init(&prev);
+  rc = nub_graph_from_tree(&prev, &p->tree, &c->man, c->ws.source ? &c->ws : NULL, err);
+  nub_tree_release(&p->tree);
+  nub_tree_init(&p->tree, &p->pkgs);
+  nub_graph_init(&p->graph);
+  p->have_graph = true;
+  p->importer_peers = true; /* bun installs a project's own peers */
+  if (rc == 0)
+    rc = nub_plan_resolve(c, &prev, err);
+  nub_graph_release(&prev);
+  if (rc == 0)
+    rc = nub_lockfile_bun_write(&p->graph, &c->man, c->ws.source ? &c->ws : NULL, &c->cfg,
+                                version, &b, err);
+  if (rc == 0)
+    rc = nub_lockfile_bun_parse(&p->tree, b.data, b.len, p->lockname, &c->cfg, err);
+  if (rc == 0)
+    rc = nub_plan_stage_lock(c, &b, err);
+  nub_buf_release(&b);
+  return rc;
+}
+
 int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
@@ -155,11 +190,6 @@ int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err)
   int rc;
 
   p->lockname = c->proj.lockfile;
-  if (bun && c->o->frozen == NUB_FROZEN_NO)
-    return nub_err_set(err, -NUB_ELOCKVERSION,
-                       "--no-frozen-lockfile would re-resolve %s, which nub cannot write "
-                       "back yet; run `%s`, or delete %s to let nub resolve (it writes "
-                       "nub.lock)", p->lockname, tool_of(c), p->lockname);
   rc = nub_plat_read_file_at(c->proj.dir_fd, p->lockname, 1u << 30, &text, &len);
   if (rc < 0)
     return nub_err_set(err, rc, "cannot read %s: %s", p->lockname, nub_strerror(rc));
@@ -172,18 +202,16 @@ int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err)
   nub_free(text);
   if (rc < 0)
     return rc;
-  if ((c->o->frozen == NUB_FROZEN_NO || c->o->nupdate || c->o->update_all) && !bun)
-    return re_resolve_npm(c, c->o->frozen == NUB_FROZEN_NO ? "--no-frozen-lockfile" : "update",
-                          err);
-  if (bun && (c->o->nupdate || c->o->update_all))
-    return nub_err_set(err, -NUB_ELOCKVERSION, "updating would re-resolve %s, which nub "
-                       "cannot write back yet; run `bun update`", p->lockname);
+  if (c->o->frozen == NUB_FROZEN_NO || c->o->nupdate || c->o->update_all) {
+    const char *w = c->o->frozen == NUB_FROZEN_NO ? "--no-frozen-lockfile" : "update";
+    return bun ? re_resolve_bun(c, w, err) : re_resolve_npm(c, w, err);
+  }
   if (in_sync(c, why, sizeof(why)))
     return 0;
-  if (c->frozen || bun)
+  if (c->frozen)
     return nub_err_set(err, -NUB_EOUTDATED,
-                       "%s is out of date with package.json: %s; run `%s` to update it "
-                       "(or delete %s and let nub resolve)", p->lockname, why,
-                       bun ? tool_of(c) : "nub install` or `npm install", p->lockname);
-  return re_resolve_npm(c, why, err);
+                       "%s is out of date with package.json: %s; run `nub install` or `%s` "
+                       "to update it (or delete %s and let nub resolve)", p->lockname, why,
+                       tool_of(c), p->lockname);
+  return bun ? re_resolve_bun(c, why, err) : re_resolve_npm(c, why, err);
 }

@@ -77,6 +77,8 @@ static void pversion_free(struct nub_pversion *v)
     nub_free(v->bins[i].target);
   }
   nub_free(v->bins);
+  nub_depmap_release(&v->bin_raw);
+  nub_free(v->bin_dir);
   nub_free(v->tarball);
   nub_free(v->integrity);
   nub_free(v->deprecated);
@@ -191,6 +193,20 @@ static struct nub_pversion *parse_version(const cJSON *v, const char *name,
   bin = cJSON_GetObjectItemCaseSensitive(v, "bin");
   if (bin)
     nub_json_bins(v, name, &pv->bins, &pv->nbins);
+  if (cJSON_IsString(bin) && *bin->valuestring) {
+    const char *slash = strrchr(name, '/');
+    pv->bin_string = true;
+    pv->bin_raw.v = nub_calloc(1, sizeof(*pv->bin_raw.v));
+    pv->bin_raw.v[0].name = nub_strdup(slash ? slash + 1 : name);
+    pv->bin_raw.v[0].spec = nub_strdup(bin->valuestring);
+    pv->bin_raw.n = 1;
+  } else if (cJSON_IsObject(bin)) {
+    depmap_strings(bin, &pv->bin_raw);
+  } else {
+    const char *dir = nub_json_str(cJSON_GetObjectItemCaseSensitive(v, "directories"), "bin");
+    if (dir && *dir)
+      pv->bin_dir = nub_strdup(dir);
+  }
   pv->has_bin = (cJSON_IsString(bin) && *bin->valuestring) ||
                 (cJSON_IsObject(bin) && bin->child) ||
                 (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(v, "directories")) &&

@@ -38,6 +38,12 @@ struct nub_pversion {
   bool has_bin, has_install_script;
   struct nub_bin *bins; /* "bin" (package-lock.json records it) */
   size_t nbins;
+  /* "bin" as the document writes it (bun.lock records it so): command ->
+   * target unnormalised, in document order; bin_string when it was one
+   * string; bin_dir is "directories.bin" when there is no "bin" */
+  struct nub_depmap bin_raw;
+  bool bin_string;
+  char *bin_dir;
 };
 
 struct nub_packument {

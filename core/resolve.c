@@ -99,6 +99,8 @@ struct res {
   bool busy_hit;
   struct nub_graph *g;
   int depth;
+  struct nub_strmap prev_by_pkg; /* the previous graph: "name@version" -> gpkg */
+  bool prev_indexed;
 };
 
 struct namelist {
@@ -323,6 +325,47 @@ static const char *previous_version(struct res *r, const char *name, struct nub_
   return best;
 }
 
+/* The version the previous graph had for this very edge (the same parent
+ * package's dependency of that alias), when it still satisfies: a package
+ * keeps what it was locked to, as npm and bun keep a lockfile's nested
+ * resolutions, instead of whatever version of the name came first. */
+static const char *locked_edge_version(struct res *r, const struct qitem *it, const char *name,
+                                       struct nub_range *range)
+{
+  const struct nub_graph *g = r->o->previous;
+  const struct nub_gpkg *p;
+  static const char *none = NULL;
+
+  if (!g || !range || !it->parent || r->o->forget_all ||
+      nub_strarray_has(r->o->forget, r->o->nforget, name))
+    return none;
+  if (!r->prev_indexed) {
+    for (size_t i = 0; i < g->npkgs; i++)
+      if (!nub_strmap_get(&r->prev_by_pkg, g->pkgs[i]->pkg_key))
+        nub_strmap_put(&r->prev_by_pkg, g->pkgs[i]->pkg_key, g->pkgs[i]);
+    r->prev_indexed = true;
+  }
+  p = nub_strmap_get(&r->prev_by_pkg, it->parent->base);
+  for (size_t e = 0; p && e < p->ndeps + p->noptional_deps; e++) {
+    const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
+    const struct nub_gpkg *t;
+    char *key;
+    struct nub_version v;
+    bool ok;
+    if (strcmp(ed->alias, it->alias))
+      continue;
+    key = nub_gedge_target(ed->alias, ed->ref);
+    t = key ? nub_graph_find(g, key) : NULL;
+    nub_free(key);
+    if (!t || strcmp(t->name, name) || nub_version_parse_loose(&v, t->version) < 0)
+      return none;
+    ok = nub_range_satisfies(range, &v, false);
+    nub_version_release(&v);
+    return ok ? t->version : none;
+  }
+  return none;
+}
+
 /* The node of a file: dependency already picked ("<alias>@file:<rel>"). */
 static struct rnode *local_node(struct res *r, const char *alias, const char *base)
 {
@@ -511,7 +554,7 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   const struct nub_pversion *pv;
   struct nub_range *range = NULL;
   struct rnode *n;
-  const char *ov;
+  const char *ov, *locked;
   int rc;
 
   *out = NULL;
@@ -557,7 +600,14 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
                        name);
   if (nub_range_parse_loose(&range, range_s) < 0)
     range = NULL; /* a dist-tag */
-  n = reuse(r, name, range);
+  locked = locked_edge_version(r, it, name, range);
+  if (locked) {
+    char *key = nub_asprintf("%s@%s", name, locked);
+    n = nub_strmap_get(&r->nodes, key);
+    nub_free(key);
+  } else {
+    n = reuse(r, name, range);
+  }
   if (n) {
     nub_range_free(range);
     *out = n;
@@ -571,7 +621,7 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
     return rc;
   }
   {
-    const char *pv_s = previous_version(r, name, range);
+    const char *pv_s = locked ? locked : previous_version(r, name, range);
     pv = pv_s ? nub_packument_version(p, pv_s) : NULL;
   }
   if (!pv)
@@ -1008,6 +1058,16 @@ static void fill_pkg(struct nub_gpkg *g, const struct rnode *n)
     }
     g->bins.n = pv->nbins;
   }
+  if (pv->bin_raw.n) {
+    g->bin_raw.v = nub_calloc(pv->bin_raw.n, sizeof(*g->bin_raw.v));
+    for (size_t i = 0; i < pv->bin_raw.n; i++) {
+      g->bin_raw.v[i].name = nub_strdup(pv->bin_raw.v[i].name);
+      g->bin_raw.v[i].spec = nub_strdup(pv->bin_raw.v[i].spec);
+    }
+    g->bin_raw.n = pv->bin_raw.n;
+  }
+  g->bin_string = pv->bin_string;
+  g->bin_dir = pv->bin_dir ? nub_strdup(pv->bin_dir) : NULL;
   if (pv->engines.n) {
     g->engines.v = nub_calloc(pv->engines.n, sizeof(*g->engines.v));
     for (size_t i = 0; i < pv->engines.n; i++) {
@@ -1299,6 +1359,16 @@ static void queue_importer(struct res *r, size_t imp)
     }
     nub_free(sorted);
   }
+  for (size_t i = 0; r->o->importer_peers && i < man->peer.n; i++) {
+    const char *nm = man->peer.v[i].name, *spec = man->peer.v[i].spec;
+    if (nub_depmap_get(&man->deps, nm) || nub_depmap_get(&man->dev, nm) ||
+        nub_depmap_get(&man->optional, nm))
+      continue;
+    push(r, NULL, nm, spec, false, false, 0);
+    r->q[(r->qhead + r->qlen - 1) % r->qcap].imp = imp;
+    if (strncmp(spec, "link:", 5) && strncmp(spec, "file:", 5) && strncmp(spec, "workspace:", 10))
+      nub_meta_want(r->meta, nm);
+  }
 }
 
 /* Phase 2 for one importer: its direct dependencies' dependency paths. */
@@ -1419,6 +1489,7 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nu
   nub_strmap_release(&r.nodes, NULL);
   nub_strmap_release(&r.byname, free_namelist);
   nub_strmap_release(&r.memo, NULL);
+  nub_strmap_release(&r.prev_by_pkg, NULL);
   for (size_t i = 0; i < r.nfix; i++)
     nub_free(r.fix[i].alias);
   nub_free(r.fix);

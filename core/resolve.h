@@ -52,6 +52,10 @@ struct nub_resolve_opts {
   void *ud;
   struct nub_progress *prog; /* its "resolved" count moves with each pick */
   const struct nub_config *cfg; /* retries for tarballs named by URL */
+  /* An importer's peerDependencies that its other maps do not name are
+   * installed as its dependencies (bun installs them; npm and pnpm leave
+   * a project's own peers to it). */
+  bool importer_peers;
 };
 
 int nub_resolve(struct nub_graph *out, const struct nub_manifest *man,

@@ -303,5 +303,109 @@ class BunSourcesTest(nubtest.NubTestCase):
         self.check()
 
 
+class BunWriteBackTest(nubtest.NubTestCase):
+    """When package.json no longer matches bun.lock (a hand edit, nub add,
+    nub remove), nub resolves again, as `bun install` does, and writes
+    bun.lock as bun 1.4 writes it: the packages placed by bun's hoisting,
+    bun's field order and formatting; then installs the tree that file
+    means. Before, an out-of-date bun.lock was refused (exit 16, "run bun
+    install") and --no-frozen-lockfile said nub cannot write it back. With
+    bun on PATH, bun itself must accept the written file frozen and write
+    the same bytes for the same package.json."""
+
+    def setUp(self):
+        super().setUp()
+        self.make_project("basic")
+        self.write_lock_template("basic/bun.lock.template", "bun.lock")
+        self.lock = os.path.join(self.proj, "bun.lock")
+
+    def read(self, path):
+        with open(path, "rb") as f:
+            return f.read()
+
+    def version(self, rel):
+        with open(os.path.join(self.proj, "node_modules", rel, "package.json")) as f:
+            return json.load(f)["version"]
+
+    def test_add_and_remove_write_bun_lock(self):
+        self.nub("add", "tagged", "b@^2.0.0")
+        text = self.read(self.lock).decode()
+        self.assertIn('"tagged": ["tagged@1.0.0", ', text)
+        self.assertIn('"b": "^2.0.0"', text)
+        # b@2 is the project's now, a's b@1 nested under a
+        self.assertIn('"a/b": ["b@1.0.0", ', text)
+        self.assertEqual(self.version("b"), "2.0.0")
+        self.assertEqual(self.version("a/node_modules/b"), "1.0.0")
+        self.assertEqual(self.version("tagged"), "1.0.0")
+        self.assertEqual(self.nub("install").stdout.strip(), "Already up to date")
+        self.nub("remove", "e")
+        text = self.read(self.lock).decode()
+        self.assertNotIn('"e"', text)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules", "e")))
+        # frozen from the written file: the same tree
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.nub("ci")
+        self.assertEqual(self.version("tagged"), "1.0.0")
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+
+    def test_a_hand_edit_is_resolved_again_and_ci_refuses(self):
+        pj = self.read_json(os.path.join(self.proj, "package.json"))
+        pj["dependencies"]["b"] = "^2.0.0"
+        self.write_json(os.path.join(self.proj, "package.json"), pj)
+        before = self.read(self.lock)
+        proc = self.nub_fails("ci")
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertIn("bun install", proc.stderr)
+        self.assertEqual(self.read(self.lock), before)
+        self.nub("install")
+        self.assertEqual(self.version("b"), "2.0.0")
+        self.assertIn('"b": ["b@2.0.0", ', self.read(self.lock).decode())
+
+    def test_unchanged_stays_byte_for_byte(self):
+        before = self.read(self.lock)
+        mtime = os.stat(self.lock).st_mtime_ns
+        self.nub("install")
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.read(self.lock), before)
+        self.assertEqual(os.stat(self.lock).st_mtime_ns, mtime)
+
+    def test_a_failed_add_leaves_both_files(self):
+        before = {f: self.read(os.path.join(self.proj, f)) for f in ("package.json", "bun.lock")}
+        proc = self.nub_fails("add", "no-such-package")
+        self.assertNotEqual(proc.returncode, 0)
+        for f, data in before.items():
+            self.assertEqual(self.read(os.path.join(self.proj, f)), data, f)
+
+    def bun(self):
+        bun = shutil.which("bun")
+        if not bun:
+            self.skipTest("SKIP: bun is not installed")
+        return bun
+
+    def run_bun(self, cwd, *args):
+        with open(os.path.join(cwd, "bunfig.toml"), "w") as f:
+            f.write('[install]\nregistry = "%s"\n' % self.registry.url)
+        return self.run_cmd([self.bun()] + list(args) + ["--ignore-scripts"], cwd=cwd,
+                            env={"BUN_INSTALL_CACHE_DIR": os.path.join(self.tmp, "bun-cache"),
+                                 "npm_config_registry": None})
+
+    def test_bun_accepts_what_nub_wrote_and_writes_the_same(self):
+        self.bun()
+        # the lockfile bun itself writes for the fixture, then an add each way
+        os.unlink(self.lock)
+        self.run_bun(self.proj, "install")
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
+        self.nub("add", "tagged", "plugin", "react-like@^1.0.0")
+        self.run_bun(theirs, "add", "tagged", "plugin", "react-like@^1.0.0")
+        self.assertEqual(self.read(self.lock).decode(),
+                         self.read(os.path.join(theirs, "bun.lock")).decode())
+        # bun, frozen, from nub's file: accepted, and left as it is
+        written = self.read(self.lock)
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.run_bun(self.proj, "install", "--frozen-lockfile")
+        self.assertEqual(self.read(self.lock), written)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -418,10 +418,17 @@ class IncumbentLockfileTest(WorkspaceTestCase):
         doc = self.read_json(pj)
         doc["dependencies"]["e"] = "^1.0.0"
         self.write_json(pj, doc)
-        proc = self.nub_fails("install")
+        proc = self.nub_fails("install", "--frozen-lockfile")
         self.assertEqual(proc.returncode, 16, proc.stderr)
         self.assertIn("packages/app/package.json", proc.stderr)
         self.assertIn("e@^1.0.0", proc.stderr)
+        # without --frozen-lockfile: resolved again and written back, as bun
+        # install does, the member's new dependency recorded for it
+        self.nub("install")
+        with open(os.path.join(self.proj, "bun.lock")) as f:
+            self.assertIn('"e": "^1.0.0"', f.read())
+        self.assertEqual(self.node_require(app, "e")["version"], "1.0.0")
+        self.assertIn("Already up to date", self.nub("install", "--frozen-lockfile").stdout)
 
     def test_bun_lock_workspace_isolated(self):
         self.make_project("bun-workspace")

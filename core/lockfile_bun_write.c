@@ -1,0 +1,501 @@
+/* lockfile_bun_write.c - bun.lock as bun 1.4 writes it; see lockfile_bun.h.
+ *
+ * The layout, by what bun 1.4.5 writes: two-space indents and a comma after
+ * every member of a multi-line object; "workspaces" (the project as "",
+ * members by path), then trustedDependencies, overrides and catalogs when
+ * there are any, then "packages" one entry per line with a blank line
+ * between them, each [spec, registry, info, integrity] for a registry
+ * package. The info object is on one line, its fields in bun's order:
+ * dependencies, optionalDependencies, peerDependencies, optionalPeers, os,
+ * cpu, libc, hasInstallScript, bin. */
+#include "lockfile_bun.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "hoist_bun.h"
+#include "nub_alloc.h"
+#include "registry_url.h"
+#include "workspace.h"
+
+static void str(struct nub_buf *b, const char *s)
+{
+  nub_buf_addc(b, '"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    switch (*p) {
+    case '"': nub_buf_adds(b, "\\\""); break;
+    case '\\': nub_buf_adds(b, "\\\\"); break;
+    case '\b': nub_buf_adds(b, "\\b"); break;
+    case '\f': nub_buf_adds(b, "\\f"); break;
+    case '\n': nub_buf_adds(b, "\\n"); break;
+    case '\r': nub_buf_adds(b, "\\r"); break;
+    case '\t': nub_buf_adds(b, "\\t"); break;
+    default:
+      if (*p < 0x20)
+        nub_buf_addf(b, "\\u%04X", *p);
+      else
+        nub_buf_addc(b, (char)*p);
+    }
+  }
+  nub_buf_addc(b, '"');
+}
+
+static void indent(struct nub_buf *b, int level)
+{
+  for (int i = 0; i < level; i++)
+    nub_buf_adds(b, "  ");
+}
+
+static int cmp_dep(const void *a, const void *b)
+{
+  return strcmp(((const struct nub_dep *)a)->name, ((const struct nub_dep *)b)->name);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A sorted copy of m's entries (borrowed strings); skip: names left out. */
+static struct nub_dep *sorted(const struct nub_depmap *m, const struct nub_depmap *skip,
+                              size_t *n)
+{
+  struct nub_dep *v = nub_calloc(m->n + 1, sizeof(*v));
+
+  *n = 0;
+  for (size_t i = 0; i < m->n; i++)
+    if (!skip || !nub_depmap_get(skip, m->v[i].name))
+      v[(*n)++] = m->v[i];
+  nub_sort(v, *n, sizeof(*v), cmp_dep);
+  return v;
+}
+
+/* A multi-line dependency map of a workspace, at `level`. */
+static void ws_group(struct nub_buf *b, int level, const char *key, const struct nub_depmap *m)
+{
+  size_t n;
+  struct nub_dep *v;
+
+  if (!m->n)
+    return;
+  v = sorted(m, NULL, &n);
+  indent(b, level);
+  str(b, key);
+  nub_buf_adds(b, ": {\n");
+  for (size_t i = 0; i < n; i++) {
+    indent(b, level + 1);
+    str(b, v[i].name);
+    nub_buf_adds(b, ": ");
+    str(b, v[i].spec);
+    nub_buf_adds(b, ",\n");
+  }
+  indent(b, level);
+  nub_buf_adds(b, "},\n");
+  nub_free(v);
+}
+
+static void workspace(struct nub_buf *b, const char *key, const struct nub_manifest *m,
+                      bool member)
+{
+  indent(b, 2);
+  str(b, key);
+  if (!m->name && !m->deps.n && !m->dev.n && !m->optional.n && !m->peer.n) {
+    nub_buf_adds(b, ": {},\n");
+    return;
+  }
+  nub_buf_adds(b, ": {\n");
+  if (m->name) {
+    indent(b, 3);
+    nub_buf_adds(b, "\"name\": ");
+    str(b, m->name);
+    nub_buf_adds(b, ",\n");
+  }
+  if (member && m->version) {
+    indent(b, 3);
+    nub_buf_adds(b, "\"version\": ");
+    str(b, m->version);
+    nub_buf_adds(b, ",\n");
+  }
+  if (member && m->nbins) {
+    indent(b, 3);
+    nub_buf_adds(b, "\"bin\": {\n");
+    for (size_t i = 0; i < m->nbins; i++) {
+      indent(b, 4);
+      str(b, m->bins[i].name);
+      nub_buf_adds(b, ": ");
+      str(b, m->bins[i].target);
+      nub_buf_adds(b, ",\n");
+    }
+    indent(b, 3);
+    nub_buf_adds(b, "},\n");
+  }
+  ws_group(b, 3, "dependencies", &m->deps);
+  ws_group(b, 3, "devDependencies", &m->dev);
+  ws_group(b, 3, "optionalDependencies", &m->optional);
+  ws_group(b, 3, "peerDependencies", &m->peer);
+  indent(b, 2);
+  nub_buf_adds(b, "},\n");
+}
+
+/* ---- one package's info object ---------------------------------------------- */
+
+static void field(struct nub_buf *b, bool *first, const char *key)
+{
+  nub_buf_adds(b, *first ? " " : ", ");
+  *first = false;
+  str(b, key);
+  nub_buf_adds(b, ": ");
+}
+
+static void inline_map(struct nub_buf *b, bool *first, const char *key,
+                       const struct nub_dep *v, size_t n)
+{
+  if (!n)
+    return;
+  field(b, first, key);
+  nub_buf_adds(b, "{ ");
+  for (size_t i = 0; i < n; i++) {
+    if (i)
+      nub_buf_adds(b, ", ");
+    str(b, v[i].name);
+    nub_buf_adds(b, ": ");
+    str(b, v[i].spec);
+  }
+  nub_buf_adds(b, " }");
+}
+
+/* bun's tables of the values os and cpu take (its order: by length, then
+ * bytes); libc's. */
+static const char *const OS[] = {"aix", "linux", "sunos", "win32", "darwin", "android",
+                                 "freebsd", "openbsd", NULL};
+static const char *const CPU[] = {"arm", "ppc", "x32", "x64", "ia32", "mips", "s390",
+                                  "arm64", "ppc64", "s390x", "mipsel", NULL};
+static const char *const LIBC[] = {"glibc", "musl", NULL};
+
+/* An os/cpu/libc list the way bun prints it: the set it allows, named by
+ * what it includes or by what it leaves out (whichever is shorter), one
+ * name bare, several in an array; nothing when it allows everything. */
+static void negatable(struct nub_buf *b, bool *first, const char *key, char **v, size_t n,
+                      const char *const *table)
+{
+  bool in[16] = {false}, any_pos = false;
+  size_t nt = 0, nin = 0, shown = 0;
+  bool names_in;
+
+  if (!n)
+    return;
+  while (table[nt])
+    nt++;
+  for (size_t i = 0; i < n; i++)
+    any_pos = any_pos || v[i][0] != '!';
+  for (size_t t = 0; t < nt; t++) {
+    bool named = false, negated = false;
+    for (size_t i = 0; i < n; i++) {
+      if (!strcmp(v[i], table[t]))
+        named = true;
+      if (v[i][0] == '!' && !strcmp(v[i] + 1, table[t]))
+        negated = true;
+    }
+    in[t] = any_pos ? named && !negated : !negated;
+    nin += in[t];
+  }
+  if (nin == nt)
+    return;
+  field(b, first, key);
+  if (!nin) {
+    nub_buf_adds(b, "\"none\"");
+    return;
+  }
+  names_in = nt - nin >= nin;
+  shown = names_in ? nin : nt - nin;
+  if (shown > 1)
+    nub_buf_adds(b, "[ ");
+  for (size_t t = 0; t < nt; t++) {
+    if (in[t] != names_in)
+      continue;
+    if (names_in)
+      str(b, table[t]);
+    else
+      nub_buf_addf(b, "\"!%s\"", table[t]);
+    if (shown > 1)
+      nub_buf_adds(b, ", ");
+  }
+  if (shown > 1)
+    nub_buf_adds(b, "]");
+}
+
+static bool also_dep(const struct nub_gpkg *p, const char *name)
+{
+  return nub_depmap_get(&p->dep_specs, name) || nub_depmap_get(&p->opt_specs, name);
+}
+
+static void info(struct nub_buf *b, const struct nub_gpkg *p)
+{
+  bool first = true;
+  size_t n;
+  struct nub_dep *v;
+
+  nub_buf_addc(b, '{');
+  v = sorted(&p->dep_specs, &p->opt_specs, &n);
+  inline_map(b, &first, "dependencies", v, n);
+  nub_free(v);
+  v = sorted(&p->opt_specs, NULL, &n);
+  inline_map(b, &first, "optionalDependencies", v, n);
+  nub_free(v);
+  {
+    /* optional peers only peerDependenciesMeta names are "*", as bun
+     * records them; a peer that is a dependency too is a dependency */
+    struct nub_depmap peers = {0};
+    size_t extra = 0;
+    for (size_t i = 0; i < p->npeers_optional; i++)
+      extra += !nub_depmap_get(&p->peers, p->peers_optional[i]);
+    peers.v = nub_calloc(p->peers.n + extra + 1, sizeof(*peers.v));
+    for (size_t i = 0; i < p->peers.n; i++)
+      if (!also_dep(p, p->peers.v[i].name))
+        peers.v[peers.n++] = p->peers.v[i];
+    for (size_t i = 0; i < p->npeers_optional; i++)
+      if (!nub_depmap_get(&p->peers, p->peers_optional[i]) && !also_dep(p, p->peers_optional[i])) {
+        peers.v[peers.n].name = p->peers_optional[i];
+        peers.v[peers.n++].spec = (char *)"*";
+      }
+    v = sorted(&peers, NULL, &n);
+    inline_map(b, &first, "peerDependencies", v, n);
+    nub_free(v);
+    nub_free(peers.v);
+  }
+  {
+    char **names = nub_calloc(p->npeers_optional + 1, sizeof(char *));
+    size_t nn = 0;
+    for (size_t i = 0; i < p->npeers_optional; i++)
+      if (!also_dep(p, p->peers_optional[i]))
+        names[nn++] = p->peers_optional[i];
+    nub_sort(names, nn, sizeof(char *), cmp_str);
+    if (nn) {
+      field(b, &first, "optionalPeers");
+      nub_buf_addc(b, '[');
+      for (size_t i = 0; i < nn; i++) {
+        if (i)
+          nub_buf_adds(b, ", ");
+        str(b, names[i]);
+      }
+      nub_buf_addc(b, ']');
+    }
+    nub_free(names);
+  }
+  negatable(b, &first, "os", p->os, p->nos, OS);
+  negatable(b, &first, "cpu", p->cpu, p->ncpu, CPU);
+  negatable(b, &first, "libc", p->libc, p->nlibc, LIBC);
+  if (p->requires_build) {
+    field(b, &first, "hasInstallScript");
+    nub_buf_adds(b, "true");
+  }
+  if (p->bin_string && p->bin_raw.n) {
+    field(b, &first, "bin");
+    str(b, p->bin_raw.v[0].spec);
+  } else if (p->bin_raw.n) {
+    inline_map(b, &first, "bin", p->bin_raw.v, p->bin_raw.n);
+  } else if (p->bin_dir) {
+    field(b, &first, "binDir");
+    str(b, p->bin_dir);
+  }
+  nub_buf_adds(b, first ? "}" : " }");
+}
+
+/* The registry element: "" for the build's default registry (bun's own
+ * default), else the tarball's URL. */
+static void registry(struct nub_buf *b, const struct nub_config *cfg, const struct nub_gpkg *p)
+{
+  char *url = p->tarball ? nub_strdup(p->tarball)
+                         : nub_registry_tarball_url(cfg, p->name, p->version);
+  const char *def = cfg->default_registry;
+
+  if (!url || (def && !strncmp(url, def, strlen(def))))
+    nub_buf_adds(b, "\"\"");
+  else
+    str(b, url);
+  nub_free(url);
+}
+
+static void integrity(struct nub_buf *b, const char *sri)
+{
+  size_t n = sri ? strcspn(sri, " \t") : 0; /* the first hash of several */
+  char *one = nub_strndup(sri ? sri : "", n);
+
+  str(b, one);
+  nub_free(one);
+}
+
+static int entry(struct nub_buf *b, const struct nub_bun_place *pl,
+                 const struct nub_config *cfg, struct nub_err *err)
+{
+  const struct nub_gpkg *p = pl->pkg;
+
+  indent(b, 2);
+  str(b, pl->key);
+  nub_buf_adds(b, ": [");
+  if (pl->member) {
+    char *spec = nub_asprintf("%s@workspace:%s", pl->member->man.name, pl->member->dir);
+    str(b, spec);
+    nub_free(spec);
+  } else if (pl->link) {
+    char *spec = nub_asprintf("%s@link:%s", pl->alias, pl->link);
+    str(b, spec);
+    nub_buf_adds(b, ", {}");
+    nub_free(spec);
+  } else if (p->tarball && strncmp(p->tarball, "http", 4)) {
+    return nub_err_set(err, -NUB_ESPEC, "%s@%s comes from %s, which nub cannot write into "
+                       "bun.lock yet; run `bun install`", p->name, p->version, p->tarball);
+  } else {
+    char *spec = nub_asprintf("%s@%s", p->name, p->version);
+    str(b, spec);
+    nub_free(spec);
+    nub_buf_adds(b, ", ");
+    registry(b, cfg, p);
+    nub_buf_adds(b, ", ");
+    info(b, p);
+    nub_buf_adds(b, ", ");
+    integrity(b, p->integrity);
+  }
+  nub_buf_adds(b, "]");
+  return 0;
+}
+
+int nub_lockfile_bun_write(const struct nub_graph *g, const struct nub_manifest *root,
+                           const struct nub_workspace *ws, const struct nub_config *cfg,
+                           int version, struct nub_buf *out, struct nub_err *err)
+{
+  struct nub_bun_place *places = NULL;
+  size_t nplaces = 0;
+  int rc = nub_hoist_bun(g, root, ws, &places, &nplaces, err);
+
+  if (rc < 0)
+    return rc;
+  for (size_t i = 0; i < root->overrides.n; i++)
+    if (strchr(root->overrides.v[i].name + (root->overrides.v[i].name[0] == '@'), '>') ||
+        strchr(root->overrides.v[i].name + 1, '@')) {
+      nub_bun_places_free(places, nplaces);
+      return nub_err_set(err, -NUB_ESPEC, "the override '%s' is scoped, which nub cannot "
+                         "write into bun.lock yet; run `bun install`", root->overrides.v[i].name);
+    }
+  nub_buf_addf(out, "{\n  \"lockfileVersion\": %d,\n  \"configVersion\": 1,\n",
+               version < 1 ? 1 : version);
+  nub_buf_adds(out, "  \"workspaces\": {\n");
+  workspace(out, "", root, false);
+  if (ws) {
+    const struct nub_ws_pkg **m = nub_calloc(ws->npkgs + 1, sizeof(*m));
+    for (size_t i = 0; i < ws->npkgs; i++)
+      m[i] = &ws->pkgs[i];
+    /* by path, bytes (ws->pkgs is in that order already; sorted anyway) */
+    for (size_t i = 1; i < ws->npkgs; i++)
+      for (size_t j = i; j > 0 && strcmp(m[j - 1]->dir, m[j]->dir) > 0; j--) {
+        const struct nub_ws_pkg *t = m[j];
+        m[j] = m[j - 1];
+        m[j - 1] = t;
+      }
+    for (size_t i = 0; i < ws->npkgs; i++)
+      workspace(out, m[i]->dir, &m[i]->man, true);
+    nub_free(m);
+  }
+  nub_buf_adds(out, "  },\n");
+  {
+    /* the trusted names the tree has, as package.json lists them */
+    bool any = false;
+    for (size_t i = 0; i < root->ntrusted; i++) {
+      bool present = false;
+      for (size_t k = 0; k < nplaces && !present; k++)
+        present = places[k].pkg && !strcmp(places[k].pkg->name, root->trusted[i]);
+      if (!present)
+        continue;
+      if (!any)
+        nub_buf_adds(out, "  \"trustedDependencies\": [\n");
+      any = true;
+      indent(out, 2);
+      str(out, root->trusted[i]);
+      nub_buf_adds(out, ",\n");
+    }
+    if (any)
+      nub_buf_adds(out, "  ],\n");
+  }
+  if (root->overrides.n) {
+    size_t n;
+    struct nub_dep *v = sorted(&root->overrides, NULL, &n);
+    nub_buf_adds(out, "  \"overrides\": {\n");
+    for (size_t i = 0; i < n; i++) {
+      indent(out, 2);
+      str(out, v[i].name);
+      nub_buf_adds(out, ": ");
+      str(out, v[i].spec);
+      nub_buf_adds(out, ",\n");
+    }
+    nub_buf_adds(out, "  },\n");
+    nub_free(v);
+  }
+  {
+    const struct nub_catalog *def = nub_catalog_find(root->catalogs, root->ncatalogs, "default");
+    bool named = false;
+    if (def && def->deps.n) {
+      nub_buf_adds(out, "  \"catalog\": {\n");
+      {
+        size_t n;
+        struct nub_dep *v = sorted(&def->deps, NULL, &n);
+        for (size_t i = 0; i < n; i++) {
+          indent(out, 2);
+          str(out, v[i].name);
+          nub_buf_adds(out, ": ");
+          str(out, v[i].spec);
+          nub_buf_adds(out, ",\n");
+        }
+        nub_free(v);
+      }
+      nub_buf_adds(out, "  },\n");
+    }
+    for (size_t c = 0; c < root->ncatalogs; c++)
+      named = named || strcmp(root->catalogs[c].name, "default");
+    if (named) {
+      const struct nub_catalog **cs = nub_calloc(root->ncatalogs, sizeof(*cs));
+      size_t nc = 0;
+      for (size_t c = 0; c < root->ncatalogs; c++)
+        if (strcmp(root->catalogs[c].name, "default"))
+          cs[nc++] = &root->catalogs[c];
+      for (size_t i = 1; i < nc; i++)
+        for (size_t j = i; j > 0 && strcmp(cs[j - 1]->name, cs[j]->name) > 0; j--) {
+          const struct nub_catalog *t = cs[j];
+          cs[j] = cs[j - 1];
+          cs[j - 1] = t;
+        }
+      nub_buf_adds(out, "  \"catalogs\": {\n");
+      for (size_t c = 0; c < nc; c++) {
+        size_t n;
+        struct nub_dep *v = sorted(&cs[c]->deps, NULL, &n);
+        indent(out, 2);
+        str(out, cs[c]->name);
+        nub_buf_adds(out, ": {\n");
+        for (size_t i = 0; i < n; i++) {
+          indent(out, 3);
+          str(out, v[i].name);
+          nub_buf_adds(out, ": ");
+          str(out, v[i].spec);
+          nub_buf_adds(out, ",\n");
+        }
+        indent(out, 2);
+        nub_buf_adds(out, "},\n");
+        nub_free(v);
+      }
+      nub_buf_adds(out, "  },\n");
+      nub_free(cs);
+    }
+  }
+  if (!nplaces) {
+    nub_buf_adds(out, "  \"packages\": {}\n}\n");
+  } else {
+    nub_buf_adds(out, "  \"packages\": {\n");
+    for (size_t i = 0; i < nplaces && rc == 0; i++) {
+      if (i)
+        nub_buf_adds(out, ",\n\n");
+      rc = entry(out, &places[i], cfg, err);
+    }
+    nub_buf_adds(out, ",\n  }\n}\n");
+  }
+  nub_bun_places_free(places, nplaces);
+  return rc;
+}
