@@ -32,6 +32,7 @@ struct qitem {
 
 struct hctx {
   const struct nub_graph *g;
+  const struct nub_gpkg ***targets; /* by package index: its edges' targets */
   struct nub_strmap tree, taint;
   struct hinfo **all; /* every info made (owned) */
   size_t nall, capall;
@@ -58,24 +59,62 @@ static bool same(const struct nub_gpkg *a, const struct nub_gpkg *b)
   return a == b || (a && b && !strcmp(a->pkg_key, b->pkg_key));
 }
 
+/* parts joined with '#' (and `last` after them): every probe of the tree
+ * makes one, so plain copies, not a formatter */
 static char *implode(char *const *parts, size_t n, const char *last)
 {
-  struct nub_buf b = NUB_BUF_INIT;
+  size_t len = 1, at = 0;
+  char *s;
 
   for (size_t i = 0; i < n; i++)
-    nub_buf_addf(&b, "%s%s", i ? "#" : "", parts[i]);
+    len += strlen(parts[i]) + 1;
   if (last)
-    nub_buf_addf(&b, "%s%s", n ? "#" : "", last);
-  return nub_buf_take(&b);
+    len += strlen(last) + 1;
+  s = nub_malloc(len);
+  for (size_t i = 0; i <= n; i++) {
+    const char *p = i < n ? parts[i] : last;
+    size_t m;
+    if (!p)
+      break;
+    if (at)
+      s[at++] = '#';
+    m = strlen(p);
+    memcpy(s + at, p, m);
+    at += m;
+  }
+  s[at] = '\0';
+  return s;
 }
 
-static const struct nub_gpkg *edge_target(const struct nub_graph *g, const struct nub_gedge *e)
+static char *pattern_of(const char *alias, const char *range)
 {
-  char *t = nub_gedge_target(e->alias, e->ref);
-  const struct nub_gpkg *p = t ? nub_graph_find(g, t) : NULL;
+  size_t a = strlen(alias), r = strlen(range);
+  char *s = nub_malloc(a + r + 2);
 
-  nub_free(t);
-  return p;
+  memcpy(s, alias, a);
+  s[a] = '@';
+  memcpy(s + a + 1, range, r + 1);
+  return s;
+}
+
+/* The target of p's i-th edge (deps, then optional), found once per edge:
+ * the prepass and the seeding ask for each many times. */
+static const struct nub_gpkg *edge_target_i(struct hctx *h, const struct nub_gpkg *p, size_t i)
+{
+  const struct nub_gpkg **v = h->targets[p->index];
+
+  if (!v) {
+    size_t nd = p->ndeps + p->noptional_deps;
+    v = nub_calloc(nd + 1, sizeof(*v));
+    for (size_t e = 0; e < nd; e++) {
+      const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
+      char *t = nub_gedge_target(ed->alias, ed->ref);
+      v[e] = t ? nub_graph_find(h->g, t) : NULL;
+      nub_free(t);
+    }
+    h->targets[p->index] = v;
+  }
+  return v[i];
 }
 
 /* A package's dependencies in yarn's order (dependencies, then optional),
@@ -134,7 +173,7 @@ static struct hinfo *seed(struct hctx *h, const char *alias, const struct nub_gp
       const struct nub_gpkg *c;
       bool dup = false;
       deps_of(pkg, i, &e, &range);
-      c = edge_target(h->g, e);
+      c = edge_target_i(h, pkg, i);
       if (!c)
         continue;
       /* the same pattern once per parent (this parent's pushes are the
@@ -144,7 +183,7 @@ static struct hinfo *seed(struct hctx *h, const char *alias, const struct nub_gp
       if (dup)
         continue;
       NUB_GROW(h->q, h->capq, h->nq + 1);
-      h->q[h->nq].pattern = nub_asprintf("%s@%s", e->alias, range);
+      h->q[h->nq].pattern = pattern_of(e->alias, range);
       h->q[h->nq].alias = e->alias;
       h->q[h->nq].pkg = c;
       h->q[h->nq].parent = info;
@@ -348,10 +387,10 @@ static void add(struct pre *p, const char *alias, const struct nub_gpkg *pkg,
       const struct nub_gpkg *c;
       char *pat;
       deps_of(pkg, i, &e, &range);
-      c = edge_target(p->h->g, e);
+      c = edge_target_i(p->h, pkg, i);
       if (!c)
         continue;
-      pat = nub_asprintf("%s@%s", e->alias, range);
+      pat = pattern_of(e->alias, range);
       add(p, e->alias, c, pat);
       nub_free(pat);
     }
@@ -469,6 +508,7 @@ int nub_tree_from_graph_yarn(struct nub_tree *t, const struct nub_graph *g,
     return rc;
   }
   nub_sort(roots, nroots, sizeof(*roots), cmp_root);
+  h.targets = nub_calloc(g->npkgs + 1, sizeof(*h.targets));
   prepass(&h, roots, nroots);
   h.seeding_direct = true;
   for (size_t i = 0; i < nroots; i++)
@@ -547,6 +587,9 @@ int nub_tree_from_graph_yarn(struct nub_tree *t, const struct nub_graph *g,
   for (size_t i = 0; i < nroots; i++)
     nub_free(roots[i].pattern);
   nub_free(roots);
+  for (size_t i = 0; i < g->npkgs; i++)
+    nub_free(h.targets[i]);
+  nub_free(h.targets);
   nub_strmap_release(&h.tree, NULL);
   nub_strmap_release(&h.taint, NULL);
   if (rc == 0)

@@ -21,6 +21,12 @@ enum nub_index_flag {
   NUB_IDX_BINDING_GYP = 1u << 1,    /* implicit `node-gyp rebuild` */
   NUB_IDX_TREE = 1u << 2,           /* files live in `tree`, hashes are zero */
   NUB_IDX_BINS_FROM_DIR = 1u << 3,  /* bins only from "directories.bin" */
+  /* Whether package.json declares peerDependencies, for readers that need
+   * them (yarn's hoisting reads them from the package): PEERS_KNOWN says
+   * the index records it (an index written before does not), HAS_PEERS
+   * that it does. */
+  NUB_IDX_PEERS_KNOWN = 1u << 4,
+  NUB_IDX_HAS_PEERS = 1u << 5,
 };
 
 struct nub_index_file {

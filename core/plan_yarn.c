@@ -119,7 +119,13 @@ static void read_peers(void *ud, size_t i, int worker)
     return;
   pj->incompatible[i] = !nub_platform_allows_csv(idx->os, pj->c->caps.npm_os) ||
                         !nub_platform_allows_csv(idx->cpu, pj->c->caps.npm_cpu);
+  /* most packages declare no peers: the store's index says so (or, for
+   * an index from before it did, the text), and only the others are read
+   * and parsed */
+  if ((idx->flags & NUB_IDX_PEERS_KNOWN) && !(idx->flags & NUB_IDX_HAS_PEERS))
+    return;
   if (nub_store_read_pkg_file(&pj->c->store, idx, "package.json", &text, &len) == 0 &&
+      memmem(text, len, "\"peerDependencies\"", 18) &&
       nub_manifest_parse(&m, text, len, "package.json", &e2) == 0) {
     nub_depmap_release(&x->peers);
     x->peers = m.peer;
