@@ -191,9 +191,6 @@ static int importer_deps(struct hoister *h, const struct nub_importer *im, bool 
         char *key = nub_gedge_target(d[i].alias, d[i].ref);
         t.pkg = key ? nub_graph_find(h->g, key) : NULL;
         nub_free(key);
-        if (t.pkg && t.pkg->directory)
-          return nub_err_set(h->err, -NUB_ESPEC, "%s is a file: directory, which nub cannot "
-                             "write into bun.lock yet", d[i].alias);
         if (!t.pkg)
           continue; /* not installed (an optional package that failed) */
       }
@@ -332,6 +329,12 @@ static void process(struct hoister *h, const struct item *it, bool root)
     const struct dep *d = &deps[i];
     long to = -1;
     bool dedupe = false;
+    if (d->t.pkg && d->t.pkg->directory) {
+      /* a folder (file:) stays where it is depended on, as bun keeps it */
+      if (!find(&h->trees[mine], d->alias))
+        place(h, mine, d, root);
+      continue;
+    }
     for (long l = mine;; l = h->trees[l].parent) {
       const struct entry *e = find(&h->trees[l], d->alias);
       if (e) {

@@ -35,7 +35,7 @@ struct nub_bun_place {
 /* The places for graph g (importers[0] the project, the others ws's
  * members), in bun.lock's order: by depth of the enclosing folder, its
  * path, then the name. -NUB_ESPEC naming a dependency whose kind of source
- * this does not place (a file: directory). root is the project's
+ * this does not place (a link: of a member's). root is the project's
  * package.json: its peers (and ws's members' own) are placed as peers. */
 int nub_hoist_bun(const struct nub_graph *g, const struct nub_manifest *root,
                   const struct nub_workspace *ws, struct nub_bun_place **out, size_t *n,

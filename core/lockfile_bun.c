@@ -507,6 +507,10 @@ int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
   }
   ver = cJSON_GetObjectItemCaseSensitive(root, "lockfileVersion");
   t->lockfile_version = cJSON_IsNumber(ver) ? ver->valueint : -1;
+  {
+    const cJSON *cv = cJSON_GetObjectItemCaseSensitive(root, "configVersion");
+    t->config_version = cJSON_IsNumber(cv) ? cv->valueint : 0;
+  }
   if (t->lockfile_version < 0 || t->lockfile_version > 2) {
     rc = nub_err_set(err, -NUB_ELOCKVERSION,
                      "%s has lockfileVersion %s, which nub does not read (0-2)", fname,

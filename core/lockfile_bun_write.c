@@ -15,6 +15,7 @@
 
 #include "hoist_bun.h"
 #include "nub_alloc.h"
+#include "path.h"
 #include "registry_url.h"
 #include "workspace.h"
 
@@ -325,6 +326,16 @@ static void integrity(struct nub_buf *b, const char *sri)
   nub_free(one);
 }
 
+/* A package named by its tarball (a URL or a file), not a registry one
+ * whose tarball lies off the registry's usual path: its key says so
+ * ("name@<url>", where a registry package's is "name@<version>"). */
+static bool is_url_dependency(const struct nub_gpkg *p)
+{
+  size_t n = strlen(p->name);
+  return !strncmp(p->key, p->name, n) && p->key[n] == '@' &&
+         (strstr(p->key + n + 1, "://") || !strncmp(p->key + n + 1, "file:", 5));
+}
+
 static int entry(struct nub_buf *b, const struct nub_bun_place *pl,
                  const struct nub_config *cfg, struct nub_err *err)
 {
@@ -342,6 +353,46 @@ static int entry(struct nub_buf *b, const struct nub_bun_place *pl,
     str(b, spec);
     nub_buf_adds(b, ", {}");
     nub_free(spec);
+  } else if (p->directory) {
+    /* a folder: its path from the project, its own package.json's facts */
+    char *spec = nub_asprintf("%s@file:%s", p->name, p->directory);
+    str(b, spec);
+    nub_free(spec);
+    nub_buf_adds(b, ", ");
+    info(b, p);
+  } else if (p->tarball && !strncmp(p->tarball, "git+", 4)) {
+    /* git: the commit, and bun's tag of the checkout (the commit too) */
+    const char *hash = strrchr(p->tarball, '#');
+    char *spec = nub_asprintf("%s@%s", p->name, p->tarball);
+    str(b, spec);
+    nub_free(spec);
+    nub_buf_adds(b, ", ");
+    info(b, p);
+    nub_buf_adds(b, ", ");
+    str(b, hash ? hash + 1 : "");
+  } else if (p->tarball && (!strncmp(p->tarball, "http://", 7) ||
+                            !strncmp(p->tarball, "https://", 8) ||
+                            !strncmp(p->tarball, "file:", 5)) &&
+             is_url_dependency(p)) {
+    /* a tarball by URL or a file of the project's: named by it, no
+     * registry element */
+    char *spec;
+    if (!strncmp(p->tarball, "file:", 5)) {
+      char rel[4096];
+      const char *path = p->tarball + 5;
+      if (path[0] == '/' && cfg->project_dir &&
+          nub_path_relative(cfg->project_dir, path, rel, sizeof(rel)) == 0)
+        path = rel;
+      spec = nub_asprintf("%s@%s", p->name, path);
+    } else {
+      spec = nub_asprintf("%s@%s", p->name, p->tarball);
+    }
+    str(b, spec);
+    nub_free(spec);
+    nub_buf_adds(b, ", ");
+    info(b, p);
+    nub_buf_adds(b, ", ");
+    integrity(b, p->integrity);
   } else if (p->tarball && strncmp(p->tarball, "http", 4)) {
     return nub_err_set(err, -NUB_ESPEC, "%s@%s comes from %s, which nub cannot write into "
                        "bun.lock yet; run `bun install`", p->name, p->version, p->tarball);
@@ -362,7 +413,8 @@ static int entry(struct nub_buf *b, const struct nub_bun_place *pl,
 
 int nub_lockfile_bun_write(const struct nub_graph *g, const struct nub_manifest *root,
                            const struct nub_workspace *ws, const struct nub_config *cfg,
-                           int version, struct nub_buf *out, struct nub_err *err)
+                           int version, int config_version, struct nub_buf *out,
+                           struct nub_err *err)
 {
   struct nub_bun_place *places = NULL;
   size_t nplaces = 0;
@@ -377,8 +429,8 @@ int nub_lockfile_bun_write(const struct nub_graph *g, const struct nub_manifest 
       return nub_err_set(err, -NUB_ESPEC, "the override '%s' is scoped, which nub cannot "
                          "write into bun.lock yet; run `bun install`", root->overrides.v[i].name);
     }
-  nub_buf_addf(out, "{\n  \"lockfileVersion\": %d,\n  \"configVersion\": 1,\n",
-               version < 1 ? 1 : version);
+  nub_buf_addf(out, "{\n  \"lockfileVersion\": %d,\n  \"configVersion\": %d,\n",
+               version < 1 ? 1 : version, config_version);
   nub_buf_adds(out, "  \"workspaces\": {\n");
   workspace(out, "", root, false);
   if (ws) {

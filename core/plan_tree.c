@@ -156,7 +156,7 @@ static int re_resolve_bun(struct nub_install_ctx *c, const char *why, struct nub
   struct nub_plan *p = &c->plan;
   struct nub_graph prev;
   struct nub_buf b = NUB_BUF_INIT;
-  int version = p->tree.lockfile_version;
+  int version = p->tree.lockfile_version, config_version = p->tree.config_version;
   int rc;
 
   nub_diag_debugf("re-resolving %s: %s", p->lockname, why);
@@ -172,7 +172,7 @@ static int re_resolve_bun(struct nub_install_ctx *c, const char *why, struct nub
   nub_graph_release(&prev);
   if (rc == 0)
     rc = nub_lockfile_bun_write(&p->graph, &c->man, c->ws.source ? &c->ws : NULL, &c->cfg,
-                                version, &b, err);
+                                version, config_version, &b, err);
   if (rc == 0)
     rc = nub_lockfile_bun_parse(&p->tree, b.data, b.len, p->lockname, &c->cfg, err);
   if (rc == 0)

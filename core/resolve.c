@@ -1006,10 +1006,62 @@ static char *ref_of(const char *alias, const char *key)
   return nub_strdup(key);
 }
 
+static void copy_depmap(struct nub_depmap *dst, const struct nub_depmap *src)
+{
+  dst->v = nub_calloc(src->n + 1, sizeof(*dst->v));
+  for (size_t i = 0; i < src->n; i++) {
+    dst->v[i].name = nub_strdup(src->v[i].name);
+    dst->v[i].spec = nub_strdup(src->v[i].spec);
+  }
+  dst->n = src->n;
+}
+
+static void copy_list(char ***dst, size_t *ndst, char *const *src, size_t nsrc)
+{
+  *dst = nub_calloc(nsrc + 1, sizeof(char *));
+  for (size_t i = 0; i < nsrc; i++)
+    (*dst)[i] = nub_strdup(src[i]);
+  *ndst = nsrc;
+}
+
+/* What a package that is not from a registry says of itself (a git
+ * checkout's, a tarball's, a directory's package.json), as the registry's
+ * document would: for lockfiles that record it (bun.lock). */
+static void local_facts(struct nub_gpkg *g, const struct rnode *n)
+{
+  const struct nub_manifest *m = &n->local_man;
+
+  if (!n->has_local_man)
+    return;
+  copy_depmap(&g->dep_specs, &m->deps);
+  copy_depmap(&g->opt_specs, &m->optional);
+  if (!g->peers.n)
+    copy_depmap(&g->peers, &m->peer);
+  if (m->nbins) {
+    g->bin_raw.v = nub_calloc(m->nbins, sizeof(*g->bin_raw.v));
+    for (size_t i = 0; i < m->nbins; i++) {
+      g->bin_raw.v[i].name = nub_strdup(m->bins[i].name);
+      g->bin_raw.v[i].spec = nub_strdup(m->bins[i].target);
+    }
+    g->bin_raw.n = m->nbins;
+  } else if (m->directories_bin) {
+    g->bin_dir = nub_strdup(m->directories_bin);
+  }
+  if (!g->nos)
+    copy_list(&g->os, &g->nos, m->os, m->nos);
+  if (!g->ncpu)
+    copy_list(&g->cpu, &g->ncpu, m->cpu, m->ncpu);
+  if (!g->nlibc)
+    copy_list(&g->libc, &g->nlibc, m->libc, m->nlibc);
+  g->requires_build = m->preinstall || m->install || m->postinstall;
+}
+
 static void fill_pkg(struct nub_gpkg *g, const struct rnode *n)
 {
   const struct nub_pversion *pv = n->pv;
 
+  if (!pv)
+    local_facts(g, n);
   g->pkg_key = nub_strdup(n->base);
   g->name = nub_strdup(n->name);
   g->version = nub_strdup(n->version);

@@ -59,6 +59,7 @@ struct nub_tree {
   size_t n, cap;
   struct nub_pkgtab *pkgs; /* where its packages live (not owned) */
   int lockfile_version;
+  int config_version;   /* bun.lock's "configVersion" (0 when it has none) */
   bool has_root_deps; /* the lockfile records the root's dependency specs */
   struct nub_depmap root_deps, root_dev, root_optional, root_peer;
 };

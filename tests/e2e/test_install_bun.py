@@ -281,6 +281,48 @@ class BunSourcesTest(nubtest.NubTestCase):
         self.assertIn("without its commit", proc.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
 
+    def test_written_back_with_every_source(self):
+        # a changed package.json: bun.lock written again, each source as bun
+        # writes it (it failed before: such entries were refused, and so was
+        # the out-of-date file)
+        self.lockfile()
+        self.nub("add", "tagged")
+        with open(os.path.join(self.proj, "bun.lock")) as f:
+            text = f.read()
+        for line in ('"local-lib": ["local-lib@file:../local-lib", { "dependencies": '
+                     '{ "b": "^1.0.0" } }]',
+                     '"linked": ["linked@link:../linked-dir", {}]',
+                     '"gitdep": ["gitdep@%s#%s", { "dependencies": { "a": "^1.0.0" } }, "%s"]'
+                     % (self.git_url, self.commit, self.commit),
+                     '"e": ["e@../e-1.0.0.tgz", {}, "%s"]' % self.registry.integrity("e", "1.0.0"),
+                     '"c": ["c@%s", { "dependencies": { "b": "^2.0.0" }, "bin": '
+                     '{ "c-cli": "bin/cli.js" } }, "%s"]' % (self.url, self.other.integrity("c", "1.0.0")),
+                     '"tagged": ["tagged@1.0.0", '):
+            self.assertIn(line, text)
+        self.check()
+        bun = shutil.which("bun")
+        if not bun:
+            return
+        # bun's own answer to the same package.json, from the same lockfile
+        theirs = os.path.join(self.tmp, "theirs")
+        os.makedirs(theirs)
+        shutil.copy(os.path.join(self.proj, "package.json"), theirs)
+        self.lockfile()
+        shutil.copy(os.path.join(self.proj, "bun.lock"), theirs)
+        with open(os.path.join(self.proj, "bun.lock"), "w") as f:
+            f.write(text)
+        with open(os.path.join(theirs, "bunfig.toml"), "w") as f:
+            f.write('[install]\nregistry = "%s"\n' % self.registry.url)
+        env = {"BUN_INSTALL_CACHE_DIR": os.path.join(self.tmp, "bun-cache"),
+               "npm_config_registry": None}
+        self.run_cmd([bun, "install", "--ignore-scripts"], cwd=theirs, env=env)
+        with open(os.path.join(theirs, "bun.lock")) as f:
+            self.assertEqual(text, f.read())
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        shutil.copy(os.path.join(theirs, "bunfig.toml"), self.proj)
+        self.run_cmd([bun, "install", "--frozen-lockfile", "--ignore-scripts"], cwd=self.proj,
+                     env=env)
+
     def test_the_tree_bun_builds(self):
         bun = shutil.which("bun")
         if not bun:
