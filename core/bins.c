@@ -308,7 +308,9 @@ static void push_yarn_bin(int proj_fd, struct binlink **v, size_t *n, size_t *ca
                           const char *dir, const struct nub_node *d, const char *name,
                           const char *target, int *seq)
 {
-  char *src = nub_asprintf("%s/%s", d->path, target), from[4096], to[4096], rel[4096];
+  /* a member's bins from its real folder, not through its link */
+  const char *base = (d->flags & NUB_NF_LINK) && d->link_target ? d->link_target : d->path;
+  char *src = nub_asprintf("%s/%s", base, target), from[4096], to[4096], rel[4096];
   struct nub_plat_stat st;
 
   if (nub_plat_stat_follow_at(proj_fd, src, &st) < 0) { /* yarn skips these */
@@ -343,6 +345,21 @@ static size_t yarn_bins(const struct nub_node *d, const struct nub_bin **mb,
   return *idx && !((*idx)->flags & NUB_IDX_BINS_FROM_DIR) ? (*idx)->nbins : 0;
 }
 
+/* A workspace member's folder or its link at the top. */
+static bool yarn_member(const struct nub_node *n)
+{
+  return (n->flags & NUB_NF_LOCAL) || ((n->flags & NUB_NF_LINK) && n->bins_known);
+}
+
+/* The name the top's bins know a node by: its package's, a member link's
+ * folder; NULL for a member's folder. */
+static const char *yarn_name(const struct nub_node *n)
+{
+  if (n->pkg)
+    return n->pkg->name;
+  return (n->flags & NUB_NF_LINK) ? n->folder : NULL;
+}
+
 int nub_bins_link_yarn(int proj_fd, const struct nub_tree *t, size_t *nlinks,
                        struct nub_err *err)
 {
@@ -353,8 +370,11 @@ int nub_bins_link_yarn(int proj_fd, const struct nub_tree *t, size_t *nlinks,
   int seq = 0, rc;
 
   memset(&first, 0, sizeof(first));
+  /* packages, and a workspace's members: their folders (whose
+   * node_modules/.bin gets their dependencies' bins) and their links at the
+   * top (whose own bins go to the top's) */
   for (size_t i = 0; i < t->n; i++)
-    if (!t->nodes[i].skip && t->nodes[i].pkg)
+    if (!t->nodes[i].skip && (t->nodes[i].pkg || yarn_member(&t->nodes[i])))
       flat[nf++] = &t->nodes[i];
   nub_sort(flat, nf, sizeof(*flat), cmp_order);
   /* each package's dependencies' bins in its own node_modules/.bin */
@@ -368,7 +388,7 @@ int nub_bins_link_yarn(int proj_fd, const struct nub_tree *t, size_t *nlinks,
       const struct nub_bin *mb;
       const struct nub_index *idx;
       size_t nb;
-      if (!d || d->skip || !d->pkg)
+      if (!d || d->skip || (!d->pkg && !(d->flags & NUB_NF_LINK)))
         continue;
       nb = yarn_bins(d, &mb, &idx);
       for (size_t b = 0; b < nb; b++)
@@ -379,16 +399,18 @@ int nub_bins_link_yarn(int proj_fd, const struct nub_tree *t, size_t *nlinks,
   }
   /* the top: the first package of each name (a direct dependency wins the
    * name), linked in yarn's order with the direct dependencies last */
-  for (size_t i = 0; i < nf; i++)
-    if ((flat[i]->flags & NUB_NF_DIRECT) || !nub_strmap_get(&first, flat[i]->pkg->name))
-      nub_strmap_put(&first, flat[i]->pkg->name, (void *)flat[i]);
+  for (size_t i = 0; i < nf; i++) {
+    const char *nm = yarn_name(flat[i]);
+    if (nm && ((flat[i]->flags & NUB_NF_DIRECT) || !nub_strmap_get(&first, nm)))
+      nub_strmap_put(&first, nm, (void *)flat[i]);
+  }
   for (int dpass = 0; dpass < 2; dpass++)
     for (size_t i = 0; i < nf; i++) {
       const struct nub_node *p = flat[i];
       const struct nub_bin *mb;
       const struct nub_index *idx;
       size_t nb;
-      if (nub_strmap_get(&first, p->pkg->name) != p ||
+      if (!yarn_name(p) || nub_strmap_get(&first, yarn_name(p)) != p ||
           ((p->flags & NUB_NF_DIRECT) != 0) != (dpass == 1))
         continue;
       nb = yarn_bins(p, &mb, &idx);

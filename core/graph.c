@@ -42,6 +42,7 @@ void nub_gpkg_free(struct nub_gpkg *p)
   nub_free(p->bin_dir);
   nub_strarray_free(p->patterns, p->npatterns);
   nub_free(p->resolved);
+  nub_free(p->shasum);
   nub_strarray_free(p->os, p->nos);
   nub_strarray_free(p->cpu, p->ncpu);
   nub_strarray_free(p->libc, p->nlibc);

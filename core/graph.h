@@ -63,6 +63,7 @@ struct nub_gpkg {
   char *bin_dir;
   char **patterns;                        /* yarn.lock: the keys resolving to it */
   char *resolved;                         /* yarn.lock: `resolved` as written */
+  char *shasum;                           /* the resolver's: dist.shasum, or NULL */
   size_t npatterns;
   struct nub_pkg *fetch;  /* store identity */
   bool skip;              /* filtered out for this platform / --prod */

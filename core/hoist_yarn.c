@@ -12,7 +12,9 @@
 #include "buf.h"
 #include "nub_alloc.h"
 #include "registry_url.h"
+#include "path.h"
 #include "strmap.h"
+#include "workspace.h"
 
 struct hinfo {
   long seq;   /* its position in yarn's tree (a JS Map: insertion order) */
@@ -32,6 +34,13 @@ struct qitem {
 
 struct hctx {
   const struct nub_graph *g;
+  /* a workspace, as yarn 1 hoists one: every member a package of its own
+   * ("name@workspace:dir") and a virtual aggregator depending on the root's
+   * dependencies and every member (install.js' workspace-aggregator) */
+  const struct nub_workspace *ws;
+  struct nub_gpkg **virt; /* members, then the aggregator */
+  size_t nvirt;
+  struct nub_strmap virt_by_key;
   const struct nub_gpkg ***targets; /* by package index: its edges' targets */
   struct nub_strmap tree, taint;
   struct hinfo **all; /* every info made (owned) */
@@ -110,6 +119,8 @@ static const struct nub_gpkg *edge_target_i(struct hctx *h, const struct nub_gpk
       const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
       char *t = nub_gedge_target(ed->alias, ed->ref);
       v[e] = t ? nub_graph_find(h->g, t) : NULL;
+      if (!v[e] && t)
+        v[e] = nub_strmap_get(&h->virt_by_key, t);
       nub_free(t);
     }
     h->targets[p->index] = v;
@@ -453,6 +464,119 @@ static void prepass(struct hctx *h, struct root *roots, size_t nroots)
   nub_strmap_release(&p.byname, NULL);
 }
 
+/* ---- workspaces -------------------------------------------------------------------- */
+
+static const struct nub_importer *importer_at(const struct nub_graph *g, const char *path)
+{
+  for (size_t i = 0; i < g->nimporters; i++)
+    if (!strcmp(g->importers[i].path, path))
+      return &g->importers[i];
+  return NULL;
+}
+
+static void vedge(struct nub_gedge **v, size_t *n, struct nub_depmap *specs, const char *alias,
+                  const char *ref, const char *spec)
+{
+  *v = nub_realloc(*v, (*n + 1) * sizeof(**v));
+  (*v)[*n].alias = nub_strdup(alias);
+  (*v)[*n].ref = nub_strdup(ref);
+  (*n)++;
+  if (!nub_depmap_get(specs, alias)) {
+    specs->v = nub_realloc(specs->v, (specs->n + 1) * sizeof(*specs->v));
+    specs->v[specs->n].name = nub_strdup(alias);
+    specs->v[specs->n].spec = nub_strdup(spec ? spec : "");
+    specs->n++;
+  }
+}
+
+/* The member a link of the importer at `from` points at, or -1. */
+static long linked_member(const struct nub_workspace *ws, const char *from, const char *ref)
+{
+  char out[4096];
+  char *abs = !strcmp(from, ".") ? nub_asprintf("/r/%s", ref + 5)
+                                 : nub_asprintf("/r/%s/%s", from, ref + 5);
+  int rc = nub_path_relative("/r", abs, out, sizeof(out));
+  const struct nub_ws_pkg *m = rc == 0 ? nub_workspace_at(ws, out) : NULL;
+
+  nub_free(abs);
+  return m ? (long)(m - ws->pkgs) : -1;
+}
+
+/* An importer's dependencies as a workspace package's edges: dependencies,
+ * then optional and dev ones (yarn requests a workspace's devDependencies
+ * too), links to members as edges to the members' packages. */
+static void importer_edges(struct hctx *h, struct nub_gpkg *p, const struct nub_importer *im)
+{
+  static const int kinds[3] = {NUB_DEP_PROD, NUB_DEP_OPTIONAL, NUB_DEP_DEV};
+
+  for (int k = 0; im && k < 3; k++) {
+    const struct nub_gdirect *d;
+    size_t nd = nub_importer_directs(im, kinds[k], &d);
+    for (size_t i = 0; i < nd; i++) {
+      const char *ref = d[i].ref;
+      char *own = NULL;
+      if (!strncmp(ref, "link:", 5)) {
+        long m = linked_member(h->ws, im->path, ref);
+        if (m < 0)
+          continue;
+        ref = own = nub_strdup(h->virt[m]->key);
+      }
+      if (k == 0)
+        vedge(&p->deps, &p->ndeps, &p->dep_specs, d[i].alias, ref, d[i].specifier);
+      else
+        vedge(&p->optional_deps, &p->noptional_deps, &p->opt_specs, d[i].alias, ref,
+              d[i].specifier);
+      nub_free(own);
+    }
+  }
+}
+
+/* yarn names it workspace-aggregator-<a uuid>: no other pattern shares
+ * the prefix, so any suffix sorts the same */
+#define AGGREGATOR "workspace-aggregator-00000000-0000-0000-0000-000000000000"
+
+static void make_virtual(struct hctx *h)
+{
+  const struct nub_workspace *ws = h->ws;
+  struct nub_gpkg *agg;
+
+  h->nvirt = ws->npkgs + 1;
+  h->virt = nub_calloc(h->nvirt, sizeof(*h->virt));
+  for (size_t i = 0; i < ws->npkgs; i++) {
+    struct nub_gpkg *m = nub_calloc(1, sizeof(*m));
+    const char *name = ws->pkgs[i].man.name ? ws->pkgs[i].man.name : ws->pkgs[i].dir;
+    m->name = nub_strdup(name);
+    m->version = nub_strdup(ws->pkgs[i].man.version ? ws->pkgs[i].man.version : "0.0.0");
+    m->key = nub_asprintf("%s@workspace:%s", name, ws->pkgs[i].dir);
+    m->pkg_key = nub_strdup(m->key);
+    m->index = h->g->npkgs + i;
+    h->virt[i] = m;
+    nub_strmap_put(&h->virt_by_key, m->key, m);
+  }
+  for (size_t i = 0; i < ws->npkgs; i++)
+    importer_edges(h, h->virt[i], importer_at(h->g, ws->pkgs[i].dir));
+  agg = nub_calloc(1, sizeof(*agg));
+  agg->name = nub_strdup(AGGREGATOR);
+  agg->version = nub_strdup("1.0.0");
+  agg->key = nub_strdup(AGGREGATOR "@1.0.0");
+  agg->pkg_key = nub_strdup(agg->key);
+  agg->index = h->g->npkgs + ws->npkgs;
+  importer_edges(h, agg, h->g->nimporters ? &h->g->importers[0] : NULL);
+  for (size_t i = 0; i < ws->npkgs; i++)
+    if (!nub_depmap_get(&agg->dep_specs, h->virt[i]->name))
+      vedge(&agg->deps, &agg->ndeps, &agg->dep_specs, h->virt[i]->name, h->virt[i]->key,
+            h->virt[i]->version);
+  h->virt[ws->npkgs] = agg;
+}
+
+static void free_virtual(struct hctx *h)
+{
+  for (size_t i = 0; i < h->nvirt; i++)
+    nub_gpkg_free(h->virt[i]);
+  nub_free(h->virt);
+  nub_strmap_release(&h->virt_by_key, NULL);
+}
+
 /* ---- the whole ------------------------------------------------------------------- */
 
 static int cmp_q(const void *a, const void *b)
@@ -460,8 +584,45 @@ static int cmp_q(const void *a, const void *b)
   return strcmp(((const struct qitem *)a)->pattern, ((const struct qitem *)b)->pattern);
 }
 
+/* The member a tree entry of the top is, or NULL. */
+static const struct nub_ws_pkg *top_member(const struct hctx *h, const struct hinfo *info)
+{
+  for (size_t i = 0; h->ws && i < h->ws->npkgs; i++)
+    if (info->pkg == h->virt[i])
+      return &h->ws->pkgs[i];
+  return NULL;
+}
+
+/* Where an entry lies: under node_modules of the project, or, below a
+ * member (linked at the top, or left under the aggregator), in the
+ * member's folder (package-hoister.js init()). NULL: not a folder of its
+ * own (the aggregator, a member's own entry under it). */
+static char *entry_path(const struct hctx *h, const struct hinfo *info)
+{
+  struct nub_buf path = NUB_BUF_INIT;
+  size_t from = 0;
+
+  if (h->ws && !strcmp(info->parts[0], AGGREGATOR)) {
+    const struct nub_ws_pkg *m = info->nparts > 2 ? nub_workspace_find(h->ws, info->parts[1]) : NULL;
+    if (!m)
+      return NULL;
+    nub_buf_adds(&path, m->dir);
+    from = 2;
+  } else if (h->ws && info->nparts > 1) {
+    struct hinfo *top = nub_strmap_get(&h->tree, info->parts[0]);
+    const struct nub_ws_pkg *m = top ? top_member(h, top) : NULL;
+    if (m) {
+      nub_buf_adds(&path, m->dir);
+      from = 1;
+    }
+  }
+  for (size_t k = from; k < info->nparts; k++)
+    nub_buf_addf(&path, "%snode_modules/%s", path.len ? "/" : "", info->parts[k]);
+  return nub_buf_take(&path);
+}
+
 int nub_tree_from_graph_yarn(struct nub_tree *t, const struct nub_graph *g,
-                             const struct nub_config *cfg,
+                             const struct nub_workspace *ws, const struct nub_config *cfg,
                              bool (*has_peers)(void *ud, const struct nub_gpkg *p), void *ud,
                              struct nub_err *err)
 {
@@ -473,8 +634,11 @@ int nub_tree_from_graph_yarn(struct nub_tree *t, const struct nub_graph *g,
 
   memset(&h, 0, sizeof(h));
   h.g = g;
+  h.ws = ws && ws->npkgs ? ws : NULL;
   h.has_peers = has_peers;
   h.ud = ud;
+  if (h.ws)
+    make_virtual(&h);
   for (int k = 0; im && k < NUB_DEP_KINDS && rc == 0; k++) {
     const struct nub_gdirect *d;
     size_t n = nub_importer_directs(im, k, &d);
@@ -482,8 +646,12 @@ int nub_tree_from_graph_yarn(struct nub_tree *t, const struct nub_graph *g,
       char *tk = nub_gedge_target(d[i].alias, d[i].ref);
       const struct nub_gpkg *p = tk ? nub_graph_find(g, tk) : NULL;
       if (!p && d[i].ref && !strncmp(d[i].ref, "link:", 5)) {
+        long m = h.ws ? linked_member(h.ws, ".", d[i].ref) : -1;
         nub_free(tk); /* a workspace member, linked */
-        continue;
+        if (m < 0)
+          continue;
+        p = h.virt[m];
+        tk = NULL;
       }
       if (!p) {
         /* a direct dependency left out would be a wrong tree, not a small one */
@@ -501,14 +669,30 @@ int nub_tree_from_graph_yarn(struct nub_tree *t, const struct nub_graph *g,
       nroots++;
     }
   }
+  /* yarn's top-level patterns of a workspace: the aggregator, and each
+   * member the project does not name itself, as "name@version" */
+  for (size_t i = 0; rc == 0 && h.ws && i < h.nvirt; i++) {
+    const struct nub_gpkg *v = h.virt[i];
+    bool named = false;
+    for (size_t r = 0; r < nroots && !named; r++)
+      named = !strcmp(roots[r].alias, v->name);
+    if (named)
+      continue;
+    NUB_GROW(roots, caproots, nroots + 1);
+    roots[nroots].pattern = pattern_of(v->name, v->version);
+    roots[nroots].alias = v->name;
+    roots[nroots].pkg = v;
+    nroots++;
+  }
   if (rc < 0) {
     for (size_t i = 0; i < nroots; i++)
       nub_free(roots[i].pattern);
     nub_free(roots);
+    free_virtual(&h);
     return rc;
   }
   nub_sort(roots, nroots, sizeof(*roots), cmp_root);
-  h.targets = nub_calloc(g->npkgs + 1, sizeof(*h.targets));
+  h.targets = nub_calloc(g->npkgs + h.nvirt + 1, sizeof(*h.targets));
   prepass(&h, roots, nroots);
   h.seeding_direct = true;
   for (size_t i = 0; i < nroots; i++)
@@ -540,20 +724,51 @@ int nub_tree_from_graph_yarn(struct nub_tree *t, const struct nub_graph *g,
     nub_free(order);
   }
   /* into the tree: every placed package under its parts */
+  for (size_t i = 0; h.ws && i < h.ws->npkgs && rc == 0; i++) {
+    /* each member's folder, with what it depends on (its .bin) */
+    const struct nub_gpkg *m = h.virt[i];
+    size_t idx = nub_tree_add_node(t, h.ws->pkgs[i].dir);
+    struct nub_node *nd = &t->nodes[idx];
+    nd->flags |= NUB_NF_LOCAL;
+    nd->deps = nub_calloc(m->ndeps + m->noptional_deps + 1, sizeof(char *));
+    for (size_t e = 0; e < m->ndeps + m->noptional_deps; e++)
+      nd->deps[nd->ndeps++] =
+          nub_strdup(e < m->ndeps ? m->deps[e].alias : m->optional_deps[e - m->ndeps].alias);
+  }
   for (size_t i = 0; i < h.tree.cap && rc == 0; i++) {
     struct hinfo *info = h.tree.slots[i].key ? h.tree.slots[i].val : NULL;
-    struct nub_buf path = NUB_BUF_INIT;
     struct nub_node *nd;
-    char *url;
+    const struct nub_ws_pkg *member;
+    char *url, *path;
     if (!info || info->pkg->skip)
       continue;
-    for (size_t k = 0; k < info->nparts; k++)
-      nub_buf_addf(&path, "%snode_modules/%s", k ? "/" : "", info->parts[k]);
+    member = info->nparts == 1 ? top_member(&h, info) : NULL;
+    if (h.ws && !member && info->pkg->index >= g->npkgs)
+      continue; /* the aggregator, or a member below the top */
+    path = entry_path(&h, info);
+    if (!path)
+      continue;
     {
-      size_t idx = nub_tree_add_node(t, path.data); /* may move t->nodes */
+      size_t idx = nub_tree_add_node(t, path); /* may move t->nodes */
       nd = &t->nodes[idx];
     }
-    nub_buf_release(&path);
+    nub_free(path);
+    if (member) {
+      /* linked at the top, its bins from its package.json */
+      nd->flags |= NUB_NF_LINK | NUB_NF_DIRECT;
+      nd->link_target = nub_strdup(member->dir);
+      nd->order = info->seq;
+      nd->bins_known = true;
+      if (member->man.nbins) {
+        nd->bins = nub_calloc(member->man.nbins, sizeof(*nd->bins));
+        for (size_t b = 0; b < member->man.nbins; b++) {
+          nd->bins[b].name = nub_strdup(member->man.bins[b].name);
+          nd->bins[b].target = nub_strdup(member->man.bins[b].target);
+        }
+        nd->nbins = member->man.nbins;
+      }
+      continue;
+    }
     url = nub_pkg_tarball_url(cfg, cfg->project_dir, info->pkg->name, info->pkg->version,
                               info->pkg->tarball);
     if (!url) {
@@ -592,6 +807,7 @@ int nub_tree_from_graph_yarn(struct nub_tree *t, const struct nub_graph *g,
   nub_free(h.targets);
   nub_strmap_release(&h.tree, NULL);
   nub_strmap_release(&h.taint, NULL);
+  free_virtual(&h);
   if (rc == 0)
     rc = nub_tree_finish(t, "yarn.lock", err);
   return rc;

@@ -11,7 +11,11 @@
  *
  * Packages are the graph's; `has_peers` says whether a package declares
  * peerDependencies (yarn.lock does not record them: the caller reads them
- * from the package), NULL for none. */
+ * from the package), NULL for none. A workspace (ws, NULL for none) is
+ * hoisted as yarn 1 hoists one: the members linked at the top, each a
+ * package with its own dependencies (devDependencies included) beside a
+ * virtual aggregator of the root's and the members'; what cannot go to
+ * the top stays in the member's folder (its node_modules). */
 #ifndef NUB_HOIST_YARN_H
 #define NUB_HOIST_YARN_H
 
@@ -22,8 +26,10 @@
 #include "graph.h"
 #include "tree.h"
 
+struct nub_workspace;
+
 int nub_tree_from_graph_yarn(struct nub_tree *t, const struct nub_graph *g,
-                             const struct nub_config *cfg,
+                             const struct nub_workspace *ws, const struct nub_config *cfg,
                              bool (*has_peers)(void *ud, const struct nub_gpkg *p), void *ud,
                              struct nub_err *err);
 

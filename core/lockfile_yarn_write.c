@@ -142,10 +142,16 @@ void nub_lockfile_yarn_write(struct nub_graph *g, const struct nub_config *cfg,
                     "# yarn lockfile v1\n\n");
   for (size_t i = 0; i < n; i++) {
     const struct nub_gpkg *p = v[i].p;
-    /* a version the lockfile had keeps its `resolved` as written */
+    /* a version the lockfile had keeps its `resolved` as written; a new
+     * one gets the tarball's URL with its sha1 after '#', as yarn writes */
     char *url = p->resolved ? nub_strdup(p->resolved)
                             : nub_pkg_tarball_url(cfg, cfg->project_dir, p->name, p->version,
                                                   p->tarball);
+    if (url && !p->resolved && p->shasum && !strchr(url, '#')) {
+      char *with = nub_asprintf("%s#%s", url, p->shasum);
+      nub_free(url);
+      url = with;
+    }
     nub_buf_addc(out, '\n');
     for (size_t k = 0; k < v[i].n; k++) {
       if (k)

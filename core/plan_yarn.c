@@ -155,10 +155,12 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
     nub_pool_for(c->pool, n, read_peers, &pj);
     nub_diag_debugf("yarn: peers read in %.1f ms", (double)(nub_plat_now_ns() - t0) / 1e6);
   }
-  /* shortest paths from the project (breadth-first, in edge order) */
-  for (int k = 0; im && k < NUB_DEP_KINDS; k++) {
+  /* shortest paths from the project and its members (breadth-first, in
+   * edge order) */
+  for (size_t ii = 0; ii < g->nimporters; ii++)
+  for (int k = 0; k < NUB_DEP_KINDS; k++) {
     const struct nub_gdirect *d;
-    size_t nd = nub_importer_directs(im, k, &d);
+    size_t nd = nub_importer_directs(&g->importers[ii], k, &d);
     for (size_t i = 0; i < nd; i++) {
       char *t = nub_gedge_target(d[i].alias, d[i].ref);
       struct nub_gpkg *x = t ? nub_graph_find(g, t) : NULL;
@@ -236,9 +238,10 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
   /* what is installed: reached from the project without going through a
    * package for another platform */
   qh = qt = 0;
-  for (int k = 0; im && k < NUB_DEP_KINDS; k++) {
+  for (size_t ii = 0; ii < g->nimporters; ii++)
+  for (int k = 0; k < NUB_DEP_KINDS; k++) {
     const struct nub_gdirect *d;
-    size_t nd = nub_importer_directs(im, k, &d);
+    size_t nd = nub_importer_directs(&g->importers[ii], k, &d);
     for (size_t i = 0; i < nd; i++) {
       char *t = nub_gedge_target(d[i].alias, d[i].ref);
       struct nub_gpkg *x = t ? nub_graph_find(g, t) : NULL;
@@ -266,7 +269,8 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
   p->have_tree = true;
   {
     uint64_t t0 = nub_plat_now_ns();
-    rc = nub_tree_from_graph_yarn(&p->tree, g, &c->cfg, has_peers, NULL, err);
+    rc = nub_tree_from_graph_yarn(&p->tree, g, c->ws.source ? &c->ws : NULL, &c->cfg,
+                                  has_peers, NULL, err);
     nub_diag_debugf("yarn: hoisted in %.1f ms", (double)(nub_plat_now_ns() - t0) / 1e6);
   }
   for (size_t i = 0; rc == 0 && i < p->tree.n; i++) {

@@ -81,6 +81,7 @@ static void pversion_free(struct nub_pversion *v)
   nub_free(v->bin_dir);
   nub_free(v->tarball);
   nub_free(v->integrity);
+  nub_free(v->shasum);
   nub_free(v->deprecated);
   nub_free(v);
 }
@@ -172,6 +173,8 @@ static struct nub_pversion *parse_version(const cJSON *v, const char *name,
     const char *sha = nub_json_str(dist, "shasum");
     if (tb)
       pv->tarball = nub_rewrite_registry_url(cfg, name, tb);
+    if (sha && strlen(sha) == 40)
+      pv->shasum = nub_strdup(sha);
     if (integ && *integ) {
       pv->integrity = nub_strdup(integ);
     } else if (sha) {

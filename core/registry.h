@@ -34,6 +34,7 @@ struct nub_pversion {
   struct nub_depmap engines;
   char *tarball;   /* after registry rewriting */
   char *integrity; /* SRI; from shasum when there is no integrity */
+  char *shasum;    /* dist.shasum (hex sha1), or NULL: yarn.lock's URL fragment */
   char *deprecated;
   bool has_bin, has_install_script;
   struct nub_bin *bins; /* "bin" (package-lock.json records it) */

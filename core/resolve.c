@@ -1092,6 +1092,7 @@ static void fill_pkg(struct nub_gpkg *g, const struct rnode *n)
     return;
   }
   g->integrity = pv->integrity ? nub_strdup(pv->integrity) : NULL;
+  g->shasum = pv->shasum ? nub_strdup(pv->shasum) : NULL;
   for (int m = 0; m < 2; m++) {
     const struct nub_depmap *src = m ? &pv->optional : &pv->deps;
     struct nub_depmap *dst = m ? &g->opt_specs : &g->dep_specs;

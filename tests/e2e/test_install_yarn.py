@@ -109,5 +109,76 @@ class YarnLockTest(nubtest.NubTestCase):
         self.assertEqual(proc.returncode, 30, proc.stderr)
 
 
+# what yarn 1.22.22 built from yarn-workspace/yarn.lock.template (its own
+# output on this test registry), on Linux x64: the members linked at the
+# top, app's b@2 in app's folder, lib's opt-win left out
+YARN_WS_TREE = ['node_modules/', 'node_modules/.bin/', 'node_modules/.bin/app -> ../../packages/app/cli.js', 'node_modules/.bin/c-cli -> ../c/bin/cli.js', 'node_modules/a/', 'node_modules/a/index.js', 'node_modules/a/package.json', 'node_modules/app -> ../packages/app', 'node_modules/b/', 'node_modules/b/index.js', 'node_modules/b/package.json', 'node_modules/c/', 'node_modules/c/bin/', 'node_modules/c/bin/cli.js', 'node_modules/c/index.js', 'node_modules/c/node_modules/', 'node_modules/c/node_modules/b/', 'node_modules/c/node_modules/b/index.js', 'node_modules/c/node_modules/b/package.json', 'node_modules/c/package.json', 'node_modules/dev-only/', 'node_modules/dev-only/index.js', 'node_modules/dev-only/package.json', 'node_modules/e/', 'node_modules/e/empty.txt', 'node_modules/e/file with space.txt', 'node_modules/e/index.js', 'node_modules/e/lib/', 'node_modules/e/lib/x/', 'node_modules/e/lib/x/y.js', 'node_modules/e/package.json', 'node_modules/e/scripts/', 'node_modules/e/scripts/run.sh', 'node_modules/lib -> ../packages/lib', 'node_modules/tagged/', 'node_modules/tagged/index.js', 'node_modules/tagged/package.json', 'packages/app/node_modules/', 'packages/app/node_modules/.bin/', 'packages/app/node_modules/.bin/c-cli -> ../../../../node_modules/c/bin/cli.js', 'packages/app/node_modules/b/', 'packages/app/node_modules/b/index.js', 'packages/app/node_modules/b/package.json']
+
+
+class YarnWorkspaceTest(nubtest.NubTestCase):
+    """A yarn 1 workspace from its yarn.lock: yarn's tree, members linked,
+    what cannot be hoisted in the member's folder, member bins at the top
+    and members' dependencies' bins in their own .bin. Before, nub installed
+    the root's dependencies alone and exited 0."""
+
+    def setUp(self):
+        super().setUp()
+        self.make_project("yarn-workspace")
+        self.write_lock_template("yarn-workspace/yarn.lock.template", "yarn.lock")
+
+    def yarn_install(self, yarn, where):
+        self.run_cmd([yarn, "install", "--frozen-lockfile", "--ignore-scripts", "--non-interactive",
+                      "--registry", self.registry.url, "--cache-folder",
+                      os.path.join(self.tmp, "yarn-cache")], cwd=where)
+
+    def test_the_tree_yarn_builds(self):
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.installed(), YARN_WS_TREE)
+        app = os.path.join(self.proj, "packages", "app")
+        self.assertEqual(self.node_require(app, "b")["version"], "2.0.0")
+        self.assertEqual(self.node_require(self.proj, "b")["version"], "1.0.0")
+        self.assertIn("Already up to date", self.nub("install").stdout)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+
+    def test_a_member_change_is_written_back_as_yarn_writes_it(self):
+        pj = os.path.join(self.proj, "packages", "lib", "package.json")
+        doc = self.read_json(pj)
+        doc["dependencies"]["pre"] = "^1.0.0"
+        self.write_json(pj, doc)
+        proc = self.nub_fails("install", "--frozen-lockfile")
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertIn("pre@^1.0.0", proc.stderr)
+        self.nub("install")
+        with open(os.path.join(self.proj, "yarn.lock")) as f:
+            lock = f.read()
+        want = '\npre@^1.0.0:\n  version "1.0.0"\n  resolved "{}pre/-/pre-1.0.0.tgz#{}"\n'.format(
+            self.registry.url, self.registry.shasum("pre", "1.0.0"))
+        self.assertIn(want, lock)
+        self.assertEqual(self.node_require(os.path.join(self.proj, "packages", "lib"),
+                                           "pre")["version"], "1.0.0")
+        yarn = shutil.which("yarn")
+        if not yarn:
+            return
+        # yarn, frozen, from what nub wrote: accepted as it is, the same tree
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
+        self.yarn_install(yarn, theirs)
+        with open(os.path.join(theirs, "yarn.lock")) as f:
+            self.assertEqual(f.read(), lock)
+        self.assertEqual(self.installed(),
+                         [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
+
+    def test_against_yarn(self):
+        yarn = shutil.which("yarn")
+        if not yarn:
+            self.skipTest("SKIP: yarn 1 is not installed")
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.yarn_install(yarn, theirs)
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.installed(),
+                         [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
+
+
 if __name__ == "__main__":
     nubtest.main()
