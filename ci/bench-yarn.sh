@@ -105,6 +105,15 @@ for fx in "${fixtures[@]}"; do
       rr+=("$t" "$prep" "cd $d && env $(env_of "$t") $(cmd_of "$t" "$sc") >/dev/null 2>&1")
     done
     "${rr[@]}" >/dev/null
+    if [ "$sc" = cold ] && [ -x /usr/bin/time ]; then
+      # one more cold run each, for the peak resident memory
+      for t in "${have[@]}"; do
+        [ -n "${dir[$t]:-}" ] || continue
+        rm -rf "$BENCH_DIR/$fx"/*/node_modules "$BENCH_DIR/cache"; sync
+        kb=$(cd "${dir[$t]}" && env $(env_of "$t") /usr/bin/time -f %M $(cmd_of "$t" cold) 2>&1 >/dev/null | tail -1)
+        echo "$fx cold peak RSS: $t $((kb / 1024)) MB"
+      done
+    fi
     python3 - "$BENCH_DIR/$fx-$sc.json" <<'PY'
 import json, statistics, sys
 times = json.load(open(sys.argv[1]))["times"]

@@ -280,6 +280,8 @@ out:
       sc->out = NULL;
       sc->outcap = 0;
     }
+    if (sc->files.cap > KEEP_IN_MAX) /* the file bytes of a big one */
+      nub_buf_release(&sc->files);
   }
   return rc;
 }

@@ -489,6 +489,50 @@ def _tar_files(tgz):
     return out
 
 
+class HeldBackDownloadsTest(FaultTestCase):
+    """Downloads wait while the unpacking is behind (6 asked for per
+    connection, or 16 MB downloaded and waiting): with one connection the
+    basic project's 11 tarballs are asked for a few at a time, all arrive,
+    and an interrupt while some are held back ends at once. (Before, every
+    download was asked for at once and a cold install of the large fixture
+    held 53 MB of tarballs in memory.)"""
+
+    def setUp(self):
+        super().setUp()
+        self.basic()
+        with open(os.path.join(self.proj, ".npmrc"), "a") as f:
+            f.write("network-concurrency=1\n")
+
+    def test_all_arrive(self):
+        self.registry.add_fault(r"\.tgz$", "delay", count=None, seconds=0.05)
+        proc = self.nub("install", env={"NUB_LOG": "debug"})
+        self.assertIn("downloaded and waiting to be unpacked", proc.stderr)
+        self.assert_basic_tree()
+
+    def test_sigint_with_downloads_held_back(self):
+        self.registry.add_fault(A_TGZ, "delay", count=1, seconds=10)
+        self.registry.add_fault(r"\.tgz$", "delay", count=None, seconds=0.3)
+        proc = self.popen_nub("install")
+        try:
+            self.wait_for(lambda: self.registry.count(r"\.tgz$") >= 1, what="a tarball request")
+            time.sleep(0.5)
+            self.assertIsNone(proc.poll(), "nub finished while tarballs were delayed")
+            t0 = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            rc, out, err = self.finish(proc, timeout=30)
+            elapsed = time.monotonic() - t0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        self.assertEqual(rc, 130, err)
+        self.assertLess(elapsed, 5, "nub waited for the downloads after SIGINT")
+        self.assertEqual(self.store_tmp_entries(), [])
+        self.registry.clear_faults()
+        self.nub("install")
+        self.assert_basic_tree()
+
+
 class KillLoopTest(FaultTestCase):
     """SIGKILL at random points of cold installs (store and node_modules
     empty each time), in each layout; a normal install afterwards succeeds
