@@ -61,7 +61,7 @@ env_of() { # tool -> env assignments (its own caches under $BENCH_DIR/cache/<too
 cmd_of() { # tool mode(warm|cold) -> install command
   case $1 in
     nub) echo "$NUB install --frozen-lockfile -s $([ "$2" = cold ] || echo --offline)" ;;
-    yarn) echo "$tools/yarn/bin/yarn install --frozen-lockfile --ignore-scripts --non-interactive --no-progress $([ "$2" = cold ] || echo --offline)" ;;
+    yarn) echo "$tools/yarn/bin/yarn install --frozen-lockfile --ignore-scripts --ignore-engines --non-interactive --no-progress $([ "$2" = cold ] || echo --offline)" ;;
     bun) echo "$tools/bun/bin/bun install --frozen-lockfile --ignore-scripts" ;;
   esac
 }

@@ -282,13 +282,52 @@ int nub_git_resolve(const struct nub_gitspec *g, const char *what, char commit[4
   if (!commit[0]) {
     snprintf(want, sizeof(want), "%s%s", g->semver ? "a tag in semver:" : "ref ",
              g->semver ? g->semver : g->ref ? g->ref : "HEAD");
-    rc = nub_err_set(err, -NUB_ENOTFOUND, "%s: %s has no %s%s", what, g->url, want,
-                     g->ref && is_hex(g->ref, strlen(g->ref))
-                         ? " (a commit must be given in full, 40 hex digits)"
-                         : "");
+    rc = nub_err_set(err, -NUB_ENOTFOUND, "%s: %s has no %s", what, g->url, want);
   }
 done:
   nub_range_free(range);
+  nub_buf_release(&out);
+  return rc;
+}
+
+bool nub_git_is_short_commit(const char *ref)
+{
+  size_t n = ref ? strlen(ref) : 0;
+  return n >= 4 && n < 40 && is_hex(ref, n);
+}
+
+int nub_git_checkout_short(const char *url, const char *ref, const char *dir, const char *what,
+                           char commit[41], struct nub_err *err)
+{
+  const char *clone[] = {"clone", "--quiet", "--no-checkout", "--", url, dir, NULL};
+  char spec[64];
+  const char *parse[] = {"-C", dir, "rev-parse", "--verify", "--quiet", spec, NULL};
+  struct nub_buf out = NUB_BUF_INIT;
+  int rc;
+
+  snprintf(spec, sizeof(spec), "%s^{commit}", ref);
+  rc = run_git(clone, NULL, &out);
+  if (rc != 0) {
+    rc = git_failed(err, rc, &out, what, url, "clone");
+    goto done;
+  }
+  nub_buf_reset(&out);
+  rc = run_git(parse, NULL, &out);
+  if (rc != 0 || out.len < 40 || !is_hex(out.data, 40)) {
+    rc = nub_err_set(err, -NUB_ENOTFOUND, "%s: %s has no commit %s", what, url, ref);
+    goto done;
+  }
+  memcpy(commit, out.data, 40);
+  commit[40] = '\0';
+  {
+    const char *co[] = {"-C", dir, "checkout", "--quiet", commit, "--", NULL};
+    nub_buf_reset(&out);
+    rc = run_git(co, NULL, &out);
+    if (rc != 0)
+      rc = nub_err_set(err, -NUB_ENOTFOUND, "%s: %s has no commit %s (git checkout failed)",
+                       what, url, commit);
+  }
+done:
   nub_buf_release(&out);
   return rc;
 }

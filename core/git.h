@@ -29,6 +29,14 @@ void nub_gitspec_release(struct nub_gitspec *g);
  * dependency (`what`) and the URL with credentials redacted. */
 int nub_git_resolve(const struct nub_gitspec *g, const char *what, char commit[41],
                     struct nub_err *err);
+/* A ref that may be an abbreviated commit (4 to 39 hex digits): ls-remote
+ * does not list those, so the resolver clones to find it. */
+bool nub_git_is_short_commit(const char *ref);
+/* Clone url into dir (which must not exist), find the commit an abbreviated
+ * ref names (*commit, 40 hex) and check it out there. -NUB_ENOTFOUND when
+ * the repository has no such commit. */
+int nub_git_checkout_short(const char *url, const char *ref, const char *dir, const char *what,
+                           char commit[41], struct nub_err *err);
 /* Clone url into dir (which must not exist) and check out commit there. */
 int nub_git_checkout(const char *url, const char *commit, const char *dir, const char *what,
                      struct nub_err *err);

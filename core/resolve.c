@@ -504,6 +504,7 @@ static int pick_git(struct res *r, struct qitem *it, const char *spec, struct rn
   struct rnode *n;
   char commit[41], what[600], *base, *dir;
   const char *tmp = nub_plat_getenv("TMPDIR");
+  bool checked_out = false;
   int rc;
 
   *out = NULL;
@@ -512,7 +513,21 @@ static int pick_git(struct res *r, struct qitem *it, const char *spec, struct rn
   if (rc < 0)
     return rc;
   rc = nub_git_resolve(&g, what, commit, r->err);
-  if (rc < 0) {
+  dir = nub_asprintf("%s/nub-git-%d-%u", tmp && *tmp ? tmp : "/tmp", nub_plat_pid(),
+                     __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+  nub_plat_rm_rf(dir);
+  if (rc == -NUB_ENOTFOUND && nub_git_is_short_commit(g.ref)) {
+    /* an abbreviated commit: found in a clone, checked out there */
+    rc = nub_git_checkout_short(g.url, g.ref, dir, what, commit, r->err);
+    checked_out = rc == 0;
+    if (rc < 0) {
+      nub_plat_rm_rf(dir);
+      nub_free(dir);
+      nub_gitspec_release(&g);
+      return rc;
+    }
+  } else if (rc < 0) {
+    nub_free(dir);
     nub_gitspec_release(&g);
     return rc;
   }
@@ -520,14 +535,14 @@ static int pick_git(struct res *r, struct qitem *it, const char *spec, struct rn
   n = local_node(r, it->alias, base);
   if (n) {
     *out = n;
+    nub_plat_rm_rf(dir);
+    nub_free(dir);
     nub_free(base);
     nub_gitspec_release(&g);
     return 0;
   }
-  dir = nub_asprintf("%s/nub-git-%d-%u", tmp && *tmp ? tmp : "/tmp", nub_plat_pid(),
-                     __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
-  nub_plat_rm_rf(dir);
-  rc = nub_git_checkout(g.url, commit, dir, what, r->err);
+  if (!checked_out)
+    rc = nub_git_checkout(g.url, commit, dir, what, r->err);
   if (rc == 0) {
     n = new_node(r, it->alias, base);
     *out = n;

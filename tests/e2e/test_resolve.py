@@ -715,6 +715,20 @@ class GitDependencyTest(ResolveTestCase):
                 self.assertIn("commit: " + self.commits[version], lock)
                 self.assertIn("type: git", lock)
 
+    def test_an_abbreviated_commit(self):
+        # npm and yarn take "#<short hash>"; git ls-remote lists no commits,
+        # so nub finds it in a clone (before, it asked for all 40 digits)
+        self.install(self.url + "#" + self.commits["1.2.0"][:9])
+        self.assertEqual(self.got()["version"], "1.2.0")
+        with open(os.path.join(self.proj, "nub.lock")) as f:
+            self.assertIn("commit: " + self.commits["1.2.0"], f.read())
+        self.clean()
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"gitdep": self.url + "#deadbeef1"}})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 40, proc.stderr)
+        self.assertIn("has no commit deadbeef1", proc.stderr)
+
     def check_layout(self, *flags):
         self.install(self.url + "#v1.2.0", *flags)
         self.assertEqual(self.got()["version"], "1.2.0")
