@@ -208,6 +208,38 @@ int nub_store_verify(struct nub_store *s, struct nub_gc_result *r, struct nub_er
   return 0;
 }
 
+int nub_store_status(struct nub_store *s, struct nub_gc_result *r, struct nub_err *err)
+{
+  struct names keys;
+
+  (void)err;
+  memset(r, 0, sizeof(*r));
+  index_keys(s, &keys);
+  for (size_t i = 0; i < keys.n; i++) {
+    struct nub_index *idx = NULL;
+    char why[600];
+    int rc = nub_store_index_load(s, keys.v[i], &idx);
+    r->indexes++;
+    if (rc < 0) {
+      char rel[80];
+      snprintf(rel, sizeof(rel), "%.2s/%s", keys.v[i], keys.v[i] + 2);
+      problem(r, "index %s: unreadable (%s)%s", rel, nub_strerror(rc), "");
+      r->bad++;
+      continue;
+    }
+    if (idx->tree)
+      r->trees++;
+    r->files += idx->nfiles;
+    if (nub_store_check(s, idx, why, sizeof(why)) < 0) {
+      problem(r, "%s@%s: %s", idx->name, idx->version, why);
+      r->bad++;
+    }
+    nub_index_free(idx);
+  }
+  names_free(&keys);
+  return 0;
+}
+
 /* ---- prune ------------------------------------------------------------------- */
 
 struct live {

@@ -41,6 +41,10 @@ int nub_store_gc_lock(struct nub_store *s, bool exclusive, bool wait, int *fd);
 void nub_store_register_project(struct nub_store *s, const char *project_dir);
 
 int nub_store_verify(struct nub_store *s, struct nub_gc_result *r, struct nub_err *err);
+/* `nub store status`: the install's own check of every package (each file
+ * present at its recorded size, not written since it was stored: no
+ * hashing), reported, nothing changed. */
+int nub_store_status(struct nub_store *s, struct nub_gc_result *r, struct nub_err *err);
 int nub_store_prune(struct nub_store *s, struct nub_gc_result *r, struct nub_err *err);
 
 #endif

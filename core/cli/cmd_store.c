@@ -22,6 +22,9 @@
 
 const char cli_store_help[] =
     "usage: nub store path       print where the store is (store-dir)\n"
+    "       nub store status     check every package as an install does (files present,\n"
+    "                            at their size, not written since stored); report the\n"
+    "                            changed ones and exit 1, changing nothing\n"
     "       nub store verify     re-hash every store file and check every package tree;\n"
     "                            a bad package is dropped (the next install fetches it\n"
     "                            again). Exit 1 when something was bad\n"
@@ -56,8 +59,8 @@ int cmd_store(int argc, char **argv)
 
   nub_err_clear(&err);
   if (argc < 2 || (strcmp(argv[1], "path") && strcmp(argv[1], "verify") &&
-                   strcmp(argv[1], "prune")))
-    return cli_usage("nub store takes: path, verify, prune");
+                   strcmp(argv[1], "prune") && strcmp(argv[1], "status")))
+    return cli_usage("nub store takes: path, status, verify, prune");
   if (load_cfg(&cfg, &err) < 0)
     return cli_fail(&err);
   if (!strcmp(argv[1], "path")) {
@@ -69,17 +72,30 @@ int cmd_store(int argc, char **argv)
   nub_config_release(&cfg);
   if (rc < 0)
     return cli_fail(&err);
-  rc = nub_store_gc_lock(&store, true, false, &lock);
-  if (rc == -EWOULDBLOCK) {
-    fprintf(stderr, "nub: an install is using %s; waiting for it\n", store.root);
-    rc = nub_store_gc_lock(&store, true, true, &lock);
+  /* status only reads: beside installs; verify and prune change the store */
+  {
+    bool excl = strcmp(argv[1], "status") != 0;
+    rc = nub_store_gc_lock(&store, excl, false, &lock);
+    if (rc == -EWOULDBLOCK) {
+      fprintf(stderr, "nub: %s is using %s; waiting for it\n",
+              excl ? "an install" : "a prune", store.root);
+      rc = nub_store_gc_lock(&store, excl, true, &lock);
+    }
   }
   if (rc < 0) {
     nub_err_set(&err, rc, "cannot lock the store: %s", nub_strerror(rc));
     nub_store_close(&store);
     return cli_fail(&err);
   }
-  if (!strcmp(argv[1], "verify")) {
+  if (!strcmp(argv[1], "status")) {
+    rc = nub_store_status(&store, &r, &err);
+    for (size_t i = 0; i < r.nproblems; i++)
+      printf("%s\n", r.problems[i]);
+    printf("%zu packages checked (%zu files, %zu as trees): %zu changed%s\n", r.indexes,
+           r.files, r.trees, r.bad, r.bad ? " (`nub store verify` drops them; the next "
+                                            "install fetches them again)" : "");
+    rc = rc < 0 ? cli_fail(&err) : r.bad ? 1 : 0;
+  } else if (!strcmp(argv[1], "verify")) {
     rc = nub_store_verify(&store, &r, &err);
     for (size_t i = 0; i < r.nproblems; i++)
       printf("%s\n", r.problems[i]);

@@ -36,7 +36,7 @@ const struct cli_cmd cli_cmds[] = {
   {"link", "ln", cmd_link, "link a local package: globally (no name) or into the project",
    cli_link_help},
   {"dlx", "x", cmd_dlx, "install a package in a cache and run its command", cli_dlx_help},
-  {"store", NULL, cmd_store, "the store: path, verify, prune", cli_store_help},
+  {"store", NULL, cmd_store, "the store: path, status, verify, prune", cli_store_help},
   {"cache", NULL, cmd_cache, "the metadata cache: clean, path", cli_store_help},
   {"diag", NULL, cmd_diag, "look at a run: report <run.jsonl>, diff <A> <B>", cli_diag_help},
   {"completion", NULL, cmd_completion, "print a completion script (bash, zsh, fish)", NULL},

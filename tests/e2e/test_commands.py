@@ -600,6 +600,24 @@ class StoreTest(nubtest.NubTestCase):
         self.assertIn("tagged@1.0.0: index.js was changed", proc.stdout)
         self.assertEqual(self.nub("store", "verify").returncode, 0)
 
+    def test_status_reports_and_changes_nothing(self):
+        # pnpm's `store status`: the packages whose store copy changed, exit 1;
+        # nothing is dropped (that is verify's); it failed before as an
+        # unknown subcommand (exit 2)
+        one = self.project("one", {"a": "^1.0.0", "e": "^1.0.0"})
+        proc = self.nub("store", "status")
+        self.assertIn("0 changed", proc.stdout)
+        time.sleep(0.02)
+        with open(os.path.join(one, "node_modules/a/index.js"), "a") as f:
+            f.write("console.log('TAMPERED')\n")
+        for _ in range(2):  # reported, and still there: nothing was dropped
+            proc = self.nub("store", "status", check=False)
+            self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+            self.assertIn("a@1.0.0:", proc.stdout)
+            self.assertIn("1 changed", proc.stdout)
+        self.assertEqual(self.nub("store", "verify", check=False).returncode, 1)
+        self.assertEqual(self.nub("store", "status").returncode, 0)
+
     def test_prune_keeps_what_projects_use(self):
         keep = self.project("keep", {"a": "^1.0.0"})
         gone = self.project("gone", {"c": "^1.0.0", "e": "^1.0.0"}, layout="isolated")
