@@ -154,6 +154,45 @@ static void add_member(struct nub_buf *b, const char *name, const char *spec)
   add_json_string(b, spec);
 }
 
+/* An object written on one line ({"a":"1","b":"2"} or { "a": "1" }): its
+ * own separators, copied (the colon after a key, what follows a comma). */
+struct inline_style {
+  char colon[8], comma[8];
+};
+
+static bool one_line(const char *t, const struct obj *o, struct inline_style *is)
+{
+  size_t n;
+
+  if (!o->n || memchr(t + o->open, '\n', o->close - o->open))
+    return false;
+  n = o->m[0].val - o->m[0].key_end;
+  if (n >= sizeof(is->colon))
+    return false;
+  memcpy(is->colon, t + o->m[0].key_end, n);
+  is->colon[n] = '\0';
+  if (o->n > 1) {
+    n = o->m[1].key - o->m[0].val_end;
+    if (n >= sizeof(is->comma))
+      return false;
+    memcpy(is->comma, t + o->m[0].val_end, n);
+    is->comma[n] = '\0';
+  } else {
+    /* one member: spaced after the comma when it is after the colon */
+    snprintf(is->comma, sizeof(is->comma), ",%s",
+             strchr(is->colon, ' ') || t[o->m[0].key - 1] == ' ' ? " " : "");
+  }
+  return true;
+}
+
+static void add_member_inline(struct nub_buf *b, const char *name, const char *spec,
+                              const struct inline_style *is)
+{
+  add_json_string(b, name);
+  nub_buf_adds(b, is->colon);
+  add_json_string(b, spec);
+}
+
 int nub_pkgjson_set_dep(struct nub_buf *out, const char *t, size_t len, const char *section,
                         const char *name, const char *spec, struct nub_err *err)
 {
@@ -168,6 +207,23 @@ int nub_pkgjson_set_dep(struct nub_buf *out, const char *t, size_t len, const ch
   detect_style(t, len, &top, &st);
   for (si = 0; si < top.n && !key_is(t, &top.m[si], section); si++)
     ;
+  if (si == top.n && top.n) {
+    /* a new section after the last key, on one line when the file is */
+    struct inline_style is;
+    if (one_line(t, &top, &is)) {
+      size_t at = top.m[top.n - 1].val_end;
+      nub_buf_add(out, t, at);
+      nub_buf_adds(out, is.comma);
+      add_json_string(out, section);
+      nub_buf_adds(out, is.colon);
+      nub_buf_adds(out, "{");
+      add_member_inline(out, name, spec, &is);
+      nub_buf_adds(out, "}");
+      nub_buf_add(out, t + at, len - at);
+      nub_free(top.m);
+      return 0;
+    }
+  }
   if (si == top.n) { /* a new section after the last key */
     size_t at = top.n ? top.m[top.n - 1].val_end : top.open + 1;
     nub_buf_add(out, t, at);
@@ -196,6 +252,12 @@ int nub_pkgjson_set_dep(struct nub_buf *out, const char *t, size_t len, const ch
       nub_buf_add(out, t, sec.m[k].val);
       add_json_string(out, spec);
       nub_buf_add(out, t + sec.m[k].val_end, len - sec.m[k].val_end);
+    } else if (!sec.n && one_line(t, &top, &(struct inline_style){0})) {
+      struct inline_style is;
+      one_line(t, &top, &is);
+      nub_buf_add(out, t, sec.open + 1);
+      add_member_inline(out, name, spec, &is);
+      nub_buf_add(out, t + sec.close, len - sec.close);
     } else if (!sec.n) { /* "{}": opened up */
       char ind[32];
       indent_of(t, top.m[si].key, ind, sizeof(ind));
@@ -208,6 +270,8 @@ int nub_pkgjson_set_dep(struct nub_buf *out, const char *t, size_t len, const ch
       bool sorted = true;
       size_t at;
       char ind[32];
+      struct inline_style is;
+      bool inl = one_line(t, &sec, &is);
       for (size_t j = 1; j < sec.n && sorted; j++)
         sorted = span_cmp(t, &sec.m[j - 1], &sec.m[j]) <= 0;
       indent_of(t, sec.m[0].key, ind, sizeof(ind));
@@ -215,7 +279,18 @@ int nub_pkgjson_set_dep(struct nub_buf *out, const char *t, size_t len, const ch
       if (sorted)
         for (at = 0; at < sec.n && key_cmp(t, &sec.m[at], name) < 0; at++)
           ;
-      if (at == 0) { /* before the first, which keeps its place after ours */
+      if (inl && at == 0) { /* one line: its own separators */
+        nub_buf_add(out, t, sec.m[0].key);
+        add_member_inline(out, name, spec, &is);
+        nub_buf_adds(out, is.comma);
+        nub_buf_add(out, t + sec.m[0].key, len - sec.m[0].key);
+      } else if (inl) {
+        size_t after = sec.m[at - 1].val_end;
+        nub_buf_add(out, t, after);
+        nub_buf_adds(out, is.comma);
+        add_member_inline(out, name, spec, &is);
+        nub_buf_add(out, t + after, len - after);
+      } else if (at == 0) { /* before the first, which keeps its place after ours */
         nub_buf_add(out, t, sec.m[0].key);
         add_member(out, name, spec);
         nub_buf_addf(out, ",%s%s", *st.nl ? st.nl : " ", ind);

@@ -251,6 +251,25 @@ class AddRemoveTest(nubtest.NubTestCase):
                 self.nub("remove", "a")
                 self.assertEqual(self.pj_text(), text)
 
+    def test_bytes_kept_on_one_line(self):
+        # a package.json on one line stays on one line, its own separators
+        # kept (before, the new member came on a line of its own)
+        cases = {
+            '{"name":"p","dependencies":{"e":"^1.0.0"}}\n':
+                '{"name":"p","dependencies":{"a":"^1.0.0","e":"^1.0.0"}}\n',
+            '{ "name": "p", "dependencies": { "e": "^1.0.0" } }':
+                '{ "name": "p", "dependencies": { "a": "^1.0.0", "e": "^1.0.0" } }',
+            '{"name":"p"}\n': '{"name":"p","dependencies":{"a":"^1.0.0"}}\n',
+            '{"name":"p","dependencies":{}}\n': '{"name":"p","dependencies":{"a":"^1.0.0"}}\n',
+        }
+        for text, want in cases.items():
+            with self.subTest(text=text):
+                shutil.rmtree(self.proj)
+                os.makedirs(self.proj)
+                self.pj(text)
+                self.nub("add", "a")
+                self.assertEqual(self.pj_text(), want)
+
     def test_failed_add_leaves_both_files(self):
         self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
         self.nub("install")

@@ -37,6 +37,14 @@ static void test_pkgjson_edit__set(void **state)
   expect_set("{\n  \"name\": \"x\",\n  \"dependencies\": {\n    \"a\": \"1\",\n    \"c\": \"3\"\n  }\n}\n",
              "dependencies", "b", "^2.0.0",
              "{\n  \"name\": \"x\",\n  \"dependencies\": {\n    \"a\": \"1\",\n    \"b\": \"^2.0.0\",\n    \"c\": \"3\"\n  }\n}\n");
+  /* on one line, minified or spaced: its own separators, still one line */
+  expect_set("{\"name\":\"x\",\"dependencies\":{\"a\":\"1\",\"c\":\"3\"}}\n",
+             "dependencies", "b", "2",
+             "{\"name\":\"x\",\"dependencies\":{\"a\":\"1\",\"b\":\"2\",\"c\":\"3\"}}\n");
+  expect_set("{\"name\":\"x\"}\n", "devDependencies", "b", "2",
+             "{\"name\":\"x\",\"devDependencies\":{\"b\":\"2\"}}\n");
+  expect_set("{ \"dependencies\": { \"c\": \"3\" } }", "dependencies", "a", "1",
+             "{ \"dependencies\": { \"a\": \"1\", \"c\": \"3\" } }");
   /* first place */
   expect_set("{\n  \"dependencies\": {\n    \"m\": \"1\"\n  }\n}",
              "dependencies", "a", "^1.0.0",
