@@ -802,7 +802,7 @@ int nub_tree_from_graph_yarn(struct nub_tree *t, const struct nub_graph *g,
   for (size_t i = 0; i < nroots; i++)
     nub_free(roots[i].pattern);
   nub_free(roots);
-  for (size_t i = 0; i < g->npkgs; i++)
+  for (size_t i = 0; i < g->npkgs + h.nvirt; i++) /* the members' too */
     nub_free(h.targets[i]);
   nub_free(h.targets);
   nub_strmap_release(&h.tree, NULL);
