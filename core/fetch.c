@@ -76,6 +76,10 @@ struct fetcher {
   uint64_t waiting, waiting_peak;
   struct job *deferred, *deferred_tail; /* downloads held back meanwhile */
   size_t outstanding; /* downloads asked for and not yet taken by a worker */
+  /* downloads with no integrity to check them against (an old lockfile's
+   * entries, allow-missing-integrity): said once at the end */
+  size_t nunchecked;
+  char first_unchecked[256];
 };
 
 /* A network faster than the unpacking piles whole tarballs up in memory
@@ -746,6 +750,8 @@ static void start_job(struct fetcher *f, struct nub_pkg *p)
   f->jobs = j;
   f->pending++;
   f->nfetch++;
+  if (!p->integrity && !on_disk(p) && !is_git(p) && !f->nunchecked++)
+    snprintf(f->first_unchecked, sizeof(f->first_unchecked), "%s", j->what);
   pthread_mutex_unlock(&f->lock);
   nub_progress_add(f->prog, &f->prog->fetch_total, 1);
   nub_diag_mark("queued", j->what);
@@ -887,6 +893,14 @@ int nub_fetch_end(struct nub_fetch *fs, struct nub_fetch_result *res, struct nub
   if (f->nfetch)
     nub_diag_debugf("fetch: at most %.1f MB downloaded and waiting to be unpacked",
                     (double)f->waiting_peak / 1e6);
+  if (f->nunchecked && !f->rc) {
+    char more[64] = "";
+    if (f->nunchecked > 1)
+      snprintf(more, sizeof(more), " (and %zu more)", f->nunchecked - 1);
+    nub_progress_warn(f->prog, "%s%s came with no integrity to check it against (none in "
+                      "the lockfile): its tarball is installed unchecked", f->first_unchecked,
+                      more);
+  }
   memset(res, 0, sizeof(*res));
   res->fetched = f->nfetch;
   res->cached = f->cached;

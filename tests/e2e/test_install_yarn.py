@@ -168,6 +168,21 @@ class YarnWorkspaceTest(nubtest.NubTestCase):
         self.assertEqual(self.installed(),
                          [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
 
+    def test_an_entry_without_integrity_says_so(self):
+        # yarn installs it; so does nub, saying once that nothing checked it
+        # (before, it was installed silently)
+        path = os.path.join(self.proj, "yarn.lock")
+        with open(path) as f:
+            text = f.read()
+        entry = text[text.index("\na@^1.0.0:"):text.index("\n\n", text.index("\na@^1.0.0:") + 1)]
+        bare = "\n".join(l if not l.startswith("  resolved") else l.split("#")[0] + '"'
+                         for l in entry.split("\n") if not l.startswith("  integrity"))
+        with open(path, "w") as f:
+            f.write(text.replace(entry, bare))
+        proc = self.nub("install", "--frozen-lockfile")
+        self.assertIn("a@1.0.0 came with no integrity", proc.stderr)
+        self.assertEqual(self.installed(), YARN_WS_TREE)
+
     def test_against_yarn(self):
         yarn = shutil.which("yarn")
         if not yarn:
