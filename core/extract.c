@@ -346,7 +346,8 @@ void nub_extract_scratch_release(struct nub_extract_scratch *s)
 
 struct walk {
   struct nub_import *im;
-  const struct nub_packlist *pl; /* NULL: every file */
+  struct nub_packlist *pl; /* NULL: every file (its cache of nested ignore
+                            * files fills as the walk goes) */
   const char *root;
   struct nub_buf rel;
   struct nub_extract_stats *st;

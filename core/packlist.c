@@ -17,10 +17,17 @@
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "path.h"
+#include "strmap.h"
 
 struct rule {
   char *pat;
   bool neg, dir_only, anchored;
+};
+
+/* A directory's own ignore file below the root: its lines, relative to it. */
+struct nested {
+  struct rule *v;
+  size_t n;
 };
 
 struct nub_packlist {
@@ -29,6 +36,8 @@ struct nub_packlist {
   size_t nfiles, nignore;
   char **always; /* main and bin targets, normalised */
   size_t nalways;
+  char *dir;                 /* the package's directory */
+  struct nub_strmap nested;  /* subdirectory -> struct nested, read once */
 };
 
 /* npm never packs these (npm-packlist's defaults). */
@@ -158,7 +167,66 @@ static bool always(const struct nub_packlist *pl, const char *rel)
   return false;
 }
 
-bool nub_packlist_keeps(const struct nub_packlist *pl, const char *rel, bool is_dir)
+/* <dir>/.npmignore, else <dir>/.gitignore, into v (npm-packlist reads the
+ * first of them a directory has). */
+static void read_ignore(const char *dir, struct rule **v, size_t *n)
+{
+  for (int k = 0; k < 2; k++) {
+    char *path = nub_asprintf("%s/%s", dir, k ? ".gitignore" : ".npmignore"), *text = NULL;
+    size_t len = 0;
+    int rc = nub_plat_read_file_at(NUB_PLAT_CWD, path, 4u << 20, &text, &len);
+    nub_free(path);
+    if (rc < 0)
+      continue;
+    for (char *p = text, *nl; p && *p; p = nl ? nl + 1 : NULL) {
+      nl = strchr(p, '\n');
+      if (nl)
+        *nl = '\0';
+      add_rule(v, n, p);
+    }
+    nub_free(text);
+    return;
+  }
+}
+
+/* The ignore file of subdirectory sub (relative to the root), read once. */
+static const struct nested *nested_of(struct nub_packlist *pl, const char *sub)
+{
+  struct nested *x = nub_strmap_get(&pl->nested, sub);
+
+  if (!x) {
+    char *dir = nub_asprintf("%s/%s", pl->dir, sub);
+    x = nub_calloc(1, sizeof(*x));
+    read_ignore(dir, &x->v, &x->n);
+    nub_free(dir);
+    nub_strmap_put(&pl->nested, sub, x);
+  }
+  return x;
+}
+
+/* The ignore files of the directories above rel, from the top down, each
+ * over rel's path below its directory: a later one overrides (npm's rule:
+ * below the root they apply even with a "files" list). */
+static bool nested_keeps(struct nub_packlist *pl, const char *rel, bool is_dir, bool keep)
+{
+  char sub[4096];
+  size_t n = strlen(rel);
+  bool matched;
+
+  if (!pl->dir || n >= sizeof(sub))
+    return keep;
+  for (const char *s = strchr(rel, '/'); s; s = strchr(s + 1, '/')) {
+    const struct nested *x;
+    memcpy(sub, rel, (size_t)(s - rel));
+    sub[s - rel] = '\0';
+    x = nested_of(pl, sub);
+    if (x->n)
+      keep = decide(x->v, x->n, s + 1, is_dir, keep, false, &matched);
+  }
+  return keep;
+}
+
+bool nub_packlist_keeps(struct nub_packlist *pl, const char *rel, bool is_dir)
 {
   bool matched;
 
@@ -185,8 +253,12 @@ bool nub_packlist_keeps(const struct nub_packlist *pl, const char *rel, bool is_
     }
     if (!decide(pl->files, pl->nfiles, rel, false, false, true, &matched))
       return false;
+    /* with a "files" list the root's ignore file does not apply; the
+     * nested ones do */
+    return nested_keeps(pl, rel, is_dir, true) || always(pl, rel);
   }
-  return decide(pl->ignore, pl->nignore, rel, is_dir, true, false, &matched) ||
+  return nested_keeps(pl, rel, is_dir,
+                      decide(pl->ignore, pl->nignore, rel, is_dir, true, false, &matched)) ||
          (!is_dir && always(pl, rel));
 }
 
@@ -238,21 +310,8 @@ int nub_packlist_load(struct nub_packlist **out, const char *dir, struct nub_err
     return rc;
   }
   /* the root's ignore file: .npmignore, else .gitignore */
-  for (int k = 0; k < 2; k++) {
-    path = nub_asprintf("%s/%s", dir, k ? ".gitignore" : ".npmignore");
-    rc = nub_plat_read_file_at(NUB_PLAT_CWD, path, 4u << 20, &text, &len);
-    nub_free(path);
-    if (rc < 0)
-      continue;
-    for (char *p = text, *nl; p && *p; p = nl ? nl + 1 : NULL) {
-      nl = strchr(p, '\n');
-      if (nl)
-        *nl = '\0';
-      add_rule(&pl->ignore, &pl->nignore, p);
-    }
-    nub_free(text);
-    break;
-  }
+  read_ignore(dir, &pl->ignore, &pl->nignore);
+  pl->dir = nub_strdup(dir);
   *out = pl;
   return 0;
 }
@@ -270,5 +329,15 @@ void nub_packlist_free(struct nub_packlist *pl)
   nub_free(pl->files);
   nub_free(pl->ignore);
   nub_free(pl->always);
+  for (size_t i = 0; i < pl->nested.cap; i++)
+    if (pl->nested.slots[i].key) {
+      struct nested *x = pl->nested.slots[i].val;
+      for (size_t k = 0; k < x->n; k++)
+        nub_free(x->v[k].pat);
+      nub_free(x->v);
+      nub_free(x);
+    }
+  nub_strmap_release(&pl->nested, NULL);
+  nub_free(pl->dir);
   nub_free(pl);
 }

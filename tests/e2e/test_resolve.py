@@ -849,6 +849,58 @@ class GitDependencyTest(ResolveTestCase):
         self.assertIn("keep.log", files(self.proj))
         self.assertNotIn("docs/guide.md", files(self.proj))
 
+    def test_nested_ignore_files_pack_what_npm_packs(self):
+        # each directory's own .npmignore (else .gitignore) below the root,
+        # with and without a "files" list, where the root's does not override
+        # the list (before, only the root's was read)
+        npm = shutil.which("npm")
+        cases = {
+            "nested": ({"name": "nested", "version": "1.0.0"},
+                       (("index.js", "1"), ("a.log", "x"), (".npmignore", "*.log\n"),
+                        ("src/.npmignore", "*.tmp\n!keep.tmp\n"), ("src/a.tmp", "1"),
+                        ("src/keep.tmp", "1"), ("src/x.js", "1"), ("src/b.log", "1"),
+                        ("lib/.gitignore", "gen/\n"), ("lib/gen/g.js", "1"), ("lib/l.js", "1"),
+                        ("both/.npmignore", "n.js\n"), ("both/.gitignore", "g.js\n"),
+                        ("both/n.js", "1"), ("both/g.js", "1")),
+                       ["both/g.js", "index.js", "lib/l.js", "package.json", "src/keep.tmp",
+                        "src/x.js"]),
+            "listed": ({"name": "listed", "version": "1.0.0", "files": ["src", "index.js"]},
+                       (("index.js", "1"), (".npmignore", "src/b.js\n"),
+                        ("src/.npmignore", "c.js\n"), ("src/a.js", "1"), ("src/b.js", "1"),
+                        ("src/c.js", "1"), ("other.js", "1")),
+                       ["index.js", "package.json", "src/a.js", "src/b.js"]),
+        }
+        for name, (pj, files_in, want) in cases.items():
+            with self.subTest(case=name):
+                repo = os.path.join(self.tmp, "repo-" + name)
+                for rel, text in (("package.json", json.dumps(pj)),) + files_in:
+                    os.makedirs(os.path.dirname(os.path.join(repo, rel)), exist_ok=True)
+                    with open(os.path.join(repo, rel), "w") as f:
+                        f.write(text)
+                self.git("init", "-q", "-b", "main", cwd=repo)
+                self.git("add", "-A", "-f", cwd=repo)
+                self.git("commit", "-q", "-m", "x", cwd=repo)
+                proj = os.path.join(self.tmp, "proj-" + name)
+                os.makedirs(proj)
+                self.write_json(os.path.join(proj, "package.json"),
+                                {"name": "p", "version": "1.0.0",
+                                 "dependencies": {name: "git+file://" + repo}})
+                self.nub("install", cwd=proj)
+
+                def files(root):
+                    pkg = os.path.realpath(os.path.join(root, "node_modules", name))
+                    return sorted(os.path.relpath(os.path.join(d, f), pkg)
+                                  for d, _, fs in os.walk(pkg) for f in fs)
+                self.assertEqual(files(proj), want)
+                if npm:
+                    theirs = os.path.join(self.tmp, "theirs-" + name)
+                    os.makedirs(theirs)
+                    shutil.copy(os.path.join(proj, "package.json"), theirs)
+                    self.run_cmd([npm, "install", "--ignore-scripts", "--no-audit", "--no-fund"],
+                                 cwd=theirs, env={"npm_config_registry": self.registry.url,
+                                                  "npm_config_cache": os.path.join(self.tmp, "npm-cache")})
+                    self.assertEqual(files(proj), files(theirs))
+
     def test_a_ref_that_is_not_there(self):
         self.make_project({"name": "p", "version": "1.0.0",
                            "dependencies": {"gitdep": self.url + "#v9.9.9"}})
