@@ -468,74 +468,30 @@ int nub_lockfile_bun_write(const struct nub_graph *g, const struct nub_manifest 
     if (any)
       nub_buf_adds(out, "  ],\n");
   }
-  if (root->overrides.n) {
-    size_t n;
-    struct nub_dep *v = sorted(&root->overrides, NULL, &n);
-    nub_buf_adds(out, "  \"overrides\": {\n");
-    for (size_t i = 0; i < n; i++) {
-      indent(out, 2);
-      str(out, v[i].name);
-      nub_buf_adds(out, ": ");
-      str(out, v[i].spec);
-      nub_buf_adds(out, ",\n");
-    }
-    nub_buf_adds(out, "  },\n");
-    nub_free(v);
-  }
+  /* overrides and catalogs: maps by name, like a workspace's groups */
+  ws_group(out, 1, "overrides", &root->overrides);
   {
     const struct nub_catalog *def = nub_catalog_find(root->catalogs, root->ncatalogs, "default");
-    bool named = false;
-    if (def && def->deps.n) {
-      nub_buf_adds(out, "  \"catalog\": {\n");
-      {
-        size_t n;
-        struct nub_dep *v = sorted(&def->deps, NULL, &n);
-        for (size_t i = 0; i < n; i++) {
-          indent(out, 2);
-          str(out, v[i].name);
-          nub_buf_adds(out, ": ");
-          str(out, v[i].spec);
-          nub_buf_adds(out, ",\n");
-        }
-        nub_free(v);
-      }
-      nub_buf_adds(out, "  },\n");
-    }
+    const struct nub_catalog **cs = nub_calloc(root->ncatalogs + 1, sizeof(*cs));
+    size_t nc = 0;
+    if (def)
+      ws_group(out, 1, "catalog", &def->deps);
     for (size_t c = 0; c < root->ncatalogs; c++)
-      named = named || strcmp(root->catalogs[c].name, "default");
-    if (named) {
-      const struct nub_catalog **cs = nub_calloc(root->ncatalogs, sizeof(*cs));
-      size_t nc = 0;
-      for (size_t c = 0; c < root->ncatalogs; c++)
-        if (strcmp(root->catalogs[c].name, "default"))
-          cs[nc++] = &root->catalogs[c];
-      for (size_t i = 1; i < nc; i++)
-        for (size_t j = i; j > 0 && strcmp(cs[j - 1]->name, cs[j]->name) > 0; j--) {
-          const struct nub_catalog *t = cs[j];
-          cs[j] = cs[j - 1];
-          cs[j - 1] = t;
-        }
-      nub_buf_adds(out, "  \"catalogs\": {\n");
-      for (size_t c = 0; c < nc; c++) {
-        size_t n;
-        struct nub_dep *v = sorted(&cs[c]->deps, NULL, &n);
-        indent(out, 2);
-        str(out, cs[c]->name);
-        nub_buf_adds(out, ": {\n");
-        for (size_t i = 0; i < n; i++) {
-          indent(out, 3);
-          str(out, v[i].name);
-          nub_buf_adds(out, ": ");
-          str(out, v[i].spec);
-          nub_buf_adds(out, ",\n");
-        }
-        indent(out, 2);
-        nub_buf_adds(out, "},\n");
-        nub_free(v);
+      if (strcmp(root->catalogs[c].name, "default"))
+        cs[nc++] = &root->catalogs[c];
+    for (size_t i = 1; i < nc; i++) /* by name */
+      for (size_t j = i; j > 0 && strcmp(cs[j - 1]->name, cs[j]->name) > 0; j--) {
+        const struct nub_catalog *t = cs[j];
+        cs[j] = cs[j - 1];
+        cs[j - 1] = t;
       }
+    if (nc) {
+      nub_buf_adds(out, "  \"catalogs\": {\n");
+      for (size_t c = 0; c < nc; c++)
+        ws_group(out, 2, cs[c]->name, &cs[c]->deps);
       nub_buf_adds(out, "  },\n");
-      nub_free(cs);
     }
+    nub_free(cs);
   }
   if (!nplaces) {
     nub_buf_adds(out, "  \"packages\": {}\n}\n");

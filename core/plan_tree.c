@@ -120,7 +120,9 @@ static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
 /* npm install's answer to a lockfile that no longer matches: resolve again,
  * keeping the lockfile's versions where they still satisfy, place the
  * result npm's way and write package-lock.json back (v3). */
-static int re_resolve_npm(struct nub_install_ctx *c, const char *why, struct nub_err *err)
+/* Resolve again from the lockfile's tree: its versions are kept where they
+ * still satisfy; the plan's tree is emptied for the caller to place. */
+static int resolve_again(struct nub_install_ctx *c, const char *why, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
   struct nub_graph prev;
@@ -136,6 +138,14 @@ static int re_resolve_npm(struct nub_install_ctx *c, const char *why, struct nub
   if (rc == 0)
     rc = nub_plan_resolve(c, &prev, err);
   nub_graph_release(&prev);
+  return rc;
+}
+
+static int re_resolve_npm(struct nub_install_ctx *c, const char *why, struct nub_err *err)
+{
+  struct nub_plan *p = &c->plan;
+  int rc = resolve_again(c, why, err);
+
   if (rc == 0)
     rc = nub_tree_from_graph(&p->tree, &p->graph, c->ws.source ? &c->ws : NULL, &c->cfg, err);
   if (rc == 0) {
@@ -154,22 +164,12 @@ static int re_resolve_npm(struct nub_install_ctx *c, const char *why, struct nub
 static int re_resolve_bun(struct nub_install_ctx *c, const char *why, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
-  struct nub_graph prev;
   struct nub_buf b = NUB_BUF_INIT;
   int version = p->tree.lockfile_version, config_version = p->tree.config_version;
   int rc;
 
-  nub_diag_debugf("re-resolving %s: %s", p->lockname, why);
-  nub_graph_init(&prev);
-  rc = nub_graph_from_tree(&prev, &p->tree, &c->man, c->ws.source ? &c->ws : NULL, err);
-  nub_tree_release(&p->tree);
-  nub_tree_init(&p->tree, &p->pkgs);
-  nub_graph_init(&p->graph);
-  p->have_graph = true;
   p->importer_peers = true; /* bun installs a project's own peers */
-  if (rc == 0)
-    rc = nub_plan_resolve(c, &prev, err);
-  nub_graph_release(&prev);
+  rc = resolve_again(c, why, err);
   if (rc == 0)
     rc = nub_lockfile_bun_write(&p->graph, &c->man, c->ws.source ? &c->ws : NULL, &c->cfg,
                                 version, config_version, &b, err);
