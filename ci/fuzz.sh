@@ -21,9 +21,11 @@ all=(json lockfile_npm lockfile_pnpm lockfile_yarn npmrc semver index tarball)
 harnesses=("$@"); [ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
 
 out=$root/build-fuzz
+# the logs stay in the build directory (ignored), never beside the sources
+mkdir -p "$out"
 CC=$cc cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNUB_FUZZ=ON -DNUB_TESTS=OFF \
-  >"$out.cmake.log" 2>&1 || { cat "$out.cmake.log"; exit 1; }
-cmake --build "$out" -j"$jobs" >"$out.build.log" 2>&1 || { tail -30 "$out.build.log"; exit 1; }
+  >"$out/cmake.log" 2>&1 || { cat "$out/cmake.log"; exit 1; }
+cmake --build "$out" -j"$jobs" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 
 # ---- seeds: real files, copied (or transformed) into a fresh corpus -------
 corpus=$out/corpus
