@@ -170,6 +170,8 @@ static int run_git(const char *const *args, const char *cwd, struct nub_buf *out
   for (;;) {
     char buf[4096];
     long r = nub_plat_read(fd, buf, sizeof(buf));
+    if (r == -EINTR)
+      continue;
     if (r <= 0)
       break;
     nub_buf_add(out, buf, (size_t)r);
@@ -244,9 +246,8 @@ int nub_git_resolve(const struct nub_gitspec *g, const char *what, char commit[4
           name[nn - 3] = '\0';
         memset(&v, 0, sizeof(v));
         if (nub_version_parse_loose(&v, name + 10) == 0) {
-          char vs[128];
-          snprintf(vs, sizeof(vs), "%s", name + 10);
-          if (nub_semver_satisfies(g->semver, vs[0] == 'v' ? vs + 1 : vs, false) &&
+          /* the range parsed once, the tag's version as read */
+          if (nub_range_satisfies(range, &v, false) &&
               (!have_best || nub_version_cmp(&v, &best) > 0 ||
                (peeled && nub_version_cmp(&v, &best) == 0))) {
             if (have_best)

@@ -715,6 +715,13 @@ class GitDependencyTest(ResolveTestCase):
                 self.assertIn("commit: " + self.commits[version], lock)
                 self.assertIn("type: git", lock)
 
+    def test_semver_range_ignores_tags_out_of_range(self):
+        # a tag only a loose parse reads ("v9.09.0") is judged by that version,
+        # not taken as a match (it was: the strict check's error counted as yes)
+        self.git("tag", "v9.09.0", self.commits["1.2.0"])
+        self.install(self.url + "#semver:^1.2.0")
+        self.assertEqual(self.got()["version"], "1.3.0")
+
     def test_an_abbreviated_commit(self):
         # npm and yarn take "#<short hash>"; git ls-remote lists no commits,
         # so nub finds it in a clone (before, it asked for all 40 digits)
