@@ -45,6 +45,7 @@ struct job {
   bool done, scheduled;
   struct nub_http_result res;
   struct job *next_deferred;
+  bool counted; /* asked of the network: one of fetcher.outstanding */
   /* worker side */
   struct nub_hasher h;
   struct nub_sri want, got; /* got is valid once digested */
@@ -292,7 +293,8 @@ static void git_job(void *arg, int worker)
     job_error(j, -NUB_ESPEC, "%s: '%s' is not a git commit", j->what, j->pkg->tarball);
     return;
   }
-  dir = nub_asprintf("%s/tmp/git-%d-%u", f->store->root, nub_plat_pid(),
+  /* <pid>-...: what a killed install leaves the store's tmp cleaning finds */
+  dir = nub_asprintf("%s/tmp/%d-git-%u", f->store->root, nub_plat_pid(),
                      __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
   nub_plat_rm_rf(dir);
   rc = nub_git_checkout(url, commit, dir, j->what, &err);
@@ -399,23 +401,27 @@ static void submit(struct job *j, uint64_t delay_ms)
     return;
   }
   {
+    /* decided and handed to the network under the lock, so that a cancel
+     * (which stops the client under it) cannot come in between */
     struct fetcher *f = j->f;
-    bool hold;
+    bool gone;
     pthread_mutex_lock(&f->lock);
-    hold = hold_back(f);
-    if (!hold)
-      f->outstanding++;
-    if (hold) {
+    gone = f->cancel || !f->http;
+    if (!gone && hold_back(f)) {
       j->next_deferred = NULL;
       if (f->deferred_tail)
         f->deferred_tail->next_deferred = j;
       else
         f->deferred = j;
       f->deferred_tail = j;
+    } else if (!gone) {
+      f->outstanding++;
+      j->counted = true;
+      nub_http_submit(f->http, &j->req);
     }
     pthread_mutex_unlock(&f->lock);
-    if (!hold)
-      nub_http_submit(f->http, &j->req);
+    if (gone)
+      job_error(j, -NUB_EINTR, "interrupted");
   }
 }
 
@@ -425,24 +431,27 @@ static void kick(struct fetcher *f)
 {
   for (;;) {
     struct job *j;
+    bool gone = false;
     pthread_mutex_lock(&f->lock);
     j = f->deferred;
-    if (j && (!hold_back(f) || f->cancel)) {
+    if (j && (!hold_back(f) || f->cancel || !f->http)) {
       f->deferred = j->next_deferred;
       if (!f->deferred)
         f->deferred_tail = NULL;
-      if (!f->cancel)
+      gone = f->cancel || !f->http;
+      if (!gone) {
         f->outstanding++;
+        j->counted = true;
+        nub_http_submit(f->http, &j->req);
+      }
     } else {
       j = NULL;
     }
     pthread_mutex_unlock(&f->lock);
     if (!j)
       return;
-    if (f->cancel || !f->http)
+    if (gone)
       job_error(j, -NUB_EINTR, "interrupted");
-    else
-      nub_http_submit(f->http, &j->req);
   }
 }
 
@@ -609,8 +618,10 @@ static void worker_run(void *arg, int worker)
   __atomic_sub_fetch(&f->waiting, j->waiting, __ATOMIC_RELAXED);
   j->waiting = 0;
   pthread_mutex_lock(&f->lock);
-  if (f->outstanding)
+  if (j->counted) { /* a local tarball never was */
     f->outstanding--;
+    j->counted = false;
+  }
   pthread_mutex_unlock(&f->lock);
   kick(f);
   have_want = j->have_want =
