@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "nub_alloc.h"
+#include "path.h"
 
 void nub_graph_init(struct nub_graph *g)
 {
@@ -154,6 +155,29 @@ char *nub_importer_file(const struct nub_importer *im, const char *rest)
   if (!strcmp(im->path, "."))
     return nub_strdup(rest);
   return nub_asprintf("%s/%s", im->path, rest);
+}
+
+char *nub_importer_link_path(const struct nub_importer *im, const char *ref)
+{
+  char out[4096], *rel, *abs;
+  int rc;
+
+  if (strncmp(ref, "link:", 5))
+    return NULL;
+  rel = nub_importer_file(im, ref + 5);
+  abs = nub_asprintf("/r/%s", rel); /* a root of its own, to apply ".." by name */
+  rc = nub_path_relative("/r", abs, out, sizeof(out));
+  nub_free(rel);
+  nub_free(abs);
+  return rc < 0 ? NULL : nub_strdup(out);
+}
+
+const struct nub_importer *nub_graph_importer(const struct nub_graph *g, const char *path)
+{
+  for (size_t i = 0; i < g->nimporters; i++)
+    if (!strcmp(g->importers[i].path, path))
+      return &g->importers[i];
+  return NULL;
 }
 
 int nub_importer_depth(const struct nub_importer *im)

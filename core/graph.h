@@ -105,6 +105,13 @@ struct nub_gcatalog {
 /* A path under the importer's directory: "node_modules/x" for the project,
  * "packages/a/node_modules/x" for a member. Caller frees. */
 char *nub_importer_file(const struct nub_importer *im, const char *rest);
+/* Where a "link:<rel>" ref of the importer points, as a path from the
+ * project ("packages/b"; ".." applied); NULL for another ref or one that
+ * leaves the file system's root. Caller frees. */
+char *nub_importer_link_path(const struct nub_importer *im, const char *ref);
+struct nub_graph;
+/* The importer at path ("." for the project), or NULL. */
+const struct nub_importer *nub_graph_importer(const struct nub_graph *g, const char *path);
 /* How many directories deep the importer is below the project (0 for "."). */
 int nub_importer_depth(const struct nub_importer *im);
 

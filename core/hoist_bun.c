@@ -111,30 +111,12 @@ static void place(struct hoister *h, long ti, const struct dep *d, bool root_dir
   h->qn++;
 }
 
-/* "link:<rel>" of the importer at `from`, as a path from the project. */
-static char *link_path(const char *from, const char *rel)
-{
-  char out[4096];
-  char *abs = !strcmp(from, ".") ? nub_asprintf("/r/%s", rel) : nub_asprintf("/r/%s/%s", from, rel);
-  int rc = nub_path_relative("/r", abs, out, sizeof(out));
-
-  nub_free(abs);
-  return rc < 0 ? NULL : nub_strdup(out);
-}
-
 static long member_at(const struct nub_workspace *ws, const char *dir)
 {
   const struct nub_ws_pkg *m = ws ? nub_workspace_at(ws, dir) : NULL;
   return m ? (long)(m - ws->pkgs) : -1;
 }
 
-static const struct nub_importer *importer_at(const struct nub_graph *g, const char *path)
-{
-  for (size_t i = 0; i < g->nimporters; i++)
-    if (!strcmp(g->importers[i].path, path))
-      return &g->importers[i];
-  return NULL;
-}
 
 static int cmp_dep(const void *a, const void *b)
 {
@@ -173,7 +155,7 @@ static int importer_deps(struct hoister *h, const struct nub_importer *im, bool 
     for (size_t i = 0; i < nd; i++) {
       struct target t = {NULL, -1, NULL};
       if (!strncmp(d[i].ref, "link:", 5)) {
-        char *to = link_path(im->path, d[i].ref + 5);
+        char *to = nub_importer_link_path(im, d[i].ref);
         t.member = to ? member_at(h->ws, to) : -1;
         if (t.member < 0) {
           if (!root || !to) {
@@ -308,10 +290,12 @@ static void process(struct hoister *h, const struct item *it, bool root)
   long mine;
 
   if (root) {
-    if ((h->rc = importer_deps(h, &h->g->importers[0], true, h->root, &deps, &nd)) < 0)
+    if ((h->rc = importer_deps(h, &h->g->importers[0], true, h->root, &deps, &nd)) < 0) {
+      nub_free(deps);
       return;
+    }
   } else if (it->t.member >= 0) {
-    const struct nub_importer *im = importer_at(h->g, h->ws->pkgs[it->t.member].dir);
+    const struct nub_importer *im = nub_graph_importer(h->g, h->ws->pkgs[it->t.member].dir);
     if ((h->rc = importer_deps(h, im, false, &h->ws->pkgs[it->t.member].man, &deps, &nd)) < 0) {
       nub_free(deps);
       return;

@@ -466,13 +466,6 @@ static void prepass(struct hctx *h, struct root *roots, size_t nroots)
 
 /* ---- workspaces -------------------------------------------------------------------- */
 
-static const struct nub_importer *importer_at(const struct nub_graph *g, const char *path)
-{
-  for (size_t i = 0; i < g->nimporters; i++)
-    if (!strcmp(g->importers[i].path, path))
-      return &g->importers[i];
-  return NULL;
-}
 
 static void vedge(struct nub_gedge **v, size_t *n, struct nub_depmap *specs, const char *alias,
                   const char *ref, const char *spec)
@@ -490,15 +483,13 @@ static void vedge(struct nub_gedge **v, size_t *n, struct nub_depmap *specs, con
 }
 
 /* The member a link of the importer at `from` points at, or -1. */
-static long linked_member(const struct nub_workspace *ws, const char *from, const char *ref)
+static long linked_member(const struct nub_workspace *ws, const struct nub_importer *im,
+                          const char *ref)
 {
-  char out[4096];
-  char *abs = !strcmp(from, ".") ? nub_asprintf("/r/%s", ref + 5)
-                                 : nub_asprintf("/r/%s/%s", from, ref + 5);
-  int rc = nub_path_relative("/r", abs, out, sizeof(out));
-  const struct nub_ws_pkg *m = rc == 0 ? nub_workspace_at(ws, out) : NULL;
+  char *to = nub_importer_link_path(im, ref);
+  const struct nub_ws_pkg *m = to ? nub_workspace_at(ws, to) : NULL;
 
-  nub_free(abs);
+  nub_free(to);
   return m ? (long)(m - ws->pkgs) : -1;
 }
 
@@ -516,7 +507,7 @@ static void importer_edges(struct hctx *h, struct nub_gpkg *p, const struct nub_
       const char *ref = d[i].ref;
       char *own = NULL;
       if (!strncmp(ref, "link:", 5)) {
-        long m = linked_member(h->ws, im->path, ref);
+        long m = linked_member(h->ws, im, ref);
         if (m < 0)
           continue;
         ref = own = nub_strdup(h->virt[m]->key);
@@ -554,7 +545,7 @@ static void make_virtual(struct hctx *h)
     nub_strmap_put(&h->virt_by_key, m->key, m);
   }
   for (size_t i = 0; i < ws->npkgs; i++)
-    importer_edges(h, h->virt[i], importer_at(h->g, ws->pkgs[i].dir));
+    importer_edges(h, h->virt[i], nub_graph_importer(h->g, ws->pkgs[i].dir));
   agg = nub_calloc(1, sizeof(*agg));
   agg->name = nub_strdup(AGGREGATOR);
   agg->version = nub_strdup("1.0.0");
@@ -587,10 +578,12 @@ static int cmp_q(const void *a, const void *b)
 /* The member a tree entry of the top is, or NULL. */
 static const struct nub_ws_pkg *top_member(const struct hctx *h, const struct hinfo *info)
 {
-  for (size_t i = 0; h->ws && i < h->ws->npkgs; i++)
-    if (info->pkg == h->virt[i])
-      return &h->ws->pkgs[i];
-  return NULL;
+  /* members are the virtual packages numbered first after the graph's */
+  size_t i = info->pkg->index - h->g->npkgs;
+  return h->ws && info->pkg->index >= h->g->npkgs && i < h->ws->npkgs &&
+                 info->pkg == h->virt[i]
+             ? &h->ws->pkgs[i]
+             : NULL;
 }
 
 /* Where an entry lies: under node_modules of the project, or, below a
@@ -646,7 +639,7 @@ int nub_tree_from_graph_yarn(struct nub_tree *t, const struct nub_graph *g,
       char *tk = nub_gedge_target(d[i].alias, d[i].ref);
       const struct nub_gpkg *p = tk ? nub_graph_find(g, tk) : NULL;
       if (!p && d[i].ref && !strncmp(d[i].ref, "link:", 5)) {
-        long m = h.ws ? linked_member(h.ws, ".", d[i].ref) : -1;
+        long m = h.ws ? linked_member(h.ws, im, d[i].ref) : -1;
         nub_free(tk); /* a workspace member, linked */
         if (m < 0)
           continue;

@@ -35,9 +35,9 @@ struct nub_workspace;
 /* bun.lock for a resolved graph g, as bun 1.4 writes it: the project's and
  * ws's members' package.json specs, the packages placed by bun's hoisting
  * (hoist_bun.h), lockfileVersion `version` and configVersion
- * `config_version` (a file's own are kept, as bun keeps them). A source
- * bun.lock cannot hold here yet (a file: directory, a git or tarball-URL
- * package, a scoped override) is -NUB_ESPEC naming it. */
+ * `config_version` (a file's own are kept, as bun keeps them). What nub
+ * cannot write into bun.lock yet (a scoped override, a member's link:
+ * outside the workspace) is -NUB_ESPEC naming it. */
 int nub_lockfile_bun_write(const struct nub_graph *g, const struct nub_manifest *root,
                            const struct nub_workspace *ws, const struct nub_config *cfg,
                            int version, int config_version, struct nub_buf *out,

@@ -345,7 +345,8 @@ static int entry(struct nub_buf *b, const struct nub_bun_place *pl,
   str(b, pl->key);
   nub_buf_adds(b, ": [");
   if (pl->member) {
-    char *spec = nub_asprintf("%s@workspace:%s", pl->member->man.name, pl->member->dir);
+    /* (the alias: a member linked by path may have no name of its own) */
+    char *spec = nub_asprintf("%s@workspace:%s", pl->alias, pl->member->dir);
     str(b, spec);
     nub_free(spec);
   } else if (pl->link) {
@@ -418,17 +419,17 @@ int nub_lockfile_bun_write(const struct nub_graph *g, const struct nub_manifest 
 {
   struct nub_bun_place *places = NULL;
   size_t nplaces = 0;
-  int rc = nub_hoist_bun(g, root, ws, &places, &nplaces, err);
+  int rc;
 
+  for (size_t i = 0; i < root->overrides.n; i++) {
+    const char *nm = root->overrides.v[i].name;
+    if (nm[0] && (strchr(nm + (nm[0] == '@'), '>') || strchr(nm + 1, '@')))
+      return nub_err_set(err, -NUB_ESPEC, "the override '%s' is scoped, which nub cannot "
+                         "write into bun.lock yet; run `bun install`", nm);
+  }
+  rc = nub_hoist_bun(g, root, ws, &places, &nplaces, err);
   if (rc < 0)
     return rc;
-  for (size_t i = 0; i < root->overrides.n; i++)
-    if (strchr(root->overrides.v[i].name + (root->overrides.v[i].name[0] == '@'), '>') ||
-        strchr(root->overrides.v[i].name + 1, '@')) {
-      nub_bun_places_free(places, nplaces);
-      return nub_err_set(err, -NUB_ESPEC, "the override '%s' is scoped, which nub cannot "
-                         "write into bun.lock yet; run `bun install`", root->overrides.v[i].name);
-    }
   nub_buf_addf(out, "{\n  \"lockfileVersion\": %d,\n  \"configVersion\": %d,\n",
                version < 1 ? 1 : version, config_version);
   nub_buf_adds(out, "  \"workspaces\": {\n");

@@ -279,8 +279,9 @@ int nub_packlist_load(struct nub_packlist **out, const char *dir, struct nub_err
   size_t len = 0;
   cJSON *doc = NULL;
   int rc = nub_plat_read_file_at(NUB_PLAT_CWD, path, 64u << 20, &text, &len);
+  bool text_read = rc == 0;
 
-  if (rc == 0)
+  if (text_read)
     rc = nub_json_parse(text, len, path, -NUB_EMANIFEST, 0, &doc, err);
   nub_free(text);
   if (rc == 0) {
@@ -306,6 +307,8 @@ int nub_packlist_load(struct nub_packlist **out, const char *dir, struct nub_err
   cJSON_Delete(doc);
   nub_free(path);
   if (rc < 0 && rc != -ENOENT) {
+    if (!text_read) /* (a parse error has said what it was) */
+      nub_err_set(err, rc, "cannot read %s/package.json: %s", dir, nub_strerror(rc));
     nub_packlist_free(pl);
     return rc;
   }
@@ -316,28 +319,28 @@ int nub_packlist_load(struct nub_packlist **out, const char *dir, struct nub_err
   return 0;
 }
 
+static void free_rules(struct rule *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    nub_free(v[i].pat);
+  nub_free(v);
+}
+
+static void free_nested(void *p)
+{
+  struct nested *x = p;
+  free_rules(x->v, x->n);
+  nub_free(x);
+}
+
 void nub_packlist_free(struct nub_packlist *pl)
 {
   if (!pl)
     return;
-  for (size_t i = 0; i < pl->nfiles; i++)
-    nub_free(pl->files[i].pat);
-  for (size_t i = 0; i < pl->nignore; i++)
-    nub_free(pl->ignore[i].pat);
-  for (size_t i = 0; i < pl->nalways; i++)
-    nub_free(pl->always[i]);
-  nub_free(pl->files);
-  nub_free(pl->ignore);
-  nub_free(pl->always);
-  for (size_t i = 0; i < pl->nested.cap; i++)
-    if (pl->nested.slots[i].key) {
-      struct nested *x = pl->nested.slots[i].val;
-      for (size_t k = 0; k < x->n; k++)
-        nub_free(x->v[k].pat);
-      nub_free(x->v);
-      nub_free(x);
-    }
-  nub_strmap_release(&pl->nested, NULL);
+  free_rules(pl->files, pl->nfiles);
+  free_rules(pl->ignore, pl->nignore);
+  nub_strarray_free(pl->always, pl->nalways);
+  nub_strmap_release(&pl->nested, free_nested);
   nub_free(pl->dir);
   nub_free(pl);
 }

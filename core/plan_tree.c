@@ -117,9 +117,6 @@ static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
 }
 
 
-/* npm install's answer to a lockfile that no longer matches: resolve again,
- * keeping the lockfile's versions where they still satisfy, place the
- * result npm's way and write package-lock.json back (v3). */
 /* Resolve again from the lockfile's tree: its versions are kept where they
  * still satisfy; the plan's tree is emptied for the caller to place. */
 static int resolve_again(struct nub_install_ctx *c, const char *why, struct nub_err *err)
@@ -141,6 +138,8 @@ static int resolve_again(struct nub_install_ctx *c, const char *why, struct nub_
   return rc;
 }
 
+/* npm install's answer to a lockfile that no longer matches: resolve again,
+ * place the result npm's way and write package-lock.json back (v3). */
 static int re_resolve_npm(struct nub_install_ctx *c, const char *why, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;

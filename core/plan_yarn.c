@@ -1,9 +1,9 @@
 /* plan_yarn.c - the plan from yarn.lock (yarn 1): its graph, each direct
  * dependency found by its "name@spec" among the entries (yarn's
  * --frozen-lockfile rule), placed by the layout (hoisted by default, as
- * yarn 1 places packages; see convert.h). nub does not write yarn.lock back
- * yet: a yarn.lock that no longer answers package.json is refused, naming
- * the dependency. */
+ * yarn 1 places packages; see convert.h). A yarn.lock that no longer
+ * answers package.json is resolved again and written back as yarn writes
+ * it, or refused, naming the dependency, under --frozen-lockfile. */
 #include <string.h>
 
 #include "install_ctx.h"
@@ -17,13 +17,14 @@
 /* The previous graph's `resolved` strings onto the versions kept. */
 static void keep_resolved(struct nub_graph *g, const struct nub_graph *prev)
 {
-  for (size_t i = 0; i < g->npkgs; i++)
-    for (size_t k = 0; k < prev->npkgs; k++)
-      if (!strcmp(g->pkgs[i]->pkg_key, prev->pkgs[k]->pkg_key) && prev->pkgs[k]->resolved) {
-        nub_free(g->pkgs[i]->resolved);
-        g->pkgs[i]->resolved = nub_strdup(prev->pkgs[k]->resolved);
-        break;
-      }
+  for (size_t i = 0; i < g->npkgs; i++) {
+    /* (a yarn.lock graph's keys are its packages' keys: no peer suffixes) */
+    const struct nub_gpkg *was = nub_graph_find(prev, g->pkgs[i]->pkg_key);
+    if (was && was->resolved) {
+      nub_free(g->pkgs[i]->resolved);
+      g->pkgs[i]->resolved = nub_strdup(was->resolved);
+    }
+  }
 }
 
 int nub_plan_from_yarn(struct nub_install_ctx *c, struct nub_err *err)
@@ -144,7 +145,7 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
   bool *seen = nub_calloc(n + 1, sizeof(bool)), *required = nub_calloc(n + 1, sizeof(bool));
   bool *incompatible = nub_calloc(n + 1, sizeof(bool));
   size_t *queue = nub_calloc(n + 1, sizeof(size_t)), qh = 0, qt = 0;
-  const struct nub_importer *im = g->nimporters ? &g->importers[0] : NULL;
+  size_t *seed_im = nub_calloc(n + 1, sizeof(size_t)); /* the importer a path starts at */
   int rc;
 
   /* each package's peers (yarn reads them from the package) and platform,
@@ -168,6 +169,7 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
       if (x && !seen[x->index]) {
         seen[x->index] = true;
         parent[x->index] = -1;
+        seed_im[x->index] = ii;
         queue[qt++] = x->index;
       }
     }
@@ -196,15 +198,18 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
       struct nub_gpkg *v = NULL;
       if (dep_named(g, x, name))
         continue; /* a dependency too */
-      for (long a = parent[i]; !v; a = a >= 0 ? parent[a] : -2) {
+      for (long a = parent[i], last = (long)i; !v; last = a, a = a >= 0 ? parent[a] : -2) {
         if (a == -2)
           break;
         if (a >= 0) {
           v = dep_named(g, g->pkgs[a], name);
         } else {
-          for (int kk = 0; im && kk < NUB_DEP_KINDS && !v; kk++) {
+          /* the importer (project or member) that depends on the path's
+           * first package */
+          const struct nub_importer *sim = &g->importers[seed_im[last]];
+          for (int kk = 0; kk < NUB_DEP_KINDS && !v; kk++) {
             const struct nub_gdirect *d;
-            size_t nd = nub_importer_directs(im, kk, &d);
+            size_t nd = nub_importer_directs(sim, kk, &d);
             for (size_t j = 0; j < nd && !v; j++)
               if (!strcmp(d[j].alias, name)) {
                 char *t = nub_gedge_target(d[j].alias, d[j].ref);
@@ -218,7 +223,8 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
         continue;
       x->deps = nub_realloc(x->deps, (x->ndeps + 1) * sizeof(*x->deps));
       x->deps[x->ndeps].alias = nub_strdup(name);
-      x->deps[x->ndeps].ref = strcmp(name, v->name) ? nub_strdup(v->key) : nub_strdup(v->version);
+      /* by its key: a git package's is not name@version */
+      x->deps[x->ndeps].ref = nub_strdup(v->key);
       x->ndeps++;
       /* its pattern for yarn's order: the first of the peer's own */
       if (v->npatterns) {
@@ -283,5 +289,6 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
   nub_free(required);
   nub_free(incompatible);
   nub_free(queue);
+  nub_free(seed_im);
   return rc;
 }

@@ -1023,6 +1023,8 @@ static char *ref_of(const char *alias, const char *key)
 
 static void copy_depmap(struct nub_depmap *dst, const struct nub_depmap *src)
 {
+  if (!src->n)
+    return; /* (no allocation per package for what most have none of) */
   dst->v = nub_calloc(src->n + 1, sizeof(*dst->v));
   for (size_t i = 0; i < src->n; i++) {
     dst->v[i].name = nub_strdup(src->v[i].name);
@@ -1033,6 +1035,8 @@ static void copy_depmap(struct nub_depmap *dst, const struct nub_depmap *src)
 
 static void copy_list(char ***dst, size_t *ndst, char *const *src, size_t nsrc)
 {
+  if (!nsrc)
+    return;
   *dst = nub_calloc(nsrc + 1, sizeof(char *));
   for (size_t i = 0; i < nsrc; i++)
     (*dst)[i] = nub_strdup(src[i]);
@@ -1108,16 +1112,8 @@ static void fill_pkg(struct nub_gpkg *g, const struct rnode *n)
   }
   g->integrity = pv->integrity ? nub_strdup(pv->integrity) : NULL;
   g->shasum = pv->shasum ? nub_strdup(pv->shasum) : NULL;
-  for (int m = 0; m < 2; m++) {
-    const struct nub_depmap *src = m ? &pv->optional : &pv->deps;
-    struct nub_depmap *dst = m ? &g->opt_specs : &g->dep_specs;
-    dst->v = nub_calloc(src->n + 1, sizeof(*dst->v));
-    for (size_t i = 0; i < src->n; i++) {
-      dst->v[i].name = nub_strdup(src->v[i].name);
-      dst->v[i].spec = nub_strdup(src->v[i].spec);
-    }
-    dst->n = src->n;
-  }
+  copy_depmap(&g->dep_specs, &pv->deps);
+  copy_depmap(&g->opt_specs, &pv->optional);
   if (pv->nbins) {
     g->bins.v = nub_calloc(pv->nbins, sizeof(*g->bins.v));
     for (size_t i = 0; i < pv->nbins; i++) {
@@ -1126,52 +1122,16 @@ static void fill_pkg(struct nub_gpkg *g, const struct rnode *n)
     }
     g->bins.n = pv->nbins;
   }
-  if (pv->bin_raw.n) {
-    g->bin_raw.v = nub_calloc(pv->bin_raw.n, sizeof(*g->bin_raw.v));
-    for (size_t i = 0; i < pv->bin_raw.n; i++) {
-      g->bin_raw.v[i].name = nub_strdup(pv->bin_raw.v[i].name);
-      g->bin_raw.v[i].spec = nub_strdup(pv->bin_raw.v[i].spec);
-    }
-    g->bin_raw.n = pv->bin_raw.n;
-  }
+  copy_depmap(&g->bin_raw, &pv->bin_raw);
   g->bin_string = pv->bin_string;
   g->bin_dir = pv->bin_dir ? nub_strdup(pv->bin_dir) : NULL;
-  if (pv->engines.n) {
-    g->engines.v = nub_calloc(pv->engines.n, sizeof(*g->engines.v));
-    for (size_t i = 0; i < pv->engines.n; i++) {
-      g->engines.v[i].name = nub_strdup(pv->engines.v[i].name);
-      g->engines.v[i].spec = nub_strdup(pv->engines.v[i].spec);
-    }
-    g->engines.n = pv->engines.n;
-  }
-  if (pv->peers.n) {
-    g->peers.v = nub_calloc(pv->peers.n, sizeof(*g->peers.v));
-    for (size_t i = 0; i < pv->peers.n; i++) {
-      g->peers.v[i].name = nub_strdup(pv->peers.v[i].name);
-      g->peers.v[i].spec = nub_strdup(pv->peers.v[i].spec);
-    }
-    g->peers.n = pv->peers.n;
-  }
-  if (pv->npeers_optional) {
-    g->peers_optional = nub_calloc(pv->npeers_optional, sizeof(char *));
-    for (size_t i = 0; i < pv->npeers_optional; i++)
-      g->peers_optional[i] = nub_strdup(pv->peers_optional[i]);
-    g->npeers_optional = pv->npeers_optional;
-  }
-#define COPY_LIST(dst, ndst, src, nsrc)                 \
-  do {                                                  \
-    if (nsrc) {                                         \
-      dst = nub_calloc(nsrc, sizeof(char *));           \
-      for (size_t i_ = 0; i_ < nsrc; i_++)              \
-        dst[i_] = nub_strdup(src[i_]);                  \
-      ndst = nsrc;                                      \
-    }                                                   \
-  } while (0)
-  COPY_LIST(g->os, g->nos, pv->os, pv->nos);
-  COPY_LIST(g->cpu, g->ncpu, pv->cpu, pv->ncpu);
-  COPY_LIST(g->libc, g->nlibc, pv->libc, pv->nlibc);
-  COPY_LIST(g->bundled, g->nbundled, pv->bundled, pv->nbundled);
-#undef COPY_LIST
+  copy_depmap(&g->engines, &pv->engines);
+  copy_depmap(&g->peers, &pv->peers);
+  copy_list(&g->peers_optional, &g->npeers_optional, pv->peers_optional, pv->npeers_optional);
+  copy_list(&g->os, &g->nos, pv->os, pv->nos);
+  copy_list(&g->cpu, &g->ncpu, pv->cpu, pv->ncpu);
+  copy_list(&g->libc, &g->nlibc, pv->libc, pv->nlibc);
+  copy_list(&g->bundled, &g->nbundled, pv->bundled, pv->nbundled);
   g->has_bin = pv->has_bin;
   g->requires_build = pv->has_install_script;
   g->deprecated = pv->deprecated ? nub_strdup(pv->deprecated) : NULL;

@@ -147,42 +147,44 @@ static void drop_package(struct nub_store *s, const struct nub_index *idx,
   }
 }
 
-int nub_store_verify(struct nub_store *s, struct nub_gc_result *r, struct nub_err *err)
+/* verify (repair: content files re-hashed, bad packages dropped) and
+ * status (the install's own check, reported only) are one walk. */
+static int check_all(struct nub_store *s, bool repair, struct nub_gc_result *r)
 {
   struct names keys;
 
-  (void)err;
   memset(r, 0, sizeof(*r));
   index_keys(s, &keys);
   for (size_t i = 0; i < keys.n; i++) {
     struct nub_index *idx = NULL;
     bool bad = false;
+    char why[600];
     int rc = nub_store_index_load(s, keys.v[i], &idx);
     r->indexes++;
     if (rc < 0) {
       char rel[80];
       snprintf(rel, sizeof(rel), "%.2s/%s", keys.v[i], keys.v[i] + 2);
       problem(r, "index %s: unreadable (%s)%s", rel, nub_strerror(rc), "");
-      nub_plat_unlink_at(s->index_fd, rel, false);
+      if (repair) {
+        nub_plat_unlink_at(s->index_fd, rel, false);
+        r->removed_indexes++;
+      }
       r->bad++;
-      r->removed_indexes++;
       continue;
     }
     if (idx->tree)
       r->trees++;
     r->files += idx->nfiles;
-    {
-      /* the install's own check first (there, sizes, mtimes: a tree's
-       * files have no hashes), then every content file re-hashed */
-      char why[600];
-      if (nub_store_check(s, idx, why, sizeof(why)) < 0) {
-        problem(r, "%s@%s: %s", idx->name, idx->version, why);
-        bad = true;
-      }
+    /* the install's own check first (there, sizes, mtimes: a tree's files
+     * have no hashes) */
+    if (nub_store_check(s, idx, why, sizeof(why)) < 0) {
+      problem(r, "%s@%s: %s", idx->name, idx->version, why);
+      bad = true;
     }
-    /* (hashed even when the check failed: a changed copy must go, or the
-     * next import finds it at its size and keeps it) */
-    for (uint32_t f = 0; f < idx->nfiles && !idx->tree; f++) {
+    /* then every content file re-hashed (even when the check failed: a
+     * changed copy must go, or the next import finds it at its size and
+     * keeps it) */
+    for (uint32_t f = 0; repair && f < idx->nfiles && !idx->tree; f++) {
       const struct nub_index_file *x = &idx->files[f];
       unsigned char h[32];
       char name[67], *path;
@@ -200,7 +202,8 @@ int nub_store_verify(struct nub_store *s, struct nub_gc_result *r, struct nub_er
     }
     if (bad) {
       r->bad++;
-      drop_package(s, idx, r);
+      if (repair)
+        drop_package(s, idx, r);
     }
     nub_index_free(idx);
   }
@@ -208,36 +211,16 @@ int nub_store_verify(struct nub_store *s, struct nub_gc_result *r, struct nub_er
   return 0;
 }
 
+int nub_store_verify(struct nub_store *s, struct nub_gc_result *r, struct nub_err *err)
+{
+  (void)err;
+  return check_all(s, true, r);
+}
+
 int nub_store_status(struct nub_store *s, struct nub_gc_result *r, struct nub_err *err)
 {
-  struct names keys;
-
   (void)err;
-  memset(r, 0, sizeof(*r));
-  index_keys(s, &keys);
-  for (size_t i = 0; i < keys.n; i++) {
-    struct nub_index *idx = NULL;
-    char why[600];
-    int rc = nub_store_index_load(s, keys.v[i], &idx);
-    r->indexes++;
-    if (rc < 0) {
-      char rel[80];
-      snprintf(rel, sizeof(rel), "%.2s/%s", keys.v[i], keys.v[i] + 2);
-      problem(r, "index %s: unreadable (%s)%s", rel, nub_strerror(rc), "");
-      r->bad++;
-      continue;
-    }
-    if (idx->tree)
-      r->trees++;
-    r->files += idx->nfiles;
-    if (nub_store_check(s, idx, why, sizeof(why)) < 0) {
-      problem(r, "%s@%s: %s", idx->name, idx->version, why);
-      r->bad++;
-    }
-    nub_index_free(idx);
-  }
-  names_free(&keys);
-  return 0;
+  return check_all(s, false, r);
 }
 
 /* ---- prune ------------------------------------------------------------------- */
