@@ -67,23 +67,23 @@ void nub_state_add_direct(struct nub_state *s, const char *alias, const char *ve
 
 void nub_state_add_dir(struct nub_state *s, int dir_fd, const char *path)
 {
-  struct nub_plat_stat st;
+  uint64_t ct, ino;
 
-  if (nub_plat_stat_at(dir_fd, path, &st) < 0 || st.type != NUB_FT_DIR)
+  if (nub_plat_dirstamp_at(dir_fd, path, &ct, &ino) < 0)
     return;
   NUB_GROW(s->dirs, s->capdirs, s->ndirs + 1);
   s->dirs[s->ndirs].path = nub_strdup(path);
-  s->dirs[s->ndirs].ctime_ns = st.ctime_ns;
-  s->dirs[s->ndirs].ino = st.ino;
+  s->dirs[s->ndirs].ctime_ns = ct;
+  s->dirs[s->ndirs].ino = ino;
   s->ndirs++;
 }
 
 bool nub_state_dir_unchanged(int dir_fd, const char *path, const struct nub_dirstamp *d)
 {
-  struct nub_plat_stat st;
+  uint64_t ct, ino;
 
-  return d && nub_plat_stat_at(dir_fd, path, &st) == 0 && st.type == NUB_FT_DIR &&
-         st.ctime_ns == d->ctime_ns && st.ino == d->ino;
+  return d && nub_plat_dirstamp_at(dir_fd, path, &ct, &ino) == 0 && ct == d->ctime_ns &&
+         ino == d->ino;
 }
 
 bool nub_state_dirs_match(const struct nub_state *s, int dir_fd)

@@ -142,6 +142,11 @@ struct nub_plat_stat {
 };
 /* lstat-like (no follow). A missing path returns -ENOENT. */
 int nub_plat_stat_at(int dir, const char *path, struct nub_plat_stat *out);
+/* The status-change time and inode of the directory at path (no follow):
+ * the one question the up-to-date check asks of every directory, so the
+ * backends ask the kernel for those fields only (statx on Linux).
+ * -ENOTDIR when path is something else, -ENOENT when it is missing. */
+int nub_plat_dirstamp_at(int dir, const char *path, uint64_t *ctime_ns, uint64_t *ino);
 /* stat that follows symlinks. */
 int nub_plat_stat_follow_at(int dir, const char *path, struct nub_plat_stat *out);
 /* readlinkat into buf (NUL-terminated); returns length or -errno. */

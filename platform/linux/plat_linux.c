@@ -357,3 +357,31 @@ char *nub_plat_self_exe(void)
   buf[n] = '\0';
   return nub_strdup(buf);
 }
+
+int nub_plat_dirstamp_at(int dir, const char *path, uint64_t *ctime_ns, uint64_t *ino)
+{
+  struct statx sx;
+
+  /* Only the fields asked for are filled and copied out: the no-op stats
+   * every package directory, and the full stat costs ~15% more. */
+  if (statx(PD(dir), path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+            STATX_TYPE | STATX_INO | STATX_CTIME, &sx) < 0)
+    return nub__plat_neg_errno();
+  if ((sx.stx_mask & (STATX_TYPE | STATX_INO | STATX_CTIME)) !=
+      (STATX_TYPE | STATX_INO | STATX_CTIME)) {
+    struct nub_plat_stat st; /* a file system that cannot answer in part */
+    int rc = nub_plat_stat_at(dir, path, &st);
+    if (rc < 0)
+      return rc;
+    if (st.type != NUB_FT_DIR)
+      return -ENOTDIR;
+    *ctime_ns = st.ctime_ns;
+    *ino = st.ino;
+    return 0;
+  }
+  if (!S_ISDIR(sx.stx_mode))
+    return -ENOTDIR;
+  *ctime_ns = (uint64_t)sx.stx_ctime.tv_sec * 1000000000ull + sx.stx_ctime.tv_nsec;
+  *ino = sx.stx_ino;
+  return 0;
+}

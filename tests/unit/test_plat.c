@@ -938,6 +938,29 @@ static void test_stat_symlink_readlink(void **state)
   assert_int_equal(s.mode, 0604);
 }
 
+/* The up-to-date check's question: a directory's ctime and inode, nothing
+ * else answered for other kinds of entry. */
+static void test_dirstamp(void **state)
+{
+  struct ctx *c = *state;
+  struct nub_plat_stat s;
+  uint64_t ct = 0, ino = 0, ct2 = 0, ino2 = 0;
+
+  CHECK_RC(nub_plat_mkdir_at(c->dir, "d", 0755), 0, "mkdir d");
+  CHECK_RC(nub_plat_dirstamp_at(c->dir, "d", &ct, &ino), 0, "dirstamp_at d");
+  CHECK_RC(nub_plat_stat_at(c->dir, "d", &s), 0, "stat_at d");
+  assert_true(ct == s.ctime_ns && ino == s.ino && ct > 0);
+  put_str(c->dir, "d/f", "x", 0644); /* an entry made inside moves the time */
+  CHECK_RC(nub_plat_dirstamp_at(c->dir, "d", &ct2, &ino2), 0, "dirstamp_at d again");
+  CHECK_RC(nub_plat_stat_at(c->dir, "d", &s), 0, "stat_at d again");
+  assert_true(ct2 == s.ctime_ns && ino2 == ino);
+  CHECK_RC(nub_plat_dirstamp_at(c->dir, "d/f", &ct, &ino), -ENOTDIR, "dirstamp_at file");
+  CHECK_RC(nub_plat_symlink_at("d", c->dir, "l"), 0, "symlink_at");
+  CHECK_RC(nub_plat_dirstamp_at(c->dir, "l", &ct, &ino), -ENOTDIR,
+           "dirstamp_at a link to a directory (not followed)");
+  CHECK_RC(nub_plat_dirstamp_at(c->dir, "missing", &ct, &ino), -ENOENT, "dirstamp_at missing");
+}
+
 /* ---- files --------------------------------------------------------------- */
 
 static void test_files_roundtrip(void **state)
@@ -1394,6 +1417,7 @@ int main(void)
     T(test_mkdir_p),
     T(test_rm_rf),
     T(test_stat_symlink_readlink),
+    T(test_dirstamp),
     T(test_files_roundtrip),
     T(test_list_dir),
     T(test_lock),
