@@ -20,6 +20,7 @@
 #include "integrity.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
+#include "prepare.h"
 #include "registry_url.h"
 
 struct chunk {
@@ -284,6 +285,7 @@ static void git_job(void *arg, int worker)
   struct nub_extract_stats st;
   struct nub_err err;
   char commit[41], *url = NULL, *dir;
+  bool packed;
   int rc;
 
   (void)worker;
@@ -298,12 +300,18 @@ static void git_job(void *arg, int worker)
                      __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
   nub_plat_rm_rf(dir);
   rc = nub_git_checkout(url, commit, dir, j->what, &err);
+  packed = strncmp(j->pkg->tarball, NUB_GIT_CHECKOUT, strlen(NUB_GIT_CHECKOUT)) != 0;
+  if (rc == 0 && packed && nub_prepare_wanted(dir)) {
+    if (j->pkg->prepare)
+      rc = nub_prepare_git(dir, j->what, j->pkg->tarball, f->store->root, f->offline, &err);
+    else
+      j->pkg->prepare_blocked = true;
+  }
   if (rc == 0)
     rc = nub_import_begin(f->store, &im, &err);
   if (rc == 0) {
-    rc = strncmp(j->pkg->tarball, NUB_GIT_CHECKOUT, strlen(NUB_GIT_CHECKOUT))
-             ? nub_import_packed(im, dir, j->what, &st, &err)
-             : nub_import_directory(im, dir, j->what, &st, &err);
+    rc = packed ? nub_import_packed(im, dir, j->what, &st, &err)
+                : nub_import_directory(im, dir, j->what, &st, &err);
     if (rc == 0)
       rc = nub_import_commit(im, j->pkg->key, &j->pkg->index, &err);
     else

@@ -324,6 +324,15 @@ static int phase_fetch(struct nub_install_ctx *c, struct nub_err *err)
 
   nub_diag_phase_begin(&ph, "fetch");
   rc = nub_plan_fetch(c, &fr, err);
+  for (size_t i = 0; i < c->plan.pkgs.n; i++) {
+    const struct nub_pkg *p = c->plan.pkgs.v[i];
+    if (!p->prepare_blocked)
+      continue;
+    if (c->nblocked++)
+      nub_buf_adds(&c->blocked, ", ");
+    nub_buf_addf(&c->blocked, "%s@%s (a git dependency, packed unprepared)", p->name,
+                 p->version);
+  }
   snprintf(detail, sizeof(detail), "%zu packages, %zu cached", fr.fetched, fr.cached);
   nub_diag_phase_end(&ph, detail);
   nub_diag_set_count("packages", (long long)c->installed);
@@ -504,6 +513,11 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
   /* an order the members' scripts cannot run in fails before anything,
    * the lockfile included, is written */
   rc = nub_lifecycle_members_check(c, member_events, 4, err);
+  /* git packages the project trusts by name are prepared before packing */
+  if (!c->o->ignore_scripts && !c->cfg.ignore_scripts) {
+    c->plan.pkgs.prepare_names = c->man.trusted;
+    c->plan.pkgs.nprepare = c->man.ntrusted;
+  }
   if (rc == 0)
     rc = phase_plan(c, err);
   if (rc < 0 || c->o->lockfile_only)

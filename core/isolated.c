@@ -309,7 +309,10 @@ static int prepare(struct ictx *c)
       struct nub_gpkg *g = c->p[i].g;
       k[i].key = g->key;
       k[i].i = i;
-      c->p[i].line = nub_asprintf("%s\t%s\n", g->key, g->integrity ? g->integrity : "");
+      /* a prepared git package is another package than the same commit
+       * packed as it is (prepare.h): another entry */
+      c->p[i].line = nub_asprintf("%s\t%s%s\n", g->key, g->integrity ? g->integrity : "",
+                                  g->fetch && g->fetch->prepare ? "\tprepared" : "");
       c->p[i].linelen = strlen(c->p[i].line);
     }
     nub_sort(k, c->n, sizeof(*k), cmp_keyed);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "integrity.h"
+#include "manifest.h"
 #include "nub_alloc.h"
 #include "store.h"
 
@@ -58,7 +59,18 @@ struct nub_pkg *nub_pkgtab_get(struct nub_pkgtab *t, const char *name, const cha
   size_t j;
   struct nub_pkg *p;
 
-  nub_pkg_key(integrity, tarball, key);
+  bool prepare = tarball && !strncmp(tarball, "git+", 4) &&
+                 nub_strarray_has(t->prepare_names, t->nprepare, name);
+
+  if (prepare) {
+    unsigned char h[32];
+    char *id = nub_asprintf("prepared:%s", tarball);
+    nub_sha256(id, strlen(id), h);
+    nub_hex(h, 32, key);
+    nub_free(id);
+  } else {
+    nub_pkg_key(integrity, tarball, key);
+  }
   if (t->n * 2 >= t->nslots)
     rehash(t);
   j = slot_of(key, t->nslots);
@@ -73,6 +85,7 @@ struct nub_pkg *nub_pkgtab_get(struct nub_pkgtab *t, const char *name, const cha
   p->tarball = tarball ? nub_strdup(tarball) : NULL;
   p->integrity = integrity ? nub_strdup(integrity) : NULL;
   memcpy(p->key, key, sizeof(key));
+  p->prepare = prepare;
   t->slots[j] = p;
   NUB_GROW(t->v, t->cap, t->n + 1);
   t->v[t->n++] = p;

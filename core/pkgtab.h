@@ -33,6 +33,10 @@ struct nub_pkg {
   bool as_tree;    /* a miss is imported as a tree (nub_import_as_tree) */
   bool imported;   /* this install put it in the store */
   uint64_t distrust_ns; /* its stored files changed after this: fetched over them */
+  bool prepare;    /* a git package the project trusts to be prepared before
+                    * it is packed (prepare.h): a store identity of its own */
+  bool prepare_blocked; /* a git package with scripts it was not trusted to
+                         * run: packed unprepared (for the warning) */
   unsigned char fetch_state; /* private to fetch */
 };
 
@@ -41,6 +45,10 @@ struct nub_pkgtab {
   size_t n, cap;
   struct nub_pkg **slots; /* open addressing by key */
   size_t nslots;
+  /* names whose git packages are prepared (borrowed; set before the first
+   * nub_pkgtab_get, none with --ignore-scripts) */
+  char *const *prepare_names;
+  size_t nprepare;
 };
 
 /* The package with this identity, creating it if new; strings are copied.
@@ -50,7 +58,8 @@ struct nub_pkg *nub_pkgtab_get(struct nub_pkgtab *t, const char *name, const cha
 void nub_pkgtab_release(struct nub_pkgtab *t);
 
 /* Store key of a package identity: sha256("<integrity>") when known, else
- * sha256("url:<tarball>"). */
+ * sha256("url:<tarball>"); a prepared git package's is
+ * sha256("prepared:<tarball>") (nub_pkgtab_get). */
 void nub_pkg_key(const char *integrity, const char *tarball, char out[65]);
 
 #endif

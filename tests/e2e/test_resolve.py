@@ -926,6 +926,96 @@ class GitDependencyTest(ResolveTestCase):
         self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
 
 
+    # -- prepare: a git package built before it is packed, as npm does --
+
+    def built_repo(self, build="node build.js", dev=None):
+        """A repository whose package is built by its prepare script, which
+        needs a devDependency (a): what npm packs is dist/, made by it."""
+        repo = os.path.join(self.tmp, "built")
+        os.makedirs(repo)
+        with open(os.path.join(repo, "package.json"), "w") as f:
+            json.dump({"name": "built", "version": "1.0.0", "main": "dist/index.js",
+                       "files": ["dist"], "scripts": {"prepare": build},
+                       "devDependencies": dict({"a": "^1.0.0"}, **(dev or {})),
+                       "trustedDependencies": ["built"] + list(dev or {})}, f)
+        with open(os.path.join(repo, "build.js"), "w") as f:
+            f.write("const fs = require('fs');\n"
+                    "const a = require('a');\n"
+                    "fs.mkdirSync('dist', {recursive: true});\n"
+                    "fs.writeFileSync('dist/index.js', 'module.exports = ' +\n"
+                    "  JSON.stringify({built: true, a: a.version}) + ';\\n');\n")
+        self.git("init", "-q", "-b", "main", cwd=repo)
+        self.git("add", "-A", cwd=repo)
+        self.git("commit", "-q", "-m", "x", cwd=repo)
+        return "git+file://" + repo
+
+    def built_project(self, url, trusted=True):
+        pj = {"name": "p", "version": "1.0.0", "dependencies": {"built": url}}
+        if trusted:
+            pj["trustedDependencies"] = ["built"]
+        self.make_project(pj)
+
+    def packed_files(self):
+        pkg = os.path.realpath(self.nm("built"))
+        return sorted(os.path.relpath(os.path.join(d, f), pkg)
+                      for d, dirs, fs in os.walk(pkg) for f in fs)
+
+    def check_prepared(self, *flags):
+        self.built_project(self.built_repo())
+        self.nub("install", *flags)
+        self.assertEqual(self.node_json(self.proj, "require('built')"),
+                         {"built": True, "a": "1.0.0"})
+        # what npm pack takes after the build: no node_modules, no lockfile
+        self.assertEqual(self.packed_files(), ["dist/index.js", "package.json"])
+        self.assertFalse(os.path.exists(self.nm("a")), "a is the git package's devDependency")
+        # again offline from the store, the prepared package kept there
+        shutil.rmtree(self.nm())
+        self.nub("install", "--frozen-lockfile", "--offline", *flags)
+        self.assertEqual(self.node_json(self.proj, "require('built')")["built"], True)
+
+    def test_prepare_runs_for_a_trusted_package_isolated(self):
+        self.check_prepared("--node-linker", "isolated")
+
+    def test_prepare_runs_for_a_trusted_package_hoisted(self):
+        self.check_prepared("--node-linker", "hoisted")
+
+    def test_prepare_is_not_run_untrusted(self):
+        self.built_project(self.built_repo(), trusted=False)
+        proc = self.nub("install")
+        self.assertEqual(self.packed_files(), ["package.json"])
+        self.assertIn("built@1.0.0", proc.stderr)
+        self.assertIn("trustedDependencies", proc.stderr)
+
+    def test_trusting_it_later_prepares_it(self):
+        url = self.built_repo()
+        self.built_project(url, trusted=False)
+        self.nub("install")
+        self.assertEqual(self.packed_files(), ["package.json"])
+        self.built_project(url, trusted=True)
+        self.nub("install")
+        self.assertEqual(self.packed_files(), ["dist/index.js", "package.json"])
+
+    def test_prepare_is_not_run_with_ignore_scripts(self):
+        self.built_project(self.built_repo())
+        self.nub("install", "--ignore-scripts")
+        self.assertEqual(self.packed_files(), ["package.json"])
+
+    def test_a_cycle_of_git_packages_is_prepared_once(self):
+        # its devDependency is itself: the nested install does not prepare
+        # it again (as npm's _PACOTE_NO_PREPARE_), or it would never end
+        repo = os.path.join(self.tmp, "built")
+        self.built_project(self.built_repo(dev={"again": "git+file://" + repo}))
+        self.nub("install", timeout=90)
+        self.assertEqual(self.node_json(self.proj, "require('built')")["built"], True)
+
+    def test_a_failing_prepare_names_the_package(self):
+        self.built_project(self.built_repo(build="node -e 'process.exit(3)'"))
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 50, proc.stderr)
+        self.assertIn("built@", proc.stderr)
+        self.assertIn("prepare", proc.stderr)
+        self.assertFalse(os.path.exists(self.nm("built")))
+
 class OverridesTest(ResolveTestCase):
     """a@1.0.0 depends on b@^1.0.0; every override form forces b@2.0.0."""
 

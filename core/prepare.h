@@ -1,0 +1,28 @@
+/* prepare.h - a git dependency prepared as npm prepares one before packing
+ * it: when its package.json has a script that builds something (prepare,
+ * build, prepack, preinstall, install or postinstall), its dependencies,
+ * devDependencies included, are installed in the checkout by nub itself,
+ * which runs the checkout's own preinstall, install, postinstall and
+ * prepare scripts; what npm pack would take is packed afterwards. Only for
+ * packages the project trusts by name (trustedDependencies); a package
+ * already being prepared further up the chain is not prepared again, as
+ * npm does for cycles of git dependencies. */
+#ifndef NUB_PREPARE_H
+#define NUB_PREPARE_H
+
+#include <stdbool.h>
+
+#include "err.h"
+
+/* Whether the checkout in dir has a script that asks for preparation. */
+bool nub_prepare_wanted(const char *dir);
+/* Prepare the checkout in dir (what: "name@version" for messages; resolved:
+ * its "git+<url>#<commit>", the identity that stops cycles). The store's
+ * root is shared with the nested install; offline is passed on. Lockfiles
+ * the nested install writes are removed again (npm packs none of them).
+ * -NUB_ESCRIPT naming the package and the nested install's last line when
+ * it fails. */
+int nub_prepare_git(const char *dir, const char *what, const char *resolved,
+                    const char *store_root, bool offline, struct nub_err *err);
+
+#endif
