@@ -511,11 +511,35 @@ int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
     const cJSON *cv = cJSON_GetObjectItemCaseSensitive(root, "configVersion");
     t->config_version = cJSON_IsNumber(cv) ? cv->valueint : 0;
   }
-  if (t->lockfile_version < 0 || t->lockfile_version > 2) {
+  if (t->lockfile_version < 0 || t->lockfile_version > 3) {
     rc = nub_err_set(err, -NUB_ELOCKVERSION,
-                     "%s has lockfileVersion %s, which nub does not read (0-2)", fname,
-                     cJSON_IsNumber(ver) ? "newer than 2" : "missing");
+                     "%s has lockfileVersion %s, which nub does not read (0-3)", fname,
+                     cJSON_IsNumber(ver) ? "newer than 3" : "missing");
     goto out;
+  }
+  {
+    /* what the overrides were when it was written: a change resolves again */
+    const cJSON *ov = cJSON_GetObjectItemCaseSensitive(root, "overrides"), *o, *k;
+    size_t cap = 0;
+    t->has_overrides = true;
+    if (!cJSON_IsObject(ov))
+      ov = NULL;
+    for (o = ov ? ov->child : NULL; o; o = o->next) {
+      if (!o->string)
+        continue;
+      if (cJSON_IsString(o)) {
+        NUB_GROW(t->overrides.v, cap, t->overrides.n + 1);
+        t->overrides.v[t->overrides.n].name = nub_strdup(o->string);
+        t->overrides.v[t->overrides.n++].spec = nub_strdup(o->valuestring);
+      }
+      for (k = cJSON_IsObject(o) ? o->child : NULL; k; k = k->next) {
+        if (!k->string || !cJSON_IsString(k))
+          continue;
+        NUB_GROW(t->overrides.v, cap, t->overrides.n + 1);
+        t->overrides.v[t->overrides.n].name = nub_asprintf("%s>%s", o->string, k->string);
+        t->overrides.v[t->overrides.n++].spec = nub_strdup(k->valuestring);
+      }
+    }
   }
   ws = cJSON_GetObjectItemCaseSensitive(root, "workspaces");
   root_ws = cJSON_GetObjectItemCaseSensitive(ws, "");

@@ -35,12 +35,18 @@ struct nub_workspace;
 /* bun.lock for a resolved graph g, as bun 1.4 writes it: the project's and
  * ws's members' package.json specs, the packages placed by bun's hoisting
  * (hoist_bun.h), lockfileVersion `version` and configVersion
- * `config_version` (a file's own are kept, as bun keeps them). What nub
- * cannot write into bun.lock yet (a scoped override, a member's link:
- * outside the workspace) is -NUB_ESPEC naming it. */
+ * `config_version` (a file's own are kept, as bun keeps them; an override
+ * object makes it lockfileVersion 3, as bun 1.4 writes it). What nub
+ * cannot write into bun.lock (overrides nested deeper than bun follows, a
+ * scoped yarn-style resolution, a member's link: outside the workspace) is
+ * -NUB_ESPEC naming it. */
 int nub_lockfile_bun_write(const struct nub_graph *g, const struct nub_manifest *root,
                            const struct nub_workspace *ws, const struct nub_config *cfg,
                            int version, int config_version, struct nub_buf *out,
                            struct nub_err *err);
+
+/* The "overrides" bun.lock records for root's package.json, one entry per
+ * string as nub_tree.overrides holds them (owned by out). */
+void nub_lockfile_bun_overrides(const struct nub_manifest *root, struct nub_depmap *out);
 
 #endif

@@ -71,6 +71,128 @@ static struct nub_dep *sorted(const struct nub_depmap *m, const struct nub_depma
   return v;
 }
 
+/* A "$name" override: the spec of the root's own dependency of that name,
+ * or NULL (bun leaves such an entry out). Anything else as it is. */
+static const char *override_spec(const struct nub_manifest *root, const char *spec)
+{
+  const char *s;
+
+  if (spec[0] != '$')
+    return spec;
+  if ((s = nub_depmap_get(&root->deps, spec + 1)) || (s = nub_depmap_get(&root->dev, spec + 1)) ||
+      (s = nub_depmap_get(&root->optional, spec + 1)))
+    return s;
+  return NULL;
+}
+
+static int cmp_raw(const void *a, const void *b)
+{
+  return strcmp((*(const struct nub_override_raw *const *)a)->key,
+                (*(const struct nub_override_raw *const *)b)->key);
+}
+
+static bool ranged(const char *key)
+{
+  return strchr(key + (key[0] == '@'), '@') != NULL;
+}
+
+/* Whether bun records some override as an object (then lockfileVersion 3). */
+static bool raw_nested(const struct nub_manifest *root)
+{
+  for (size_t i = 0; i < root->noverrides_raw; i++) {
+    const struct nub_override_raw *r = &root->overrides_raw[i];
+    if (r->spec ? override_spec(root, r->spec) && ranged(r->key) : true)
+      return true;
+  }
+  return false;
+}
+
+/* package.json's "overrides" as bun 1.4 records them: sorted by key at each
+ * level; a string under a key that carries a range ("b@^1") becomes that
+ * key's "."; objects of one level kept as objects. */
+static void raw_overrides(struct nub_buf *b, const struct nub_manifest *root)
+{
+  const struct nub_override_raw **v = nub_calloc(root->noverrides_raw + 1, sizeof(*v));
+  size_t n = 0;
+  bool any = false;
+
+  for (size_t i = 0; i < root->noverrides_raw; i++)
+    v[n++] = &root->overrides_raw[i];
+  nub_sort(v, n, sizeof(*v), cmp_raw);
+  for (size_t i = 0; i < n; i++) {
+    const char *key = v[i]->key, *spec = v[i]->spec ? override_spec(root, v[i]->spec) : NULL;
+    struct nub_dep *kids;
+    size_t nk;
+
+    if (v[i]->spec && !spec)
+      continue;
+    if (!any)
+      nub_buf_adds(b, "  \"overrides\": {\n");
+    any = true;
+    indent(b, 2);
+    str(b, key);
+    if (spec && !ranged(key)) {
+      nub_buf_adds(b, ": ");
+      str(b, spec);
+      nub_buf_adds(b, ",\n");
+      continue;
+    }
+    nub_buf_adds(b, ": {\n");
+    if (spec) {
+      indent(b, 3);
+      nub_buf_adds(b, "\".\": ");
+      str(b, spec);
+      nub_buf_adds(b, ",\n");
+    }
+    kids = sorted(&v[i]->kids, NULL, &nk);
+    for (size_t k = 0; k < nk; k++) {
+      const char *ks = override_spec(root, kids[k].spec);
+      if (!ks)
+        continue;
+      indent(b, 3);
+      str(b, kids[k].name);
+      nub_buf_adds(b, ": ");
+      str(b, ks);
+      nub_buf_adds(b, ",\n");
+    }
+    nub_free(kids);
+    indent(b, 2);
+    nub_buf_adds(b, "},\n");
+  }
+  if (any)
+    nub_buf_adds(b, "  },\n");
+  nub_free(v);
+}
+
+static void put_override(struct nub_depmap *out, size_t *cap, char *name, const char *spec)
+{
+  NUB_GROW(out->v, *cap, out->n + 1);
+  out->v[out->n].name = name;
+  out->v[out->n++].spec = nub_strdup(spec);
+}
+
+void nub_lockfile_bun_overrides(const struct nub_manifest *root, struct nub_depmap *out)
+{
+  size_t cap = 0;
+
+  memset(out, 0, sizeof(*out));
+  if (!root->noverrides_raw) {
+    for (size_t i = 0; i < root->overrides.n; i++)
+      put_override(out, &cap, nub_strdup(root->overrides.v[i].name), root->overrides.v[i].spec);
+    return;
+  }
+  for (size_t i = 0; i < root->noverrides_raw; i++) {
+    const struct nub_override_raw *r = &root->overrides_raw[i];
+    const char *spec = r->spec ? override_spec(root, r->spec) : NULL;
+    if (spec)
+      put_override(out, &cap, ranged(r->key) ? nub_asprintf("%s>.", r->key) : nub_strdup(r->key),
+                   spec);
+    for (size_t k = 0; k < r->kids.n; k++)
+      if ((spec = override_spec(root, r->kids.v[k].spec)) != NULL)
+        put_override(out, &cap, nub_asprintf("%s>%s", r->key, r->kids.v[k].name), spec);
+  }
+}
+
 /* A multi-line dependency map of a workspace, at `level`. */
 static void ws_group(struct nub_buf *b, int level, const char *key, const struct nub_depmap *m)
 {
@@ -421,15 +543,23 @@ int nub_lockfile_bun_write(const struct nub_graph *g, const struct nub_manifest 
   size_t nplaces = 0;
   int rc;
 
-  for (size_t i = 0; i < root->overrides.n; i++) {
+  if (root->overrides_deep)
+    return nub_err_set(err, -NUB_ESPEC, "package.json's \"overrides\" nest more than one "
+                       "level, which bun does not support and nub cannot write into bun.lock");
+  for (size_t i = 0; !root->noverrides_raw && i < root->overrides.n; i++) {
     const char *nm = root->overrides.v[i].name;
     if (nm[0] && (strchr(nm + (nm[0] == '@'), '>') || strchr(nm + 1, '@')))
-      return nub_err_set(err, -NUB_ESPEC, "the override '%s' is scoped, which nub cannot "
+      return nub_err_set(err, -NUB_ESPEC, "the resolution '%s' is scoped, which nub cannot "
                          "write into bun.lock yet; run `bun install`", nm);
   }
   rc = nub_hoist_bun(g, root, ws, &places, &nplaces, err);
   if (rc < 0)
     return rc;
+  /* bun 1.4 writes 3 with an override object, else 2 (or what was read) */
+  if (raw_nested(root))
+    version = 3;
+  else if (version >= 3)
+    version = 2;
   nub_buf_addf(out, "{\n  \"lockfileVersion\": %d,\n  \"configVersion\": %d,\n",
                version < 1 ? 1 : version, config_version);
   nub_buf_adds(out, "  \"workspaces\": {\n");
@@ -469,8 +599,13 @@ int nub_lockfile_bun_write(const struct nub_graph *g, const struct nub_manifest 
     if (any)
       nub_buf_adds(out, "  ],\n");
   }
-  /* overrides and catalogs: maps by name, like a workspace's groups */
-  ws_group(out, 1, "overrides", &root->overrides);
+  /* overrides (npm's as written, else resolutions and pnpm's by name) and
+   * catalogs: maps by name, like a workspace's groups */
+  if (root->noverrides_raw) {
+    raw_overrides(out, root);
+  } else {
+    ws_group(out, 1, "overrides", &root->overrides);
+  }
   {
     const struct nub_catalog *def = nub_catalog_find(root->catalogs, root->ncatalogs, "default");
     const struct nub_catalog **cs = nub_calloc(root->ncatalogs + 1, sizeof(*cs));

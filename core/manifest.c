@@ -178,6 +178,43 @@ static void yarn_key(char *s)
   memcpy(s, out, strlen(out) + 1);
 }
 
+/* npm "overrides" in its own shape (nub_manifest.overrides_raw). */
+static void read_overrides_raw(const cJSON *o, struct nub_manifest *out)
+{
+  const cJSON *it, *kid;
+  size_t n = 0;
+
+  if (!cJSON_IsObject(o))
+    return;
+  cJSON_ArrayForEach(it, o) n++;
+  out->overrides_raw = n ? nub_calloc(n, sizeof(*out->overrides_raw)) : NULL;
+  cJSON_ArrayForEach(it, o)
+  {
+    struct nub_override_raw *r = &out->overrides_raw[out->noverrides_raw];
+    if (!it->string || (!cJSON_IsString(it) && !cJSON_IsObject(it)))
+      continue;
+    r->key = nub_strdup(it->string);
+    if (cJSON_IsString(it)) {
+      r->spec = nub_strdup(it->valuestring);
+    } else {
+      size_t k = 0;
+      cJSON_ArrayForEach(kid, it) k++;
+      r->kids.v = k ? nub_calloc(k, sizeof(*r->kids.v)) : NULL;
+      cJSON_ArrayForEach(kid, it)
+      {
+        if (cJSON_IsObject(kid))
+          out->overrides_deep = true;
+        if (!kid->string || !cJSON_IsString(kid))
+          continue;
+        r->kids.v[r->kids.n].name = nub_strdup(kid->string);
+        r->kids.v[r->kids.n].spec = nub_strdup(kid->valuestring);
+        r->kids.n++;
+      }
+    }
+    out->noverrides_raw++;
+  }
+}
+
 /* npm "overrides" (nested objects: "a>b"), yarn "resolutions" (paths) and
  * "pnpm.overrides" ("a>b" already), as one map of "[parent>]name" keys. */
 static void read_overrides(const cJSON *root, struct nub_depmap *out)
@@ -319,6 +356,7 @@ int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
     nub_json_strarray(cJSON_GetObjectItemCaseSensitive(root, "allowBuilds"),
                       &out->trusted, &out->ntrusted);
   read_overrides(root, &out->overrides);
+  read_overrides_raw(cJSON_GetObjectItemCaseSensitive(root, "overrides"), out);
   read_workspaces(root, out);
   cJSON_Delete(root);
   return 0;
@@ -359,6 +397,12 @@ void nub_manifest_release(struct nub_manifest *m)
   nub_depmap_release(&m->optional);
   nub_depmap_release(&m->peer);
   nub_depmap_release(&m->overrides);
+  for (size_t i = 0; i < m->noverrides_raw; i++) {
+    nub_free(m->overrides_raw[i].key);
+    nub_free(m->overrides_raw[i].spec);
+    nub_depmap_release(&m->overrides_raw[i].kids);
+  }
+  nub_free(m->overrides_raw);
   nub_strarray_free(m->bundled, m->nbundled);
   for (size_t i = 0; i < m->nbins; i++) {
     nub_free(m->bins[i].name);

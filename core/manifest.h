@@ -34,6 +34,16 @@ struct nub_manifest {
   /* npm "overrides", yarn "resolutions", "pnpm.overrides": "name" or
    * "parent>name" -> spec */
   struct nub_depmap overrides;
+  /* npm "overrides" as written, keys with their ranges, for a lockfile that
+   * records that shape (bun.lock): an entry is a spec, or (kids.n > 0, spec
+   * NULL) an object of one level whose "." is the entry's own spec;
+   * overrides_deep when some object nests another */
+  struct nub_override_raw {
+    char *key, *spec;
+    struct nub_depmap kids;
+  } *overrides_raw;
+  size_t noverrides_raw;
+  bool overrides_deep;
   char **bundled; size_t nbundled;
   struct nub_bin *bins; size_t nbins;
   char *directories_bin; /* "directories.bin" when there is no "bin" */

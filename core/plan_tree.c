@@ -79,6 +79,35 @@ static bool importer_in_sync(struct nub_install_ctx *c, const struct nub_manifes
   return ok;
 }
 
+static int cmp_dep(const void *a, const void *b)
+{
+  const struct nub_dep *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : strcmp(x->spec, y->spec);
+}
+
+/* Whether the lockfile's overrides are what package.json asks for now. */
+static bool overrides_in_sync(const struct nub_manifest *m, const struct nub_tree *t)
+{
+  struct nub_depmap want;
+  struct nub_dep *have;
+  bool same;
+
+  if (m->overrides_deep)
+    return false; /* what nub cannot write: said when it tries */
+  nub_lockfile_bun_overrides(m, &want);
+  same = want.n == t->overrides.n;
+  have = nub_calloc(t->overrides.n + 1, sizeof(*have));
+  memcpy(have, t->overrides.v, t->overrides.n * sizeof(*have));
+  nub_sort(have, t->overrides.n, sizeof(*have), cmp_dep);
+  nub_sort(want.v, want.n, sizeof(*want.v), cmp_dep);
+  for (size_t i = 0; same && i < want.n; i++)
+    same = !cmp_dep(&want.v[i], &have[i]);
+  nub_free(have);
+  nub_depmap_release(&want);
+  return same;
+}
+
 /* The project and every workspace member: each answered by the lockfile,
  * and the lockfile's members the workspace's. */
 static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
@@ -89,6 +118,10 @@ static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
 
   if (!importer_in_sync(c, &c->man, -1, root, why, cap))
     return false;
+  if (t->has_overrides && !overrides_in_sync(&c->man, t)) {
+    snprintf(why, cap, "its overrides are not package.json's");
+    return false;
+  }
   for (size_t i = 0; i < c->ws.npkgs; i++) {
     const struct nub_ws_pkg *m = &c->ws.pkgs[i];
     long ni = nub_tree_lookup(t, m->dir);

@@ -149,6 +149,7 @@ void nub_tree_release(struct nub_tree *t)
   nub_depmap_release(&t->root_dev);
   nub_depmap_release(&t->root_optional);
   nub_depmap_release(&t->root_peer);
+  nub_depmap_release(&t->overrides);
   nub_tree_init(t, t->pkgs);
 }
 

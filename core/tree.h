@@ -62,6 +62,10 @@ struct nub_tree {
   int config_version;   /* bun.lock's "configVersion" (0 when it has none) */
   bool has_root_deps; /* the lockfile records the root's dependency specs */
   struct nub_depmap root_deps, root_dev, root_optional, root_peer;
+  /* bun.lock's "overrides", one entry per string in it: "b" for a plain
+   * one, "a>b" for b in a's object (the object's own is "a>.") */
+  bool has_overrides;
+  struct nub_depmap overrides;
 };
 
 /* A member's recorded specs from a lockfile object with "dependencies",

@@ -449,5 +449,68 @@ class BunWriteBackTest(nubtest.NubTestCase):
         self.assertEqual(self.read(self.lock), written)
 
 
+    def test_scoped_overrides_as_bun_writes_them(self):
+        # npm's nested form, which bun 1.4 follows one level deep and
+        # records as an object (lockfileVersion 3); before, nub refused
+        # to write it (exit 21)
+        pj = {"name": "basic", "version": "1.0.0",
+              "dependencies": {"a": "^1.0.0", "twin": "^1.0.0"},
+              "overrides": {"a": {"b": "2.0.0"}, "e": "1.0.0"}}
+        self.write_json(os.path.join(self.proj, "package.json"), pj)
+        stale = self.read(self.lock)
+        self.nub("install")
+        self.assertEqual(self.version("b"), "2.0.0")  # a's, hoisted
+        self.assertEqual(self.version("twin/node_modules/b"), "1.0.0")
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules", "a", "node_modules")))
+        text = self.read(self.lock).decode()
+        self.assertIn('"lockfileVersion": 3,', text)
+        self.assertIn('  "overrides": {\n    "a": {\n      "b": "2.0.0",\n    },\n'
+                      '    "e": "1.0.0",\n  },\n', text)
+        # frozen from what was written: the same tree
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.nub("ci")
+        self.assertEqual(self.version("b"), "2.0.0")
+        self.assertEqual(self.version("twin/node_modules/b"), "1.0.0")
+        if not shutil.which("bun"):
+            return
+        theirs = os.path.join(self.tmp, "theirs")
+        os.makedirs(theirs)
+        shutil.copy(os.path.join(self.proj, "package.json"), theirs)
+        with open(os.path.join(theirs, "bun.lock"), "wb") as f:
+            f.write(stale)  # bun updates the same out-of-date file
+        self.run_bun(theirs, "install")
+        self.assertEqual(text, self.read(os.path.join(theirs, "bun.lock")).decode())
+        written = self.read(self.lock)
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.run_bun(self.proj, "install", "--frozen-lockfile")
+        self.assertEqual(self.read(self.lock), written)
+
+    def test_a_changed_override_resolves_again(self):
+        # bun.lock records the overrides; one added to package.json alone
+        # was ignored before (a's b stayed 1.0.0, exit 0)
+        pj = self.read_json(os.path.join(self.proj, "package.json"))
+        pj["overrides"] = {"b": "2.0.0"}
+        self.write_json(os.path.join(self.proj, "package.json"), pj)
+        before = self.read(self.lock)
+        proc = self.nub_fails("ci")
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertIn("overrides", proc.stderr)
+        self.assertEqual(self.read(self.lock), before)
+        self.nub("install")
+        self.assertEqual(self.version("b"), "2.0.0")
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules", "a", "node_modules")))
+        self.assertIn('  "overrides": {\n    "b": "2.0.0",\n  },\n', self.read(self.lock).decode())
+        self.assertEqual(self.nub("install").stdout.strip(), "Already up to date")
+
+    def test_overrides_nested_deeper_are_refused(self):
+        pj = self.read_json(os.path.join(self.proj, "package.json"))
+        pj["overrides"] = {"a": {"b": {"c": "1.0.0"}}}
+        self.write_json(os.path.join(self.proj, "package.json"), pj)
+        before = self.read(self.lock)
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 21, proc.stderr)
+        self.assertIn("one level", proc.stderr)
+        self.assertEqual(self.read(self.lock), before)
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
