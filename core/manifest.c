@@ -122,16 +122,8 @@ static void flatten(const cJSON *o, const char *prefix, struct nub_depmap *out, 
       }
       continue;
     }
-    {
-      /* keys may carry a range ("foo@1") which nub matches by name; an '@'
-       * that starts a name ("@s/x", a path's "a/@t/b") is not one */
-      const char *at = it->string[0] ? it->string + 1 : NULL;
-      while (at && (at = strchr(at, '@')) != NULL && at[-1] == '/')
-        at++;
-      char *nm = at ? nub_strndup(it->string, (size_t)(at - it->string)) : nub_strdup(it->string);
-      key = prefix ? nub_asprintf("%s>%s", prefix, nm) : nub_strdup(nm);
-      nub_free(nm);
-    }
+    /* keys keep their range ("foo@1"): the resolver matches it */
+    key = prefix ? nub_asprintf("%s>%s", prefix, it->string) : nub_strdup(it->string);
     if (cJSON_IsString(it)) {
       NUB_GROW(out->v, *cap, out->n + 1);
       out->v[out->n].name = key;

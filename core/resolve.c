@@ -141,20 +141,69 @@ static void push(struct res *r, struct rnode *parent, const char *alias, const c
   r->qlen++;
 }
 
-static const char *override_for(struct res *r, const char *parent, const char *name)
+/* "name[@range]" at s (len bytes): whether it names `name` and, when it
+ * has a range, *range (else NULL, into buf). A scoped name's own '@' is not
+ * a range's. */
+static bool override_part(const char *s, size_t len, const char *name, char *buf, size_t cap,
+                          const char **range)
+{
+  const char *at = len > 1 ? memchr(s + 1, '@', len - 1) : NULL;
+  size_t nl = at ? (size_t)(at - s) : len;
+
+  *range = NULL;
+  if (nl != strlen(name) || memcmp(s, name, nl))
+    return false;
+  if (at) {
+    snprintf(buf, cap, "%.*s", (int)(len - nl - 1), at + 1);
+    *range = buf;
+  }
+  return true;
+}
+
+/* The override for the dependency alias@spec of parent (NULL: the project),
+ * as npm decides it: a key "b" or "b@<range>" where the dependency's range
+ * intersects <range> (semver.intersects), alone or under its parent, "a>b"
+ * or "a@<range>>b" where the parent's version satisfies <range>; under the
+ * parent first. */
+static const char *override_for(struct res *r, const struct rnode *parent, const char *alias,
+                                const char *spec)
 {
   const struct nub_depmap *ov = r->o->overrides;
-  char key[600];
-  const char *v = NULL;
+  const char *v = NULL, *scoped = NULL, *plain = NULL;
 
   if (!ov || !ov->n)
     return NULL;
-  if (parent) {
-    snprintf(key, sizeof(key), "%s>%s", parent, name);
-    v = nub_depmap_get(ov, key);
+  for (size_t i = 0; i < ov->n && !scoped; i++) {
+    const char *key = ov->v[i].name, *gt = NULL, *child, *range;
+    char buf[256], pbuf[256];
+    int ngt = 0;
+    /* "parent>child": a '>' a range uses (">=1", ">1") is not the one */
+    for (const char *q = strchr(key + 1, '>'); q; q = strchr(q + 1, '>'))
+      if (q[1] && q[1] != '=' && q[1] != ' ' && !(q[1] >= '0' && q[1] <= '9')) {
+        gt = q;
+        ngt++;
+      }
+    if (ngt > 1)
+      continue; /* deeper paths are not followed */
+    child = gt ? gt + 1 : key;
+    if (!override_part(child, strlen(child), alias, buf, sizeof(buf), &range))
+      continue;
+    if (range && *range && strcmp(range, "*") &&
+        (!nub_range_valid(spec) || nub_semver_intersects(spec, range) != 1))
+      continue;
+    if (gt) {
+      const char *prange;
+      if (!parent ||
+          !override_part(key, (size_t)(gt - key), parent->name, pbuf, sizeof(pbuf), &prange))
+        continue;
+      if (prange && *prange && nub_semver_satisfies(prange, parent->version, false) != 1)
+        continue;
+      scoped = ov->v[i].spec;
+    } else if (!plain) {
+      plain = ov->v[i].spec;
+    }
   }
-  if (!v)
-    v = nub_depmap_get(ov, name);
+  v = scoped ? scoped : plain;
   if (v && v[0] == '$') { /* "$foo": the project's own spec for foo */
     const char *own = nub_depmap_get(&r->man->deps, v + 1);
     if (!own)
@@ -576,7 +625,7 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   snprintf(name, sizeof(name), "%s", it->alias);
   snprintf(who, sizeof(who), "%s",
            it->parent ? it->parent->base : it->imp ? r->imps[it->imp].path : "the project");
-  ov = override_for(r, it->parent ? it->parent->name : NULL, it->alias);
+  ov = override_for(r, it->parent, it->alias, it->spec);
   if (ov)
     spec = ov;
   if (!strncmp(spec, "file:", 5) && it->parent == NULL) {

@@ -1405,6 +1405,84 @@ bool nub_range_satisfies(const struct nub_range *r, const struct nub_version *v,
   return false;
 }
 
+/* ---- intersection (node-semver's Comparator/Range.intersects) ----------- */
+
+/* `new Range(c).test(v)`: one comparator, with the prerelease rule. */
+static bool one_test(const struct comparator *c, const struct nub_version *v)
+{
+  struct cset s = {(struct comparator *)c, 1, 1};
+  return set_test(&s, v, false);
+}
+
+static bool below_zero(const struct comparator *c)
+{
+  return c->op == OP_LT && !c->v.major && !c->v.minor && !c->v.patch;
+}
+
+static bool cmp_intersects(const struct comparator *a, const struct comparator *b)
+{
+  bool a_up = a->op == OP_GT || a->op == OP_GE, b_up = b->op == OP_GT || b->op == OP_GE;
+  bool a_down = a->op == OP_LT || a->op == OP_LE, b_down = b->op == OP_LT || b->op == OP_LE;
+  int r;
+
+  if (a->op == OP_ANY || b->op == OP_ANY)
+    return true;
+  if (a->op == OP_EQ)
+    return one_test(b, &a->v);
+  if (b->op == OP_EQ)
+    return one_test(a, &b->v);
+  if (below_zero(a) || below_zero(b)) /* nothing is lower */
+    return false;
+  if ((a_up && b_up) || (a_down && b_down))
+    return true;
+  r = nub_version_cmp(&a->v, &b->v);
+  if (r == 0 && (a->op == OP_GE || a->op == OP_LE) && (b->op == OP_GE || b->op == OP_LE))
+    return true;
+  return (r < 0 && a_up && b_down) || (r > 0 && a_down && b_up);
+}
+
+static bool set_satisfiable(const struct cset *s)
+{
+  for (size_t i = s->n; i-- > 1;)
+    for (size_t j = 0; j < i; j++)
+      if (!cmp_intersects(&s->c[i], &s->c[j]))
+        return false;
+  return true;
+}
+
+bool nub_range_intersects(const struct nub_range *a, const struct nub_range *b)
+{
+  const struct rform *x = &a->form[0], *y = &b->form[0];
+
+  for (size_t i = 0; i < x->n; i++) {
+    if (!set_satisfiable(&x->set[i]))
+      continue;
+    for (size_t j = 0; j < y->n; j++) {
+      bool all = set_satisfiable(&y->set[j]);
+      for (size_t p = 0; all && p < x->set[i].n; p++)
+        for (size_t q = 0; all && q < y->set[j].n; q++)
+          all = cmp_intersects(&x->set[i].c[p], &y->set[j].c[q]);
+      if (all)
+        return true;
+    }
+  }
+  return false;
+}
+
+int nub_semver_intersects(const char *r1, const char *r2)
+{
+  struct nub_range *a = NULL, *b = NULL;
+  int rc = -EINVAL;
+
+  if (nub_range_parse(&a, r1) == 0 && nub_range_parse(&b, r2) == 0)
+    rc = nub_range_intersects(a, b);
+  if (a)
+    nub_range_free(a);
+  if (b)
+    nub_range_free(b);
+  return rc;
+}
+
 long nub_range_max_satisfying(const struct nub_range *r,
                               const struct nub_version *const *vs, size_t n,
                               bool include_prerelease)

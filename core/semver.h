@@ -77,6 +77,13 @@ long nub_range_max_satisfying(const struct nub_range *r,
  * peer and direct dependency of a lockfile calls this thousands of times. */
 int nub_semver_satisfies(const char *range, const char *version, bool include_prerelease);
 
+/* node-semver's intersects(r1, r2): whether some version could satisfy
+ * both (without include_prerelease), decided comparator by comparator as
+ * node-semver does. The text form: 1 or 0, -EINVAL when either does not
+ * parse. */
+bool nub_range_intersects(const struct nub_range *a, const struct nub_range *b);
+int nub_semver_intersects(const char *r1, const char *r2);
+
 /* Whether s parses as a range (nub_range_parse would return 0), the common
  * forms decided without building it. */
 bool nub_range_valid(const char *s);

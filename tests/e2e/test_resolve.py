@@ -1025,6 +1025,8 @@ class OverridesTest(ResolveTestCase):
         "yarn resolutions": {"resolutions": {"b": "2.0.0"}},
         "pnpm.overrides": {"pnpm": {"overrides": {"b": "2.0.0"}}},
         "pnpm.overrides parent>child": {"pnpm": {"overrides": {"a>b": "^2.0.0"}}},
+        # a '>' inside the parent's range is not the separator
+        "pnpm.overrides ranged parent>child": {"pnpm": {"overrides": {"a@>=1.0.0>b": "^2.0.0"}}},
     }
 
     def pj(self, extra=None):
@@ -1042,6 +1044,36 @@ class OverridesTest(ResolveTestCase):
                 self.assertEqual(self.snapshot_deps(lock["snapshots"]["a@1.0.0"]), {"b": "b@2.0.0"})
                 self.assertEqual(sorted(lock["packages"]), ["a@1.0.0", "b@2.0.0"])
                 self.assertEqual(self.node_json(self.proj, "require('a').deps"), {"b": "2.0.0"})
+
+    # keys with a range, as npm reads them: "b@<range>" applies to a
+    # dependency on b whose range intersects it, "a@<range>": {...} under an
+    # a whose version satisfies it; each case against npm's own tree (and
+    # npm's answer written down, for a machine without npm). Before, nub
+    # dropped the ranges and applied every such key to every b.
+    RANGED = [
+        ({"b@^3.0.0": "1.0.0"}, {"a": "1.0.0", "c": "2.0.0"}),
+        ({"b@^2.0.0": "1.0.0"}, {"a": "1.0.0", "c": "1.0.0"}),
+        ({"a@2.0.0": {"b": "2.0.0"}}, {"a": "1.0.0", "c": "2.0.0"}),
+        ({"a@^1.0.0": {"b": "2.0.0"}}, {"a": "2.0.0", "c": "2.0.0"}),
+        ({"b@^3.0.0": "1.0.0", "a@^1.0.0": {"b": "2.0.0"}}, {"a": "2.0.0", "c": "2.0.0"}),
+    ]
+
+    def test_ranged_keys_apply_as_npm_applies_them(self):
+        expr = "{a: require('a').deps.b, c: require('c').deps.b}"
+        for overrides, want in self.RANGED:
+            with self.subTest(overrides=overrides):
+                self.clean()
+                doc = {"name": "p", "version": "1.0.0",
+                       "dependencies": {"a": "^1.0.0", "c": "^1.0.0"}, "overrides": overrides}
+                self.write_pj(doc)
+                self.nub("install")
+                self.assertEqual(self.node_json(self.proj, expr), want)
+                if nubtest.have_npm():
+                    theirs = os.path.join(self.tmp, "npm-%d" % self.RANGED.index((overrides, want)))
+                    os.makedirs(theirs)
+                    self.write_pj(doc, proj=theirs)
+                    self.npm("install", "--ignore-scripts", cwd=theirs)
+                    self.assertEqual(self.node_json(theirs, expr), want, "npm")
 
     def install_with_override_then_drop_it(self):
         self.write_pj(self.pj(self.FORMS["npm overrides"]))

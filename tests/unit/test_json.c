@@ -178,9 +178,10 @@ static void test_json__the_last_of_equal_keys(void **state)
   nub_manifest_release(&m);
 }
 
-/* Overrides of every tool as the resolver's "[parent>]name" keys: npm's
- * nested objects keep scoped names whole, yarn's paths give the last
- * package under its parent. */
+/* Overrides of every tool as the resolver's "[parent>]name[@range]" keys:
+ * npm's nested objects keep scoped names whole and a key's range (which the
+ * resolver matches as npm does), yarn's paths give the last package under
+ * its parent. */
 static void test_json__override_keys(void **state)
 {
   static const char pj[] =
@@ -188,7 +189,7 @@ static void test_json__override_keys(void **state)
       "\"@s/x@^1\":\"3\"},\"resolutions\":{\"**/q\":\"4\",\"a/b/c\":\"5\","
       "\"@s/a/@t/b\":\"6\",\"@s/lone\":\"7\"},\"pnpm\":{\"overrides\":{\"m>n\":\"8\"}}}";
   static const char *const want[][2] = {
-      {"foo>@s/bar", "1"}, {"foo", "2"}, {"@s/x", "3"}, {"q", "4"}, {"b>c", "5"},
+      {"foo>@s/bar", "1"}, {"foo", "2"}, {"@s/x@^1", "3"}, {"q", "4"}, {"b>c", "5"},
       {"@s/a>@t/b", "6"}, {"@s/lone", "7"}, {"m>n", "8"}};
   struct nub_manifest m;
   struct nub_err err;

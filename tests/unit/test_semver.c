@@ -1452,6 +1452,47 @@ static void test_satisfies_text(void **state)
                    1);
 }
 
+/* Range intersection, against node-semver 7's intersects() (the figures
+ * below are what it printed for each pair). */
+static void test_intersects(void **state)
+{
+  static const struct {
+    const char *a, *b;
+    int want;
+  } cases[] = {
+    {"^1.0.0", "^2.0.0", 0},
+    {"^1.0.0", "1.2.3", 1},
+    {">=1.0.0 <2.0.0", "1.x", 1},
+    {"~1.2.0", "1.3.0", 0},
+    {">1.0.0", "<1.0.0", 0},
+    {">=1.0.0", "<=1.0.0", 1},
+    {">1.0.0", "<=1.0.0", 0},
+    {"1.0.0 || 2.0.0", "^2.0.0", 1},
+    {"*", "^1.0.0", 1},
+    {"", "1.0.0", 1},
+    {"<0.0.0", "*", 1},
+    {"^1.0.0-beta", "1.0.0-beta.2", 0},
+    {">=2.0.0-0", "^1.0.0", 0},
+    {"1.2.3", "1.2.4", 0},
+    {"1.2.3-alpha", "^1.2.0", 0},
+    {"^0.1.0", "0.2.0", 0},
+    {"<2.0.0", ">=1.5.0 <1.6.0", 1},
+    {">=3.0.0 <2.0.0", "*", 0},
+    {"~2", "2.x", 1},
+    {"1 - 2", "^3.0.0", 0},
+    {"<1.0.0 || >=2.0.0", "1.5.0", 0},
+  };
+  (void)state;
+  for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+    int got = nub_semver_intersects(cases[i].a, cases[i].b);
+    int back = nub_semver_intersects(cases[i].b, cases[i].a);
+    if (got != cases[i].want || back != cases[i].want)
+      fail_msg("intersects(%s, %s): %d / %d, node-semver says %d", cases[i].a, cases[i].b, got,
+               back, cases[i].want);
+  }
+  assert_int_equal(nub_semver_intersects("latest", "^1.0.0"), -EINVAL);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -1469,6 +1510,7 @@ int main(void)
     cmocka_unit_test(test_big_prerelease_ids),
     cmocka_unit_test(test_api_edges),
     cmocka_unit_test(test_satisfies_text),
+    cmocka_unit_test(test_intersects),
   };
 
   return cmocka_run_group_tests(tests, NULL, NULL);
