@@ -3,7 +3,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "buf.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
+#include "proc.h"
 #include "semver.h"
 
 extern char **environ;
@@ -98,8 +98,6 @@ int nub_git_parse(const char *spec, struct nub_gitspec *out, struct nub_err *err
 
 /* ---- running git ----------------------------------------------------------- */
 
-static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static char *find_git(void)
 {
   const char *path = nub_plat_getenv("PATH");
@@ -146,7 +144,7 @@ static int run_git(const char *const *args, const char *cwd, struct nub_buf *out
   const char *argv[24];
   char *git = find_git();
   char **env;
-  int n = 0, pid, fd, rc;
+  int n = 0, rc;
 
   if (!git)
     return -ENOENT;
@@ -160,37 +158,10 @@ static int run_git(const char *const *args, const char *cwd, struct nub_buf *out
     argv[n++] = args[i];
   argv[n] = NULL;
   env = git_env();
-  pthread_mutex_lock(&spawn_lock);
-  rc = nub_plat_spawn_pipe(argv, cwd, (const char *const *)env, &pid, &fd);
-  pthread_mutex_unlock(&spawn_lock);
+  rc = nub_proc_capture(argv, cwd, (const char *const *)env, out);
   nub_free(env);
   nub_free(git);
-  if (rc < 0)
-    return rc;
-  for (;;) {
-    char buf[4096];
-    long r = nub_plat_read(fd, buf, sizeof(buf));
-    if (r == -EINTR)
-      continue;
-    if (r <= 0)
-      break;
-    nub_buf_add(out, buf, (size_t)r);
-  }
-  nub_plat_close(fd);
-  return nub_plat_wait_child(pid);
-}
-
-/* git's last line of output (its error), for a message. */
-static void last_line(const struct nub_buf *b, char *out, size_t cap)
-{
-  const char *s = b->data ? b->data : "", *e = s + b->len, *line;
-
-  while (e > s && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' '))
-    e--;
-  line = e;
-  while (line > s && line[-1] != '\n')
-    line--;
-  snprintf(out, cap, "%.*s", (int)(e - line), line);
+  return rc;
 }
 
 static int git_failed(struct nub_err *err, int rc, const struct nub_buf *b, const char *what,
@@ -201,7 +172,7 @@ static int git_failed(struct nub_err *err, int rc, const struct nub_buf *b, cons
   if (rc == -ENOENT)
     return nub_err_set(err, -NUB_ESPEC, "%s is a git dependency (%s), and git is not "
                        "installed; install git and run the install again", what, url);
-  last_line(b, why, sizeof(why));
+  nub_proc_last_line(b, why, sizeof(why));
   return nub_err_set(err, -NUB_ENETWORK, "%s: git %s %s failed: %s", what, doing, url,
                      why[0] ? why : "no output");
 }

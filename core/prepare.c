@@ -9,6 +9,7 @@
 #include "manifest.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
+#include "proc.h"
 
 extern char **environ;
 
@@ -62,19 +63,6 @@ static bool exists_in(const char *dir, const char *name)
   return ok;
 }
 
-/* The last non-empty line of the nested install's output, for a message. */
-static void last_line(const struct nub_buf *b, char *out, size_t cap)
-{
-  size_t end = b->len, start;
-
-  while (end && (b->data[end - 1] == '\n' || b->data[end - 1] == '\r'))
-    end--;
-  start = end;
-  while (start && b->data[start - 1] != '\n')
-    start--;
-  snprintf(out, cap, "%.*s", (int)(end - start), b->data ? b->data + start : "");
-}
-
 int nub_prepare_git(const char *dir, const char *what, const char *resolved,
                     const char *store_root, bool offline, struct nub_err *err)
 {
@@ -85,7 +73,7 @@ int nub_prepare_git(const char *dir, const char *what, const char *resolved,
   struct nub_buf out = NUB_BUF_INIT;
   char **env, line[512];
   size_t n = 0, k = 0;
-  int argc = 0, rc, pid, fd;
+  int argc = 0, rc;
 
   if (being_prepared(seen, resolved)) {
     nub_free(self);
@@ -115,26 +103,13 @@ int nub_prepare_git(const char *dir, const char *what, const char *resolved,
     argv[argc++] = "--offline";
   argv[argc] = NULL;
 
-  rc = nub_plat_spawn_pipe(argv, dir, (const char *const *)env, &pid, &fd);
-  if (rc == 0) {
-    for (;;) {
-      char buf[4096];
-      long r = nub_plat_read(fd, buf, sizeof(buf));
-      if (r == -EINTR)
-        continue;
-      if (r <= 0)
-        break;
-      nub_buf_add(&out, buf, (size_t)r);
-    }
-    nub_plat_close(fd);
-    rc = nub_plat_wait_child(pid);
-  }
+  rc = nub_proc_capture(argv, dir, (const char *const *)env, &out);
   for (size_t i = 0; i < k; i++)
     nub_free(env[i]);
   nub_free(env);
   nub_free(self);
   if (rc != 0) {
-    last_line(&out, line, sizeof(line));
+    nub_proc_last_line(&out, line, sizeof(line));
     nub_buf_release(&out);
     if (rc < 0)
       return nub_err_set(err, -NUB_ESCRIPT, "%s: cannot start nub to prepare it: %s", what,

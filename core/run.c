@@ -158,7 +158,7 @@ struct many {
   int *status;
   int *rcs;
   struct nub_err *errs;
-  pthread_mutex_t out_lock, spawn_lock;
+  pthread_mutex_t out_lock;
   bool stop;
 };
 
@@ -188,9 +188,7 @@ static int run_captured(struct many *m, size_t i, const char *event, const char 
   int pid = -1, fd = -1, rc;
   long got;
 
-  pthread_mutex_lock(&m->spawn_lock);
   rc = nub_plat_spawn_pipe(argv, dir, (const char *const *)env, &pid, &fd);
-  pthread_mutex_unlock(&m->spawn_lock);
   nub_script_env_free(env);
   if (rc < 0) {
     rc = nub_err_set(err, rc, "cannot run the %s script of %s: %s", event, who,
@@ -296,7 +294,6 @@ int nub_run_many(const struct nub_run_many_opts *o, int *status, size_t *ran,
   memset(&m, 0, sizeof(m));
   m.o = o;
   pthread_mutex_init(&m.out_lock, NULL);
-  pthread_mutex_init(&m.spawn_lock, NULL);
   /* levels: one more than the deepest project depended on (a cycle stops
    * growing after n rounds and runs as it stands, as pnpm does) */
   for (size_t round = 0; round < n; round++) {
@@ -348,7 +345,6 @@ int nub_run_many(const struct nub_run_many_opts *o, int *status, size_t *ran,
   if (pool)
     nub_pool_free(pool);
   pthread_mutex_destroy(&m.out_lock);
-  pthread_mutex_destroy(&m.spawn_lock);
   nub_free(level);
   return rc;
 }

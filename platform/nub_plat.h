@@ -247,7 +247,8 @@ char *nub_plat_self_exe(void);
 int nub_plat_spawn_wait(const char *const argv[], const char *cwd,
                         const char *const envp[]);
 /* Start argv[0] in `cwd` with `envp`, its stdout and stderr into one pipe:
- * *pid and *fd (the read end; close it) are filled. 0 or -errno. */
+ * *pid and *fd (the read end; close it) are filled. 0 or -errno. Safe to
+ * call from several threads at once: no child inherits another's pipe. */
 int nub_plat_spawn_pipe(const char *const argv[], const char *cwd, const char *const envp[],
                         int *pid, int *fd);
 /* Wait for a child started by nub_plat_spawn_pipe: its exit status (0..255),

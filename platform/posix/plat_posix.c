@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -798,6 +799,13 @@ void nub_plat_raise_nofile(void)
   }
 }
 
+/* Children are forked under one lock, so that no fork falls between
+ * another spawn's pipe() and the close-on-exec flags on its ends (macOS has
+ * no pipe2): a child that inherited another's pipe would keep it open, and
+ * its reader would wait for that child too. The lock is held for the fork
+ * only, never while waiting. */
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int nub_plat_spawn_wait(const char *const argv[], const char *cwd,
                         const char *const envp[])
 {
@@ -805,7 +813,10 @@ int nub_plat_spawn_wait(const char *const argv[], const char *cwd,
   int status, rc;
 
   /* posix_spawn has no portable chdir action; fork+exec keeps it simple. */
+  pthread_mutex_lock(&fork_lock);
   pid = fork();
+  if (pid != 0)
+    pthread_mutex_unlock(&fork_lock);
   if (pid < 0)
     return nub__plat_neg_errno();
   if (pid == 0) {
@@ -840,13 +851,18 @@ int nub_plat_spawn_pipe(const char *const argv[], const char *cwd, const char *c
   pid_t pid;
 
   /* Both ends close on exec: another child started at the same time must
-   * not keep this one's pipe open (callers serialise their spawns, so no
-   * fork falls between pipe() and these). The child's dup2 copies stay. */
-  if (pipe(p) < 0)
-    return nub__plat_neg_errno();
+   * not keep this one's pipe open (fork_lock). The child's dup2 copies stay. */
+  pthread_mutex_lock(&fork_lock);
+  if (pipe(p) < 0) {
+    int rc = nub__plat_neg_errno();
+    pthread_mutex_unlock(&fork_lock);
+    return rc;
+  }
   fcntl(p[0], F_SETFD, FD_CLOEXEC);
   fcntl(p[1], F_SETFD, FD_CLOEXEC);
   pid = fork();
+  if (pid != 0)
+    pthread_mutex_unlock(&fork_lock);
   if (pid < 0) {
     int rc = nub__plat_neg_errno();
     close(p[0]);

@@ -1,0 +1,16 @@
+/* proc.h - a child process whose output nub reads whole (git, a nested nub
+ * install): its stdout and stderr together, then its exit status. */
+#ifndef NUB_PROC_H
+#define NUB_PROC_H
+
+#include "buf.h"
+
+/* Run argv[0] with argv in cwd and envp; its output is appended to *out.
+ * Returns its exit status (0..255, 128+signal), or -errno when it could
+ * not be started. */
+int nub_proc_capture(const char *const argv[], const char *cwd, const char *const envp[],
+                     struct nub_buf *out);
+/* The last non-empty line of out (a failing command's reason), into line. */
+void nub_proc_last_line(const struct nub_buf *out, char *line, size_t cap);
+
+#endif
