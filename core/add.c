@@ -117,7 +117,7 @@ static int open_edit(struct edit *e, const struct nub_add_opts *o, struct nub_er
 
   memset(e, 0, sizeof(*e));
   if (rc == 0)
-    rc = nub_workspace_find_root(start, &e->root, err);
+    rc = nub_workspace_find_root(start, &e->root, &e->root_man, &e->have_man, err);
   if (rc < 0) {
     nub_free(start);
     return rc;
@@ -126,7 +126,7 @@ static int open_edit(struct edit *e, const struct nub_add_opts *o, struct nub_er
   nub_free(start);
   rc = nub_config_load(&e->cfg, e->root, io->cfg, io->ncfg, err);
   e->have_cfg = rc == 0;
-  if (rc == 0)
+  if (rc == 0 && !e->have_man) /* to say why it cannot be read */
     rc = nub_manifest_load(&e->root_man, e->root, err);
   e->have_man = rc == 0;
   if (rc == 0)

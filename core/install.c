@@ -99,10 +99,14 @@ static int setup(struct nub_install_ctx *c, const char *dir, struct nub_err *err
   if (rc < 0)
     return rc;
   c->have_cfg = true;
-  rc = nub_manifest_load(&c->man, dir, err);
-  if (rc < 0)
-    return rc;
-  c->have_man = true;
+  /* read while the workspace root was looked for; again only to say why
+   * it cannot be read */
+  if (!c->have_man) {
+    rc = nub_manifest_load(&c->man, dir, err);
+    if (rc < 0)
+      return rc;
+    c->have_man = true;
+  }
   rc = nub_workspace_discover(&c->ws, dir, &c->man, err);
   c->have_ws = true;
   if (rc < 0)
@@ -585,7 +589,7 @@ int nub_install(const struct nub_install_opts *o, struct nub_install_result *res
   if (rc == 0) {
     /* run in a workspace package, the install is the workspace's */
     char *root = NULL;
-    rc = nub_workspace_find_root(dir, &root, err);
+    rc = nub_workspace_find_root(dir, &root, &c.man, &c.have_man, err);
     if (rc == 0) {
       size_t rl = strlen(root);
       c.cwd_rel = nub_strdup(strlen(dir) > rl ? dir + rl + 1 : "");

@@ -124,6 +124,14 @@ static size_t scan(char *text, size_t len, bool jsonc, const char **why)
  * what npm sees ("scripts" given twice must not hide the second). Small
  * objects are compared pairwise, big ones (a lockfile's "packages")
  * through a map. */
+static size_t key_hash(const char *s)
+{
+  size_t h = 1469598103934665603ull; /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
 static void drop_duplicate_keys(cJSON *node)
 {
   for (; node; node = node->next) {
@@ -141,15 +149,22 @@ static void drop_duplicate_keys(cJSON *node)
           c = next;
         }
       } else if (n > 16) {
-        struct nub_strmap seen;
-        memset(&seen, 0, sizeof(seen));
+        /* the keys by hash in one table of pointers: no copy of a key */
+        size_t cap = 32;
+        while (cap < 2 * n)
+          cap *= 2;
+        cJSON **slot = nub_calloc(cap, sizeof(*slot));
         for (cJSON *c = node->child; c;) {
-          cJSON *next = c->next, *was = nub_strmap_put(&seen, c->string, c);
-          if (was)
-            cJSON_Delete(cJSON_DetachItemViaPointer(node, was));
+          cJSON *next = c->next;
+          size_t j = key_hash(c->string) & (cap - 1);
+          while (slot[j] && strcmp(slot[j]->string, c->string))
+            j = (j + 1) & (cap - 1);
+          if (slot[j])
+            cJSON_Delete(cJSON_DetachItemViaPointer(node, slot[j]));
+          slot[j] = c;
           c = next;
         }
-        nub_strmap_release(&seen, NULL);
+        nub_free(slot);
       }
     }
     if (cJSON_IsObject(node) || cJSON_IsArray(node))

@@ -26,12 +26,12 @@ int nub_query_open(struct nub_query *q, const char *dir, struct nub_err *err)
     return nub_err_set(err, -errno, "cannot read the current directory");
   start = !dir ? nub_strdup(cwd) : dir[0] == '/' ? nub_strdup(dir)
                                                  : nub_asprintf("%s/%s", cwd, dir);
-  rc = nub_workspace_find_root(start, &q->root, err);
+  rc = nub_workspace_find_root(start, &q->root, &q->man, &q->have_man, err);
   nub_free(start);
   if (rc == 0)
     rc = nub_config_load(&q->cfg, q->root, NULL, 0, err);
   q->have_cfg = rc == 0;
-  if (rc == 0)
+  if (rc == 0 && !q->have_man) /* to say why it cannot be read */
     rc = nub_manifest_load(&q->man, q->root, err);
   q->have_man = rc == 0;
   if (rc == 0) {

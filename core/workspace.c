@@ -372,24 +372,40 @@ static bool takes_in(const struct nub_workspace *ws, const char *rel)
   return false;
 }
 
-int nub_workspace_find_root(const char *dir, char **root, struct nub_err *err)
+/* The manifest read at the root, handed to the caller that wants it. */
+static void hand_over(struct nub_manifest *m, bool have, struct nub_manifest *out,
+                      bool *have_out)
 {
-  size_t dl = strlen(dir);
+  if (out && have) {
+    *out = *m;
+    *have_out = true;
+  } else if (have) {
+    nub_manifest_release(m);
+  }
+}
+
+int nub_workspace_find_root(const char *dir, char **root, struct nub_manifest *root_man,
+                            bool *have_root_man, struct nub_err *err)
+{
+  struct nub_manifest own_man;
+  bool have_own;
   char *cand = nub_strdup(dir);
+  size_t dl = strlen(dir);
 
   (void)err;
   *root = NULL;
+  if (have_root_man)
+    *have_root_man = false;
+  have_own = nub_manifest_load(&own_man, dir, &(struct nub_err){0}) == 0;
   { /* a root of its own (the nearest definition wins, as in pnpm) */
     struct nub_workspace ws;
-    struct nub_manifest man;
     struct nub_err e2;
-    bool have_man = nub_manifest_load(&man, dir, &e2) == 0, own;
+    bool own;
     memset(&ws, 0, sizeof(ws));
-    own = read_definition(&ws, dir, have_man ? &man : NULL, true, &e2) == 0 && ws.source;
+    own = read_definition(&ws, dir, have_own ? &own_man : NULL, true, &e2) == 0 && ws.source;
     nub_workspace_release(&ws);
-    if (have_man)
-      nub_manifest_release(&man);
     if (own) {
+      hand_over(&own_man, have_own, root_man, have_root_man);
       *root = cand;
       return 0;
     }
@@ -413,15 +429,19 @@ int nub_workspace_find_root(const char *dir, char **root, struct nub_err *err)
           hit = takes_in(&ws, dir + cl + 1);
       }
       nub_workspace_release(&ws);
-      if (have_man)
-        nub_manifest_release(&man);
       if (hit) {
+        hand_over(&man, have_man, root_man, have_root_man);
+        if (have_own)
+          nub_manifest_release(&own_man);
         *root = cand;
         return 0;
       }
+      if (have_man)
+        nub_manifest_release(&man);
     }
   }
   nub_free(cand);
+  hand_over(&own_man, have_own, root_man, have_root_man);
   *root = nub_strdup(dir);
   return 0;
 }

@@ -42,8 +42,11 @@ struct nub_workspace {
 
 /* The root of the workspace `dir` (absolute) belongs to: the nearest
  * directory, dir itself or an ancestor, whose workspace globs take dir in;
- * else dir. Caller frees *root. */
-int nub_workspace_find_root(const char *dir, char **root, struct nub_err *err);
+ * else dir. Caller frees *root. The root's package.json, read on the way,
+ * goes to *root_man when root_man is given and it could be read
+ * (*have_root_man; the caller releases it): read once, not again. */
+int nub_workspace_find_root(const char *dir, char **root, struct nub_manifest *root_man,
+                            bool *have_root_man, struct nub_err *err);
 /* Read root's workspace definition (root_man: its package.json) and expand
  * its globs into members (sorted by dir). Not a workspace: ws->source is
  * NULL and there are no members. */

@@ -92,8 +92,8 @@ static int run_many(const char *cwd, const char *script, char *const *filters, s
   size_t ran = 0;
 
   nub_err_clear(&err);
-  rc = nub_workspace_find_root(cwd, &root, &err);
-  if (rc == 0)
+  rc = nub_workspace_find_root(cwd, &root, &man, &have_man, &err);
+  if (rc == 0 && !have_man) /* to say why it cannot be read */
     rc = nub_manifest_load(&man, root, &err);
   have_man = rc == 0;
   if (rc == 0) {

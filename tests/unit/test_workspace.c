@@ -90,10 +90,20 @@ static void test_workspace__discover_from_package_json(void **state)
     /* the root from inside a member, and from a directory no glob takes */
     char *inside = nub_asprintf("%s/packages/a", root), *found = NULL;
     char *outside = nub_asprintf("%s/other/d", root);
-    assert_int_equal(nub_workspace_find_root(inside, &found, &err), 0);
+    struct nub_manifest got;
+    bool have = false;
+    nub_free(write_in(root, "package.json", pj));
+    assert_int_equal(nub_workspace_find_root(inside, &found, NULL, NULL, &err), 0);
+    assert_string_equal(found, root);
+    nub_free(found);
+    /* the root's package.json, read on the way, handed over */
+    assert_int_equal(nub_workspace_find_root(inside, &found, &got, &have, &err), 0);
+    assert_true(have);
+    assert_string_equal(got.name, "root");
+    nub_manifest_release(&got);
     nub_free(found);
     nub_free(inside);
-    assert_int_equal(nub_workspace_find_root(outside, &found, &err), 0);
+    assert_int_equal(nub_workspace_find_root(outside, &found, NULL, NULL, &err), 0);
     assert_string_equal(found, outside);
     nub_free(found);
     nub_free(outside);
