@@ -22,6 +22,7 @@
 #include "nub_plat.h"
 #include "prepare.h"
 #include "registry_url.h"
+#include "strmap.h"
 
 struct chunk {
   struct chunk *next;
@@ -82,6 +83,7 @@ struct fetcher {
    * entries, allow-missing-integrity): said once at the end */
   size_t nunchecked;
   char first_unchecked[256];
+  struct nub_strmap checkouts; /* resolved git identity -> a checkout (owned) */
 };
 
 /* A network faster than the unpacking piles whole tarballs up in memory
@@ -276,6 +278,14 @@ static bool is_git(const struct nub_pkg *p)
                         !strncmp(p->tarball, NUB_GIT_CHECKOUT, strlen(NUB_GIT_CHECKOUT)));
 }
 
+static void drop_checkout(void *dir)
+{
+  if (dir) {
+    nub_plat_rm_rf(dir);
+    nub_free(dir);
+  }
+}
+
 static void git_job(void *arg, int worker)
 {
   static unsigned seq;
@@ -295,11 +305,20 @@ static void git_job(void *arg, int worker)
     job_error(j, -NUB_ESPEC, "%s: '%s' is not a git commit", j->what, j->pkg->tarball);
     return;
   }
-  /* <pid>-...: what a killed install leaves the store's tmp cleaning finds */
-  dir = nub_asprintf("%s/tmp/%d-git-%u", f->store->root, nub_plat_pid(),
-                     __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
-  nub_plat_rm_rf(dir);
-  rc = nub_git_checkout(url, commit, dir, j->what, &err);
+  pthread_mutex_lock(&f->lock);
+  dir = nub_strmap_get(&f->checkouts, j->pkg->tarball);
+  if (dir)
+    nub_strmap_put(&f->checkouts, j->pkg->tarball, NULL); /* taken */
+  pthread_mutex_unlock(&f->lock);
+  if (dir) {
+    rc = 0; /* the resolver's checkout of this commit */
+  } else {
+    /* <pid>-...: what a killed install leaves the store's tmp cleaning finds */
+    dir = nub_asprintf("%s/tmp/%d-git-%u", f->store->root, nub_plat_pid(),
+                       __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+    nub_plat_rm_rf(dir);
+    rc = nub_git_checkout(url, commit, dir, j->what, &err);
+  }
   packed = strncmp(j->pkg->tarball, NUB_GIT_CHECKOUT, strlen(NUB_GIT_CHECKOUT)) != 0;
   if (rc == 0 && packed && nub_prepare_wanted(dir)) {
     if (j->pkg->prepare)
@@ -874,6 +893,17 @@ void nub_fetch_add(struct nub_fetch *fs, struct nub_pkg *p)
   start_job(f, p);
 }
 
+void nub_fetch_offer_checkout(struct nub_fetch *fs, const char *resolved, char *dir)
+{
+  struct fetcher *f = (struct fetcher *)fs;
+  char *was;
+
+  pthread_mutex_lock(&f->lock);
+  was = nub_strmap_put(&f->checkouts, resolved, dir);
+  pthread_mutex_unlock(&f->lock);
+  drop_checkout(was);
+}
+
 int nub_fetch_end(struct nub_fetch *fs, struct nub_fetch_result *res, struct nub_err *err)
 {
   struct fetcher *f = (struct fetcher *)fs;
@@ -945,6 +975,7 @@ int nub_fetch_end(struct nub_fetch *fs, struct nub_fetch_result *res, struct nub
   for (int i = 0; i < f->nscratch; i++)
     nub_extract_scratch_release(&f->scratch[i]);
   nub_free(f->scratch);
+  nub_strmap_release(&f->checkouts, drop_checkout);
   pthread_mutex_destroy(&f->lock);
   pthread_cond_destroy(&f->cv);
   nub_free(f);

@@ -53,6 +53,10 @@ void nub_fetch_add(struct nub_fetch *f, struct nub_pkg *p);
 /* nub_fetch_add for many, the store's indexes read in parallel first. */
 void nub_fetch_add_all(struct nub_fetch *f, struct nub_pkg **pkgs, size_t n);
 int nub_fetch_end(struct nub_fetch *f, struct nub_fetch_result *res, struct nub_err *err);
+/* A checkout of the git package resolved as "git+<url>#<commit>" that is
+ * already on disk (the resolver's): packed from there instead of cloned
+ * again. The session owns dir and removes it, used or not. Thread-safe. */
+void nub_fetch_offer_checkout(struct nub_fetch *f, const char *resolved, char *dir);
 
 /* Load or fetch the index of every package with needed == true. */
 int nub_fetch_needed(struct nub_pkgtab *t, struct nub_store *store,

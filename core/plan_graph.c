@@ -17,6 +17,13 @@
 #include "resolve.h"
 #include "sync.h"
 
+static void on_checkout(void *ud, const char *resolved, char *dir)
+{
+  struct nub_install_ctx *c = ud;
+
+  nub_fetch_offer_checkout(c->plan.fetch, resolved, dir);
+}
+
 static void on_pick(void *ud, const char *name, const struct nub_pversion *pv)
 {
   struct nub_install_ctx *c = ud;
@@ -196,6 +203,7 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
   ro.overrides = &c->man.overrides;
   ro.allow_missing_integrity = nub_config_bool(&c->cfg, "allow-missing-integrity", false);
   ro.on_pick = p->fetch ? on_pick : NULL;
+  ro.on_checkout = p->fetch ? on_checkout : NULL;
   ro.ud = c;
   ro.prog = &c->prog;
   ro.cfg = &c->cfg;

@@ -544,8 +544,8 @@ static int pick_tarball_url(struct res *r, struct qitem *it, const char *url,
 }
 
 /* A git dependency: its ref resolved to a commit (git ls-remote), the commit
- * checked out into a temporary directory for its package.json; the fetch
- * clones it again into the store, keyed by the commit. */
+ * checked out into a temporary directory for its package.json, which goes
+ * to on_checkout (the fetch packs it from there) or is removed. */
 static int pick_git(struct res *r, struct qitem *it, const char *spec, struct rnode **out)
 {
   static unsigned seq;
@@ -602,8 +602,12 @@ static int pick_git(struct res *r, struct qitem *it, const char *spec, struct rn
       expand(r, n);
     }
   }
-  nub_plat_rm_rf(dir);
-  nub_free(dir);
+  if (rc == 0 && r->o->on_checkout) {
+    r->o->on_checkout(r->o->ud, base, dir);
+  } else {
+    nub_plat_rm_rf(dir);
+    nub_free(dir);
+  }
   nub_free(base);
   nub_gitspec_release(&g);
   return rc;

@@ -49,6 +49,11 @@ struct nub_resolve_opts {
   /* Called for every picked registry package version from the resolver
    * thread (to start its download at once). */
   void (*on_pick)(void *ud, const char *name, const struct nub_pversion *pv);
+  /* Called with the checkout the resolver made of a git dependency to read
+   * its package.json (resolved: "git+<url>#<commit>"; dir: owned by the
+   * callee from then on), so that the fetch need not clone it again.
+   * NULL: the resolver removes it. */
+  void (*on_checkout)(void *ud, const char *resolved, char *dir);
   void *ud;
   struct nub_progress *prog; /* its "resolved" count moves with each pick */
   const struct nub_config *cfg; /* retries for tarballs named by URL */

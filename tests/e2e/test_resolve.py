@@ -908,6 +908,29 @@ class GitDependencyTest(ResolveTestCase):
                                                   "npm_config_cache": os.path.join(self.tmp, "npm-cache")})
                     self.assertEqual(files(proj), files(theirs))
 
+    def test_cloned_once_when_resolved(self):
+        # the resolver's checkout (for package.json) is what gets packed;
+        # before, the fetch cloned the repository a second time
+        real = shutil.which("git")
+        bindir = os.path.join(self.tmp, "gitwrap")
+        os.makedirs(bindir)
+        log = os.path.join(self.tmp, "git.log")
+        with open(os.path.join(bindir, "git"), "w") as f:
+            f.write('#!/bin/sh\necho "$@" >> %s\nexec %s "$@"\n' % (log, real))
+        os.chmod(os.path.join(bindir, "git"), 0o755)
+        self.env["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+        for layout in ("isolated", "hoisted"):
+            with self.subTest(layout=layout):
+                if os.path.exists(log):
+                    os.unlink(log)
+                self.clean()
+                self.env["NUB_STORE_DIR"] = os.path.join(self.tmp, "store-" + layout)
+                self.install(self.url + "#v1.3.0", "--node-linker", layout)
+                self.assertEqual(self.got()["version"], "1.3.0")
+                with open(log) as f:
+                    clones = [l for l in f if " clone " in l]
+                self.assertEqual(len(clones), 1, clones)
+
     def test_a_ref_that_is_not_there(self):
         self.make_project({"name": "p", "version": "1.0.0",
                            "dependencies": {"gitdep": self.url + "#v9.9.9"}})
