@@ -84,6 +84,7 @@ struct fetcher {
   size_t nunchecked;
   char first_unchecked[256];
   struct nub_strmap checkouts; /* resolved git identity -> a checkout (owned) */
+  struct nub_strmap offered;   /* tarball URL -> its bytes (struct nub_buf *, owned) */
 };
 
 /* A network faster than the unpacking piles whole tarballs up in memory
@@ -278,6 +279,14 @@ static bool is_git(const struct nub_pkg *p)
                         !strncmp(p->tarball, NUB_GIT_CHECKOUT, strlen(NUB_GIT_CHECKOUT)));
 }
 
+static void drop_body(void *b)
+{
+  if (b) {
+    nub_buf_release(b);
+    nub_free(b);
+  }
+}
+
 static void drop_checkout(void *dir)
 {
   if (dir) {
@@ -426,6 +435,23 @@ static void submit(struct job *j, uint64_t delay_ms)
   if (is_local_dir(j->pkg)) {
     nub_pool_submit(j->f->pool, local_dir_job, j);
     return;
+  }
+  if (j->pkg->tarball) { /* (locked: the resolver thread offers) */
+    struct nub_buf *b;
+    pthread_mutex_lock(&j->f->lock);
+    b = nub_strmap_put(&j->f->offered, j->pkg->tarball, NULL); /* taken */
+    pthread_mutex_unlock(&j->f->lock);
+    if (b) { /* downloaded while resolving: the same path as a download */
+      struct nub_http_result r;
+      memset(&r, 0, sizeof(r));
+      r.retry_after_s = -1;
+      r.status = 200;
+      r.bytes = b->len;
+      on_body(j, b->data ? b->data : "", b->len);
+      drop_body(b);
+      on_done(j, &r);
+      return;
+    }
   }
   {
     /* decided and handed to the network under the lock, so that a cancel
@@ -904,6 +930,19 @@ void nub_fetch_offer_checkout(struct nub_fetch *fs, const char *resolved, char *
   drop_checkout(was);
 }
 
+void nub_fetch_offer_tarball(struct nub_fetch *fs, const char *url, struct nub_buf *body)
+{
+  struct fetcher *f = (struct fetcher *)fs;
+  struct nub_buf *b = nub_malloc(sizeof(*b));
+
+  *b = *body; /* moved */
+  memset(body, 0, sizeof(*body));
+  pthread_mutex_lock(&f->lock);
+  b = nub_strmap_put(&f->offered, url, b);
+  pthread_mutex_unlock(&f->lock);
+  drop_body(b); /* one offered before for the same URL */
+}
+
 int nub_fetch_end(struct nub_fetch *fs, struct nub_fetch_result *res, struct nub_err *err)
 {
   struct fetcher *f = (struct fetcher *)fs;
@@ -976,6 +1015,7 @@ int nub_fetch_end(struct nub_fetch *fs, struct nub_fetch_result *res, struct nub
     nub_extract_scratch_release(&f->scratch[i]);
   nub_free(f->scratch);
   nub_strmap_release(&f->checkouts, drop_checkout);
+  nub_strmap_release(&f->offered, drop_body);
   pthread_mutex_destroy(&f->lock);
   pthread_cond_destroy(&f->cv);
   nub_free(f);

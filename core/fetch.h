@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "buf.h"
 #include "err.h"
 #include "pool.h"
 #include "progress.h"
@@ -57,6 +58,9 @@ int nub_fetch_end(struct nub_fetch *f, struct nub_fetch_result *res, struct nub_
  * already on disk (the resolver's): packed from there instead of cloned
  * again. The session owns dir and removes it, used or not. Thread-safe. */
 void nub_fetch_offer_checkout(struct nub_fetch *f, const char *resolved, char *dir);
+/* The bytes of the tarball at url, downloaded already (the resolver's):
+ * taken from *body (left empty), used instead of a download. */
+void nub_fetch_offer_tarball(struct nub_fetch *f, const char *url, struct nub_buf *body);
 
 /* Load or fetch the index of every package with needed == true. */
 int nub_fetch_needed(struct nub_pkgtab *t, struct nub_store *store,

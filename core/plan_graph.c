@@ -24,6 +24,13 @@ static void on_checkout(void *ud, const char *resolved, char *dir)
   nub_fetch_offer_checkout(c->plan.fetch, resolved, dir);
 }
 
+static void on_tarball(void *ud, const char *url, struct nub_buf *body)
+{
+  struct nub_install_ctx *c = ud;
+
+  nub_fetch_offer_tarball(c->plan.fetch, url, body);
+}
+
 static void on_pick(void *ud, const char *name, const struct nub_pversion *pv)
 {
   struct nub_install_ctx *c = ud;
@@ -204,6 +211,7 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
   ro.allow_missing_integrity = nub_config_bool(&c->cfg, "allow-missing-integrity", false);
   ro.on_pick = p->fetch ? on_pick : NULL;
   ro.on_checkout = p->fetch ? on_checkout : NULL;
+  ro.on_tarball = p->fetch ? on_tarball : NULL;
   ro.ud = c;
   ro.prog = &c->prog;
   ro.cfg = &c->cfg;

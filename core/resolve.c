@@ -513,8 +513,8 @@ static int pick_local_tarball(struct res *r, struct qitem *it, const char *rel,
 
 /* A tarball named by URL ("https://host/x-1.0.0.tgz", npm's "remote"
  * dependency): downloaded once here for its package.json and integrity,
- * which the lockfile records; the fetch takes it from the URL again and
- * checks it against that integrity. */
+ * which the lockfile records; its bytes go to the fetch (on_tarball), which
+ * checks them against that integrity like any download. */
 static int pick_tarball_url(struct res *r, struct qitem *it, const char *url,
                             struct rnode **out)
 {
@@ -537,6 +537,8 @@ static int pick_tarball_url(struct res *r, struct qitem *it, const char *url,
     if (rc == 0) {
       (*out)->tarball_url = nub_strdup(url);
       expand(r, *out);
+      if (r->o->on_tarball)
+        r->o->on_tarball(r->o->ud, url, &body);
     }
   }
   nub_buf_release(&body);

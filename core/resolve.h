@@ -21,6 +21,7 @@
 #define NUB_RESOLVE_H
 
 #include "config.h"
+#include "buf.h"
 #include "err.h"
 #include "graph.h"
 #include "manifest.h"
@@ -54,6 +55,9 @@ struct nub_resolve_opts {
    * callee from then on), so that the fetch need not clone it again.
    * NULL: the resolver removes it. */
   void (*on_checkout)(void *ud, const char *resolved, char *dir);
+  /* The same for a tarball named by URL, downloaded to read it: its bytes
+   * (moved out of *body) go to the fetch instead of a second download. */
+  void (*on_tarball)(void *ud, const char *url, struct nub_buf *body);
   void *ud;
   struct nub_progress *prog; /* its "resolved" count moves with each pick */
   const struct nub_config *cfg; /* retries for tarballs named by URL */

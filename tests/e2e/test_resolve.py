@@ -597,7 +597,11 @@ class TarballUrlTest(ResolveTestCase):
 
     def check(self, flags):
         self.project()
+        self.other.reset_log()
         self.nub("install", *flags)
+        # resolved afresh: downloaded once, to read it and to install it
+        # (twice before)
+        self.assertEqual(self.other.count(r"^/c/-/c-1\.0\.0\.tgz$"), 1)
         self.assertEqual(self.node_json(self.proj, "require('c')"),
                          {"name": "c", "version": "1.0.0", "deps": {"b": "2.0.0"}})
         with open(os.path.join(self.proj, "nub.lock")) as f:
