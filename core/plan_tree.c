@@ -98,7 +98,8 @@ static bool overrides_in_sync(const struct nub_manifest *m, const struct nub_tre
   nub_lockfile_bun_overrides(m, &want);
   same = want.n == t->overrides.n;
   have = nub_calloc(t->overrides.n + 1, sizeof(*have));
-  memcpy(have, t->overrides.v, t->overrides.n * sizeof(*have));
+  if (t->overrides.n)
+    memcpy(have, t->overrides.v, t->overrides.n * sizeof(*have));
   nub_sort(have, t->overrides.n, sizeof(*have), cmp_dep);
   nub_sort(want.v, want.n, sizeof(*want.v), cmp_dep);
   for (size_t i = 0; same && i < want.n; i++)
