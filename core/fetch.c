@@ -295,13 +295,44 @@ static void drop_checkout(void *dir)
   }
 }
 
+/* A directory into the store as the job's package: what npm pack would
+ * take of it (packed), or every file. */
+static int import_dir(struct job *j, const char *dir, bool packed, struct nub_err *err)
+{
+  struct nub_import *im = NULL;
+  struct nub_extract_stats st;
+  int rc = nub_import_begin(j->f->store, &im, err);
+
+  memset(&st, 0, sizeof(st));
+  if (rc < 0)
+    return rc;
+  rc = packed ? nub_import_packed(im, dir, j->what, &st, err)
+              : nub_import_directory(im, dir, j->what, &st, err);
+  if (rc < 0) {
+    nub_import_abort(im);
+    return rc;
+  }
+  return nub_import_commit(im, j->pkg->key, &j->pkg->index, err);
+}
+
+/* The end of a job that imported a directory: stored, or its error. */
+static void dir_done(struct job *j, int rc, const struct nub_err *err)
+{
+  if (rc < 0) {
+    job_error(j, rc, "%s", err->msg);
+    return;
+  }
+  j->pkg->imported = true;
+  nub_progress_add(j->f->prog, &j->f->prog->fetched, 1);
+  nub_diag_mark("stored", j->what);
+  job_finished(j);
+}
+
 static void git_job(void *arg, int worker)
 {
   static unsigned seq;
   struct job *j = arg;
   struct fetcher *f = j->f;
-  struct nub_import *im = NULL;
-  struct nub_extract_stats st;
   struct nub_err err;
   char commit[41], *url = NULL, *dir;
   bool packed;
@@ -309,7 +340,6 @@ static void git_job(void *arg, int worker)
 
   (void)worker;
   nub_err_clear(&err);
-  memset(&st, 0, sizeof(st));
   if (!nub_git_split_resolved(j->pkg->tarball, &url, commit)) {
     job_error(j, -NUB_ESPEC, "%s: '%s' is not a git commit", j->what, j->pkg->tarball);
     return;
@@ -336,57 +366,22 @@ static void git_job(void *arg, int worker)
       j->pkg->prepare_blocked = true;
   }
   if (rc == 0)
-    rc = nub_import_begin(f->store, &im, &err);
-  if (rc == 0) {
-    rc = packed ? nub_import_packed(im, dir, j->what, &st, &err)
-                : nub_import_directory(im, dir, j->what, &st, &err);
-    if (rc == 0)
-      rc = nub_import_commit(im, j->pkg->key, &j->pkg->index, &err);
-    else
-      nub_import_abort(im);
-  }
+    rc = import_dir(j, dir, packed, &err);
   nub_plat_rm_rf(dir);
   nub_free(dir);
   nub_free(url);
-  if (rc < 0) {
-    job_error(j, rc, "%s", err.msg);
-    return;
-  }
-  j->pkg->imported = true;
-  nub_progress_add(f->prog, &f->prog->fetched, 1);
-  nub_diag_mark("stored", j->what);
-  job_finished(j);
+  dir_done(j, rc, &err);
 }
 
 /* A directory of the user's, imported as it is now, on a worker. */
 static void local_dir_job(void *arg, int worker)
 {
   struct job *j = arg;
-  struct nub_import *im = NULL;
-  struct nub_extract_stats st;
   struct nub_err err;
-  const char *dir = j->pkg->tarball + strlen(NUB_LOCAL_DIR);
-  int rc;
 
   (void)worker;
   nub_err_clear(&err);
-  memset(&st, 0, sizeof(st));
-  rc = nub_import_begin(j->f->store, &im, &err);
-  if (rc == 0) {
-    rc = nub_import_directory(im, dir, j->what, &st, &err);
-    if (rc == 0)
-      rc = nub_import_commit(im, j->pkg->key, &j->pkg->index, &err);
-    else
-      nub_import_abort(im);
-  }
-  if (rc < 0) {
-    job_error(j, rc, "%s", err.msg);
-    return;
-  }
-  j->pkg->imported = true;
-  nub_progress_add(j->f->prog, &j->f->prog->fetched, 1);
-  nub_diag_mark("stored", j->what);
-  job_finished(j);
+  dir_done(j, import_dir(j, j->pkg->tarball + strlen(NUB_LOCAL_DIR), false, &err), &err);
 }
 
 /* A local tarball takes the same path as a download: its bytes, then the
