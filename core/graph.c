@@ -270,3 +270,35 @@ void nub_graph_mark_optional(struct nub_graph *g)
   nub_free(stack);
 }
 
+
+size_t nub_graph_bfs(const struct nub_graph *g,
+                     bool (*enter)(void *ud, size_t to, long from, size_t importer), void *ud)
+{
+  size_t *queue = nub_calloc(g->npkgs + 1, sizeof(size_t)), qh = 0, qt = 0;
+
+  for (size_t m = 0; m < g->nimporters; m++)
+    for (int k = 0; k < NUB_DEP_KINDS; k++) {
+      const struct nub_gdirect *d;
+      size_t nd = nub_importer_directs(&g->importers[m], k, &d);
+      for (size_t i = 0; i < nd; i++) {
+        char *t = nub_gedge_target(d[i].alias, d[i].ref);
+        struct nub_gpkg *x = t ? nub_graph_find(g, t) : NULL;
+        nub_free(t);
+        if (x && qt < g->npkgs && enter(ud, x->index, -1, m))
+          queue[qt++] = x->index;
+      }
+    }
+  while (qh < qt) {
+    const struct nub_gpkg *x = g->pkgs[queue[qh++]];
+    for (size_t e = 0; e < x->ndeps + x->noptional_deps; e++) {
+      const struct nub_gedge *ed = e < x->ndeps ? &x->deps[e] : &x->optional_deps[e - x->ndeps];
+      char *t = nub_gedge_target(ed->alias, ed->ref);
+      struct nub_gpkg *y = t ? nub_graph_find(g, t) : NULL;
+      nub_free(t);
+      if (y && qt < g->npkgs && enter(ud, y->index, (long)x->index, 0))
+        queue[qt++] = y->index;
+    }
+  }
+  nub_free(queue);
+  return qt;
+}

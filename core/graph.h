@@ -145,6 +145,14 @@ struct nub_gpkg *nub_graph_find(const struct nub_graph *g, const char *key);
 /* The dep path an edge points at: "name@<ref>" for plain refs, the ref itself
  * for aliases ("real@1.2.3"); NULL for link:/file: refs. Caller frees. */
 char *nub_gedge_target(const char *alias, const char *ref);
+/* Breadth-first from the importers' direct dependencies (importer by
+ * importer, kind by kind, in edge order), then along each package's
+ * dependencies and optional dependencies in edge order. enter(ud, to, from,
+ * importer) is asked once per edge to a package (from: the package index
+ * the edge leaves, -1 for a direct one) and says whether to go there; it
+ * keeps its own record of what was entered. Returns how many were. */
+size_t nub_graph_bfs(const struct nub_graph *g,
+                     bool (*enter)(void *ud, size_t to, long from, size_t importer), void *ud);
 void nub_gpkg_free(struct nub_gpkg *p);
 /* Record that catalog `name` gives `alias` `range`, resolved to `version`
  * (once per name and alias; the first wins). Keeps the sort order. */

@@ -29,6 +29,19 @@ struct yrd {
   struct nub_err *err;
 };
 
+/* nub_graph_bfs's rule for a plain walk: each package once. */
+static bool enter_once(void *ud, size_t to, long from, size_t importer)
+{
+  bool *seen = ud;
+
+  (void)from;
+  (void)importer;
+  if (seen[to])
+    return false;
+  seen[to] = true;
+  return true;
+}
+
 static int bad(struct yrd *r, const char *what)
 {
   return nub_err_set(r->err, -NUB_ELOCKFILE, "%s:%d: %s", r->fname, r->line, what);
@@ -459,39 +472,9 @@ int nub_lockfile_yarn_parse(struct nub_graph *g, const char *text, size_t len,
      * again (yarn drops such entries) */
     if (stale && !*stale) {
       bool *seen = nub_calloc(g->npkgs + 1, sizeof(bool));
-      size_t *stack = nub_calloc(g->npkgs + 1, sizeof(size_t)), sp = 0, nseen = 0;
-      for (size_t m = 0; m < g->nimporters; m++)
-        for (int k = 0; k < NUB_DEP_KINDS; k++) {
-          const struct nub_gdirect *d;
-          size_t nd = nub_importer_directs(&g->importers[m], k, &d);
-          for (size_t i = 0; i < nd; i++) {
-            char *t = nub_gedge_target(d[i].alias, d[i].ref);
-            struct nub_gpkg *x = t ? nub_graph_find(g, t) : NULL;
-            nub_free(t);
-            if (x && !seen[x->index]) {
-              seen[x->index] = true;
-              stack[sp++] = x->index;
-            }
-          }
-        }
-      while (sp) {
-        const struct nub_gpkg *x = g->pkgs[stack[--sp]];
-        nseen++;
-        for (size_t e = 0; e < x->ndeps + x->noptional_deps; e++) {
-          const struct nub_gedge *ed = e < x->ndeps ? &x->deps[e] : &x->optional_deps[e - x->ndeps];
-          char *t = nub_gedge_target(ed->alias, ed->ref);
-          struct nub_gpkg *y = t ? nub_graph_find(g, t) : NULL;
-          nub_free(t);
-          if (y && !seen[y->index]) {
-            seen[y->index] = true;
-            stack[sp++] = y->index;
-          }
-        }
-      }
-      if (nseen < g->npkgs)
+      if (nub_graph_bfs(g, enter_once, seen) < g->npkgs)
         *stale = true;
       nub_free(seen);
-      nub_free(stack);
     }
   }
   for (size_t i = 0; i < n; i++)

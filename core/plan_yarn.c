@@ -136,6 +136,46 @@ static void read_peers(void *ud, size_t i, int worker)
   nub_free(text);
 }
 
+/* The walk for shortest paths: each package once, the package it was
+ * first reached from (-1: an importer) and that importer. */
+struct paths {
+  bool *seen;
+  long *parent;
+  size_t *seed_im;
+};
+
+static bool enter_path(void *ud, size_t to, long from, size_t importer)
+{
+  struct paths *w = ud;
+
+  if (w->seen[to])
+    return false;
+  w->seen[to] = true;
+  w->parent[to] = from;
+  if (from < 0)
+    w->seed_im[to] = importer;
+  return true;
+}
+
+/* The walk for what is installed: never into a package for another
+ * platform. */
+struct needed {
+  bool *required;
+  const bool *incompatible;
+};
+
+static bool enter_needed(void *ud, size_t to, long from, size_t importer)
+{
+  struct needed *w = ud;
+
+  (void)from;
+  (void)importer;
+  if (w->required[to] || w->incompatible[to])
+    return false;
+  w->required[to] = true;
+  return true;
+}
+
 int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
@@ -144,7 +184,6 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
   long *parent = nub_calloc(n + 1, sizeof(long));   /* on the shortest path; -1: the root */
   bool *seen = nub_calloc(n + 1, sizeof(bool)), *required = nub_calloc(n + 1, sizeof(bool));
   bool *incompatible = nub_calloc(n + 1, sizeof(bool));
-  size_t *queue = nub_calloc(n + 1, sizeof(size_t)), qh = 0, qt = 0;
   size_t *seed_im = nub_calloc(n + 1, sizeof(size_t)); /* the importer a path starts at */
   int rc;
 
@@ -158,35 +197,9 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
   }
   /* shortest paths from the project and its members (breadth-first, in
    * edge order) */
-  for (size_t ii = 0; ii < g->nimporters; ii++)
-  for (int k = 0; k < NUB_DEP_KINDS; k++) {
-    const struct nub_gdirect *d;
-    size_t nd = nub_importer_directs(&g->importers[ii], k, &d);
-    for (size_t i = 0; i < nd; i++) {
-      char *t = nub_gedge_target(d[i].alias, d[i].ref);
-      struct nub_gpkg *x = t ? nub_graph_find(g, t) : NULL;
-      nub_free(t);
-      if (x && !seen[x->index]) {
-        seen[x->index] = true;
-        parent[x->index] = -1;
-        seed_im[x->index] = ii;
-        queue[qt++] = x->index;
-      }
-    }
-  }
-  while (qh < qt) {
-    const struct nub_gpkg *x = g->pkgs[queue[qh++]];
-    for (size_t e = 0; e < x->ndeps + x->noptional_deps; e++) {
-      const struct nub_gedge *ed = e < x->ndeps ? &x->deps[e] : &x->optional_deps[e - x->ndeps];
-      char *t = nub_gedge_target(ed->alias, ed->ref);
-      struct nub_gpkg *y = t ? nub_graph_find(g, t) : NULL;
-      nub_free(t);
-      if (y && !seen[y->index]) {
-        seen[y->index] = true;
-        parent[y->index] = (long)x->index;
-        queue[qt++] = y->index;
-      }
-    }
+  {
+    struct paths pw = {seen, parent, seed_im};
+    nub_graph_bfs(g, enter_path, &pw);
   }
   /* a peer resolves to what the nearest ancestor on that path asks for
    * (the project included) when it satisfies the range; yarn then counts
@@ -243,33 +256,9 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
   }
   /* what is installed: reached from the project without going through a
    * package for another platform */
-  qh = qt = 0;
-  for (size_t ii = 0; ii < g->nimporters; ii++)
-  for (int k = 0; k < NUB_DEP_KINDS; k++) {
-    const struct nub_gdirect *d;
-    size_t nd = nub_importer_directs(&g->importers[ii], k, &d);
-    for (size_t i = 0; i < nd; i++) {
-      char *t = nub_gedge_target(d[i].alias, d[i].ref);
-      struct nub_gpkg *x = t ? nub_graph_find(g, t) : NULL;
-      nub_free(t);
-      if (x && !required[x->index] && !incompatible[x->index]) {
-        required[x->index] = true;
-        queue[qt++] = x->index;
-      }
-    }
-  }
-  while (qh < qt) {
-    const struct nub_gpkg *x = g->pkgs[queue[qh++]];
-    for (size_t e = 0; e < x->ndeps + x->noptional_deps; e++) {
-      const struct nub_gedge *ed = e < x->ndeps ? &x->deps[e] : &x->optional_deps[e - x->ndeps];
-      char *t = nub_gedge_target(ed->alias, ed->ref);
-      struct nub_gpkg *y = t ? nub_graph_find(g, t) : NULL;
-      nub_free(t);
-      if (y && !required[y->index] && !incompatible[y->index]) {
-        required[y->index] = true;
-        queue[qt++] = y->index;
-      }
-    }
+  {
+    struct needed nw = {required, incompatible};
+    nub_graph_bfs(g, enter_needed, &nw);
   }
   nub_tree_init(&p->tree, &p->pkgs);
   p->have_tree = true;
@@ -288,7 +277,6 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
   nub_free(seen);
   nub_free(required);
   nub_free(incompatible);
-  nub_free(queue);
   nub_free(seed_im);
   return rc;
 }
