@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "diag.h"
 #include "extract.h"
 #include "git.h"
@@ -48,6 +49,7 @@ struct job {
   struct nub_http_result res;
   struct job *next_deferred;
   bool counted; /* asked of the network: one of fetcher.outstanding */
+  struct job *next_big; /* fetcher.big_parked */
   /* worker side */
   struct nub_hasher h;
   struct nub_sri want, got; /* got is valid once digested */
@@ -84,6 +86,10 @@ struct fetcher {
   size_t nunchecked;
   char first_unchecked[256];
   struct nub_strmap checkouts; /* resolved git identity -> a checkout (owned) */
+  /* tarballs that unpack to more than BIG_UNPACK: one at a time (big_busy),
+   * the others parked meanwhile, in arrival order */
+  bool big_busy;
+  struct job *big_parked, *big_parked_tail;
   struct nub_strmap offered;   /* tarball URL -> its bytes (struct nub_buf *, owned) */
 };
 
@@ -647,7 +653,7 @@ static void report(struct job *j, const struct nub_extract_stats *st, uint64_t t
   nub_diag_event("store", "import", t0, t1, nub_jw_end(&w));
 }
 
-static void worker_run(void *arg, int worker)
+static void unpack_job(void *arg, int worker)
 {
   struct job *j = arg;
   struct fetcher *f = j->f;
@@ -767,6 +773,83 @@ static void worker_run(void *arg, int worker)
   if (NUB_DIAG_ON())
     report(j, &st, t0, fresh, present);
   job_finished(j);
+}
+
+/* libdeflate unpacks a tarball whole, in memory: three workers on the
+ * three biggest packages at once held them all (a project with native
+ * toolchains has several of 100-150 MB unpacked: @parcel/transformer-js,
+ * @next/swc-*, app-builder-bin; 615 MB peak RSS). Packages that unpack to
+ * more than this go one at a time; the others park and the workers take
+ * smaller ones meanwhile, so the peak is the biggest package plus what
+ * the rest hold. */
+#define BIG_UNPACK (32u << 20)
+
+/* What the downloaded body unpacks to: gzip's ISIZE (the last four bytes)
+ * when it is larger than the body, else the body's size. Only an estimate:
+ * the decoder never trusts it. */
+static uint64_t unpacked_guess(const struct job *j)
+{
+  uint64_t isize = 0;
+
+  if (j->tail && j->tail->len >= 4)
+    isize = nub_le32((const unsigned char *)j->tail->data + j->tail->len - 4);
+  return isize > j->queued ? isize : j->queued;
+}
+
+static void run_big(void *arg, int worker);
+
+/* A big one is done: the next parked one goes to the next free worker
+ * (before anything else queued), or the way is free. */
+static void release_big(struct fetcher *f)
+{
+  struct job *next;
+
+  pthread_mutex_lock(&f->lock);
+  next = f->big_parked;
+  if (next) {
+    f->big_parked = next->next_big;
+    if (!f->big_parked)
+      f->big_parked_tail = NULL;
+  } else {
+    f->big_busy = false;
+  }
+  pthread_mutex_unlock(&f->lock);
+  if (next)
+    nub_pool_submit_prio(f->pool, run_big, next, UINT64_MAX);
+}
+
+static void run_big(void *arg, int worker)
+{
+  struct fetcher *f = ((struct job *)arg)->f;
+
+  unpack_job(arg, worker);
+  release_big(f);
+}
+
+static void worker_run(void *arg, int worker)
+{
+  struct job *j = arg;
+  struct fetcher *f = j->f;
+
+  if (unpacked_guess(j) > BIG_UNPACK) {
+    bool park;
+    pthread_mutex_lock(&f->lock);
+    park = f->big_busy;
+    if (park) {
+      j->next_big = NULL;
+      if (f->big_parked_tail)
+        f->big_parked_tail->next_big = j;
+      else
+        f->big_parked = j;
+      f->big_parked_tail = j;
+    }
+    f->big_busy = true;
+    pthread_mutex_unlock(&f->lock);
+    if (!park)
+      run_big(j, worker);
+    return;
+  }
+  unpack_job(j, worker);
 }
 
 int nub_fetch_begin(struct nub_fetch **out, struct nub_store *store,

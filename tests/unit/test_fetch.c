@@ -94,6 +94,42 @@ static void make_tarball(struct fx *f, const char *name, const char *version, ch
   nub_buf_release(&gz);
 }
 
+/* A tarball whose one big file (zeros) unpacks to `mb` MiB: it compresses
+ * to almost nothing, and its gzip size field says how big it gets. */
+static void make_big_tarball(struct fx *f, const char *name, size_t mb, char **url, char sri[128])
+{
+  char json[256], *path;
+  struct nub_buf tar = NUB_BUF_INIT, gz;
+  struct nub_hasher h;
+  struct nub_sri s;
+  char *zeros = nub_calloc(mb << 20, 1);
+
+  snprintf(json, sizeof(json), "{\"name\":\"%s\",\"version\":\"1.0.0\"}", name);
+  nub_test_tar_entry(&tar, "package/package.json", '0', json, strlen(json), 0644);
+  nub_test_tar_entry(&tar, "package/big.bin", '0', zeros, mb << 20, 0644);
+  nub_test_tar_finish(&tar);
+  gz = nub_test_gzip(tar.data, tar.len);
+  path = nub_asprintf("%s/%s-1.0.0.tgz", f->ts.dir, name);
+  {
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(gz.data, 1, gz.len, fp), gz.len);
+    fclose(fp);
+  }
+  memset(&s, 0, sizeof(s));
+  s.algo = NUB_HASH_SHA512;
+  nub_hasher_init(&h, NUB_HASH_SHA512);
+  nub_hasher_update(&h, gz.data, gz.len);
+  nub_hasher_final(&h, s.digest, &s.len);
+  nub_hasher_release(&h);
+  nub_sri_format(&s, sri, 128);
+  *url = nub_asprintf("file:%s", path);
+  nub_free(path);
+  nub_free(zeros);
+  nub_buf_release(&tar);
+  nub_buf_release(&gz);
+}
+
 static int fetch(struct fx *f, bool offline, struct nub_fetch_result *res, struct nub_err *err)
 {
   struct nub_fetch_opts o = {.offline = offline};
@@ -129,6 +165,39 @@ static void test_fetch__local_tarball_then_store(void **state)
   assert_int_equal(res.cached, 1);
   assert_non_null(p->index);
   nub_free(url);
+}
+
+/* Packages that unpack to more than 32 MiB go one at a time (the others
+ * park, smaller ones go on meanwhile): every one of them still arrives,
+ * whole, with small ones among them. */
+static void test_fetch__big_packages_one_at_a_time(void **state)
+{
+  struct fx *f = *state;
+  struct nub_fetch_result res;
+  struct nub_err err;
+  struct nub_pkg *p[6];
+  char sri[128], *url, name[16];
+
+  for (int i = 0; i < 6; i++) {
+    snprintf(name, sizeof(name), "%s%d", i % 2 ? "small" : "big", i);
+    if (i % 2)
+      make_tarball(f, name, "1.0.0", &url, sri);
+    else
+      make_big_tarball(f, name, 40, &url, sri);
+    p[i] = nub_pkgtab_get(&f->t, name, "1.0.0", url, sri);
+    p[i]->needed = true;
+    nub_free(url);
+  }
+  assert_int_equal(fetch(f, false, &res, &err), 0);
+  assert_int_equal(res.fetched, 6);
+  for (int i = 0; i < 6; i++) {
+    assert_non_null(p[i]->index);
+    if (!(i % 2)) {
+      assert_int_equal(p[i]->index->nfiles, 2);
+      assert_true(p[i]->index->files[0].size == (40u << 20) ||
+                  p[i]->index->files[1].size == (40u << 20));
+    }
+  }
 }
 
 static void test_fetch__integrity_mismatch_stores_nothing(void **state)
@@ -250,6 +319,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_fetch__local_tarball_then_store, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fetch__big_packages_one_at_a_time, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fetch__integrity_mismatch_stores_nothing, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_fetch__unusable_integrity_is_never_fetched, setup,
