@@ -14,11 +14,16 @@
 # A workspace fixture (monorepo) brings its pnpm-workspace.yaml and packages/;
 # every member's node_modules goes with the project's.
 #
-# usage: ci/bench-isolated.sh [fixture]   (default: large)
+# usage: ci/bench-isolated.sh [--quick] [fixture]   (default: large)
+#        --quick: 3 warm rounds, 1 cold round (a few minutes)
 # env:   NUB, RUNS (10), COLD_RUNS (3), WARMUP (2), BENCH_DIR (build/bench-iso),
 #        SCENARIOS ("warm noop cold"), PEERS_COLD ("bun")
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = --quick ]; then
+  shift
+  RUNS=${RUNS:-3} COLD_RUNS=${COLD_RUNS:-1} WARMUP=${WARMUP:-1}
+fi
 fx=${1:-large}
 NUB=${NUB:-$root/build/core/nub}
 NUB=$(cd "$(dirname "$NUB")" && pwd)/$(basename "$NUB")

@@ -6,7 +6,9 @@
 # nub runs twice: from package-lock.json (npm's tree, the ratios) and from
 # bun.lock (bun's tree, against bun on the same lockfile).
 #
-# usage: ci/bench.sh [fixture...]        (default: webpack3 coffee2 large)
+# usage: ci/bench.sh [--quick] [fixture...]   (default: webpack3 coffee2 large)
+#        --quick: webpack3 and large, 3 rounds, peers bun and pnpm: the
+#        inner loop of a developer (a few minutes)
 # env:   NUB=path/to/nub (default build/core/nub), RUNS (10), WARMUP (2),
 #        BENCH_DIR (default build/bench), PEERS="npm bun pnpm rnub" to choose.
 #
@@ -17,6 +19,11 @@
 # registry`; the fixtures carry the @@REGISTRY@@ placeholder.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = --quick ]; then
+  shift
+  RUNS=${RUNS:-3} WARMUP=${WARMUP:-1} PEERS=${PEERS:-"bun pnpm"}
+  [ $# -gt 0 ] || set -- webpack3 large
+fi
 NUB=${NUB:-$root/build/core/nub}
 NUB=$(cd "$(dirname "$NUB")" && pwd)/$(basename "$NUB")
 RUNS=${RUNS:-10}
