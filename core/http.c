@@ -298,8 +298,10 @@ static void start_req(struct nub_http *h, struct nub_http_req *r)
    * Not CURLOPT_TIMEOUT: that clock starts when the handle is added and so
    * counts the time a request waits in libcurl's queue for a connection,
    * which on a big install is most of it. The clock here starts at the
-   * first progress call, once the transfer is under way. */
-  r->begun_ns = 0;
+   * first progress call, once the transfer is under way, and runs on
+   * across redirects: each hop is part of the one request. */
+  if (!r->hops)
+    r->begun_ns = 0;
   r->timed_out = false;
   if (h->cfg->fetch_timeout_ms > 0) {
     curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);

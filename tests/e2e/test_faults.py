@@ -262,6 +262,20 @@ class FlakyRegistryTest(FaultTestCase):
         self.assertIn("a@1.0.0", proc.stderr)
         self.assertIn("/a/-/a-1.0.0.tgz", proc.stderr)
 
+    def test_fetch_timeout_spans_the_redirects(self):
+        # Four hops of 0.6 s each (three redirects to the same URL, then the
+        # tarball): each hop is under fetch-timeout, the request is not.
+        # Before, the clock started again at every hop and it succeeded.
+        self.write_lock({"a": "1.0.0", "b": "1.0.0"})
+        url = self.registry.tarball_url("a", "1.0.0")
+        self.registry.add_fault(A_TGZ, "delay", count=4, seconds=0.6)
+        self.registry.add_fault(A_TGZ, "status", count=3, code=302, headers={"Location": url})
+        proc = self.nub_fails("install", env={"npm_config_fetch_timeout": "1500",
+                                              "npm_config_fetch_retries": "0"})
+        self.assertEqual(proc.returncode, 41, proc.stderr)
+        self.assertIn("fetch-timeout", proc.stderr)
+        self.assertIn("a@1.0.0", proc.stderr)
+
     def test_trickling_server_is_cut_off_by_the_low_speed_limit(self):
         # The default fetch-timeout is long (npm's five minutes); a transfer
         # under fetch-low-speed-limit bytes/s for fetch-low-speed-time ends
