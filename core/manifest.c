@@ -368,9 +368,12 @@ int nub_manifest_load_as(struct nub_manifest *out, const char *dir, const char *
 
   if (rc < 0) {
     memset(out, 0, sizeof(*out));
-    rc = nub_err_set(err, rc == -ENOENT ? -NUB_ENOMANIFEST : rc,
-                     rc == -ENOENT ? "no package.json in %s" : "cannot read %s/package.json: %s",
-                     dir, nub_strerror(rc));
+    if (rc == -ENOENT)
+      rc = nub_err_set(err, -NUB_ENOMANIFEST, "no package.json in %s", dir);
+    else if (rc == -EINVAL || rc == -EISDIR) /* a FIFO, a device, a directory */
+      rc = nub_err_set(err, -NUB_EMANIFEST, "%s/package.json is not a regular file", dir);
+    else
+      rc = nub_err_set(err, rc, "cannot read %s/package.json: %s", dir, nub_strerror(rc));
     nub_free(path);
     return rc;
   }

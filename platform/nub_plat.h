@@ -155,8 +155,10 @@ int nub_plat_chmod_at(int dir, const char *path, unsigned mode);
 /* Set an open file's modification time (seconds since the epoch). */
 int nub_plat_set_mtime_fd(int fd, int64_t sec);
 
-/* Read a whole file into a fresh NUL-terminated buffer (caller frees with
- * nub_free). `max` caps the size (-EFBIG beyond). */
+/* Read a whole regular file into a fresh NUL-terminated buffer (caller
+ * frees with nub_free). `max` caps the size (-EFBIG beyond). A directory is
+ * -EISDIR, anything else that is not a regular file (a FIFO, a device)
+ * -EINVAL, without waiting on it. */
 int nub_plat_read_file_at(int dir, const char *path, size_t max, char **out,
                           size_t *len);
 /* The same, and the file's stat as it was opened into *st. */

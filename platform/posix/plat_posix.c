@@ -586,7 +586,10 @@ int nub_plat_read_file_stat_at(int dir, const char *path, size_t max, char **out
   size_t cap, got = 0;
   char *buf;
 
-  fd = openat(PD(dir), path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer (a FIFO
+   * put in the store, or named package.json, hung the reader for good);
+   * only regular files are read */
+  fd = openat(PD(dir), path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return nub__plat_neg_errno();
   if (fstat(fd, &st) < 0) {
@@ -594,10 +597,11 @@ int nub_plat_read_file_stat_at(int dir, const char *path, size_t max, char **out
     close(fd);
     return rc;
   }
-  if (S_ISDIR(st.st_mode)) {
+  if (!S_ISREG(st.st_mode)) {
     close(fd);
-    return -EISDIR;
+    return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
   }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   if (sto)
     fill_stat(sto, &st);
   if ((uint64_t)st.st_size > max) {

@@ -619,6 +619,25 @@ class StoreTest(nubtest.NubTestCase):
         self.assertIn("tagged@1.0.0: index.js was changed", proc.stdout)
         self.assertEqual(self.nub("store", "verify").returncode, 0)
 
+    def test_verify_does_not_wait_on_a_fifo(self):
+        # a content file replaced by a FIFO: verify hung for good opening it
+        # to re-hash it (it waited for a writer); now the package is bad
+        # content-addressed files: without the global virtual store
+        one = os.path.join(self.tmp, "one")
+        write(os.path.join(one, "package.json"),
+              json.dumps({"name": "one", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}}))
+        self.nub("install", "--no-global-virtual-store", cwd=one)
+        store = self.env["NUB_STORE_DIR"]
+        files = [os.path.join(d, f) for d, _, fs in os.walk(store) for f in fs
+                 if os.sep + "files" + os.sep in os.path.join(d, f)]
+        victim = next(p for p in files if os.path.getsize(p) > 0)
+        os.unlink(victim)
+        os.mkfifo(victim)
+        proc = self.nub("store", "verify", check=False, timeout=30)
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertIn("1 bad", proc.stdout)
+        self.assertEqual(self.nub("store", "verify", timeout=30).returncode, 0)
+
     def test_status_reports_and_changes_nothing(self):
         # pnpm's `store status`: the packages whose store copy changed, exit 1;
         # nothing is dropped (that is verify's); it failed before as an

@@ -477,6 +477,14 @@ class StrictInputTest(TrustTestCase):
         proc = self.nub_fails("install")
         self.assert_refused(proc, 11, "bun.lock")
 
+    def test_a_package_json_that_is_not_a_file(self):
+        # a FIFO named package.json: the install waited for a writer for
+        # good; now it is refused at once as malformed input
+        os.mkfifo(os.path.join(self.proj, "package.json"))
+        proc = self.nub_fails("install", timeout=30)
+        self.assertEqual(proc.returncode, 70, proc.stderr)
+        self.assertIn("package.json is not a regular file", proc.stderr)
+
     def test_missing_package_json_is_not_malformed(self):
         proc = self.nub_fails("install")
         self.assertEqual(proc.returncode, 71, proc.stderr)

@@ -961,6 +961,26 @@ static void test_dirstamp(void **state)
   CHECK_RC(nub_plat_dirstamp_at(c->dir, "missing", &ct, &ino), -ENOENT, "dirstamp_at missing");
 }
 
+/* Only regular files are read whole: a FIFO is refused without waiting
+ * for a writer (the alarm turns a wait into a failure). */
+static void test_read_file_not_regular(void **state)
+{
+  struct ctx *c = *state;
+  char *text = NULL, *fifo = nub_asprintf("%s/fifo", c->path);
+  size_t len = 0;
+
+  assert_int_equal(mkfifo(fifo, 0644), 0);
+  alarm(10);
+  CHECK_RC(nub_plat_read_file_at(c->dir, "fifo", 1024, &text, &len), -EINVAL,
+           "read_file_at a FIFO");
+  alarm(0);
+  assert_null(text);
+  CHECK_RC(nub_plat_mkdir_at(c->dir, "d2", 0755), 0, "mkdir d2");
+  CHECK_RC(nub_plat_read_file_at(c->dir, "d2", 1024, &text, &len), -EISDIR,
+           "read_file_at a directory");
+  nub_free(fifo);
+}
+
 /* ---- files --------------------------------------------------------------- */
 
 static void test_files_roundtrip(void **state)
@@ -1418,6 +1438,7 @@ int main(void)
     T(test_rm_rf),
     T(test_stat_symlink_readlink),
     T(test_dirstamp),
+    T(test_read_file_not_regular),
     T(test_files_roundtrip),
     T(test_list_dir),
     T(test_lock),
