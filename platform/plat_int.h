@@ -42,5 +42,8 @@ void nub__plat_newfile_tmpname(struct nub_plat_newfile *nf);
 
 /* errno as a negative value (never 0, even if errno was clobbered). */
 int nub__plat_neg_errno(void);
+/* nub_plat_dirstamp_at from a whole stat: macOS's, and Linux's where statx
+ * cannot answer the fields asked for. */
+int nub__plat_dirstamp_stat(int dir, const char *path, uint64_t *ctime_ns, uint64_t *ino);
 
 #endif

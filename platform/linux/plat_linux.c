@@ -368,17 +368,8 @@ int nub_plat_dirstamp_at(int dir, const char *path, uint64_t *ctime_ns, uint64_t
             STATX_TYPE | STATX_INO | STATX_CTIME, &sx) < 0)
     return nub__plat_neg_errno();
   if ((sx.stx_mask & (STATX_TYPE | STATX_INO | STATX_CTIME)) !=
-      (STATX_TYPE | STATX_INO | STATX_CTIME)) {
-    struct nub_plat_stat st; /* a file system that cannot answer in part */
-    int rc = nub_plat_stat_at(dir, path, &st);
-    if (rc < 0)
-      return rc;
-    if (st.type != NUB_FT_DIR)
-      return -ENOTDIR;
-    *ctime_ns = st.ctime_ns;
-    *ino = st.ino;
-    return 0;
-  }
+      (STATX_TYPE | STATX_INO | STATX_CTIME))
+    return nub__plat_dirstamp_stat(dir, path, ctime_ns, ino); /* cannot answer in part */
   if (!S_ISDIR(sx.stx_mode))
     return -ENOTDIR;
   *ctime_ns = (uint64_t)sx.stx_ctime.tv_sec * 1000000000ull + sx.stx_ctime.tv_nsec;

@@ -194,14 +194,5 @@ char *nub_plat_self_exe(void)
 
 int nub_plat_dirstamp_at(int dir, const char *path, uint64_t *ctime_ns, uint64_t *ino)
 {
-  struct nub_plat_stat st;
-  int rc = nub_plat_stat_at(dir, path, &st);
-
-  if (rc < 0)
-    return rc;
-  if (st.type != NUB_FT_DIR)
-    return -ENOTDIR;
-  *ctime_ns = st.ctime_ns;
-  *ino = st.ino;
-  return 0;
+  return nub__plat_dirstamp_stat(dir, path, ctime_ns, ino);
 }

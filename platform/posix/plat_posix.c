@@ -423,6 +423,20 @@ int nub_plat_stat_at(int dir, const char *path, struct nub_plat_stat *out)
   return 0;
 }
 
+int nub__plat_dirstamp_stat(int dir, const char *path, uint64_t *ctime_ns, uint64_t *ino)
+{
+  struct nub_plat_stat st;
+  int rc = nub_plat_stat_at(dir, path, &st);
+
+  if (rc < 0)
+    return rc;
+  if (st.type != NUB_FT_DIR)
+    return -ENOTDIR;
+  *ctime_ns = st.ctime_ns;
+  *ino = st.ino;
+  return 0;
+}
+
 int nub_plat_stat_follow_at(int dir, const char *path, struct nub_plat_stat *out)
 {
   struct stat st;
