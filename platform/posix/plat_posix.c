@@ -602,7 +602,8 @@ int nub_plat_read_file_stat_at(int dir, const char *path, size_t max, char **out
 
   /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer (a FIFO
    * put in the store, or named package.json, hung the reader for good);
-   * only regular files are read */
+   * only regular files are read, and on those O_NONBLOCK changes nothing
+   * (open(2)), so it stays set: clearing it cost two fcntl per file read */
   fd = openat(PD(dir), path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return nub__plat_neg_errno();
@@ -615,7 +616,6 @@ int nub_plat_read_file_stat_at(int dir, const char *path, size_t max, char **out
     close(fd);
     return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
   }
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   if (sto)
     fill_stat(sto, &st);
   if ((uint64_t)st.st_size > max) {
