@@ -91,6 +91,7 @@ struct fetcher {
   bool big_busy;
   struct job *big_parked, *big_parked_tail;
   struct nub_strmap offered;   /* tarball URL -> its bytes (struct nub_buf *, owned) */
+  size_t noffered;             /* how many were ever offered: most installs none */
 };
 
 /* A network faster than the unpacking piles whole tarballs up in memory
@@ -437,7 +438,7 @@ static void submit(struct job *j, uint64_t delay_ms)
     nub_pool_submit(j->f->pool, local_dir_job, j);
     return;
   }
-  if (j->pkg->tarball) { /* (locked: the resolver thread offers) */
+  if (j->pkg->tarball && __atomic_load_n(&j->f->noffered, __ATOMIC_ACQUIRE)) {
     struct nub_buf *b;
     pthread_mutex_lock(&j->f->lock);
     b = nub_strmap_put(&j->f->offered, j->pkg->tarball, NULL); /* taken */
@@ -1017,6 +1018,7 @@ void nub_fetch_offer_tarball(struct nub_fetch *fs, const char *url, struct nub_b
   memset(body, 0, sizeof(*body));
   pthread_mutex_lock(&f->lock);
   b = nub_strmap_put(&f->offered, url, b);
+  __atomic_add_fetch(&f->noffered, 1, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&f->lock);
   drop_body(b); /* one offered before for the same URL */
 }
