@@ -63,34 +63,42 @@ static int teardown(void **state)
   return 0;
 }
 
-/* A tarball of name@version written under the test directory; its URL
- * ("file:/abs/...") and SRI (sha512 of its bytes) into url and sri. */
-static void make_tarball(struct fx *f, const char *name, const char *version, char **url,
-                         char sri[128])
+/* gz written as `file` under the test
+ * directory; its URL ("file:/abs/...") and SRI (sha512 of its bytes) into
+ * url and sri. */
+static void put_tarball(struct fx *f, const char *file, const struct nub_buf *gz, char **url,
+                        char sri[128])
 {
-  char json[256], *path;
-  struct nub_buf gz;
+  char *path = nub_asprintf("%s/%s", f->ts.dir, file);
   struct nub_hasher h;
   struct nub_sri s;
+  FILE *fp = fopen(path, "wb");
 
-  snprintf(json, sizeof(json), "{\"name\":\"%s\",\"version\":\"%s\"}", name, version);
-  gz = nub_test_npm_tarball(json);
-  path = nub_asprintf("%s/%s-%s.tgz", f->ts.dir, name, version);
-  {
-    FILE *fp = fopen(path, "wb");
-    assert_non_null(fp);
-    assert_int_equal(fwrite(gz.data, 1, gz.len, fp), gz.len);
-    fclose(fp);
-  }
+  assert_non_null(fp);
+  assert_int_equal(fwrite(gz->data, 1, gz->len, fp), gz->len);
+  fclose(fp);
   memset(&s, 0, sizeof(s));
   s.algo = NUB_HASH_SHA512;
   nub_hasher_init(&h, NUB_HASH_SHA512);
-  nub_hasher_update(&h, gz.data, gz.len);
+  nub_hasher_update(&h, gz->data, gz->len);
   nub_hasher_final(&h, s.digest, &s.len);
   nub_hasher_release(&h);
   nub_sri_format(&s, sri, 128);
   *url = nub_asprintf("file:%s", path);
   nub_free(path);
+}
+
+/* A tarball of name@version written under the test directory. */
+static void make_tarball(struct fx *f, const char *name, const char *version, char **url,
+                         char sri[128])
+{
+  char json[256], file[300];
+  struct nub_buf gz;
+
+  snprintf(json, sizeof(json), "{\"name\":\"%s\",\"version\":\"%s\"}", name, version);
+  snprintf(file, sizeof(file), "%s-%s.tgz", name, version);
+  gz = nub_test_npm_tarball(json);
+  put_tarball(f, file, &gz, url, sri);
   nub_buf_release(&gz);
 }
 
@@ -98,33 +106,17 @@ static void make_tarball(struct fx *f, const char *name, const char *version, ch
  * to almost nothing, and its gzip size field says how big it gets. */
 static void make_big_tarball(struct fx *f, const char *name, size_t mb, char **url, char sri[128])
 {
-  char json[256], *path;
+  char json[256], file[300];
   struct nub_buf tar = NUB_BUF_INIT, gz;
-  struct nub_hasher h;
-  struct nub_sri s;
   char *zeros = nub_calloc(mb << 20, 1);
 
   snprintf(json, sizeof(json), "{\"name\":\"%s\",\"version\":\"1.0.0\"}", name);
+  snprintf(file, sizeof(file), "%s-1.0.0.tgz", name);
   nub_test_tar_entry(&tar, "package/package.json", '0', json, strlen(json), 0644);
   nub_test_tar_entry(&tar, "package/big.bin", '0', zeros, mb << 20, 0644);
   nub_test_tar_finish(&tar);
   gz = nub_test_gzip(tar.data, tar.len);
-  path = nub_asprintf("%s/%s-1.0.0.tgz", f->ts.dir, name);
-  {
-    FILE *fp = fopen(path, "wb");
-    assert_non_null(fp);
-    assert_int_equal(fwrite(gz.data, 1, gz.len, fp), gz.len);
-    fclose(fp);
-  }
-  memset(&s, 0, sizeof(s));
-  s.algo = NUB_HASH_SHA512;
-  nub_hasher_init(&h, NUB_HASH_SHA512);
-  nub_hasher_update(&h, gz.data, gz.len);
-  nub_hasher_final(&h, s.digest, &s.len);
-  nub_hasher_release(&h);
-  nub_sri_format(&s, sri, 128);
-  *url = nub_asprintf("file:%s", path);
-  nub_free(path);
+  put_tarball(f, file, &gz, url, sri);
   nub_free(zeros);
   nub_buf_release(&tar);
   nub_buf_release(&gz);
