@@ -1006,6 +1006,34 @@ class GitDependencyTest(ResolveTestCase):
     def test_prepare_runs_for_a_trusted_package_hoisted(self):
         self.check_prepared("--node-linker", "hoisted")
 
+    @nubtest.requires_npm
+    def test_the_prepared_package_is_what_npm_installs(self):
+        # npm prepares a git dependency the same way (its devDependencies
+        # installed in the clone, prepare run, then packed): the same files
+        # with the same bytes under node_modules/built
+        url = self.built_repo()
+        self.built_project(url)
+        self.nub("install", "--node-linker", "hoisted")
+        theirs = os.path.join(self.tmp, "theirs")
+        os.makedirs(theirs)
+        shutil.copy(os.path.join(self.proj, "package.json"), theirs)
+        self.npm("install", "--no-audit", "--no-fund", cwd=theirs, timeout=300)
+
+        def files(root):
+            pkg = os.path.join(root, "node_modules", "built")
+            out = {}
+            for d, _, fs in os.walk(pkg):
+                for f in fs:
+                    with open(os.path.join(d, f), "rb") as fh:
+                        out[os.path.relpath(os.path.join(d, f), pkg)] = fh.read()
+            return out
+
+        ours, npms = files(self.proj), files(theirs)
+        self.assertEqual(sorted(ours), sorted(npms))
+        for rel in ours:
+            if rel != "package.json":  # npm adds fields of its own to it
+                self.assertEqual(ours[rel], npms[rel], rel)
+
     def test_prepare_is_not_run_untrusted(self):
         self.built_project(self.built_repo(), trusted=False)
         proc = self.nub("install")
