@@ -237,7 +237,9 @@ static int add_entry(struct nub_tree *t, const char *key, const cJSON *v, const 
     nub_buf_release(&path);
     return nub_err_set(err, -NUB_EUNSAFE, "%s has an unsafe entry path '%s'", fname, key);
   }
-  at = strrchr(spec->valuestring + 1, '@');
+  /* the name may start with '@' (a scope): the separator is after it; an empty
+   * spec has no "after" */
+  at = spec->valuestring[0] ? strrchr(spec->valuestring + 1, '@') : NULL;
   if (!at || (size_t)(at - spec->valuestring) >= sizeof(name)) {
     rc = nub_err_set(err, -NUB_ELOCKFILE, "%s entry '%s' has a bad spec '%s'", fname, key,
                      spec->valuestring);

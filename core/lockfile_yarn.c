@@ -132,6 +132,8 @@ static int parse_entries_into(struct yrd *r, struct yentry **vp, size_t *np, siz
         if (s < eol && *s == ':')
           break;
       }
+      if (!cur->nkeys) /* a line of ':' alone */
+        return bad(r, "an entry without a key");
     } else if (!cur) {
       return bad(r, "a field before any entry");
     } else if (indent == 2) {

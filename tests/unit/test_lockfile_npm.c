@@ -161,6 +161,25 @@ static void test_bun__the_same_tree(void **state)
   nub_free(text);
 }
 
+/* An empty spec string: no name to read past a scope's '@' (read a byte
+ * beyond the string before). */
+static void test_bun__an_empty_spec(void **state)
+{
+  static const char text[] = "{\"lockfileVersion\": 1, \"workspaces\": {\"\": {\"name\": \"x\"}},"
+                             " \"packages\": {\"a\": [\"\"]}}";
+  struct nub_pkgtab pt;
+  struct nub_tree t;
+  struct nub_err err;
+  (void)state;
+  memset(&pt, 0, sizeof(pt));
+  nub_tree_init(&t, &pt);
+  assert_int_equal(nub_lockfile_bun_parse(&t, text, strlen(text), "bun.lock", &cfg, &err),
+                   -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "has a bad spec ''"));
+  nub_tree_release(&t);
+  nub_pkgtab_release(&pt);
+}
+
 static int parse_str(const char *text, struct nub_err *err)
 {
   struct nub_pkgtab pt;
@@ -259,6 +278,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_npm__every_version_gives_the_same_tree),
       cmocka_unit_test(test_bun__the_same_tree),
+      cmocka_unit_test(test_bun__an_empty_spec),
       cmocka_unit_test(test_npm__damaged_entries),
       cmocka_unit_test(test_convert__tree_to_graph_and_back),
   };

@@ -128,6 +128,10 @@ static void test_lockfile_yarn__errors(void **state)
   assert_int_equal(parse(&g, "a@^1:\n  resolved \"x\"\n", "{}", &err), -NUB_ELOCKFILE);
   assert_non_null(strstr(err.msg, "without a version"));
   nub_graph_release(&g);
+  /* a line of ':' alone: an entry with no key (read keys[0] of none before) */
+  assert_int_equal(parse(&g, ":\n  version \"1.0.0\"\n", "{}", &err), -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "yarn.lock:1: an entry without a key"));
+  nub_graph_release(&g);
   /* a git dependency: not a registry package yet */
   assert_int_equal(parse(&g, "g@git+https://h.invalid/g.git#abc:\n  version \"1.0.0\"\n"
                              "  resolved \"git+https://h.invalid/g.git#abc\"\n", "{}", &err),
