@@ -283,7 +283,8 @@ static void job_error(struct job *j, int rc, const char *fmt, ...)
 static bool is_git(const struct nub_pkg *p)
 {
   return p->tarball && (!strncmp(p->tarball, "git+", 4) ||
-                        !strncmp(p->tarball, NUB_GIT_CHECKOUT, strlen(NUB_GIT_CHECKOUT)));
+                        !strncmp(p->tarball, NUB_GIT_CHECKOUT, strlen(NUB_GIT_CHECKOUT)) ||
+                        !strncmp(p->tarball, NUB_GIT_YARN, strlen(NUB_GIT_YARN)));
 }
 
 static void drop_body(void *b)
@@ -365,8 +366,10 @@ static void git_job(void *arg, int worker)
     nub_plat_rm_rf(dir);
     rc = nub_git_checkout(url, commit, dir, j->what, &err);
   }
-  packed = strncmp(j->pkg->tarball, NUB_GIT_CHECKOUT, strlen(NUB_GIT_CHECKOUT)) != 0;
-  if (rc == 0 && packed && nub_prepare_wanted(dir)) {
+  packed = !strncmp(j->pkg->tarball, "git+", 4);
+  if (rc == 0 && !strncmp(j->pkg->tarball, NUB_GIT_YARN, strlen(NUB_GIT_YARN)))
+    packed = nub_prepare_wanted(dir, NUB_PREPARE_YARN1);
+  if (rc == 0 && packed && nub_prepare_wanted(dir, NUB_PREPARE_NPM)) {
     if (j->pkg->prepare)
       rc = nub_prepare_git(dir, j->what, j->pkg->tarball, f->store->root, f->offline, &err);
     else

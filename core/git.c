@@ -333,9 +333,10 @@ char *nub_git_resolved(const char *url, const char *commit)
 bool nub_git_split_resolved(const char *resolved, char **url, char commit[41])
 {
   const char *hash;
-  size_t skip = !strncmp(resolved, "git+", 4)            ? 4
-                : !strncmp(resolved, NUB_GIT_CHECKOUT, 13) ? 13
-                                                          : 0;
+  size_t skip = !strncmp(resolved, "git+", 4)                             ? 4
+                : !strncmp(resolved, NUB_GIT_CHECKOUT, strlen(NUB_GIT_CHECKOUT)) ? strlen(NUB_GIT_CHECKOUT)
+                : !strncmp(resolved, NUB_GIT_YARN, strlen(NUB_GIT_YARN))         ? strlen(NUB_GIT_YARN)
+                                                                                 : 0;
 
   if (!skip)
     return false;

@@ -44,11 +44,15 @@ int nub_git_checkout(const char *url, const char *commit, const char *dir, const
 /* "git+<url>#<commit>": how lockfiles and the store name a resolved git
  * dependency (npm's `resolved`). Caller frees. */
 char *nub_git_resolved(const char *url, const char *commit);
-/* A git package as yarn 1 installs it: every file of the checkout (but
- * .git), not npm pack's selection; a store identity of its own. */
+/* A git package as bun installs it: every file of the checkout (but .git),
+ * not npm pack's selection; a store identity of its own. */
 #define NUB_GIT_CHECKOUT "git-checkout+"
+/* A git package as yarn 1 installs it: the checkout as bun's, unless its
+ * package.json has a prepare script; then it is prepared (when trusted) and
+ * packed as npm packs (yarn 1 runs yarn install and yarn pack in it). */
+#define NUB_GIT_YARN "git-yarn+"
 /* The reverse: url and commit from "git+<url>#<commit>" (or the checkout
- * form). false if not one. */
+ * forms). false if not one. */
 bool nub_git_split_resolved(const char *resolved, char **url, char commit[41]);
 
 #endif

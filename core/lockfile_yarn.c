@@ -276,8 +276,9 @@ static int make_pkg(struct yrd *r, struct nub_graph *g, struct nub_strmap *bykey
                    : e->resolved && !git ? sri_from_fragment(e->resolved)
                                          : NULL;
     if (git) {
-      /* yarn 1 installs a git package as its checkout, every file */
-      p->tarball = nub_asprintf("%s%s", NUB_GIT_CHECKOUT, e->resolved + 4);
+      /* yarn 1 installs a git package as its checkout, every file, unless
+       * it has a prepare script (git.h) */
+      p->tarball = nub_asprintf("%s%s", NUB_GIT_YARN, e->resolved + 4);
     } else if (e->resolved) {
       /* the registry's layout means the configured registry (as npm reads a
        * resolved URL on its default one); anything else is kept */

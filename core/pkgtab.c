@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "git.h"
 #include "integrity.h"
 #include "manifest.h"
 #include "nub_alloc.h"
@@ -59,7 +60,9 @@ struct nub_pkg *nub_pkgtab_get(struct nub_pkgtab *t, const char *name, const cha
   size_t j;
   struct nub_pkg *p;
 
-  bool prepare = tarball && !strncmp(tarball, "git+", 4) &&
+  /* (a git package yarn 1 installs may be prepared too: git.h) */
+  bool prepare = tarball &&
+                 (!strncmp(tarball, "git+", 4) || !strncmp(tarball, NUB_GIT_YARN, strlen(NUB_GIT_YARN))) &&
                  nub_strarray_has(t->prepare_names, t->nprepare, name);
 
   if (prepare) {

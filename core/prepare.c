@@ -16,7 +16,7 @@ extern char **environ;
 /* The resolved identities being prepared by the installs above this one. */
 #define PREPARING_ENV "NUB_GIT_PREPARING"
 
-bool nub_prepare_wanted(const char *dir)
+bool nub_prepare_wanted(const char *dir, enum nub_prepare_rule rule)
 {
   static const char *const scripts[] = {"prepare", "build", "prepack", "preinstall",
                                         "install", "postinstall"};
@@ -26,6 +26,11 @@ bool nub_prepare_wanted(const char *dir)
 
   if (nub_manifest_load(&m, dir, &err) < 0)
     return false; /* packing reports what is wrong with it */
+  if (rule == NUB_PREPARE_YARN1) {
+    want = nub_depmap_get(&m.scripts, "prepare") != NULL;
+    nub_manifest_release(&m);
+    return want;
+  }
   for (size_t i = 0; i < sizeof(scripts) / sizeof(*scripts) && !want; i++)
     want = nub_depmap_get(&m.scripts, scripts[i]) != NULL;
   /* npm also prepares every workspace project */

@@ -14,8 +14,13 @@
 
 #include "err.h"
 
-/* Whether the checkout in dir has a script that asks for preparation. */
-bool nub_prepare_wanted(const char *dir);
+/* Whose rule says what asks for preparation: npm's (any of the scripts
+ * above, or workspaces) or yarn 1's (a prepare script alone; without one
+ * yarn installs the checkout as it is). */
+enum nub_prepare_rule { NUB_PREPARE_NPM, NUB_PREPARE_YARN1 };
+
+/* Whether the checkout in dir asks for preparation under rule. */
+bool nub_prepare_wanted(const char *dir, enum nub_prepare_rule rule);
 /* Prepare the checkout in dir (what: "name@version" for messages; resolved:
  * its "git+<url>#<commit>", the identity that stops cycles). The store's
  * root is shared with the nested install; offline is passed on. Lockfiles

@@ -962,7 +962,7 @@ class GitDependencyTest(ResolveTestCase):
         os.makedirs(repo)
         with open(os.path.join(repo, "package.json"), "w") as f:
             json.dump({"name": "built", "version": "1.0.0", "main": "dist/index.js",
-                       "files": ["dist"], "scripts": {"prepare": build},
+                       "files": ["dist"], "scripts": {"prepare": build} if build else {},
                        "devDependencies": dict({"a": "^1.0.0"}, **(dev or {})),
                        "trustedDependencies": ["built"] + list(dev or {})}, f)
         with open(os.path.join(repo, "build.js"), "w") as f:
@@ -1033,6 +1033,75 @@ class GitDependencyTest(ResolveTestCase):
         for rel in ours:
             if rel != "package.json":  # npm adds fields of its own to it
                 self.assertEqual(ours[rel], npms[rel], rel)
+
+    def yarn_lock_for(self, url):
+        """A yarn.lock as yarn 1 writes one for the built project."""
+        commit = self.git("rev-parse", "HEAD", cwd=url[len("git+file://"):])
+        with open(os.path.join(self.proj, "yarn.lock"), "w") as f:
+            f.write('# yarn lockfile v1\n\n\n"built@%s":\n  version "1.0.0"\n'
+                    '  resolved "%s#%s"\n' % (url, url, commit))
+
+    def test_from_a_yarn_lockfile_prepared_as_yarn_prepares_it(self):
+        # yarn 1 prepares a git package that has a prepare script (yarn
+        # install, then yarn pack, in its checkout): the same files with the
+        # same bytes as yarn's own install from the same yarn.lock
+        yarn = shutil.which("yarn")
+        if not yarn:
+            self.skipTest("yarn is not installed")
+        url = self.built_repo()
+        self.built_project(url)
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        # (the nested yarn install in the checkout reads the registry from
+        # the environment)
+        self.run_cmd([yarn, "install", "--non-interactive", "--registry", self.registry.url,
+                      "--cache-folder", os.path.join(self.tmp, "yarn-cache")], cwd=theirs,
+                     env={"npm_config_registry": self.registry.url,
+                          "YARN_REGISTRY": self.registry.url}, timeout=300)
+        shutil.copy(os.path.join(theirs, "yarn.lock"), self.proj)
+        for linker in ("hoisted", "isolated"):
+            if os.path.exists(self.nm()):
+                shutil.rmtree(self.nm())
+            self.nub("install", "--frozen-lockfile", "--node-linker", linker)
+            for root in (self.proj, theirs):
+                self.assertEqual(self.node_json(root, "require('built')"),
+                                 {"built": True, "a": "1.0.0"})
+            ours = self.files_of(os.path.realpath(self.nm("built")))
+            yarns = self.files_of(os.path.join(theirs, "node_modules", "built"))
+            self.assertEqual(sorted(ours), sorted(yarns))
+            for rel in ours:
+                if rel != "package.json":  # yarn rewrites it
+                    self.assertEqual(ours[rel], yarns[rel], rel)
+        # again offline from the store
+        shutil.rmtree(self.nm())
+        self.nub("install", "--frozen-lockfile", "--offline")
+        self.assertEqual(self.node_json(self.proj, "require('built')")["built"], True)
+
+    def test_from_a_yarn_lockfile_untrusted_packed_unprepared(self):
+        url = self.built_repo()
+        self.built_project(url, trusted=False)
+        self.yarn_lock_for(url)
+        proc = self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.packed_files(), ["package.json"])
+        self.assertIn("built@1.0.0", proc.stderr)
+        self.assertIn("trustedDependencies", proc.stderr)
+
+    def test_from_a_yarn_lockfile_without_prepare_the_checkout(self):
+        # no prepare script: yarn 1 installs the checkout as it is, every file
+        url = self.built_repo(build=None)
+        self.built_project(url)
+        self.yarn_lock_for(url)
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.packed_files(), ["build.js", "package.json"])
+
+    @staticmethod
+    def files_of(pkg):
+        out = {}
+        for d, _, fs in os.walk(pkg):
+            for f in fs:
+                with open(os.path.join(d, f), "rb") as fh:
+                    out[os.path.relpath(os.path.join(d, f), pkg)] = fh.read()
+        return out
 
     def test_prepare_is_not_run_untrusted(self):
         self.built_project(self.built_repo(), trusted=False)
