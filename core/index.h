@@ -27,6 +27,7 @@ enum nub_index_flag {
    * that it does. */
   NUB_IDX_PEERS_KNOWN = 1u << 4,
   NUB_IDX_HAS_PEERS = 1u << 5,
+  NUB_IDX_PREPARE_SCRIPT = 1u << 6, /* a prepare script (lifecycle.h) */
 };
 
 struct nub_index_file {

@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "integrity.h"
+#include "lifecycle.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "path.h"
@@ -281,7 +282,12 @@ static int prepare(struct ictx *c)
       p->edges[p->nedges].to = to;
       p->nedges++;
     }
-    p->local = !c->o->gvs || (g->requires_build && trusted(c->o, g->name)) || g->directory;
+    /* a lockfile may not say that a package builds (npm's, bun's, yarn's
+     * do not always): what was fetched does */
+    p->local = !c->o->gvs ||
+               ((g->requires_build || (g->fetch && nub_lifecycle_builds(g->fetch))) &&
+                trusted(c->o, g->name)) ||
+               g->directory;
   }
   add_phantom_edges(c);
   /* a package that links to a project-local one is project-local too */

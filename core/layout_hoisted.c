@@ -12,6 +12,7 @@
 #include "hoisted.h"
 #include "install_ctx.h"
 #include "layout.h"
+#include "lifecycle.h"
 #include "nub_alloc.h"
 #include "store.h"
 #include "strmap.h"
@@ -273,8 +274,7 @@ static size_t hoisted_script_targets(struct nub_install_ctx *c, struct nub_scrip
     for (size_t i = 0; i < t->n; i++) {
       const struct nub_node *nd = &t->nodes[i];
       if (nd->depth != d || !installable(nd) || !nd->pkg || !nd->pkg->index ||
-          (nd->flags & NUB_NF_LINK) ||
-          !(nd->pkg->index->flags & (NUB_IDX_INSTALL_SCRIPT | NUB_IDX_BINDING_GYP)))
+          (nd->flags & NUB_NF_LINK) || !nub_lifecycle_builds(nd->pkg))
         continue;
       NUB_GROW(v, cap, n + 1);
       v[n].pkg = nd->pkg;

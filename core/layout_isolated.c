@@ -13,6 +13,7 @@
 #include "install_ctx.h"
 #include "isolated.h"
 #include "layout.h"
+#include "lifecycle.h"
 #include "nub_alloc.h"
 #include "store.h"
 #include "strmap.h"
@@ -297,7 +298,7 @@ static size_t isolated_script_targets(struct nub_install_ctx *c, struct nub_scri
     const struct nub_gpkg *p = g->pkgs[i];
     const struct nub_index *idx = p->fetch ? p->fetch->index : NULL;
     char dir[300];
-    if (p->skip || !idx || !(idx->flags & (NUB_IDX_INSTALL_SCRIPT | NUB_IDX_BINDING_GYP)))
+    if (p->skip || !idx || !nub_lifecycle_builds(p->fetch))
       continue;
     nub_dep_path_filename(p->key, dir, sizeof(dir));
     NUB_GROW(v, cap, n + 1);

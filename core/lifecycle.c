@@ -8,6 +8,7 @@
 #include "pool.h"
 #include "workspace.h"
 
+#include "git.h"
 #include "install_ctx.h"
 #include "layout.h"
 #include "manifest.h"
@@ -228,24 +229,43 @@ int nub_lifecycle_members(struct nub_install_ctx *c, const char *const *events, 
   return rc;
 }
 
+static bool bun_checkout(const struct nub_pkg *p)
+{
+  return p->tarball && !strncmp(p->tarball, NUB_GIT_CHECKOUT, strlen(NUB_GIT_CHECKOUT));
+}
+
+bool nub_lifecycle_builds(const struct nub_pkg *p)
+{
+  unsigned f = p->index ? p->index->flags : 0;
+
+  if (f & (NUB_IDX_INSTALL_SCRIPT | NUB_IDX_BINDING_GYP))
+    return true;
+  /* (an index written before the prepare flag says nothing: run_one reads
+   * package.json itself) */
+  return bun_checkout(p) && (f & (NUB_IDX_PREPARE_SCRIPT | NUB_IDX_PEERS_KNOWN)) !=
+                                NUB_IDX_PEERS_KNOWN;
+}
+
 /* One dependency's preinstall, install and postinstall, from its own
  * package.json; a binding.gyp without an install script means
- * `node-gyp rebuild`, as npm does. */
+ * `node-gyp rebuild`, as npm does; then prepare for a git package bun
+ * installs as its checkout (bun runs it there, as for the project). */
 static int run_one(struct nub_install_ctx *c, const struct nub_script_target *t,
                    struct nub_err *err)
 {
-  static const char *const ev[3] = {"preinstall", "install", "postinstall"};
+  static const char *const ev[4] = {"preinstall", "install", "postinstall", "prepare"};
   struct nub_manifest pm;
   int rc = nub_manifest_load(&pm, t->dir, err);
 
   if (rc < 0)
     return rc;
   {
-    const char *cmds[3] = {pm.preinstall, pm.install, pm.postinstall};
+    const char *cmds[4] = {pm.preinstall, pm.install, pm.postinstall,
+                           bun_checkout(t->pkg) ? pm.prepare : NULL};
     if (!pm.preinstall && !pm.install && !pm.postinstall &&
         (t->pkg->index->flags & NUB_IDX_BINDING_GYP))
       cmds[1] = "node-gyp rebuild";
-    for (int e = 0; e < 3 && rc == 0; e++)
+    for (int e = 0; e < 4 && rc == 0; e++)
       if (cmds[e])
         rc = nub_script_run(c->proj.dir, t->dir, t->pkg->name, t->pkg->version, ev[e], cmds[e],
                             err);

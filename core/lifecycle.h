@@ -6,9 +6,12 @@
 #ifndef NUB_LIFECYCLE_H
 #define NUB_LIFECYCLE_H
 
+#include <stdbool.h>
+
 #include "err.h"
 
 struct nub_install_ctx;
+struct nub_pkg;
 
 /* The project's scripts for these events, in order (none with
  * --ignore-scripts). */
@@ -23,6 +26,10 @@ int nub_lifecycle_members(struct nub_install_ctx *c, const char *const *events, 
 /* The same order check alone, before anything is installed. */
 int nub_lifecycle_members_check(struct nub_install_ctx *c, const char *const *events,
                                 int nevents, struct nub_err *err);
+/* Whether dependency p has scripts to run once installed: an install
+ * script, an implicit node-gyp rebuild, or, for a git package bun installs
+ * as its checkout, a prepare script (bun runs it in place). */
+bool nub_lifecycle_builds(const struct nub_pkg *p);
 /* The dependencies' install scripts, in the layout's order. */
 int nub_lifecycle_deps(struct nub_install_ctx *c, struct nub_err *err);
 

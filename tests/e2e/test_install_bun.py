@@ -345,6 +345,79 @@ class BunSourcesTest(nubtest.NubTestCase):
         self.check()
 
 
+class BunGitPrepareTest(nubtest.NubTestCase):
+    """A git package with a prepare script: bun installs its checkout as it
+    is and, when the project trusts it, runs its prepare there (as it runs
+    the project's own); untrusted, the script is named in the warning."""
+
+    def setUp(self):
+        super().setUp()
+        if not shutil.which("git"):
+            self.skipTest("git is not installed")
+        self.repo = os.path.join(self.tmp, "gp")
+        os.makedirs(self.repo)
+        with open(os.path.join(self.repo, "package.json"), "w") as f:
+            json.dump({"name": "gp", "version": "1.0.0", "files": ["index.js"],
+                       "scripts": {"prepare": "node -e \"require('fs').writeFileSync("
+                                              "'built.txt', 'made')\""}}, f)
+        with open(os.path.join(self.repo, "index.js"), "w") as f:
+            f.write("module.exports = 1;\n")
+        BunSourcesTest.git(self, "init", "-q", "-b", "main")
+        BunSourcesTest.git(self, "add", "-A")
+        BunSourcesTest.git(self, "commit", "-qm", "one")
+        self.commit = BunSourcesTest.git(self, "rev-parse", "HEAD")
+        self.url = "git+file://" + self.repo
+
+    def project(self, trusted):
+        pj = {"name": "p", "version": "1.0.0", "dependencies": {"gp": self.url}}
+        if trusted:
+            pj["trustedDependencies"] = ["gp"]
+        self.make_project(pj)
+        lock = {"lockfileVersion": 1,
+                "workspaces": {"": {"name": "p", "dependencies": {"gp": self.url}}},
+                "packages": {"gp": ["gp@%s#%s" % (self.url, self.commit),
+                                    {"hasInstallScript": True}, self.commit]}}
+        if trusted:
+            lock["trustedDependencies"] = ["gp"]
+        with open(os.path.join(self.proj, "bun.lock"), "w") as f:
+            json.dump(lock, f, indent=2)
+
+    def listing(self, root):
+        pkg = os.path.join(root, "node_modules", "gp")
+        return sorted(f for f in os.listdir(pkg) if f != ".bun-tag")
+
+    def test_trusted_prepared_in_place(self):
+        self.project(trusted=True)
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.listing(self.proj), ["built.txt", "index.js", "package.json"])
+        with open(os.path.join(self.proj, "node_modules", "gp", "built.txt")) as f:
+            self.assertEqual(f.read(), "made")
+        # the store keeps the checkout: another project gets it unbuilt
+        # until its own prepare runs
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.nub("install", "--frozen-lockfile", "--offline")
+        self.assertEqual(self.listing(self.proj), ["built.txt", "index.js", "package.json"])
+
+    def test_untrusted_not_run_and_named(self):
+        self.project(trusted=False)
+        proc = self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.listing(self.proj), ["index.js", "package.json"])
+        self.assertIn("gp@", proc.stderr)
+        self.assertIn("trustedDependencies", proc.stderr)
+
+    def test_the_tree_bun_builds(self):
+        bun = shutil.which("bun")
+        if not bun:
+            self.skipTest("SKIP: bun is not installed")
+        self.project(trusted=True)
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.run_cmd([bun, "install", "--frozen-lockfile"], cwd=theirs,
+                     env={"BUN_INSTALL_CACHE_DIR": os.path.join(self.tmp, "bun-cache")})
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.listing(self.proj), self.listing(theirs))
+
+
 class BunWriteBackTest(nubtest.NubTestCase):
     """When package.json no longer matches bun.lock (a hand edit, nub add,
     nub remove), nub resolves again, as `bun install` does, and writes

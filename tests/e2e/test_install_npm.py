@@ -538,6 +538,37 @@ class OddPackagesTest(NpmLockMixin, nubtest.NubTestCase):
         self.assertTrue(os.path.exists(os.path.join(self.proj, "node_modules", "scripted",
                                                     "postinstall-ran")))
 
+    @nubtest.requires_node
+    def test_trusted_install_script_runs_outside_the_store_isolated(self):
+        # the isolated layout links packages into the global virtual store,
+        # shared by every project; a package that builds runs its script in
+        # a copy of its own in the project. From an npm lockfile nub did not
+        # know it builds until it was fetched, linked it to the store, and
+        # the script wrote into the store's copy, every project's
+        self.make_project("misc", lockfile="package-lock.v3.json")
+        pj_path = os.path.join(self.proj, "package.json")
+        pj = self.read_json(pj_path)
+        pj["trustedDependencies"] = ["scripted"]
+        self.write_json(pj_path, pj)
+        store = os.path.join(self.tmp, "store-iso")
+        self.env["NUB_STORE_DIR"] = store
+        self.nub("install", "--node-linker", "isolated")
+        nm = os.path.join(self.proj, "node_modules")
+        self.assertTrue(os.path.exists(os.path.join(nm, "scripted", "postinstall-ran")))
+        self.assertTrue(os.path.realpath(os.path.join(nm, "scripted")).startswith(
+            os.path.realpath(self.proj) + os.sep))
+        ran = [os.path.join(d, f) for d, _, fs in os.walk(store) for f in fs
+               if f == "postinstall-ran"]
+        self.assertEqual(ran, [])
+        # warm, from the store: the same
+        shutil.rmtree(nm)
+        self.nub("install", "--node-linker", "isolated", "--offline")
+        self.assertTrue(os.path.realpath(os.path.join(nm, "scripted")).startswith(
+            os.path.realpath(self.proj) + os.sep))
+        self.assertTrue(os.path.exists(os.path.join(nm, "scripted", "postinstall-ran")))
+        self.assertEqual([f for d, _, fs in os.walk(store) for f in fs
+                          if f == "postinstall-ran"], [])
+
     def test_legacy_sha1_integrity_is_checked(self):
         self.make_project("misc", lockfile="package-lock.v3.json")
         lock_path = os.path.join(self.proj, "package-lock.json")
