@@ -27,7 +27,10 @@ enum nub_index_flag {
    * that it does. */
   NUB_IDX_PEERS_KNOWN = 1u << 4,
   NUB_IDX_HAS_PEERS = 1u << 5,
-  NUB_IDX_PREPARE_SCRIPT = 1u << 6, /* a prepare script (lifecycle.h) */
+  /* A prepare script (lifecycle.h); PREPARE_KNOWN: the index records it
+   * (an index written before does not) */
+  NUB_IDX_PREPARE_SCRIPT = 1u << 6,
+  NUB_IDX_PREPARE_KNOWN = 1u << 7,
 };
 
 struct nub_index_file {

@@ -242,8 +242,8 @@ bool nub_lifecycle_builds(const struct nub_pkg *p)
     return true;
   /* (an index written before the prepare flag says nothing: run_one reads
    * package.json itself) */
-  return bun_checkout(p) && (f & (NUB_IDX_PREPARE_SCRIPT | NUB_IDX_PEERS_KNOWN)) !=
-                                NUB_IDX_PEERS_KNOWN;
+  return bun_checkout(p) && (f & (NUB_IDX_PREPARE_SCRIPT | NUB_IDX_PREPARE_KNOWN)) !=
+                                NUB_IDX_PREPARE_KNOWN;
 }
 
 /* One dependency's preinstall, install and postinstall, from its own

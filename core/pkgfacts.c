@@ -72,8 +72,7 @@ void nub_pkgfacts_derive(struct nub_pkgfacts *f, const struct nub_pkgfacts_input
     }
     if (m->preinstall || m->install || m->postinstall)
       f->flags |= NUB_IDX_INSTALL_SCRIPT;
-    if (m->prepare)
-      f->flags |= NUB_IDX_PREPARE_SCRIPT;
+    f->flags |= NUB_IDX_PREPARE_KNOWN | (m->prepare ? NUB_IDX_PREPARE_SCRIPT : 0);
     f->flags |= NUB_IDX_PEERS_KNOWN | (m->peer.n ? NUB_IDX_HAS_PEERS : 0);
   }
   /* bin targets become executable in the store, once: a chmod through a

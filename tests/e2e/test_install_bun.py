@@ -398,6 +398,16 @@ class BunGitPrepareTest(nubtest.NubTestCase):
         self.nub("install", "--frozen-lockfile", "--offline")
         self.assertEqual(self.listing(self.proj), ["built.txt", "index.js", "package.json"])
 
+    def test_trusted_prepared_in_place_isolated(self):
+        # prepared in the project's own copy, never in the shared store
+        self.project(trusted=True)
+        self.nub("install", "--frozen-lockfile", "--node-linker", "isolated")
+        self.assertEqual(self.listing(self.proj), ["built.txt", "index.js", "package.json"])
+        pkg = os.path.realpath(os.path.join(self.proj, "node_modules", "gp"))
+        self.assertTrue(pkg.startswith(os.path.realpath(self.proj) + os.sep), pkg)
+        store = self.env["NUB_STORE_DIR"]
+        self.assertEqual([f for d, _, fs in os.walk(store) for f in fs if f == "built.txt"], [])
+
     def test_untrusted_not_run_and_named(self):
         self.project(trusted=False)
         proc = self.nub("install", "--frozen-lockfile")
