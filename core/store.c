@@ -574,9 +574,16 @@ int nub_import_file_write(struct nub_import *im, const void *p, size_t n)
     return nub_plat_write_all(im->nf.fd, p, n);
   if (im->tfd >= 0)
     return nub_plat_write_all(im->tfd, p, n);
+  if (im->mem->len + n > MEM_LIMIT && !im->cur_is_pkgjson) {
+    /* what came so far to a file of its own, then these bytes straight
+     * from the caller's buffer: a big file is never copied into memory
+     * (a tarball hands its files over whole) */
+    int rc = im->tree_name ? tree_spill(im) : spill(im);
+    if (rc < 0)
+      return rc;
+    return nub_plat_write_all(im->nf.fd >= 0 ? im->nf.fd : im->tfd, p, n);
+  }
   nub_buf_add(im->mem, p, n);
-  if (im->mem->len > MEM_LIMIT && !im->cur_is_pkgjson)
-    return im->tree_name ? tree_spill(im) : spill(im);
   return 0;
 }
 
