@@ -38,6 +38,8 @@ struct nub_fetch_opts {
 struct nub_fetch_result {
   size_t cached, fetched;
   uint64_t bytes;
+  /* the most that big packages (fetch.c) were guessed to unpack to at once */
+  uint64_t big_unpack_peak;
 };
 
 /* A fetch session: packages are added as they become known (the resolver
