@@ -15,6 +15,16 @@ static void reserve(struct nub_buf *b, size_t extra)
   NUB_GROW(b->data, b->cap, need);
 }
 
+void nub_buf_reserve(struct nub_buf *b, size_t n)
+{
+  size_t need = b->len + n + 1;
+
+  if (need <= b->cap)
+    return;
+  b->data = nub_realloc(b->data, need);
+  b->cap = need;
+}
+
 void nub_buf_add(struct nub_buf *b, const void *p, size_t n)
 {
   reserve(b, n);

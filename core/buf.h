@@ -18,6 +18,9 @@ void nub_buf_addc(struct nub_buf *b, char c);
 void nub_buf_addf(struct nub_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void nub_buf_reset(struct nub_buf *b);
+/* Room for n more bytes, exactly (appends grow by doubling): for a size
+ * known in advance. */
+void nub_buf_reserve(struct nub_buf *b, size_t n);
 void nub_buf_release(struct nub_buf *b);
 /* Hand the data to the caller (who frees it with nub_free); b is reset. */
 char *nub_buf_take(struct nub_buf *b);

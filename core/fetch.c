@@ -701,6 +701,12 @@ static void unpack_job(void *arg, int worker)
     nub_import_distrust(im, j->pkg->distrust_ns);
   if (j->pkg->as_tree)
     nub_import_as_tree(im, j->pkg->name);
+  if (worker < f->nscratch) {
+    /* the body is all here: the extractor's copy of it sized once, not by
+     * doubling (half of it unused, for a big one) */
+    nub_buf_reset(&f->scratch[worker].in);
+    nub_buf_reserve(&f->scratch[worker].in, j->queued);
+  }
   rc = nub_extract(im, pull, j, j->what, NULL, have_want ? check_integrity : NULL,
                    worker < f->nscratch ? &f->scratch[worker] : NULL, &st, &err);
   digest(j);
