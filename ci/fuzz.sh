@@ -17,7 +17,7 @@ secs=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 cc=${CC:-clang}
 command -v "$cc" >/dev/null || { echo "fuzz: $cc is missing (Debian: apt-get install clang)" >&2; exit 1; }
-all=(json lockfile_npm lockfile_pnpm lockfile_yarn npmrc semver index tarball)
+all=(json lockfile_npm lockfile_pnpm lockfile_yarn npmrc semver index tarball packument spec)
 harnesses=("$@"); [ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
 
 out=$root/build-fuzz
@@ -62,7 +62,7 @@ for pair in '^1.2.3|1.4.0' '~1.2|1.2.9' '>=1.0.0 <2.0.0-0|1.5.0-beta.1' '1.x || 
   i=$((i + 1)); printf '%s\n%s' "${pair%%|*}" "${pair#*|}" >"$corpus/semver/s$i"
 done
 python3 - "$corpus" <<'PY'
-import os, struct, sys
+import json, os, struct, sys
 sys.path.insert(0, "tests/registry")
 import registry
 corpus = sys.argv[1]
@@ -71,6 +71,22 @@ for name, versions in registry.load_fixtures(registry.DEFAULT_FIXTURES).items():
     for v, pv in versions.items():
         with open(os.path.join(corpus, "tarball", "%s@%s.tgz" % (name.replace("/", "+"), v)), "wb") as f:
             f.write(pv.tgz)
+    # its documents, full and abbreviated, as the test registry serves them
+    full = registry.full_packument(name, versions, "http://registry.invalid/")
+    for kind, doc in (("full", full), ("abbrev", registry.abbreviated_packument(full))):
+        with open(os.path.join(corpus, "packument", "%s-%s.json" % (name.replace("/", "+"), kind)), "w") as f:
+            json.dump(doc, f)
+# specs: git specs and resolved forms, SRI strings, URLs with credentials,
+# override keys' ranges
+specs = ["git+https://h.invalid/u/r.git#v1.0.0\n*", "github:user/repo#semver:^1.2\n^1",
+         "user/repo\n>=1 <2", "git+ssh://git@h.invalid:u/r.git#abc1234\n1.x",
+         "git+file:///tmp/r#" + "a" * 40 + "\n*", "git-checkout+https://h.invalid/r#" + "b" * 40,
+         "sha512-" + "A" * 86 + "==\n^2.0.0", "sha1-abc= sha512-xyz\n~1.2.3",
+         "https://user:pass@h.invalid:8080/x/-/x-1.0.0.tgz\n<=3", "http://[::1]:4873/p\n1.2.3 - 2",
+         "^1.2.3\n>=1.5.0 <1.6.0-0", ">1.0.0 <=2.0.0 || 3.x\n2.0.1-rc.1"]
+for i, s in enumerate(specs):
+    with open(os.path.join(corpus, "spec", "s%d" % i), "w") as f:
+        f.write(s)
 # store indexes in the layout of core/index.h (NUBIDX4)
 def index(files, dirs, bins, name, version, flags=0, tree=None):
     st = bytearray()
@@ -100,7 +116,7 @@ PY
 run_one() { # harness
   local h=$1 dirs=("$corpus/$1") lim=() rc=0
   [ -d "tests/fuzz/regress/$h" ] && dirs+=("tests/fuzz/regress/$h")
-  case $h in lockfile_*|json) lim=(-max_len=131072) ;; tarball) lim=(-max_len=131072) ;; esac
+  case $h in lockfile_*|json|packument) lim=(-max_len=131072) ;; tarball) lim=(-max_len=131072) ;; esac
   "$out/tests/fuzz/fuzz_$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2560 \
     -print_final_stats=1 "${lim[@]}" -artifact_prefix="$out/artifacts/$h-" "${dirs[@]}" \
     >"$out/logs/$h.log" 2>&1 || rc=$?
