@@ -66,6 +66,8 @@ struct fetcher {
   struct nub_progress *prog;
   struct nub_http *http;
   bool own_http, offline, verify_all;
+  void (*on_stored)(void *ud, struct nub_pkg *p, int worker);
+  void *on_stored_ud;
   pthread_mutex_t lock;
   pthread_cond_t cv;
   size_t pending, nfetch, cached, nmissing;
@@ -784,6 +786,8 @@ static void unpack_job(void *arg, int worker)
   nub_diag_mark("stored", j->what);
   if (NUB_DIAG_ON())
     report(j, &st, t0, fresh, present);
+  if (f->on_stored && !f->cancel)
+    f->on_stored(f->on_stored_ud, j->pkg, worker);
   job_finished(j);
 }
 
@@ -910,6 +914,8 @@ int nub_fetch_begin(struct nub_fetch **out, struct nub_store *store,
   f->prog = prog;
   f->offline = o->offline;
   f->verify_all = o->verify_all && cfg->verify_store;
+  f->on_stored = o->on_stored;
+  f->on_stored_ud = o->on_stored_ud;
   f->http = http;
   f->own_http = http == NULL;
   pthread_mutex_init(&f->lock, NULL);

@@ -33,6 +33,11 @@ struct nub_fetch_opts {
   /* check every stored package's files before taking it (nub_store_check;
    * `nub ci`, --force); otherwise the linker checks each file it links */
   bool verify_all;
+  /* Called on the pool's worker `worker` that downloaded and stored p,
+   * once p->index is set (not for packages the store had, nor git or
+   * directory packages): what may be done with it before the fetch ends. */
+  void (*on_stored)(void *ud, struct nub_pkg *p, int worker);
+  void *on_stored_ud;
 };
 
 struct nub_fetch_result {

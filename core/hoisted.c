@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
+#include "diag.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "strmap.h"
@@ -269,10 +271,121 @@ static void reconcile(int proj_fd, struct nub_tree *t, const struct nub_state *o
   nub_free(removed);
 }
 
+/* ---- linking while the fetch runs (hoisted.h) ---------------------------- */
+
+struct nub_hoisted_early {
+  int proj_fd;
+  struct nub_tree *t;
+  struct nub_linker *l;
+  struct nub_progress *prog;
+  struct nub_strmap first; /* pkg key -> its first early node + 1 */
+  size_t *next;            /* the next early node of the same package + 1 */
+  bool *done;              /* node linked */
+  struct nub_link_stats *stats; /* one per worker */
+  int nworkers;
+  size_t ndone;            /* atomic */
+};
+
+/* A node at the top of node_modules ("node_modules/x", "node_modules/@s/x")
+ * that is surely installed: its parent is node_modules itself. */
+static bool early_node(const struct nub_node *n)
+{
+  const char *rest;
+
+  if (!is_installable(n) || (n->flags & (NUB_NF_LINK | NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL)) ||
+      strncmp(n->path, "node_modules/", 13))
+    return false;
+  rest = n->path + 13;
+  if (rest[0] == '@')
+    rest = strchr(rest, '/') ? strchr(rest, '/') + 1 : rest;
+  return *rest && !strchr(rest, '/');
+}
+
+struct nub_hoisted_early *nub_hoisted_early_begin(int proj_fd, struct nub_tree *t,
+                                                  struct nub_linker *l, int nworkers,
+                                                  struct nub_progress *prog)
+{
+  struct nub_hoisted_early *e;
+  struct nub_plat_stat st;
+  size_t n = 0;
+  int nm;
+
+  if (nub_plat_stat_at(proj_fd, "node_modules", &st) != -ENOENT ||
+      nub_plat_mkdir_at(proj_fd, "node_modules", 0755) < 0)
+    return NULL;
+  e = nub_calloc(1, sizeof(*e));
+  e->proj_fd = proj_fd;
+  e->t = t;
+  e->l = l;
+  e->prog = prog;
+  e->nworkers = nworkers;
+  e->next = nub_calloc(t->n + 1, sizeof(*e->next));
+  e->done = nub_calloc(t->n + 1, sizeof(*e->done));
+  e->stats = nub_calloc((size_t)nworkers + 1, sizeof(*e->stats));
+  for (size_t i = t->n; i-- > 0;) {
+    const struct nub_node *nd = &t->nodes[i];
+    if (!early_node(nd))
+      continue;
+    e->next[i] = (size_t)(uintptr_t)nub_strmap_get(&e->first, nd->pkg->key);
+    nub_strmap_put(&e->first, nd->pkg->key, (void *)(uintptr_t)(i + 1));
+    n++;
+  }
+  nm = nub_plat_open_dir_at(proj_fd, "node_modules");
+  if (nm >= 0) { /* as nub_hoisted_link does for a fresh tree */
+    nub_plat_spread_hint(nm);
+    nub_linker_probe(l, nm);
+    nub_plat_close(nm);
+  }
+  nub_diag_debugf("link: %zu packages may be linked as they are stored", n);
+  return e;
+}
+
+void nub_hoisted_early_stored(void *ud, struct nub_pkg *p, int worker)
+{
+  struct nub_hoisted_early *e = ud;
+  size_t at = (size_t)(uintptr_t)nub_strmap_get(&e->first, p->key);
+
+  if (worker < 0 || worker >= e->nworkers)
+    return; /* not one of the pool's: left to the link phase */
+  for (; at && p->index && !nub_plat_interrupted(); at = e->next[at - 1]) {
+    struct nub_node *n = &e->t->nodes[at - 1];
+    struct nub_err err;
+    char what[512];
+    snprintf(what, sizeof(what), "%s@%s", p->name, p->version);
+    if (nub_link_package(e->l, p->index, e->proj_fd, n->path, what, &e->stats[worker],
+                         &err) < 0) {
+      /* the link phase makes it again, and says what is wrong if it is */
+      nub_plat_rm_rf_at(e->proj_fd, n->path);
+      continue;
+    }
+    e->done[at - 1] = true;
+    __atomic_add_fetch(&e->ndone, 1, __ATOMIC_RELAXED);
+    nub_progress_add(e->prog, &e->prog->linked, 1);
+    if (NUB_DIAG_ON())
+      nub_diag_mark("linked", what);
+  }
+}
+
+size_t nub_hoisted_early_count(const struct nub_hoisted_early *e)
+{
+  return e ? __atomic_load_n(&e->ndone, __ATOMIC_RELAXED) : 0;
+}
+
+void nub_hoisted_early_free(struct nub_hoisted_early *e)
+{
+  if (!e)
+    return;
+  nub_strmap_release(&e->first, NULL);
+  nub_free(e->next);
+  nub_free(e->done);
+  nub_free(e->stats);
+  nub_free(e);
+}
+
 int nub_hoisted_link(int proj_fd, struct nub_tree *t, const struct nub_state *old,
                      struct nub_linker *l, struct nub_pool *pool,
-                     struct nub_progress *prog, struct nub_hoisted_result *res,
-                     struct nub_err *err)
+                     struct nub_progress *prog, struct nub_hoisted_early *early,
+                     struct nub_hoisted_result *res, struct nub_err *err)
 {
   struct wave w;
   int maxdepth = 0, rc;
@@ -284,6 +397,18 @@ int nub_hoisted_link(int proj_fd, struct nub_tree *t, const struct nub_state *ol
   w.keep = nub_calloc(t->n + 1, sizeof(bool));
   if (old)
     reconcile(proj_fd, t, old, w.keep, res);
+  for (size_t i = 0; early && i < t->n; i++) {
+    if (!early->done[i])
+      continue;
+    if (is_installable(&t->nodes[i])) {
+      w.keep[i] = true; /* made while the fetch ran */
+      res->packages++;
+    } else { /* the fetch left it out after all */
+      nub_plat_rm_rf_at(proj_fd, t->nodes[i].path);
+    }
+  }
+  for (int i = 0; early && i < early->nworkers; i++)
+    nub_link_stats_add(&res->st, &early->stats[i]);
   rc = nub_plat_mkdir_at(proj_fd, "node_modules", 0755);
   if (rc < 0 && rc != -EEXIST) {
     nub_free(w.keep);
@@ -306,11 +431,11 @@ int nub_hoisted_link(int proj_fd, struct nub_tree *t, const struct nub_state *ol
       total++;
       if (t->nodes[i].depth > maxdepth)
         maxdepth = t->nodes[i].depth;
-    } else if (w.keep[i]) {
+    } else if (w.keep[i] && !(early && early->done[i])) {
       res->kept++;
     }
   }
-  nub_progress_set(prog, &prog->link_total, total);
+  nub_progress_set(prog, &prog->link_total, total + nub_hoisted_early_count(early));
   w.t = t;
   w.proj_fd = proj_fd;
   w.l = l;
@@ -334,7 +459,7 @@ int nub_hoisted_link(int proj_fd, struct nub_tree *t, const struct nub_state *ol
   }
   for (int i = 0; i < nw; i++)
     nub_link_stats_add(&res->st, &w.stats[i]);
-  res->packages = total;
+  res->packages += total;
   rc = w.rc;
   if (rc)
     *err = w.err;

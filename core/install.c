@@ -16,6 +16,7 @@
 
 #include "diag.h"
 #include "install_ctx.h"
+#include "hoisted.h"
 #include "integrity.h"
 #include "layout.h"
 #include "lifecycle.h"
@@ -319,6 +320,26 @@ static int phase_plan(struct nub_install_ctx *c, struct nub_err *err)
   return rc;
 }
 
+/* A cold hoisted install from a lockfile links as the fetch stores
+ * (hoisted.h); NUB_EARLY_LINK=0 turns it off, to measure the difference. */
+static void start_early(struct nub_install_ctx *c)
+{
+  const char *env = nub_plat_getenv("NUB_EARLY_LINK");
+
+  if (c->layout != &nub_layout_hoisted || !c->plan.have_tree || c->plan.fetch ||
+      (env && !strcmp(env, "0")))
+    return;
+  if (c->have_linker)
+    nub_linker_release(&c->linker);
+  c->have_linker = false;
+  if (nub_linker_init(&c->linker, &c->store, c->cfg.import_method) < 0)
+    return;
+  c->linker.verify = c->cfg.verify_store;
+  c->have_linker = true;
+  c->early = nub_hoisted_early_begin(c->proj.dir_fd, &c->plan.tree, &c->linker,
+                                     nub_pool_size(c->pool), &c->prog);
+}
+
 static int phase_fetch(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_diag_phase ph;
@@ -327,6 +348,7 @@ static int phase_fetch(struct nub_install_ctx *c, struct nub_err *err)
   int rc;
 
   nub_diag_phase_begin(&ph, "fetch");
+  start_early(c);
   rc = nub_plan_fetch(c, &fr, err);
   for (size_t i = 0; i < c->plan.pkgs.n; i++) {
     const struct nub_pkg *p = c->plan.pkgs.v[i];
@@ -344,6 +366,12 @@ static int phase_fetch(struct nub_install_ctx *c, struct nub_err *err)
   nub_diag_set_count("cached", (long long)fr.cached);
   if (rc == 0)
     rc = c->layout->after_fetch(c, err);
+  if (rc < 0 && c->early) {
+    /* there was no node_modules: there is none again */
+    nub_plat_rm_rf_at(c->proj.dir_fd, "node_modules");
+    nub_hoisted_early_free(c->early);
+    c->early = NULL;
+  }
   return rc;
 }
 
@@ -359,7 +387,8 @@ static int keep_previous(struct nub_install_ctx *c, const struct nub_state *old,
 
   *keep = old && !c->o->ci && !c->o->force && !strcmp(old->layout, c->layout->name) &&
           !strcmp(old->settings, c->settings);
-  if (!*keep && nub_plat_stat_at(c->proj.dir_fd, "node_modules", &st) == 0) {
+  /* (a node_modules made while the fetch ran is this install's own) */
+  if (!*keep && !c->early && nub_plat_stat_at(c->proj.dir_fd, "node_modules", &st) == 0) {
     rc = nub_plat_rm_rf_at(c->proj.dir_fd, "node_modules");
     if (rc < 0)
       return nub_err_set(err, rc, "cannot clear node_modules: %s", nub_strerror(rc));
@@ -393,13 +422,17 @@ static int phase_link(struct nub_install_ctx *c, const struct nub_state *old,
   if (rc < 0)
     return rc;
   nub_diag_phase_begin(&ph, "link");
-  if (c->have_linker)
-    nub_linker_release(&c->linker); /* a second pass (refetch_changed) */
-  rc = nub_linker_init(&c->linker, &c->store, c->cfg.import_method);
-  c->linker.verify = c->cfg.verify_store;
-  c->have_linker = true;
+  if (!c->early) { /* (the early links' linker goes on) */
+    if (c->have_linker)
+      nub_linker_release(&c->linker); /* a second pass (refetch_changed) */
+    rc = nub_linker_init(&c->linker, &c->store, c->cfg.import_method);
+    c->linker.verify = c->cfg.verify_store;
+    c->have_linker = true;
+  }
   if (rc == 0)
     rc = c->layout->link(c, keep ? old : NULL, r, err);
+  nub_hoisted_early_free(c->early);
+  c->early = NULL;
   if (c->linker.copies_across_devices)
     nub_progress_warn(&c->prog, "the store (%s) is on another file system than the "
                       "project; files are copied instead of linked. Put the store on the "
@@ -641,6 +674,7 @@ out:
   nub_plan_release(&c.plan);
   if (c.pool)
     nub_pool_free(c.pool);
+  nub_hoisted_early_free(c.early);
   if (c.have_linker)
     nub_linker_release(&c.linker);
   nub_plat_unlock(c.gc_lock_fd);

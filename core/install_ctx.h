@@ -35,6 +35,8 @@ struct nub_install_ctx {
   struct nub_pool *pool;
   struct nub_progress prog;
   struct nub_linker linker;
+  /* the hoisted layout linking while the fetch runs (hoisted.h), or NULL */
+  struct nub_hoisted_early *early;
   struct nub_plan plan;
   const struct nub_layout *layout;
   struct nub_plat_caps caps;

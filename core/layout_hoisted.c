@@ -240,7 +240,7 @@ static int hoisted_link(struct nub_install_ctx *c, const struct nub_state *old,
 {
   struct nub_hoisted_result hr;
   int rc = nub_hoisted_link(c->proj.dir_fd, &c->plan.tree, old, &c->linker, c->pool, &c->prog,
-                            &hr, err);
+                            c->early, &hr, err);
 
   r->packages = hr.packages;
   r->kept = hr.kept;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hoisted.h"
 #include "install_ctx.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
@@ -29,12 +30,16 @@ struct nub_pkg *nub_plan_identity(struct nub_install_ctx *c, const char *name,
 int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
-  struct nub_fetch_opts fo = {c->o->offline, c->o->ci || c->o->force};
+  struct nub_fetch_opts fo = {c->o->offline, c->o->ci || c->o->force, NULL, NULL};
   struct nub_fetch *f = p->fetch;
   int rc;
 
   memset(fr, 0, sizeof(*fr));
   p->fetch = NULL;
+  if (c->early) { /* the layout links what is stored as it is (hoisted.h) */
+    fo.on_stored = nub_hoisted_early_stored;
+    fo.on_stored_ud = c->early;
+  }
   if (!f) {
     rc = nub_fetch_begin(&f, &c->store, &c->cfg, c->pool, &c->prog, &fo, NULL, err);
     if (rc < 0)
