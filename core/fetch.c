@@ -286,9 +286,7 @@ static void job_error(struct job *j, int rc, const char *fmt, ...)
 
 static bool is_git(const struct nub_pkg *p)
 {
-  return p->tarball && (!strncmp(p->tarball, "git+", 4) ||
-                        !strncmp(p->tarball, NUB_GIT_CHECKOUT, strlen(NUB_GIT_CHECKOUT)) ||
-                        !strncmp(p->tarball, NUB_GIT_YARN, strlen(NUB_GIT_YARN)));
+  return nub_git_form_of(p->tarball) != NUB_GIT_NOT;
 }
 
 static void drop_body(void *b)
@@ -347,6 +345,7 @@ static void git_job(void *arg, int worker)
   struct fetcher *f = j->f;
   struct nub_err err;
   char commit[41], *url = NULL, *dir;
+  enum nub_git_form form;
   bool packed;
   int rc;
 
@@ -370,9 +369,9 @@ static void git_job(void *arg, int worker)
     nub_plat_rm_rf(dir);
     rc = nub_git_checkout(url, commit, dir, j->what, &err);
   }
-  packed = !strncmp(j->pkg->tarball, "git+", 4);
-  if (rc == 0 && !strncmp(j->pkg->tarball, NUB_GIT_YARN, strlen(NUB_GIT_YARN)))
-    packed = nub_prepare_wanted(dir, NUB_PREPARE_YARN1);
+  form = nub_git_form_of(j->pkg->tarball);
+  packed = form == NUB_GIT_PACKED ||
+           (rc == 0 && form == NUB_GIT_AS_YARN && nub_prepare_wanted(dir, NUB_PREPARE_YARN1));
   if (rc == 0 && packed && nub_prepare_wanted(dir, NUB_PREPARE_NPM)) {
     if (j->pkg->prepare)
       rc = nub_prepare_git(dir, j->what, j->pkg->tarball, f->store->root, f->offline, &err);
@@ -786,7 +785,7 @@ static void unpack_job(void *arg, int worker)
   nub_diag_mark("stored", j->what);
   if (NUB_DIAG_ON())
     report(j, &st, t0, fresh, present);
-  if (f->on_stored && !f->cancel)
+  if (f->on_stored && !__atomic_load_n(&f->cancel, __ATOMIC_RELAXED))
     f->on_stored(f->on_stored_ud, j->pkg, worker);
   job_finished(j);
 }

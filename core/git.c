@@ -330,13 +330,24 @@ char *nub_git_resolved(const char *url, const char *commit)
   return nub_asprintf("git+%s#%s", url, commit);
 }
 
+enum nub_git_form nub_git_form_of(const char *tarball)
+{
+  if (!tarball)
+    return NUB_GIT_NOT;
+  if (!strncmp(tarball, "git+", 4))
+    return NUB_GIT_PACKED;
+  if (!strncmp(tarball, NUB_GIT_CHECKOUT, strlen(NUB_GIT_CHECKOUT)))
+    return NUB_GIT_AS_CHECKOUT;
+  if (!strncmp(tarball, NUB_GIT_YARN, strlen(NUB_GIT_YARN)))
+    return NUB_GIT_AS_YARN;
+  return NUB_GIT_NOT;
+}
+
 bool nub_git_split_resolved(const char *resolved, char **url, char commit[41])
 {
+  static const size_t prefix[] = {0, 4, sizeof(NUB_GIT_CHECKOUT) - 1, sizeof(NUB_GIT_YARN) - 1};
   const char *hash;
-  size_t skip = !strncmp(resolved, "git+", 4)                             ? 4
-                : !strncmp(resolved, NUB_GIT_CHECKOUT, strlen(NUB_GIT_CHECKOUT)) ? strlen(NUB_GIT_CHECKOUT)
-                : !strncmp(resolved, NUB_GIT_YARN, strlen(NUB_GIT_YARN))         ? strlen(NUB_GIT_YARN)
-                                                                                 : 0;
+  size_t skip = prefix[nub_git_form_of(resolved)];
 
   if (!skip)
     return false;

@@ -51,6 +51,14 @@ char *nub_git_resolved(const char *url, const char *commit);
  * package.json has a prepare script; then it is prepared (when trusted) and
  * packed as npm packs (yarn 1 runs yarn install and yarn pack in it). */
 #define NUB_GIT_YARN "git-yarn+"
+/* Which of the three a package's tarball field names, if any. */
+enum nub_git_form {
+  NUB_GIT_NOT,         /* not a git package */
+  NUB_GIT_PACKED,      /* "git+": npm pack's selection, prepared as npm does */
+  NUB_GIT_AS_CHECKOUT, /* NUB_GIT_CHECKOUT */
+  NUB_GIT_AS_YARN,     /* NUB_GIT_YARN */
+};
+enum nub_git_form nub_git_form_of(const char *tarball);
 /* The reverse: url and commit from "git+<url>#<commit>" (or the checkout
  * forms). false if not one. */
 bool nub_git_split_resolved(const char *resolved, char **url, char commit[41]);

@@ -231,7 +231,7 @@ int nub_lifecycle_members(struct nub_install_ctx *c, const char *const *events, 
 
 static bool bun_checkout(const struct nub_pkg *p)
 {
-  return p->tarball && !strncmp(p->tarball, NUB_GIT_CHECKOUT, strlen(NUB_GIT_CHECKOUT));
+  return nub_git_form_of(p->tarball) == NUB_GIT_AS_CHECKOUT;
 }
 
 bool nub_lifecycle_builds(const struct nub_pkg *p)

@@ -61,8 +61,8 @@ struct nub_pkg *nub_pkgtab_get(struct nub_pkgtab *t, const char *name, const cha
   struct nub_pkg *p;
 
   /* (a git package yarn 1 installs may be prepared too: git.h) */
-  bool prepare = tarball &&
-                 (!strncmp(tarball, "git+", 4) || !strncmp(tarball, NUB_GIT_YARN, strlen(NUB_GIT_YARN))) &&
+  enum nub_git_form form = nub_git_form_of(tarball);
+  bool prepare = (form == NUB_GIT_PACKED || form == NUB_GIT_AS_YARN) &&
                  nub_strarray_has(t->prepare_names, t->nprepare, name);
 
   if (prepare) {

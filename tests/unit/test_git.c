@@ -76,6 +76,19 @@ static void test_git__resolved(void **state)
   nub_free(r);
   assert_false(nub_git_split_resolved("git+https://h.invalid/r.git#main", &url, commit));
   assert_false(nub_git_split_resolved("https://h.invalid/r.tgz", &url, commit));
+  /* the checkout forms bun and yarn 1 install split the same way */
+  for (int k = 0; k < 2; k++) {
+    r = nub_asprintf("%shttps://h.invalid/r.git#0123456789abcdef0123456789abcdef01234567",
+                     k ? NUB_GIT_YARN : NUB_GIT_CHECKOUT);
+    assert_int_equal(nub_git_form_of(r), k ? NUB_GIT_AS_YARN : NUB_GIT_AS_CHECKOUT);
+    assert_true(nub_git_split_resolved(r, &url, commit));
+    assert_string_equal(url, "https://h.invalid/r.git");
+    nub_free(url);
+    nub_free(r);
+  }
+  assert_int_equal(nub_git_form_of("git+ssh://h.invalid/r#x"), NUB_GIT_PACKED);
+  assert_int_equal(nub_git_form_of("https://h.invalid/git+x.tgz"), NUB_GIT_NOT);
+  assert_int_equal(nub_git_form_of(NULL), NUB_GIT_NOT);
 }
 
 int main(void)
