@@ -271,6 +271,27 @@ static void reconcile(int proj_fd, struct nub_tree *t, const struct nub_state *o
   nub_free(removed);
 }
 
+/* node_modules made (or there) and the linker probed against it; a fresh
+ * one spread over the file system's allocation groups. */
+static int open_root(int proj_fd, struct nub_linker *l)
+{
+  int rc = nub_plat_mkdir_at(proj_fd, "node_modules", 0755), nm;
+
+  if (rc < 0 && rc != -EEXIST)
+    return rc;
+  nm = nub_plat_open_dir_at(proj_fd, "node_modules");
+  if (nm >= 0) {
+    /* Every package directory starts a hierarchy of its own. Spread over
+     * the file system's allocation groups, a fresh tree does not queue
+     * behind the directories of the one deleted just before (ext4 skips
+     * recently freed inodes one by one when it allocates near them). */
+    nub_plat_spread_hint(nm);
+    nub_linker_probe(l, nm);
+    nub_plat_close(nm);
+  }
+  return 0;
+}
+
 /* ---- linking while the fetch runs (hoisted.h) ---------------------------- */
 
 struct nub_hoisted_early {
@@ -286,19 +307,12 @@ struct nub_hoisted_early {
   size_t ndone;            /* atomic */
 };
 
-/* A node at the top of node_modules ("node_modules/x", "node_modules/@s/x")
- * that is surely installed: its parent is node_modules itself. */
+/* A node at the top of the project's node_modules (not a member's) that
+ * is surely installed. */
 static bool early_node(const struct nub_node *n)
 {
-  const char *rest;
-
-  if (!is_installable(n) || (n->flags & (NUB_NF_LINK | NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL)) ||
-      strncmp(n->path, "node_modules/", 13))
-    return false;
-  rest = n->path + 13;
-  if (rest[0] == '@')
-    rest = strchr(rest, '/') ? strchr(rest, '/') + 1 : rest;
-  return *rest && !strchr(rest, '/');
+  return is_installable(n) && !(n->flags & (NUB_NF_LINK | NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL)) &&
+         n->depth == 1 && !strncmp(n->path, "node_modules/", 13);
 }
 
 struct nub_hoisted_early *nub_hoisted_early_begin(int proj_fd, struct nub_tree *t,
@@ -308,10 +322,8 @@ struct nub_hoisted_early *nub_hoisted_early_begin(int proj_fd, struct nub_tree *
   struct nub_hoisted_early *e;
   struct nub_plat_stat st;
   size_t n = 0;
-  int nm;
 
-  if (nub_plat_stat_at(proj_fd, "node_modules", &st) != -ENOENT ||
-      nub_plat_mkdir_at(proj_fd, "node_modules", 0755) < 0)
+  if (nub_plat_stat_at(proj_fd, "node_modules", &st) != -ENOENT || open_root(proj_fd, l) < 0)
     return NULL;
   e = nub_calloc(1, sizeof(*e));
   e->proj_fd = proj_fd;
@@ -329,12 +341,6 @@ struct nub_hoisted_early *nub_hoisted_early_begin(int proj_fd, struct nub_tree *
     e->next[i] = (size_t)(uintptr_t)nub_strmap_get(&e->first, nd->pkg->key);
     nub_strmap_put(&e->first, nd->pkg->key, (void *)(uintptr_t)(i + 1));
     n++;
-  }
-  nm = nub_plat_open_dir_at(proj_fd, "node_modules");
-  if (nm >= 0) { /* as nub_hoisted_link does for a fresh tree */
-    nub_plat_spread_hint(nm);
-    nub_linker_probe(l, nm);
-    nub_plat_close(nm);
   }
   nub_diag_debugf("link: %zu packages may be linked as they are stored", n);
   return e;
@@ -409,22 +415,10 @@ int nub_hoisted_link(int proj_fd, struct nub_tree *t, const struct nub_state *ol
   }
   for (int i = 0; early && i < early->nworkers; i++)
     nub_link_stats_add(&res->st, &early->stats[i]);
-  rc = nub_plat_mkdir_at(proj_fd, "node_modules", 0755);
-  if (rc < 0 && rc != -EEXIST) {
+  rc = early ? 0 : open_root(proj_fd, l); /* (done before the fetch, early) */
+  if (rc < 0) {
     nub_free(w.keep);
     return nub_err_set(err, rc, "cannot create node_modules: %s", nub_strerror(rc));
-  }
-  {
-    int nm = nub_plat_open_dir_at(proj_fd, "node_modules");
-    if (nm >= 0) {
-      /* Every package directory starts a hierarchy of its own. Spread over
-       * the file system's allocation groups, a fresh tree does not queue
-       * behind the directories of the one deleted just before (ext4 skips
-       * recently freed inodes one by one when it allocates near them). */
-      nub_plat_spread_hint(nm);
-      nub_linker_probe(l, nm);
-      nub_plat_close(nm);
-    }
   }
   for (size_t i = 0; i < t->n; i++) {
     if (is_installable(&t->nodes[i]) && !w.keep[i]) {

@@ -320,6 +320,20 @@ static int phase_plan(struct nub_install_ctx *c, struct nub_err *err)
   return rc;
 }
 
+/* The linker, started again (a second pass, refetch_changed, gets a new
+ * one). */
+static int fresh_linker(struct nub_install_ctx *c)
+{
+  int rc;
+
+  if (c->have_linker)
+    nub_linker_release(&c->linker);
+  rc = nub_linker_init(&c->linker, &c->store, c->cfg.import_method);
+  c->linker.verify = c->cfg.verify_store;
+  c->have_linker = true;
+  return rc;
+}
+
 /* A cold hoisted install from a lockfile links as the fetch stores
  * (hoisted.h); NUB_EARLY_LINK=0 turns it off, to measure the difference. */
 static void start_early(struct nub_install_ctx *c)
@@ -329,13 +343,8 @@ static void start_early(struct nub_install_ctx *c)
   if (c->layout != &nub_layout_hoisted || !c->plan.have_tree || c->plan.fetch ||
       (env && !strcmp(env, "0")))
     return;
-  if (c->have_linker)
-    nub_linker_release(&c->linker);
-  c->have_linker = false;
-  if (nub_linker_init(&c->linker, &c->store, c->cfg.import_method) < 0)
+  if (fresh_linker(c) < 0)
     return;
-  c->linker.verify = c->cfg.verify_store;
-  c->have_linker = true;
   c->early = nub_hoisted_early_begin(c->proj.dir_fd, &c->plan.tree, &c->linker,
                                      nub_pool_size(c->pool), &c->prog);
 }
@@ -422,13 +431,8 @@ static int phase_link(struct nub_install_ctx *c, const struct nub_state *old,
   if (rc < 0)
     return rc;
   nub_diag_phase_begin(&ph, "link");
-  if (!c->early) { /* (the early links' linker goes on) */
-    if (c->have_linker)
-      nub_linker_release(&c->linker); /* a second pass (refetch_changed) */
-    rc = nub_linker_init(&c->linker, &c->store, c->cfg.import_method);
-    c->linker.verify = c->cfg.verify_store;
-    c->have_linker = true;
-  }
+  if (!c->early) /* (the early links' linker goes on) */
+    rc = fresh_linker(c);
   if (rc == 0)
     rc = c->layout->link(c, keep ? old : NULL, r, err);
   nub_hoisted_early_free(c->early);
