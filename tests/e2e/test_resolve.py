@@ -1019,20 +1019,8 @@ class GitDependencyTest(ResolveTestCase):
         shutil.copy(os.path.join(self.proj, "package.json"), theirs)
         self.npm("install", "--no-audit", "--no-fund", cwd=theirs, timeout=300)
 
-        def files(root):
-            pkg = os.path.join(root, "node_modules", "built")
-            out = {}
-            for d, _, fs in os.walk(pkg):
-                for f in fs:
-                    with open(os.path.join(d, f), "rb") as fh:
-                        out[os.path.relpath(os.path.join(d, f), pkg)] = fh.read()
-            return out
-
-        ours, npms = files(self.proj), files(theirs)
-        self.assertEqual(sorted(ours), sorted(npms))
-        for rel in ours:
-            if rel != "package.json":  # npm adds fields of its own to it
-                self.assertEqual(ours[rel], npms[rel], rel)
+        self.assert_same_package(os.path.join(self.proj, "node_modules", "built"),
+                                 os.path.join(theirs, "node_modules", "built"))
 
     def yarn_lock_for(self, url):
         """A yarn.lock as yarn 1 writes one for the built project."""
@@ -1066,12 +1054,8 @@ class GitDependencyTest(ResolveTestCase):
             for root in (self.proj, theirs):
                 self.assertEqual(self.node_json(root, "require('built')"),
                                  {"built": True, "a": "1.0.0"})
-            ours = self.files_of(os.path.realpath(self.nm("built")))
-            yarns = self.files_of(os.path.join(theirs, "node_modules", "built"))
-            self.assertEqual(sorted(ours), sorted(yarns))
-            for rel in ours:
-                if rel != "package.json":  # yarn rewrites it
-                    self.assertEqual(ours[rel], yarns[rel], rel)
+            self.assert_same_package(os.path.realpath(self.nm("built")),
+                                     os.path.join(theirs, "node_modules", "built"))
         # again offline from the store
         shutil.rmtree(self.nm())
         self.nub("install", "--frozen-lockfile", "--offline")
@@ -1094,14 +1078,21 @@ class GitDependencyTest(ResolveTestCase):
         self.nub("install", "--frozen-lockfile")
         self.assertEqual(self.packed_files(), ["build.js", "package.json"])
 
-    @staticmethod
-    def files_of(pkg):
-        out = {}
-        for d, _, fs in os.walk(pkg):
-            for f in fs:
-                with open(os.path.join(d, f), "rb") as fh:
-                    out[os.path.relpath(os.path.join(d, f), pkg)] = fh.read()
-        return out
+    def assert_same_package(self, ours, theirs):
+        """The same files in two package directories, with the same bytes
+        (but package.json, to which npm and yarn add fields of their own)."""
+        def files(pkg):
+            out = {}
+            for d, _, fs in os.walk(pkg):
+                for f in fs:
+                    with open(os.path.join(d, f), "rb") as fh:
+                        out[os.path.relpath(os.path.join(d, f), pkg)] = fh.read()
+            return out
+        a, b = files(ours), files(theirs)
+        self.assertEqual(sorted(a), sorted(b))
+        for rel in a:
+            if rel != "package.json":
+                self.assertEqual(a[rel], b[rel], rel)
 
     def test_prepare_is_not_run_untrusted(self):
         self.built_project(self.built_repo(), trusted=False)

@@ -10,26 +10,15 @@
 #include "pkgtab.h"
 #include "tree.h"
 
-static struct nub_config cfg;
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  static int ready;
   struct nub_pkgtab pkgs;
   struct nub_tree t;
   struct nub_err err;
   char *text;
   int bun;
+  const struct nub_config *cfg = fuzz_config();
 
-  if (!ready) {
-    setenv("npm_config_registry", "http://registry.invalid/", 1);
-    setenv("npm_config_userconfig", "/nonexistent/npmrc", 1);
-    setenv("npm_config_globalconfig", "/nonexistent/npmrc", 1);
-    nub_err_clear(&err);
-    if (nub_config_load(&cfg, "/nonexistent-project", NULL, 0, &err) < 0)
-      abort();
-    ready = 1;
-  }
   if (size < 1)
     return 0;
   bun = data[0] & 1;
@@ -38,9 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   nub_tree_init(&t, &pkgs);
   nub_err_clear(&err);
   if (bun)
-    nub_lockfile_bun_parse(&t, text, size - 1, "bun.lock", &cfg, &err);
+    nub_lockfile_bun_parse(&t, text, size - 1, "bun.lock", cfg, &err);
   else
-    nub_lockfile_npm_parse(&t, text, size - 1, "package-lock.json", &cfg, &err);
+    nub_lockfile_npm_parse(&t, text, size - 1, "package-lock.json", cfg, &err);
   nub_tree_release(&t);
   nub_pkgtab_release(&pkgs);
   nub_free(text);
