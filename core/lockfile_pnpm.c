@@ -22,6 +22,7 @@
 #include "nub_alloc.h"
 #include "text.h"
 #include "yaml_emit.h"
+#include "yaml_read.h"
 
 /* ---- pnpm's layout rules ------------------------------------------------- */
 
@@ -276,175 +277,26 @@ void nub_lockfile_pnpm_write(const struct nub_graph *g, struct nub_buf *out)
 
 /* ---- reading ------------------------------------------------------------ */
 
-struct rd {
-  yaml_document_t *doc;
-  const char *fname;
-  struct nub_err *err;
-};
-
-#define FOR_PAIRS(m, pr)                                                          \
-  for (yaml_node_pair_t *pr = (m)->data.mapping.pairs.start;                      \
-       pr < (m)->data.mapping.pairs.top; pr++)
-
-static size_t npairs(const yaml_node_t *m)
-{
-  return (size_t)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
-}
-
-static yaml_node_t *rd_node(struct rd *r, int i) { return yaml_document_get_node(r->doc, i); }
-
-static int rd_vbad(struct rd *r, int code, const yaml_node_t *n, const char *fmt, va_list ap)
-{
-  char msg[768];
-
-  vsnprintf(msg, sizeof(msg), fmt, ap);
-  return nub_err_set(r->err, code, "%s:%lu:%lu: %s", r->fname,
-                     (unsigned long)n->start_mark.line + 1,
-                     (unsigned long)n->start_mark.column + 1, msg);
-}
-
-/* The file, line and column of n, then the message: -NUB_ELOCKFILE. */
-static int rd_bad(struct rd *r, const yaml_node_t *n, const char *fmt, ...)
+/* What the file may say but nub does not install: -NUB_ESPEC. */
+static int rd_unsupported(struct nub_yrd *r, const yaml_node_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static int rd_bad(struct rd *r, const yaml_node_t *n, const char *fmt, ...)
+static int rd_unsupported(struct nub_yrd *r, const yaml_node_t *n, const char *fmt, ...)
 {
   va_list ap;
   int rc;
 
   va_start(ap, fmt);
-  rc = rd_vbad(r, -NUB_ELOCKFILE, n, fmt, ap);
+  rc = nub_y_vbad(r, -NUB_ESPEC, n, fmt, ap);
   va_end(ap);
   return rc;
 }
 
-/* The same for what the file may say but nub does not install (-NUB_ESPEC). */
-static int rd_unsupported(struct rd *r, const yaml_node_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int rd_unsupported(struct rd *r, const yaml_node_t *n, const char *fmt, ...)
-{
-  va_list ap;
-  int rc;
-
-  va_start(ap, fmt);
-  rc = rd_vbad(r, -NUB_ESPEC, n, fmt, ap);
-  va_end(ap);
-  return rc;
-}
-
-static const char *sval(const yaml_node_t *n)
-{
-  return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-/* A plain empty, "~" or "null" scalar: the field is absent. */
-static bool is_null(const yaml_node_t *n)
-{
-  const char *s = sval(n);
-
-  return !n || (s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-                (!*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
-                 !strcmp(s, "NULL")));
-}
-
-static bool is_true(const yaml_node_t *n)
-{
-  const char *s = sval(n);
-
-  return s && (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE"));
-}
-
-/* A mapping (NULL for an absent/null value), or an error naming `what`. */
-static int rd_map(struct rd *r, yaml_node_t *n, const char *what, yaml_node_t **out)
-{
-  *out = NULL;
-  if (is_null(n))
-    return 0;
-  if (n->type != YAML_MAPPING_NODE)
-    return rd_bad(r, n, "%s must be a mapping", what);
-  *out = n;
-  return 0;
-}
-
-static int rd_key(struct rd *r, yaml_node_pair_t *pr, const char *what, const char **out)
-{
-  yaml_node_t *k = rd_node(r, pr->key);
-
-  *out = sval(k);
-  if (!*out)
-    return rd_bad(r, k, "%s: keys must be strings", what);
-  return 0;
-}
-
-static int rd_str(struct rd *r, yaml_node_t *n, const char *what, char **out)
-{
-  if (is_null(n))
-    return 0;
-  if (!sval(n))
-    return rd_bad(r, n, "%s must be a string", what);
-  nub_free(*out);
-  *out = nub_strdup(sval(n));
-  return 0;
-}
-
-static int rd_depmap(struct rd *r, yaml_node_t *n, const char *what, struct nub_depmap *out)
-{
-  yaml_node_t *m;
-  int rc = rd_map(r, n, what, &m);
-
-  if (rc || !m)
-    return rc;
-  nub_depmap_release(out);
-  out->v = nub_calloc(npairs(m) + 1, sizeof(*out->v));
-  FOR_PAIRS(m, pr) {
-    const char *k;
-    yaml_node_t *v = rd_node(r, pr->value);
-    if ((rc = rd_key(r, pr, what, &k)))
-      return rc;
-    if (is_null(v))
-      continue;
-    if (!sval(v))
-      return rd_bad(r, v, "%s['%s'] must be a string", what, k);
-    out->v[out->n].name = nub_strdup(k);
-    out->v[out->n++].spec = nub_strdup(sval(v));
-  }
-  return 0;
-}
-
-static int rd_strarray(struct rd *r, yaml_node_t *n, const char *what, char ***out, size_t *nout)
-{
-  size_t cnt;
-
-  if (is_null(n))
-    return 0;
-  nub_strarray_free(*out, *nout);
-  *out = NULL;
-  *nout = 0;
-  if (sval(n)) { /* a lone string reads as a one-element list */
-    *out = nub_malloc(sizeof(**out));
-    (*out)[(*nout)++] = nub_strdup(sval(n));
-    return 0;
-  }
-  if (n->type != YAML_SEQUENCE_NODE)
-    return rd_bad(r, n, "%s must be a list", what);
-  cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
-  *out = nub_malloc((cnt + 1) * sizeof(**out));
-  for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
-       it++) {
-    yaml_node_t *v = rd_node(r, *it);
-    if (!sval(v))
-      return rd_bad(r, v, "%s must be a list of strings", what);
-    (*out)[(*nout)++] = nub_strdup(sval(v));
-  }
-  return 0;
-}
-
-static int rd_edges(struct rd *r, yaml_node_t *n, const char *what, struct nub_gedge **out,
+static int rd_edges(struct nub_yrd *r, yaml_node_t *n, const char *what, struct nub_gedge **out,
                     size_t *nout)
 {
   yaml_node_t *m;
-  int rc = rd_map(r, n, what, &m);
+  int rc = nub_y_map(r, n, what, &m);
 
   if (rc || !m)
     return rc;
@@ -454,25 +306,25 @@ static int rd_edges(struct rd *r, yaml_node_t *n, const char *what, struct nub_g
   }
   nub_free(*out);
   *nout = 0;
-  *out = nub_calloc(npairs(m) + 1, sizeof(**out));
-  FOR_PAIRS(m, pr) {
+  *out = nub_calloc(nub_y_npairs(m) + 1, sizeof(**out));
+  NUB_Y_FOR_PAIRS(m, pr) {
     const char *k;
-    yaml_node_t *v = rd_node(r, pr->value);
-    if ((rc = rd_key(r, pr, what, &k)))
+    yaml_node_t *v = nub_y_node(r, pr->value);
+    if ((rc = nub_y_key(r, pr, what, &k)))
       return rc;
-    if (!sval(v) || is_null(v))
-      return rd_bad(r, v, "%s['%s'] must be a version or dependency path", what, k);
+    if (!nub_y_sval(v) || nub_y_is_null(v))
+      return nub_y_bad(r, v, "%s['%s'] must be a version or dependency path", what, k);
     (*out)[*nout].alias = nub_strdup(k);
-    (*out)[(*nout)++].ref = nub_strdup(sval(v));
+    (*out)[(*nout)++].ref = nub_strdup(nub_y_sval(v));
   }
   return 0;
 }
 
-static int rd_direct(struct rd *r, yaml_node_t *n, const char *what, struct nub_gdirect **out,
+static int rd_direct(struct nub_yrd *r, yaml_node_t *n, const char *what, struct nub_gdirect **out,
                      size_t *nout)
 {
   yaml_node_t *m;
-  int rc = rd_map(r, n, what, &m);
+  int rc = nub_y_map(r, n, what, &m);
 
   if (rc || !m)
     return rc;
@@ -483,64 +335,64 @@ static int rd_direct(struct rd *r, yaml_node_t *n, const char *what, struct nub_
   }
   nub_free(*out);
   *nout = 0;
-  *out = nub_calloc(npairs(m) + 1, sizeof(**out));
-  FOR_PAIRS(m, pr) {
+  *out = nub_calloc(nub_y_npairs(m) + 1, sizeof(**out));
+  NUB_Y_FOR_PAIRS(m, pr) {
     const char *k;
-    yaml_node_t *v = rd_node(r, pr->value), *e;
+    yaml_node_t *v = nub_y_node(r, pr->value), *e;
     struct nub_gdirect *d;
-    if ((rc = rd_key(r, pr, what, &k)))
+    if ((rc = nub_y_key(r, pr, what, &k)))
       return rc;
     if (v->type != YAML_MAPPING_NODE)
-      return rd_bad(r, v, "%s['%s'] must be a mapping with specifier and version", what, k);
+      return nub_y_bad(r, v, "%s['%s'] must be a mapping with specifier and version", what, k);
     d = &(*out)[(*nout)++];
     d->alias = nub_strdup(k);
-    FOR_PAIRS(v, pe) {
+    NUB_Y_FOR_PAIRS(v, pe) {
       const char *f;
-      e = rd_node(r, pe->value);
-      if ((rc = rd_key(r, pe, what, &f)))
+      e = nub_y_node(r, pe->value);
+      if ((rc = nub_y_key(r, pe, what, &f)))
         return rc;
       if (!strcmp(f, "specifier"))
-        rc = rd_str(r, e, "specifier", &d->specifier);
+        rc = nub_y_str(r, e, "specifier", &d->specifier);
       else if (!strcmp(f, "version"))
-        rc = rd_str(r, e, "version", &d->ref);
+        rc = nub_y_str(r, e, "version", &d->ref);
       if (rc)
         return rc;
     }
     if (!d->ref)
-      return rd_bad(r, v, "%s['%s'] has no version", what, k);
+      return nub_y_bad(r, v, "%s['%s'] has no version", what, k);
     if (!d->specifier)
-      return rd_bad(r, v, "%s['%s'] has no specifier", what, k);
+      return nub_y_bad(r, v, "%s['%s'] has no specifier", what, k);
   }
   return 0;
 }
 
-static int rd_resolution(struct rd *r, yaml_node_t *n, const char *pkey, struct nub_gpkg *p)
+static int rd_resolution(struct nub_yrd *r, yaml_node_t *n, const char *pkey, struct nub_gpkg *p)
 {
   yaml_node_t *m;
   const char *type = NULL;
-  int rc = rd_map(r, n, "resolution", &m);
+  int rc = nub_y_map(r, n, "resolution", &m);
 
   if (rc || !m)
     return rc;
   char *repo = NULL, *commit = NULL;
 
-  FOR_PAIRS(m, pr) {
+  NUB_Y_FOR_PAIRS(m, pr) {
     const char *k;
-    yaml_node_t *v = rd_node(r, pr->value);
-    if ((rc = rd_key(r, pr, "resolution", &k)))
+    yaml_node_t *v = nub_y_node(r, pr->value);
+    if ((rc = nub_y_key(r, pr, "resolution", &k)))
       break;
     if (!strcmp(k, "integrity"))
-      rc = rd_str(r, v, "resolution.integrity", &p->integrity);
+      rc = nub_y_str(r, v, "resolution.integrity", &p->integrity);
     else if (!strcmp(k, "repo"))
-      rc = rd_str(r, v, "resolution.repo", &repo);
+      rc = nub_y_str(r, v, "resolution.repo", &repo);
     else if (!strcmp(k, "commit"))
-      rc = rd_str(r, v, "resolution.commit", &commit);
+      rc = nub_y_str(r, v, "resolution.commit", &commit);
     else if (!strcmp(k, "tarball"))
-      rc = rd_str(r, v, "resolution.tarball", &p->tarball);
+      rc = nub_y_str(r, v, "resolution.tarball", &p->tarball);
     else if (!strcmp(k, "directory"))
-      rc = rd_str(r, v, "resolution.directory", &p->directory);
+      rc = nub_y_str(r, v, "resolution.directory", &p->directory);
     else if (!strcmp(k, "type"))
-      type = sval(v);
+      type = nub_y_sval(v);
     if (rc)
       break;
   }
@@ -553,7 +405,7 @@ static int rd_resolution(struct rd *r, yaml_node_t *n, const char *pkey, struct 
     nub_free(commit);
     if (!ok) {
       nub_free(resolved);
-      return rd_bad(r, n, "packages['%s']: a git resolution needs a repo and a 40-hex commit",
+      return nub_y_bad(r, n, "packages['%s']: a git resolution needs a repo and a 40-hex commit",
                     pkey);
     }
     nub_free(p->tarball);
@@ -571,31 +423,31 @@ static int rd_resolution(struct rd *r, yaml_node_t *n, const char *pkey, struct 
                           pkey, type);
   }
   if (type && !p->directory)
-    return rd_bad(r, n, "packages['%s']: a directory resolution needs a directory", pkey);
+    return nub_y_bad(r, n, "packages['%s']: a directory resolution needs a directory", pkey);
   return 0;
 }
 
-static int rd_peers_meta(struct rd *r, yaml_node_t *n, struct nub_gpkg *p)
+static int rd_peers_meta(struct nub_yrd *r, yaml_node_t *n, struct nub_gpkg *p)
 {
   yaml_node_t *m;
-  int rc = rd_map(r, n, "peerDependenciesMeta", &m);
+  int rc = nub_y_map(r, n, "peerDependenciesMeta", &m);
 
   if (rc || !m)
     return rc;
   nub_strarray_free(p->peers_optional, p->npeers_optional);
   p->npeers_optional = 0;
-  p->peers_optional = nub_malloc((npairs(m) + 1) * sizeof(*p->peers_optional));
-  FOR_PAIRS(m, pr) {
+  p->peers_optional = nub_malloc((nub_y_npairs(m) + 1) * sizeof(*p->peers_optional));
+  NUB_Y_FOR_PAIRS(m, pr) {
     const char *k;
-    yaml_node_t *v = rd_node(r, pr->value), *meta;
-    if ((rc = rd_key(r, pr, "peerDependenciesMeta", &k)) ||
-        (rc = rd_map(r, v, "peerDependenciesMeta entry", &meta)))
+    yaml_node_t *v = nub_y_node(r, pr->value), *meta;
+    if ((rc = nub_y_key(r, pr, "peerDependenciesMeta", &k)) ||
+        (rc = nub_y_map(r, v, "peerDependenciesMeta entry", &meta)))
       return rc;
     if (!meta)
       continue;
-    FOR_PAIRS(meta, pm) {
-      const char *f = sval(rd_node(r, pm->key));
-      if (f && !strcmp(f, "optional") && is_true(rd_node(r, pm->value))) {
+    NUB_Y_FOR_PAIRS(meta, pm) {
+      const char *f = nub_y_sval(nub_y_node(r, pm->key));
+      if (f && !strcmp(f, "optional") && nub_y_is_true(nub_y_node(r, pm->value))) {
         p->peers_optional[p->npeers_optional++] = nub_strdup(k);
         break;
       }
@@ -605,72 +457,72 @@ static int rd_peers_meta(struct rd *r, yaml_node_t *n, struct nub_gpkg *p)
 }
 
 /* The packages: entry `n` (keyed pkey) into p. */
-static int rd_package(struct rd *r, const char *pkey, yaml_node_t *n, struct nub_gpkg *p)
+static int rd_package(struct nub_yrd *r, const char *pkey, yaml_node_t *n, struct nub_gpkg *p)
 {
   yaml_node_t *m;
-  int rc = rd_map(r, n, "a packages entry", &m);
+  int rc = nub_y_map(r, n, "a packages entry", &m);
 
   if (rc || !m)
     return rc;
-  FOR_PAIRS(m, pr) {
+  NUB_Y_FOR_PAIRS(m, pr) {
     const char *k;
-    yaml_node_t *v = rd_node(r, pr->value);
-    if ((rc = rd_key(r, pr, "packages entry", &k)))
+    yaml_node_t *v = nub_y_node(r, pr->value);
+    if ((rc = nub_y_key(r, pr, "packages entry", &k)))
       return rc;
     if (!strcmp(k, "resolution"))
       rc = rd_resolution(r, v, pkey, p);
     else if (!strcmp(k, "name"))
-      rc = rd_str(r, v, "name", &p->name);
+      rc = nub_y_str(r, v, "name", &p->name);
     else if (!strcmp(k, "version"))
-      rc = rd_str(r, v, "version", &p->version);
+      rc = nub_y_str(r, v, "version", &p->version);
     else if (!strcmp(k, "engines"))
-      rc = rd_depmap(r, v, "engines", &p->engines);
+      rc = nub_y_depmap(r, v, "engines", &p->engines);
     else if (!strcmp(k, "cpu"))
-      rc = rd_strarray(r, v, "cpu", &p->cpu, &p->ncpu);
+      rc = nub_y_strarray(r, v, "cpu", &p->cpu, &p->ncpu);
     else if (!strcmp(k, "os"))
-      rc = rd_strarray(r, v, "os", &p->os, &p->nos);
+      rc = nub_y_strarray(r, v, "os", &p->os, &p->nos);
     else if (!strcmp(k, "libc"))
-      rc = rd_strarray(r, v, "libc", &p->libc, &p->nlibc);
+      rc = nub_y_strarray(r, v, "libc", &p->libc, &p->nlibc);
     else if (!strcmp(k, "hasBin"))
-      p->has_bin = is_true(v);
+      p->has_bin = nub_y_is_true(v);
     else if (!strcmp(k, "requiresBuild"))
-      p->requires_build = is_true(v);
+      p->requires_build = nub_y_is_true(v);
     else if (!strcmp(k, "deprecated"))
-      rc = rd_str(r, v, "deprecated", &p->deprecated);
+      rc = nub_y_str(r, v, "deprecated", &p->deprecated);
     else if (!strcmp(k, "peerDependencies"))
-      rc = rd_depmap(r, v, "peerDependencies", &p->peers);
+      rc = nub_y_depmap(r, v, "peerDependencies", &p->peers);
     else if (!strcmp(k, "peerDependenciesMeta"))
       rc = rd_peers_meta(r, v, p);
     else if ((!strcmp(k, "bundledDependencies") || !strcmp(k, "bundleDependencies")) &&
              v->type == YAML_SEQUENCE_NODE) /* `true` (bundle all) has no place */
-      rc = rd_strarray(r, v, k, &p->bundled, &p->nbundled);
+      rc = nub_y_strarray(r, v, k, &p->bundled, &p->nbundled);
     if (rc)
       return rc;
   }
   return 0;
 }
 
-static int rd_snapshot(struct rd *r, yaml_node_t *n, struct nub_gpkg *p)
+static int rd_snapshot(struct nub_yrd *r, yaml_node_t *n, struct nub_gpkg *p)
 {
   yaml_node_t *m;
-  int rc = rd_map(r, n, "a snapshots entry", &m);
+  int rc = nub_y_map(r, n, "a snapshots entry", &m);
 
   if (rc || !m)
     return rc;
-  FOR_PAIRS(m, pr) {
+  NUB_Y_FOR_PAIRS(m, pr) {
     const char *k;
-    yaml_node_t *v = rd_node(r, pr->value);
-    if ((rc = rd_key(r, pr, "snapshots entry", &k)))
+    yaml_node_t *v = nub_y_node(r, pr->value);
+    if ((rc = nub_y_key(r, pr, "snapshots entry", &k)))
       return rc;
     if (!strcmp(k, "dependencies"))
       rc = rd_edges(r, v, "dependencies", &p->deps, &p->ndeps);
     else if (!strcmp(k, "optionalDependencies"))
       rc = rd_edges(r, v, "optionalDependencies", &p->optional_deps, &p->noptional_deps);
     else if (!strcmp(k, "transitivePeerDependencies"))
-      rc = rd_strarray(r, v, "transitivePeerDependencies", &p->transitive_peers,
+      rc = nub_y_strarray(r, v, "transitivePeerDependencies", &p->transitive_peers,
                        &p->ntransitive_peers);
     else if (!strcmp(k, "optional"))
-      p->optional = is_true(v);
+      p->optional = nub_y_is_true(v);
     if (rc)
       return rc;
   }
@@ -710,7 +562,7 @@ static int cmp_pent(const void *a, const void *b)
 }
 
 /* A gpkg for packages entry e under dep path `key`. */
-static int rd_gpkg(struct rd *r, struct nub_graph *g, struct pent *e, const char *key,
+static int rd_gpkg(struct nub_yrd *r, struct nub_graph *g, struct pent *e, const char *key,
                    yaml_node_t *snap)
 {
   struct nub_gpkg *p = nub_calloc(1, sizeof(*p));
@@ -719,7 +571,7 @@ static int rd_gpkg(struct rd *r, struct nub_graph *g, struct pent *e, const char
 
   nub_graph_add(g, p);
   if (!nl)
-    return rd_bad(r, e->keynode, "packages key '%s' is not name@version", e->key);
+    return nub_y_bad(r, e->keynode, "packages key '%s' is not name@version", e->key);
   p->key = nub_strdup(key);
   p->pkg_key = nub_strdup(e->key);
   p->name = nub_strndup(e->key, nl);
@@ -730,7 +582,7 @@ static int rd_gpkg(struct rd *r, struct nub_graph *g, struct pent *e, const char
   return snap ? rd_snapshot(r, snap, p) : 0;
 }
 
-static int rd_packages(struct rd *r, struct nub_graph *g, yaml_node_t *packages,
+static int rd_packages(struct nub_yrd *r, struct nub_graph *g, yaml_node_t *packages,
                        yaml_node_t *snapshots)
 {
   struct pent *ents = NULL;
@@ -738,36 +590,36 @@ static int rd_packages(struct rd *r, struct nub_graph *g, yaml_node_t *packages,
   int rc = 0;
 
   if (packages) {
-    ents = nub_calloc(npairs(packages) + 1, sizeof(*ents));
-    FOR_PAIRS(packages, pr) {
-      if ((rc = rd_key(r, pr, "packages", &ents[n].key)))
+    ents = nub_calloc(nub_y_npairs(packages) + 1, sizeof(*ents));
+    NUB_Y_FOR_PAIRS(packages, pr) {
+      if ((rc = nub_y_key(r, pr, "packages", &ents[n].key)))
         goto out;
-      ents[n].keynode = rd_node(r, pr->key);
-      ents[n++].node = rd_node(r, pr->value);
+      ents[n].keynode = nub_y_node(r, pr->key);
+      ents[n++].node = nub_y_node(r, pr->value);
     }
     nub_sort(ents, n, sizeof(*ents), cmp_pent);
     for (size_t i = 1; i < n; i++)
       if (!strcmp(ents[i].key, ents[i - 1].key)) {
-        rc = rd_bad(r, ents[i].keynode, "packages has '%s' twice", ents[i].key);
+        rc = nub_y_bad(r, ents[i].keynode, "packages has '%s' twice", ents[i].key);
         goto out;
       }
   }
   if (snapshots) {
-    FOR_PAIRS(snapshots, pr) {
+    NUB_Y_FOR_PAIRS(snapshots, pr) {
       const char *k;
       struct pent probe, *e;
       size_t cut;
-      if ((rc = rd_key(r, pr, "snapshots", &k)))
+      if ((rc = nub_y_key(r, pr, "snapshots", &k)))
         goto out;
       cut = peers_suffix_at(k);
       probe.key = nub_strndup(k, cut);
       e = n ? bsearch(&probe, ents, n, sizeof(*ents), cmp_pent) : NULL;
       nub_free((char *)probe.key);
       if (!e) {
-        rc = rd_bad(r, rd_node(r, pr->key), "snapshot '%s' has no packages entry", k);
+        rc = nub_y_bad(r, nub_y_node(r, pr->key), "snapshot '%s' has no packages entry", k);
         goto out;
       }
-      if ((rc = rd_gpkg(r, g, e, k, rd_node(r, pr->value))))
+      if ((rc = rd_gpkg(r, g, e, k, nub_y_node(r, pr->value))))
         goto out;
     }
   }
@@ -787,32 +639,32 @@ out:
   return rc;
 }
 
-static int rd_importers(struct rd *r, struct nub_graph *g, yaml_node_t *n)
+static int rd_importers(struct nub_yrd *r, struct nub_graph *g, yaml_node_t *n)
 {
   yaml_node_t *m;
-  int rc = rd_map(r, n, "importers", &m);
+  int rc = nub_y_map(r, n, "importers", &m);
 
   if (rc || !m)
     return rc;
-  g->importers = nub_calloc(npairs(m) + 1, sizeof(*g->importers));
-  FOR_PAIRS(m, pr) {
+  g->importers = nub_calloc(nub_y_npairs(m) + 1, sizeof(*g->importers));
+  NUB_Y_FOR_PAIRS(m, pr) {
     const char *path;
     char where[512], what[600];
     yaml_node_t *im;
     struct nub_importer *dst;
-    if ((rc = rd_key(r, pr, "importers", &path)))
+    if ((rc = nub_y_key(r, pr, "importers", &path)))
       return rc;
     dst = &g->importers[g->nimporters++];
     dst->path = nub_strdup(path);
     snprintf(where, sizeof(where), "importers['%s']", path);
-    if ((rc = rd_map(r, rd_node(r, pr->value), where, &im)))
+    if ((rc = nub_y_map(r, nub_y_node(r, pr->value), where, &im)))
       return rc;
     if (!im)
       continue;
-    FOR_PAIRS(im, ps) {
+    NUB_Y_FOR_PAIRS(im, ps) {
       const char *k;
-      yaml_node_t *v = rd_node(r, ps->value);
-      if ((rc = rd_key(r, ps, where, &k)))
+      yaml_node_t *v = nub_y_node(r, ps->value);
+      if ((rc = nub_y_key(r, ps, where, &k)))
         return rc;
       snprintf(what, sizeof(what), "%s.%s", where, k);
       if (!strcmp(k, "dependencies"))
@@ -828,22 +680,22 @@ static int rd_importers(struct rd *r, struct nub_graph *g, yaml_node_t *n)
   return 0;
 }
 
-static int rd_catalogs(struct rd *r, struct nub_graph *g, yaml_node_t *n)
+static int rd_catalogs(struct nub_yrd *r, struct nub_graph *g, yaml_node_t *n)
 {
   yaml_node_t *m;
-  int rc = rd_map(r, n, "catalogs", &m);
+  int rc = nub_y_map(r, n, "catalogs", &m);
 
   if (rc || !m)
     return rc;
-  FOR_PAIRS(m, pr) {
+  NUB_Y_FOR_PAIRS(m, pr) {
     const char *name;
     char what[300];
     struct nub_gdirect *v = NULL;
     size_t nv = 0;
-    if ((rc = rd_key(r, pr, "catalogs", &name)))
+    if ((rc = nub_y_key(r, pr, "catalogs", &name)))
       return rc;
     snprintf(what, sizeof(what), "catalogs.%s", name);
-    rc = rd_direct(r, rd_node(r, pr->value), what, &v, &nv);
+    rc = rd_direct(r, nub_y_node(r, pr->value), what, &v, &nv);
     for (size_t i = 0; i < nv; i++) {
       if (rc == 0)
         nub_graph_add_catalog(g, name, v[i].alias, v[i].specifier, v[i].ref);
@@ -858,38 +710,38 @@ static int rd_catalogs(struct rd *r, struct nub_graph *g, yaml_node_t *n)
   return 0;
 }
 
-static int rd_settings(struct rd *r, struct nub_graph *g, yaml_node_t *n)
+static int rd_settings(struct nub_yrd *r, struct nub_graph *g, yaml_node_t *n)
 {
   yaml_node_t *m;
-  int rc = rd_map(r, n, "settings", &m);
+  int rc = nub_y_map(r, n, "settings", &m);
 
   if (rc || !m)
     return rc;
   nub_depmap_release(&g->settings_extra);
-  g->settings_extra.v = nub_calloc(npairs(m) + 1, sizeof(*g->settings_extra.v));
-  FOR_PAIRS(m, pr) {
+  g->settings_extra.v = nub_calloc(nub_y_npairs(m) + 1, sizeof(*g->settings_extra.v));
+  NUB_Y_FOR_PAIRS(m, pr) {
     const char *k;
-    yaml_node_t *v = rd_node(r, pr->value);
+    yaml_node_t *v = nub_y_node(r, pr->value);
     struct nub_buf text = NUB_BUF_INIT;
     struct nub_dep *d;
-    if ((rc = rd_key(r, pr, "settings", &k)))
+    if ((rc = nub_y_key(r, pr, "settings", &k)))
       return rc;
     if (!strcmp(k, "autoInstallPeers")) {
-      g->auto_install_peers = is_true(v);
+      g->auto_install_peers = nub_y_is_true(v);
       continue;
     }
     if (!strcmp(k, "excludeLinksFromLockfile")) {
-      g->exclude_links = is_true(v);
+      g->exclude_links = nub_y_is_true(v);
       continue;
     }
-    if (!sval(v)) /* a list or map setting: nothing in nub uses one */
+    if (!nub_y_sval(v)) /* a list or map setting: nothing in nub uses one */
       continue;
     /* Keep the YAML text: plain scalars (true, 500) as they were, strings
      * as the writer would quote them. */
     if (v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
-      nub_buf_adds(&text, sval(v));
+      nub_buf_adds(&text, nub_y_sval(v));
     else
-      nub_yscalar(&text, sval(v), 2, true);
+      nub_yscalar(&text, nub_y_sval(v), 2, true);
     d = &g->settings_extra.v[g->settings_extra.n++];
     d->name = nub_strdup(k);
     d->spec = text.data ? nub_buf_take(&text) : nub_strdup("");
@@ -911,46 +763,15 @@ static bool is_v9(const char *v)
 int nub_lockfile_pnpm_parse(struct nub_graph *g, const char *text, size_t len,
                             const char *fname, struct nub_err *err)
 {
-  yaml_parser_t parser;
   yaml_document_t doc;
   yaml_node_t *root, *ver = NULL, *settings = NULL, *overrides = NULL, *importers = NULL,
                      *packages = NULL, *snapshots = NULL, *catalogs = NULL;
-  struct rd r = {&doc, fname, err};
-  size_t off;
+  struct nub_yrd r = {&doc, fname, err, -NUB_ELOCKFILE};
   int rc = 0;
 
-  if (nub_text_conflict_marker(text, len, &off)) {
-    int line, col;
-    nub_text_linecol(text, off, &line, &col);
-    return nub_err_set(err, -NUB_ELOCKFILE,
-                       "%s:%d: unresolved merge-conflict marker; resolve the conflict "
-                       "(or delete the lockfile and re-resolve)",
-                       fname, line);
-  }
-  if (nub_text_yaml_too_deep(text, len, 256, &off)) {
-    int line, col;
-    nub_text_linecol(text, off, &line, &col);
-    return nub_err_set(err, -NUB_ELOCKFILE, "%s:%d:%d: collections nested more than 256 "
-                       "deep; this is not a lockfile pnpm or nub writes", fname, line, col);
-  }
-  if (!yaml_parser_initialize(&parser))
-    return nub_err_set(err, -ENOMEM, "out of memory parsing %s", fname);
-  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-  if (!yaml_parser_load(&parser, &doc)) { /* libyaml frees doc itself */
-    int line = (int)parser.problem_mark.line + 1, col = (int)parser.problem_mark.column + 1;
-    if (parser.error == YAML_READER_ERROR)
-      nub_text_linecol(text, parser.problem_offset, &line, &col);
-    if (parser.error == YAML_MEMORY_ERROR)
-      rc = nub_err_set(err, -ENOMEM, "out of memory parsing %s", fname);
-    else
-      rc = nub_err_set(err, -NUB_ELOCKFILE, "%s:%d:%d: invalid YAML: %s%s%s%s", fname, line,
-                       col, parser.problem ? parser.problem : "syntax error",
-                       parser.context ? " (" : "", parser.context ? parser.context : "",
-                       parser.context ? ")" : "");
-    yaml_parser_delete(&parser);
+  rc = nub_yaml_load(&doc, text, len, fname, -NUB_ELOCKFILE, err);
+  if (rc < 0)
     return rc;
-  }
-  yaml_parser_delete(&parser);
 
   root = yaml_document_get_root_node(&doc);
   if (!root) {
@@ -958,12 +779,12 @@ int nub_lockfile_pnpm_parse(struct nub_graph *g, const char *text, size_t len,
     goto out;
   }
   if (root->type != YAML_MAPPING_NODE) {
-    rc = rd_bad(&r, root, "expected a mapping with lockfileVersion at the top level");
+    rc = nub_y_bad(&r, root, "expected a mapping with lockfileVersion at the top level");
     goto out;
   }
-  FOR_PAIRS(root, pr) {
-    const char *k = sval(rd_node(&r, pr->key));
-    yaml_node_t *v = rd_node(&r, pr->value);
+  NUB_Y_FOR_PAIRS(root, pr) {
+    const char *k = nub_y_sval(nub_y_node(&r, pr->key));
+    yaml_node_t *v = nub_y_node(&r, pr->value);
     if (!k)
       continue;
     if (!strcmp(k, "lockfileVersion"))
@@ -988,19 +809,19 @@ int nub_lockfile_pnpm_parse(struct nub_graph *g, const char *text, size_t len,
                      fname);
     goto out;
   }
-  if (!is_v9(sval(ver))) {
+  if (!is_v9(nub_y_sval(ver))) {
     rc = nub_err_set(err, -NUB_ELOCKVERSION,
                      "%s:%lu:%lu: lockfileVersion '%s' is not supported; nub reads "
                      "lockfileVersion 9.x (pnpm 9 and later)",
                      fname, (unsigned long)ver->start_mark.line + 1,
                      (unsigned long)ver->start_mark.column + 1,
-                     sval(ver) ? sval(ver) : "(not a string)");
+                     nub_y_sval(ver) ? nub_y_sval(ver) : "(not a string)");
     goto out;
   }
   if ((rc = rd_settings(&r, g, settings)) || (rc = rd_catalogs(&r, g, catalogs)) ||
-      (rc = rd_depmap(&r, overrides, "overrides", &g->overrides)) ||
-      (rc = rd_importers(&r, g, importers)) || (rc = rd_map(&r, packages, "packages", &packages)) ||
-      (rc = rd_map(&r, snapshots, "snapshots", &snapshots)))
+      (rc = nub_y_depmap(&r, overrides, "overrides", &g->overrides)) ||
+      (rc = rd_importers(&r, g, importers)) || (rc = nub_y_map(&r, packages, "packages", &packages)) ||
+      (rc = nub_y_map(&r, snapshots, "snapshots", &snapshots)))
     goto out;
   rc = rd_packages(&r, g, packages, snapshots);
 out:
