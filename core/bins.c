@@ -257,6 +257,91 @@ int nub_bins_link_importers(int proj_fd, const char *proj_dir, const struct nub_
   return rc;
 }
 
+/* ---- yarn berry ---------------------------------------------------------------- */
+
+/* A bin whose file exists: the link from dir to base/target. */
+static bool push_berry_bin(int proj_fd, struct binlink **v, size_t *n, size_t *cap,
+                           const char *dir, const char *base, const char *name,
+                           const char *target, int prio, const char *order, bool fix)
+{
+  char *src = base[0] ? nub_asprintf("%s/%s", base, target) : nub_strdup(target);
+  char from[4096], to[4096], rel[4096];
+  struct nub_plat_stat st;
+
+  if (nub_plat_stat_follow_at(proj_fd, src, &st) < 0) { /* berry skips these */
+    nub_free(src);
+    return false;
+  }
+  snprintf(from, sizeof(from), "/%s", dir);
+  snprintf(to, sizeof(to), "/%s", src);
+  if (nub_path_relative(from, to, rel, sizeof(rel)) < 0) {
+    nub_free(src);
+    return false;
+  }
+  NUB_GROW(*v, *cap, *n + 1);
+  (*v)[*n].dir = nub_strdup(dir);
+  (*v)[*n].name = nub_strdup(name);
+  (*v)[*n].target = nub_strdup(rel);
+  (*v)[*n].prio = prio;
+  (*v)[*n].order = order;
+  (*v)[*n].fix_mode = fix ? src : NULL;
+  if (!fix)
+    nub_free(src);
+  (*n)++;
+  return true;
+}
+
+int nub_bins_link_berry(int proj_fd, const struct nub_tree *t, const struct nub_manifest *root,
+                        const struct nub_workspace *ws, size_t *nlinks, struct nub_err *err)
+{
+  struct binlink *v = NULL;
+  size_t n = 0, cap = 0, nws = ws ? ws->npkgs : 0;
+  char **orders = nub_calloc(t->n + 1, sizeof(char *));
+  int rc;
+
+  for (size_t i = 0; i < t->n; i++) {
+    const struct nub_node *nd = &t->nodes[i];
+    const struct nub_index *idx = nd->pkg ? nd->pkg->index : NULL;
+    const struct nub_bin *mb = NULL;
+    struct nub_manifest m;
+    bool have_m = false;
+    size_t nb, plen;
+    char *dir;
+    if (nd->skip || !nd->folder || (nd->flags & NUB_NF_LOCAL) ||
+        (!nd->pkg && !(nd->flags & NUB_NF_LINK)))
+      continue;
+    nb = node_bins(nd, t, proj_fd, &m, &have_m, &mb);
+    if (!mb && !nd->bins_known && idx && !(idx->flags & NUB_IDX_BINS_FROM_DIR))
+      nb = idx->nbins;
+    else if (!mb)
+      nb = 0;
+    plen = (size_t)(nd->folder - nd->path);
+    dir = nub_asprintf("%.*s.bin", (int)plen, nd->path);
+    orders[i] = nub_asprintf("%012ld", nd->order);
+    for (size_t b = 0; b < nb; b++)
+      push_berry_bin(proj_fd, &v, &n, &cap, dir, nd->path, mb ? mb[b].name : idx->bins[b].name, mb ? mb[b].target : idx->bins[b].target,
+                     1, orders[i], (nd->flags & NUB_NF_LINK) != 0);
+    nub_free(dir);
+    if (have_m)
+      nub_manifest_release(&m);
+  }
+  /* each workspace's own bins in its own node_modules/.bin, over its
+   * dependencies' */
+  for (size_t w = 0; w <= nws; w++) {
+    const struct nub_manifest *m = w ? &ws->pkgs[w - 1].man : root;
+    const char *base = w ? ws->pkgs[w - 1].dir : "";
+    char *dir = w ? nub_asprintf("%s/node_modules/.bin", base) : nub_strdup("node_modules/.bin");
+    for (size_t b = 0; b < m->nbins; b++)
+      push_berry_bin(proj_fd, &v, &n, &cap, dir, base, m->bins[b].name, m->bins[b].target, 0,
+                     "", true);
+    nub_free(dir);
+  }
+  rc = write_links(proj_fd, v, n, nlinks, err);
+  free_links(v, n);
+  nub_strarray_free(orders, t->n);
+  return rc;
+}
+
 /* ---- yarn 1 ------------------------------------------------------------------- */
 
 /* JavaScript's localeCompare as yarn sorts its flat tree by destination

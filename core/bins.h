@@ -29,6 +29,14 @@ int nub_bins_link_yarn(int proj_fd, const struct nub_tree *t, size_t *nlinks,
 
 struct nub_workspace;
 
+/* yarn berry's bins (a tree from berry.h): each package's in the .bin of
+ * the node_modules that holds it, as npm, but only those whose file exists
+ * and, in a clash, the first package in berry's order (node->order); each
+ * workspace's own bins (root: the project's package.json; ws: the members)
+ * in its own node_modules/.bin, over its dependencies', made executable. */
+int nub_bins_link_berry(int proj_fd, const struct nub_tree *t, const struct nub_manifest *root,
+                        const struct nub_workspace *ws, size_t *nlinks, struct nub_err *err);
+
 /* The isolated layout: the bins of each importer's direct dependencies in
  * its node_modules/.bin (dependencies, then optional, then dev ones keep a
  * name); a linked workspace member's bins come from its package.json (ws),

@@ -947,7 +947,7 @@ static void start_job(struct fetcher *f, struct nub_pkg *p)
   submit(j, 0);
 }
 
-void nub_fetch_add_all(struct nub_fetch *fs, struct nub_pkg **pkgs, size_t n)
+size_t nub_fetch_probe(struct nub_fetch *fs, struct nub_pkg **pkgs, size_t n)
 {
   struct fetcher *f = (struct fetcher *)fs;
   struct nub_pkg **todo = nub_malloc(sizeof(*todo) * (n + 1));
@@ -970,8 +970,6 @@ void nub_fetch_add_all(struct nub_fetch *fs, struct nub_pkg **pkgs, size_t n)
     if (todo[i]->index) {
       todo[i]->fetch_state = 1;
       hits++;
-    } else {
-      nub_fetch_add(fs, todo[i]); /* (loads again: -ENOENT is cheap) */
     }
   }
   pthread_mutex_lock(&f->lock);
@@ -979,6 +977,15 @@ void nub_fetch_add_all(struct nub_fetch *fs, struct nub_pkg **pkgs, size_t n)
   pthread_mutex_unlock(&f->lock);
   nub_free(lc.rc);
   nub_free(todo);
+  return hits;
+}
+
+void nub_fetch_add_all(struct nub_fetch *fs, struct nub_pkg **pkgs, size_t n)
+{
+  nub_fetch_probe(fs, pkgs, n);
+  for (size_t i = 0; i < n; i++)
+    if (!pkgs[i]->index)
+      nub_fetch_add(fs, pkgs[i]); /* (loads again: -ENOENT is cheap) */
 }
 
 /* Queue one package; a miss in the store starts its download. */

@@ -58,6 +58,9 @@ int nub_fetch_begin(struct nub_fetch **out, struct nub_store *store,
                     struct nub_http *http, struct nub_err *err);
 /* Thread-safe. Loads the index from the store or starts the download. */
 void nub_fetch_add(struct nub_fetch *f, struct nub_pkg *p);
+/* Load the store's index of each package that has one, in parallel; the
+ * others are left for nub_fetch_add. Returns how many were found. */
+size_t nub_fetch_probe(struct nub_fetch *f, struct nub_pkg **pkgs, size_t n);
 /* nub_fetch_add for many, the store's indexes read in parallel first. */
 void nub_fetch_add_all(struct nub_fetch *f, struct nub_pkg **pkgs, size_t n);
 int nub_fetch_end(struct nub_fetch *f, struct nub_fetch_result *res, struct nub_err *err);

@@ -256,6 +256,9 @@ static int hoisted_bins(struct nub_install_ctx *c, size_t *nlinks, struct nub_er
 
   if (c->proj.lock == NUB_LOCK_YARN && c->plan.have_graph)
     return nub_bins_link_yarn(c->proj.dir_fd, &c->plan.tree, nlinks, err);
+  if (c->plan.berry)
+    return nub_bins_link_berry(c->proj.dir_fd, &c->plan.tree, &c->man,
+                               c->ws.source ? &c->ws : NULL, nlinks, err);
   return nub_bins_link(c->proj.dir_fd, &c->plan.tree, direct, 3, nlinks, err);
 }
 

@@ -37,6 +37,9 @@ struct nub_pkg {
                     * it is packed (prepare.h): a store identity of its own */
   bool prepare_blocked; /* a git package with scripts it was not trusted to
                          * run: packed unprepared (for the warning) */
+  bool registry_integrity; /* its lockfile pins no integrity (yarn berry's):
+                            * the registry's document gives it when it must
+                            * be downloaded (plan.c) */
   unsigned char fetch_state; /* private to fetch */
 };
 

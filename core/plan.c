@@ -27,6 +27,59 @@ struct nub_pkg *nub_plan_identity(struct nub_install_ctx *c, const char *name,
   return p;
 }
 
+/* Packages whose lockfile pins no integrity (yarn berry's) that the store
+ * does not have: the registry's document gives it, all asked for at once,
+ * each download started as its answer comes. */
+static int registry_integrities(struct nub_install_ctx *c, struct nub_fetch *f,
+                                struct nub_pkg **v, size_t n, struct nub_err *err)
+{
+  struct nub_plan *p = &c->plan;
+  size_t want = 0;
+  int rc = 0;
+
+  for (size_t i = 0; i < n; i++)
+    want += !v[i]->index && v[i]->registry_integrity && !v[i]->integrity;
+  if (!want)
+    return 0;
+  if (!p->meta) {
+    struct nub_meta_opts mo = {c->o->offline, c->o->prefer_offline};
+    rc = nub_meta_new(&p->meta, &c->cfg, c->pool, &c->prog, &mo, err);
+    if (rc < 0)
+      return rc;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (!v[i]->index && v[i]->registry_integrity && !v[i]->integrity)
+      nub_meta_want(p->meta, v[i]->name);
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    struct nub_pkg *k = v[i];
+    const struct nub_packument *doc;
+    const struct nub_pversion *pv;
+    if (k->index || !k->registry_integrity || k->integrity)
+      continue;
+    rc = nub_meta_get(p->meta, k->name, &doc, err);
+    if (rc < 0)
+      break;
+    pv = nub_packument_version(doc, k->version);
+    if (!pv)
+      rc = nub_meta_refetch(p->meta, k->name, &doc, err);
+    if (rc == 0 && !(pv = nub_packument_version(doc, k->version)))
+      rc = nub_err_set(err, -NUB_ENOVERSION, "%s@%s is in %s but not on the registry (%s)",
+                       k->name, k->version, p->lockname ? p->lockname : "the lockfile",
+                       c->cfg.registry ? c->cfg.registry : "none configured");
+    if (rc < 0)
+      break;
+    if (!pv->integrity && !nub_config_bool(&c->cfg, "allow-missing-integrity", false))
+      rc = nub_err_set(err, -NUB_EINTEGRITY, "the registry gives no integrity for %s@%s, so "
+                       "its download cannot be checked; set allow-missing-integrity=true to "
+                       "install it unchecked", k->name, k->version);
+    else if (pv->integrity)
+      k->integrity = nub_strdup(pv->integrity);
+    if (rc == 0)
+      nub_fetch_add(f, k);
+  }
+  return rc;
+}
+
 int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
@@ -41,7 +94,8 @@ int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr, struc
     fo.on_stored_ud = c->early;
   }
   if (!f) {
-    rc = nub_fetch_begin(&f, &c->store, &c->cfg, c->pool, &c->prog, &fo, NULL, err);
+    rc = nub_fetch_begin(&f, &c->store, &c->cfg, c->pool, &c->prog, &fo,
+                         p->meta ? nub_meta_http(p->meta, err) : NULL, err);
     if (rc < 0)
       return rc;
   }
@@ -51,8 +105,16 @@ int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr, struc
     for (size_t i = 0; i < p->pkgs.n; i++)
       if (p->pkgs.v[i]->needed)
         need[n++] = p->pkgs.v[i];
-    nub_fetch_add_all(f, need, n);
+    nub_fetch_probe(f, need, n);
+    rc = registry_integrities(c, f, need, n, err);
+    if (rc == 0)
+      nub_fetch_add_all(f, need, n);
     nub_free(need);
+    if (rc < 0) {
+      struct nub_err e2;
+      nub_fetch_end(f, fr, &e2);
+      return rc;
+    }
   }
   rc = nub_fetch_end(f, fr, err);
   /* a tarball that is not where its metadata says, or unlike the

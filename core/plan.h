@@ -4,7 +4,9 @@
  *                 or bun.lock: its tree is the plan, checked against
  *                 package.json;
  *   plan_graph.c  nub.lock or pnpm-lock.yaml, or the resolver (package.json
- *                 and the registry), which writes the lockfile back.
+ *                 and the registry), which writes the lockfile back;
+ *   plan_yarn.c   yarn.lock of yarn 1 (a graph, placed by yarn's hoisting);
+ *   plan_berry.c  yarn.lock of yarn berry (the tree berry's linker builds).
  * A tree source fills `tree`, a graph source `graph`; the layout turns the
  * plan into its own shape (layout.h). Packages live once in `pkgs`. */
 #ifndef NUB_PLAN_H
@@ -35,6 +37,7 @@ struct nub_plan {
   struct nub_buf lock_bytes;
   bool lock_staged;
   bool importer_peers;     /* resolve the importers' own peers (bun.lock) */
+  bool berry;              /* the tree is yarn berry's (its bins follow berry's rules) */
 };
 
 /* The store identity of a graph package (its tarball on the configured
@@ -67,6 +70,9 @@ int nub_plan_commit_lock(struct nub_install_ctx *c, struct nub_err *err);
 int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err);
 int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err);
 int nub_plan_from_yarn(struct nub_install_ctx *c, struct nub_err *err);
+/* yarn.lock of yarn berry (its text): plan_berry.c. */
+int nub_plan_from_berry(struct nub_install_ctx *c, const char *text, size_t len,
+                        struct nub_err *err);
 /* yarn.lock, after the fetch: each package's peer dependencies from its
  * package.json, resolved as yarn resolves them (the version an ancestor on
  * its shortest path asks for, the nearest first), then yarn's hoisting

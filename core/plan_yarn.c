@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "install_ctx.h"
+#include "lockfile_berry.h"
 #include "lockfile_yarn.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
@@ -40,6 +41,11 @@ int nub_plan_from_yarn(struct nub_install_ctx *c, struct nub_err *err)
   rc = nub_plat_read_file_at(c->proj.dir_fd, p->lockname, 1u << 30, &text, &len);
   if (rc < 0)
     return nub_err_set(err, rc, "cannot read %s: %s", p->lockname, nub_strerror(rc));
+  if (nub_lockfile_is_berry(text, len)) {
+    rc = nub_plan_from_berry(c, text, len, err);
+    nub_free(text);
+    return rc;
+  }
   nub_graph_init(&p->graph);
   p->have_graph = true;
   /* frozen (nub ci, CI): the lockfile must answer package.json as it is */

@@ -1,0 +1,190 @@
+/* yarnrc.c - .yarnrc.yml, the part that shapes node_modules. */
+#include "yarnrc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "yaml_read.h"
+
+static int rd_exts(struct nub_yarnrc *rc, const struct nub_yrd *r, yaml_node_t *n)
+{
+  yaml_node_t *m;
+  int err = nub_y_map(r, n, "packageExtensions", &m);
+
+  if (err || !m)
+    return err;
+  NUB_Y_FOR_PAIRS(m, pr) {
+    const char *sel;
+    yaml_node_t *v = nub_y_node(r, pr->value), *ext;
+    if ((err = nub_y_key(r, pr, "packageExtensions", &sel)) ||
+        (err = nub_y_map(r, v, "a package extension", &ext)))
+      return err;
+    if (!ext)
+      continue;
+    NUB_Y_FOR_PAIRS(ext, fp) {
+      const char *field;
+      yaml_node_t *fv = nub_y_node(r, fp->value), *fm;
+      char kind;
+      if ((err = nub_y_key(r, fp, "a package extension", &field)))
+        return err;
+      if (!strcmp(field, "dependencies"))
+        kind = 'd';
+      else if (!strcmp(field, "peerDependencies"))
+        kind = 'p';
+      else if (!strcmp(field, "peerDependenciesMeta"))
+        kind = 'm';
+      else
+        continue;
+      if ((err = nub_y_map(r, fv, field, &fm)))
+        return err;
+      if (!fm)
+        continue;
+      NUB_Y_FOR_PAIRS(fm, ep) {
+        const char *name;
+        yaml_node_t *ev = nub_y_node(r, ep->value);
+        if ((err = nub_y_key(r, ep, field, &name)))
+          return err;
+        if (kind == 'm') {
+          yaml_node_t *mm;
+          if ((err = nub_y_map(r, ev, field, &mm)))
+            return err;
+          for (yaml_node_pair_t *q = mm ? mm->data.mapping.pairs.start : NULL;
+               mm && q < mm->data.mapping.pairs.top; q++) {
+            const char *mk = nub_y_sval(nub_y_node(r, q->key));
+            if (mk && nub_y_is_true(nub_y_node(r, q->value))) {
+              rc->exts = nub_realloc(rc->exts, (rc->nexts + 1) * sizeof(*rc->exts));
+              rc->exts[rc->nexts].selector = nub_strdup(sel);
+              rc->exts[rc->nexts].kind = 'm';
+              rc->exts[rc->nexts].name = nub_strdup(name);
+              rc->exts[rc->nexts++].value = nub_strdup(mk);
+            }
+          }
+          continue;
+        }
+        if (!nub_y_sval(ev))
+          return nub_y_bad(r, ev, "%s.%s must be a range", field, name);
+        rc->exts = nub_realloc(rc->exts, (rc->nexts + 1) * sizeof(*rc->exts));
+        rc->exts[rc->nexts].selector = nub_strdup(sel);
+        rc->exts[rc->nexts].kind = kind;
+        rc->exts[rc->nexts].name = nub_strdup(name);
+        rc->exts[rc->nexts++].value = nub_strdup(nub_y_sval(ev));
+      }
+    }
+  }
+  return 0;
+}
+
+/* One file: keys it sets that no nearer file set. */
+static int read_one(struct nub_yarnrc *rc, const char *path, bool *have_ext, bool *have_lim,
+                    bool *have_self, struct nub_err *err)
+{
+  char *text = NULL;
+  size_t len = 0;
+  yaml_document_t doc;
+  yaml_node_t *root;
+  struct nub_yrd r = {&doc, path, err, -NUB_ECONFIG};
+  int rc2;
+
+  if (nub_plat_read_file_at(NUB_PLAT_CWD, path, 1u << 24, &text, &len) < 0)
+    return 0; /* none there */
+  rc2 = nub_yaml_load(&doc, text, len, path, -NUB_ECONFIG, err);
+  nub_free(text);
+  if (rc2 < 0)
+    return rc2;
+  root = yaml_document_get_root_node(&doc);
+  if (root && root->type == YAML_MAPPING_NODE) {
+    NUB_Y_FOR_PAIRS(root, pr) {
+      const char *k = nub_y_sval(nub_y_node(&r, pr->key));
+      yaml_node_t *v = nub_y_node(&r, pr->value);
+      if (!k)
+        continue;
+      if (!strcmp(k, "nodeLinker") && !rc->node_linker) {
+        if (!nub_y_sval(v)) {
+          rc2 = nub_y_bad(&r, v, "nodeLinker must be a string");
+          break;
+        }
+        rc->node_linker = nub_strdup(nub_y_sval(v));
+        rc->node_linker_from = nub_strdup(path);
+      } else if (!strcmp(k, "nmHoistingLimits") && !*have_lim) {
+        *have_lim = true;
+        if (!nub_y_sval(v)) {
+          rc2 = nub_y_bad(&r, v, "nmHoistingLimits must be none, workspaces or dependencies");
+          break;
+        }
+        rc->nm_hoisting_limits = nub_strdup(nub_y_sval(v));
+      } else if (!strcmp(k, "nmSelfReferences") && !*have_self) {
+        *have_self = true;
+        rc->nm_self_references = !nub_y_sval(v) || strcmp(nub_y_sval(v), "false");
+      } else if (!strcmp(k, "packageExtensions") && !*have_ext) {
+        *have_ext = true;
+        if ((rc2 = rd_exts(rc, &r, v)) < 0)
+          break;
+      }
+    }
+  }
+  yaml_document_delete(&doc);
+  return rc2 < 0 ? rc2 : 0;
+}
+
+int nub_yarnrc_load(struct nub_yarnrc *rc, const char *dir, struct nub_err *err)
+{
+  bool have_ext = false, have_lim = false, have_self = false;
+  const char *env;
+  char *d = nub_strdup(dir);
+  int r = 0;
+
+  memset(rc, 0, sizeof(*rc));
+  rc->nm_self_references = true;
+  if ((env = nub_plat_getenv("YARN_NODE_LINKER")) && *env) {
+    rc->node_linker = nub_strdup(env);
+    rc->node_linker_from = nub_strdup("YARN_NODE_LINKER");
+  }
+  if ((env = nub_plat_getenv("YARN_NM_HOISTING_LIMITS")) && *env) {
+    rc->nm_hoisting_limits = nub_strdup(env);
+    have_lim = true;
+  }
+  /* the project's folder up to the root, then the home folder */
+  for (;;) {
+    char *path = nub_asprintf("%s/.yarnrc.yml", d[0] ? d : "");
+    char *slash;
+    r = read_one(rc, path, &have_ext, &have_lim, &have_self, err);
+    nub_free(path);
+    if (r < 0)
+      break;
+    slash = strrchr(d, '/');
+    if (!slash || slash == d) {
+      if (slash == d && d[1]) {
+        d[1] = '\0';
+        d[0] = '\0';
+        continue;
+      }
+      break;
+    }
+    *slash = '\0';
+  }
+  nub_free(d);
+  if (r == 0 && (env = nub_plat_getenv("HOME")) && *env) {
+    char *path = nub_asprintf("%s/.yarnrc.yml", env);
+    r = read_one(rc, path, &have_ext, &have_lim, &have_self, err);
+    nub_free(path);
+  }
+  if (r < 0)
+    nub_yarnrc_release(rc);
+  return r;
+}
+
+void nub_yarnrc_release(struct nub_yarnrc *rc)
+{
+  nub_free(rc->node_linker);
+  nub_free(rc->node_linker_from);
+  nub_free(rc->nm_hoisting_limits);
+  for (size_t i = 0; i < rc->nexts; i++) {
+    nub_free((char *)rc->exts[i].selector);
+    nub_free((char *)rc->exts[i].name);
+    nub_free((char *)rc->exts[i].value);
+  }
+  nub_free(rc->exts);
+  memset(rc, 0, sizeof(*rc));
+}

@@ -1,0 +1,30 @@
+/* yarnrc.h - what nub reads of yarn berry's .yarnrc.yml: the settings that
+ * shape the node_modules tree berry builds. Read from the project's folder,
+ * then its parents, then the home folder (the nearest sets a key), as
+ * berry reads them; YARN_NODE_LINKER and the like override a file. */
+#ifndef NUB_YARNRC_H
+#define NUB_YARNRC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "berry.h"
+#include "err.h"
+
+struct nub_yarnrc {
+  char *node_linker;       /* "node-modules", "pnp", "pnpm"; NULL: berry's default (pnp) */
+  char *node_linker_from;  /* the file (or variable) that set it */
+  char *nm_hoisting_limits;/* NULL: none */
+  bool nm_self_references; /* default true */
+  /* packageExtensions, as rows (berry.h); their strings are owned */
+  struct nub_compat_row *exts;
+  size_t nexts;
+};
+
+/* Read the settings for the project at dir. A file that is not valid YAML,
+ * or a setting of the wrong type, is -NUB_ECONFIG naming file, line and
+ * column. */
+int nub_yarnrc_load(struct nub_yarnrc *rc, const char *dir, struct nub_err *err);
+void nub_yarnrc_release(struct nub_yarnrc *rc);
+
+#endif
