@@ -17,7 +17,7 @@ secs=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 cc=${CC:-clang}
 command -v "$cc" >/dev/null || { echo "fuzz: $cc is missing (Debian: apt-get install clang)" >&2; exit 1; }
-all=(json lockfile_npm lockfile_pnpm lockfile_yarn npmrc semver index tarball packument spec)
+all=(json lockfile_npm lockfile_pnpm lockfile_yarn lockfile_berry npmrc semver index tarball packument spec)
 harnesses=("$@"); [ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
 
 out=$root/build-fuzz
@@ -45,13 +45,14 @@ while IFS= read -r f; do
   case $f in
     */package-lock*.json|*/npm-shrinkwrap.json) seed lockfile_npm "$f" '\000'; seed json "$f" ;;
     */bun.lock) seed lockfile_npm "$f" '\001'; seed json "$f" ;;
-    */yarn.lock) seed lockfile_yarn "$f" ;;
+    */yarn.lock) seed lockfile_yarn "$f"; seed lockfile_berry "$f" ;;
+    */yarn-berry.lock) seed lockfile_berry "$f" ;;
     */pnpm-lock.yaml|*/nub.lock|*/lockfiles/*.yaml|*/pnpm-workspace.yaml) seed lockfile_pnpm "$f" ;;
     */package.json) seed json "$f" ;;
     */.npmrc|*/npmrc) seed npmrc "$f" ;;
   esac
 done < <(find tests/fixtures ci/bench/fixtures -type f \( -name 'package-lock*.json' -o \
-           -name npm-shrinkwrap.json -o -name bun.lock -o -name yarn.lock -o -name '*.yaml' -o \
+           -name npm-shrinkwrap.json -o -name bun.lock -o -name yarn.lock -o -name yarn-berry.lock -o -name '*.yaml' -o \
            -name nub.lock -o -name package.json -o -name .npmrc -o -name npmrc \) | sort)
 printf 'registry=http://127.0.0.1:4873/\n@s:registry=https://r.invalid/x/\n//r.invalid/x/:_authToken=${TOKEN}\nstrict-ssl=false\nfetch-retries=3\n' \
   >"$corpus/npmrc/synthetic"

@@ -230,6 +230,43 @@ class RealPackagesTest(nubtest.NubTestCase):
                         if not p.startswith("node_modules/.yarn-integrity")]
                 self.assertEqual(self.installed(dirs["nub"]), want)
 
+    def test_berry_lock_same_tree_as_berry(self):
+        # yarn berry 4.18.1 (nodeLinker: node-modules) and nub from the same
+        # berry yarn.lock: the bench fixtures' (real packages, versions
+        # migrated from their yarn 1 lockfile by berry) and a workspace of
+        # real packages (got@10, whose @types berry's built-in package
+        # extensions add; debug@4.3.4 and its optional peer; a member's peer;
+        # an npm: alias); the same tree, path by path with modes and .bin
+        berry = os.environ.get("NUB_BERRY")
+        if not berry or not os.path.exists(berry):
+            self.skipTest("SKIP: yarn berry is not installed (NUB_BERRY)")
+        bench = os.path.join(nubtest.FIXTURES_DIR, "..", "..", "ci", "bench", "fixtures")
+        cases = [(os.path.join(bench, fx), "yarn-berry.lock") for fx in ("webpack3", "coffee2")]
+        cases.append((os.path.join(REAL, "berry-workspace"), "yarn.lock"))
+        for src, lock in cases:
+            with self.subTest(fixture=os.path.basename(src)):
+                dirs = {}
+                for who in ("berry", "nub"):
+                    d = dirs[who] = os.path.join(self.tmp, "%s-%s" % (who, os.path.basename(src)))
+                    shutil.copytree(src, d, ignore=shutil.ignore_patterns(
+                        "*.lock", "package-lock.json", "pnpm-lock.yaml"))
+                    shutil.copy(os.path.join(src, lock), os.path.join(d, "yarn.lock"))
+                    with open(os.path.join(d, ".yarnrc.yml"), "w") as f:
+                        f.write("nodeLinker: node-modules\n")
+                with open(os.path.join(dirs["berry"], ".yarnrc.yml"), "a") as f:
+                    f.write('npmRegistryServer: "%s"\nenableTelemetry: false\n'
+                            'enableGlobalCache: false\n' % REGISTRY.rstrip("/"))
+                self.run_cmd([berry, "install", "--immutable", "--mode=skip-build"],
+                             cwd=dirs["berry"], timeout=900,
+                             env={"YARN_GLOBAL_FOLDER": os.path.join(self.tmp, "berry-global"),
+                                  "YARN_ENABLE_TELEMETRY": "0"})
+                self.nub("install", "--frozen-lockfile", "--ignore-scripts", cwd=dirs["nub"],
+                         timeout=600)
+                want = [p for p in self.installed(dirs["berry"], modes=True)
+                        if not p.startswith(("node_modules/.yarn-state.yml",
+                                             "node_modules/.package-map.json"))]
+                self.assertEqual(self.installed(dirs["nub"], modes=True), want)
+
     @nubtest.requires_node
     def test_pnpm_workspace_resolves_as_under_pnpm(self):
         # from pnpm's lockfile and from package.json alone: every declared
