@@ -89,6 +89,11 @@ struct berry {
   int depth;
 };
 
+/* What to do about a lockfile that no longer answers package.json. */
+#define STALE                                                                     \
+  "run yarn install (yarn add, yarn remove) to update it: nub does not write yarn berry's " \
+  "lockfile"
+
 /* ---- small helpers ----------------------------------------------------------- */
 
 static struct bpkg *pkg_new(struct berry *b)
@@ -360,7 +365,7 @@ static int resolve_dep(struct berry *b, struct bpkg *from, const char *name, con
     if (from->ws >= 0)
       return nub_err_set(b->err, -NUB_EOUTDATED,
                          "yarn.lock does not resolve %s@%s, which %s/package.json asks for; "
-                         "run yarn install to update it",
+                         STALE,
                          name, range, b->ws[from->ws].dir[0] ? b->ws[from->ws].dir : ".");
     return nub_err_set(b->err, -NUB_ELOCKFILE,
                        "yarn.lock:%d: %s depends on %s@%s, which no entry resolves; run "
@@ -620,7 +625,7 @@ static struct bpkg *pkg_for_entry(struct berry *b, const struct nub_berry_entry 
     return b->wspkgs[ws];
   if (ws == -2) {
     nub_err_set(b->err, -NUB_EOUTDATED, "yarn.lock:%d: %s is a workspace at %s, which the "
-                "project does not have; run yarn install to update the lockfile",
+                "project does not have; " STALE,
                 e->line, e->name, e->reference + 10);
     return NULL;
   }
@@ -770,7 +775,8 @@ static void visit(struct berry *b, struct bdesc *parent_desc, struct bpkg *p, bo
     /* a copy: the loop below replaces entries of p->deps */
     size_t n = p->ndeps;
     struct bdep *deps = nub_malloc((n + 1) * sizeof(*deps));
-    memcpy(deps, p->deps, n * sizeof(*deps));
+    if (n)
+      memcpy(deps, p->deps, n * sizeof(*deps));
     for (size_t i = 0; i < n; i++) {
       struct bdep *dp = &deps[i];
       struct bpkg *target;
@@ -813,7 +819,8 @@ static void visit(struct berry *b, struct bdesc *parent_desc, struct bpkg *p, bo
     v->prepared = true;
     v->deps = nub_calloc(t->ndeps + t->npeers + 1, sizeof(*v->deps));
     v->capdeps = t->ndeps + t->npeers + 1;
-    memcpy(v->deps, t->deps, t->ndeps * sizeof(*v->deps));
+    if (t->ndeps)
+      memcpy(v->deps, t->deps, t->ndeps * sizeof(*v->deps));
     v->ndeps = t->ndeps;
     for (size_t k = 0; k < t->npeers; k++)
       peer_set(v, t->peers[k].name, t->peers[k].range);
@@ -1095,7 +1102,7 @@ static int workspace_matches(struct berry *b, size_t i, const struct nub_berry_e
 
   if (!e)
     return nub_err_set(b->err, -NUB_EOUTDATED, "yarn.lock has no entry for the workspace %s "
-                       "(%s); run yarn install to update it", dir, b->wspkgs[i]->ident);
+                       "(%s); " STALE, dir, b->wspkgs[i]->ident);
   for (int k = 0; k < 3 && rc == 0; k++)
     for (size_t j = 0; j < maps[k]->n && rc == 0; j++) {
       const struct nub_dep *d = &maps[k]->v[j];
@@ -1111,7 +1118,7 @@ static int workspace_matches(struct berry *b, size_t i, const struct nub_berry_e
         if (!have || strcmp(have, want))
           rc = nub_err_set(b->err, -NUB_EOUTDATED,
                            "%s/package.json asks for %s@%s, but yarn.lock records %s for it; "
-                           "run yarn install to update the lockfile",
+                           STALE,
                            dir, d->name, want, have ? have : "nothing");
       }
       nub_free(want);
@@ -1124,7 +1131,7 @@ static int workspace_matches(struct berry *b, size_t i, const struct nub_berry_e
       if (!found)
         rc = nub_err_set(b->err, -NUB_EOUTDATED,
                          "yarn.lock records %s@%s for %s, which %s/package.json no longer "
-                         "lists; run yarn install to update the lockfile",
+                         "lists; " STALE,
                          e->deps.v[j].name, e->deps.v[j].spec, dir, dir);
     }
   for (size_t j = 0; j < m->peer.n && rc == 0; j++) {
@@ -1132,13 +1139,13 @@ static int workspace_matches(struct berry *b, size_t i, const struct nub_berry_e
     if (!have || strcmp(have, m->peer.v[j].spec))
       rc = nub_err_set(b->err, -NUB_EOUTDATED,
                        "%s/package.json has the peer %s@%s, but yarn.lock records %s for it; "
-                       "run yarn install to update the lockfile",
+                       STALE,
                        dir, m->peer.v[j].name, m->peer.v[j].spec, have ? have : "nothing");
   }
   if (rc == 0 && m->peer.n != e->peers.n)
     rc = nub_err_set(b->err, -NUB_EOUTDATED,
-                     "the peers in %s/package.json are not those yarn.lock records; run yarn "
-                     "install to update the lockfile", dir);
+                     "the peers in %s/package.json are not those yarn.lock records; " STALE,
+                     dir);
   return rc;
 }
 
@@ -1182,7 +1189,8 @@ static int setup_workspaces(struct berry *b)
     c->soft = true;
     c->alive = false; /* not a package of its own: instances copy it */
     c->deps = nub_calloc(w->ndeps + 1, sizeof(*c->deps));
-    memcpy(c->deps, w->deps, w->ndeps * sizeof(*c->deps));
+    if (w->ndeps)
+      memcpy(c->deps, w->deps, w->ndeps * sizeof(*c->deps));
     c->ndeps = c->capdeps = w->ndeps;
     for (size_t k = 0; k < w->npeers; k++)
       peer_set(c, w->peers[k].name, w->peers[k].range);

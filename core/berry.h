@@ -86,6 +86,35 @@ void nub_berry_places_free(struct nub_berry_place *v, size_t n);
  * patches ("npm:5.9.3"), as a new string; NULL for anything else. */
 char *nub_berry_unpatched(const char *reference);
 
+/* ---- as the hoisted layout's tree (berry_tree.c) --------------------------- */
+
+struct nub_tree;
+struct nub_pkg;
+struct nub_workspace;
+
+/* The project a berry lockfile is read for. */
+struct nub_berry_project {
+  const char *dir;                 /* its folder (absolute): .yarnrc.yml is read from here up */
+  const char *lockname;            /* "yarn.lock", for messages */
+  const struct nub_manifest *root; /* its package.json */
+  const struct nub_workspace *ws;  /* its members, or NULL */
+  const char *os, *cpu, *libc;     /* this machine, npm's names */
+  bool linker_given;               /* --node-linker (or node-linker) chose the layout */
+  /* the package of a place: name@version from the registry, or from
+   * tarball when berry records another URL */
+  struct nub_pkg *(*identity)(void *ud, const char *name, const char *version,
+                              const char *tarball);
+  void *ud;
+};
+
+/* Fill t (empty, nub_tree_init'ed) with the tree of berry lockfile text:
+ * the members' folders, each place with its package (identity), bins from
+ * the lockfile and links; sorted by nub_tree_finish. nodeLinker other than
+ * node-modules without linker_given is -NUB_ECONFIG; the rest as
+ * nub_berry_place and nub_lockfile_berry_parse. */
+int nub_berry_tree(struct nub_tree *t, const char *text, size_t len,
+                   const struct nub_berry_project *bp, struct nub_err *err);
+
 /* ---- the hoister (hoist_berry.c) ------------------------------------------ */
 
 /* A package as berry's node_modules linker sees it: its dependencies by

@@ -832,14 +832,16 @@ static void hoist_node_deps(struct graph_ctx *g, struct hw **node_path, size_t n
   if (nset_has(&g->seen, parent))
     return;
   next_apath = nub_malloc((napath + 1) * sizeof(*next_apath));
-  memcpy(next_apath, apath, napath * sizeof(*next_apath));
+  if (napath)
+    memcpy(next_apath, apath, napath * sizeof(*next_apath));
   next_apath[napath][0] = parent->name;
   next_apath[napath][1] = parent->locator;
   /* [root, ...node_path, parent] */
   nfull = nnode_path + 2;
   full = nub_malloc(nfull * sizeof(*full));
   full[0] = root;
-  memcpy(full + 1, node_path, nnode_path * sizeof(*full));
+  if (nnode_path)
+    memcpy(full + 1, node_path, nnode_path * sizeof(*full));
   full[nfull - 1] = parent;
 
   sorted_regular(parent, &subs);
@@ -896,7 +898,8 @@ static void hoist_node_deps(struct graph_ctx *g, struct hw **node_path, size_t n
     if (!node->border && !aliased_in((const int (*)[2])next_apath, napath + 1, node)) {
       struct hw **np = nub_malloc((nnode_path + 1) * sizeof(*np));
       struct hw *dn;
-      memcpy(np, node_path, nnode_path * sizeof(*np));
+      if (nnode_path)
+        memcpy(np, node_path, nnode_path * sizeof(*np));
       np[nnode_path] = parent;
       nset_add(&g->seen, parent);
       dn = decouple(h, parent, node);
@@ -1029,7 +1032,8 @@ static void hoist_to(struct hoister *h, struct hw *tree, struct hw **path, size_
       continue;
     {
       struct hw **np = nub_malloc((npath + 1) * sizeof(*np));
-      memcpy(np, path, npath * sizeof(*np));
+      if (npath)
+        memcpy(np, path, npath * sizeof(*np));
       np[npath] = d;
       iset_add(path_locators, d->locator);
       hoist_to(h, tree, np, npath + 1, path_locators, &shadowed, another, changed);
@@ -1422,7 +1426,8 @@ static const char *first_ref(const struct hoister *h, const struct hr *r, char *
   size_t len = 0;
   const char *first;
 
-  memcpy(v, r->refs->v, r->refs->n * sizeof(int));
+  if (r->refs->n)
+    memcpy(v, r->refs->v, r->refs->n * sizeof(int));
   sort_in = &h->in;
   qsort(v, r->refs->n, sizeof(int), cmp_ref);
   first = h->in.s[v[0]];

@@ -1,185 +1,46 @@
 /* plan_berry.c - the plan from yarn berry's yarn.lock: the tree berry's
- * node_modules linker builds from it (berry.h), installed as a hoisted
- * tree. nodeLinker must be node-modules (.yarnrc.yml) unless
+ * node_modules linker builds from it (berry.h, berry_tree.c), installed as
+ * a hoisted tree. nodeLinker must be node-modules (.yarnrc.yml) unless
  * --node-linker names the layout.
  *
  * berry's lockfile pins versions but not tarballs: a package comes from
  * the configured registry, and since berry's checksum hashes berry's own
  * archive, not the tarball, the registry's integrity checks the download
- * (looked up only for packages the store does not have). A lockfile that
- * no longer answers package.json is refused, naming the dependency: nub
- * does not write berry's lockfile. */
-#include <stdio.h>
-#include <string.h>
-
+ * (looked up only for packages the store does not have, plan.c). A
+ * lockfile that no longer answers package.json is refused, naming the
+ * dependency: nub does not write berry's lockfile. */
 #include "berry.h"
-#include "diag.h"
 #include "install_ctx.h"
-#include "lockfile_berry.h"
-#include "nub_alloc.h"
-#include "nub_plat.h"
-#include "path.h"
 #include "plan.h"
-#include "yarnrc.h"
 
-/* The version a reference installs from the registry ("npm:1.2.3", or a
- * compat patch of one), or NULL. Caller frees. */
-static char *registry_version(const struct nub_berry_entry *e, char **archive_url)
+static struct nub_pkg *identity(void *ud, const char *name, const char *version,
+                                const char *tarball)
 {
-  char *un = nub_berry_unpatched(e->reference);
-  const char *ref = un ? un : e->reference;
-  char *v = NULL;
+  struct nub_pkg *p = nub_plan_identity(ud, name, version, tarball, NULL);
 
-  *archive_url = NULL;
-  if (!strncmp(ref, "npm:", 4)) {
-    const char *params = strstr(ref, "::");
-    v = params ? nub_strndup(ref + 4, (size_t)(params - ref - 4)) : nub_strdup(ref + 4);
-    /* a tarball somewhere else than the registry's usual path */
-    if (params && (params = strstr(params, "__archiveUrl="))) {
-      const char *end = strchr(params, '&');
-      char *enc = end ? nub_strndup(params + 13, (size_t)(end - params - 13))
-                      : nub_strdup(params + 13);
-      size_t n = 0;
-      for (size_t i = 0; enc[i]; i++) {
-        if (enc[i] == '%' && enc[i + 1] && enc[i + 2]) {
-          char hex[3] = {enc[i + 1], enc[i + 2], 0};
-          enc[n++] = (char)strtol(hex, NULL, 16);
-          i += 2;
-        } else
-          enc[n++] = enc[i];
-      }
-      enc[n] = '\0';
-      *archive_url = enc;
-    }
-  }
-  nub_free(un);
-  return v;
-}
-
-static void add_bins(struct nub_node *nd, const struct nub_berry_entry *e)
-{
-  nd->bins = nub_calloc(e->bins.n + 1, sizeof(*nd->bins));
-  for (size_t i = 0; i < e->bins.n; i++) {
-    char name[256], target[4096];
-    if (!nub_bin_name(e->bins.v[i].name, name, sizeof(name)) ||
-        nub_path_normalize(e->bins.v[i].spec, target, sizeof(target)) < 0)
-      continue; /* berry would not link it either */
-    nd->bins[nd->nbins].name = nub_strdup(name);
-    nd->bins[nd->nbins++].target = nub_strdup(target);
-  }
-  nd->bins_known = true;
-}
-
-static int linker_allowed(struct nub_install_ctx *c, const struct nub_yarnrc *rc,
-                          struct nub_err *err)
-{
-  const char *nl = rc->node_linker ? rc->node_linker : "pnp";
-
-  if (!strcmp(nl, "node-modules") || nub_config_layer(&c->cfg, "node-linker") == NUB_CFG_CLI ||
-      c->cfg.linker != NUB_LINKER_AUTO)
-    return 0;
-  return nub_err_set(err, -NUB_ECONFIG,
-                     "this yarn berry project installs with nodeLinker: %s (%s), which has no "
-                     "node_modules; nub builds node_modules: set nodeLinker: node-modules in "
-                     ".yarnrc.yml, or pass --node-linker hoisted",
-                     nl, rc->node_linker_from ? rc->node_linker_from : "yarn's default");
+  p->registry_integrity = true;
+  return p;
 }
 
 int nub_plan_from_berry(struct nub_install_ctx *c, const char *text, size_t len,
                         struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
-  struct nub_berry_lock l;
-  struct nub_yarnrc rc;
-  struct nub_berry_opts o;
-  struct nub_berry_ws *ws;
-  struct nub_berry_place *places = NULL;
-  size_t nws = 1 + c->ws.npkgs, nplaces = 0;
-  int r;
+  struct nub_berry_project bp = {
+      .dir = c->proj.dir,
+      .lockname = p->lockname,
+      .root = &c->man,
+      .ws = c->ws.source ? &c->ws : NULL,
+      .os = c->caps.npm_os,
+      .cpu = c->caps.npm_cpu,
+      .libc = c->caps.libc,
+      .linker_given = c->cfg.linker != NUB_LINKER_AUTO,
+      .identity = identity,
+      .ud = c,
+  };
 
-  r = nub_yarnrc_load(&rc, c->proj.dir, err);
-  if (r < 0)
-    return r;
-  r = linker_allowed(c, &rc, err);
-  if (r == 0)
-    r = nub_lockfile_berry_parse(&l, text, len, p->lockname, err);
-  if (r < 0) {
-    nub_yarnrc_release(&rc);
-    return r;
-  }
-  nub_diag_debugf("yarn berry lockfile (version %d): its checksums hash yarn's own archives, "
-                  "not the registry's tarballs; downloads are checked against the "
-                  "registry's integrity", l.version);
-  ws = nub_calloc(nws + 1, sizeof(*ws));
-  ws[0].dir = "";
-  ws[0].man = &c->man;
-  for (size_t i = 0; i < c->ws.npkgs; i++) {
-    ws[i + 1].dir = c->ws.pkgs[i].dir;
-    ws[i + 1].man = &c->ws.pkgs[i].man;
-  }
-  memset(&o, 0, sizeof(o));
-  o.os = c->caps.npm_os;
-  o.cpu = c->caps.npm_cpu;
-  o.libc = c->caps.libc;
-  o.hoisting_limits = rc.nm_hoisting_limits;
-  o.no_self_references = !rc.nm_self_references;
-  o.exts = rc.exts;
-  o.nexts = rc.nexts;
-  o.resolutions = c->man.overrides.n ? &c->man.overrides : NULL;
-  {
-    uint64_t t0 = nub_plat_now_ns();
-    r = nub_berry_place(&l, ws, nws, &o, &places, &nplaces, err);
-    nub_diag_debugf("yarn berry: %zu packages placed in %.1f ms", nplaces,
-                    (double)(nub_plat_now_ns() - t0) / 1e6);
-  }
-  if (r == 0) {
-    struct nub_tree *t = &p->tree;
-    nub_tree_init(t, &p->pkgs);
-    p->have_tree = true;
-    p->berry = true;
-    /* the members' folders hold what is placed under them */
-    for (size_t i = 0; i < c->ws.npkgs; i++) {
-      size_t idx = nub_tree_add_node(t, c->ws.pkgs[i].dir);
-      t->nodes[idx].flags |= NUB_NF_LOCAL;
-    }
-    for (size_t i = 0; i < nplaces && r == 0; i++) {
-      const struct nub_berry_place *pl = &places[i];
-      size_t idx = nub_tree_add_node(t, pl->path);
-      struct nub_node *nd = &t->nodes[idx];
-      nd->order = pl->order;
-      if (pl->optional)
-        nd->flags |= NUB_NF_OPTIONAL;
-      nd->deps = pl->deps;
-      nd->ndeps = pl->ndeps;
-      places[i].deps = NULL;
-      places[i].ndeps = 0;
-      if (pl->ws >= 0 || (pl->entry && pl->entry->soft)) {
-        if (!pl->link) {
-          r = nub_err_set(err, -NUB_ESPEC, "%s: %s links a folder outside the project (%s); "
-                          "nub links only the project's own folders", p->lockname,
-                          pl->entry->name, pl->entry->reference);
-          break;
-        }
-        nd->link_target = nub_strdup(pl->link);
-        nd->flags |= NUB_NF_LINK;
-        continue;
-      }
-      {
-        char *url = NULL, *version = registry_version(pl->entry, &url);
-        nd->pkg = nub_plan_identity(c, pl->entry->name, version ? version : pl->entry->version,
-                                    url, NULL);
-        nd->pkg->registry_integrity = true;
-        nub_free(version);
-        nub_free(url);
-      }
-      add_bins(nd, pl->entry);
-    }
-    if (r == 0)
-      r = nub_tree_finish(t, p->lockname, err);
-  }
-  nub_berry_places_free(places, nplaces);
-  nub_free(ws);
-  nub_berry_lock_release(&l);
-  nub_yarnrc_release(&rc);
-  return r;
+  nub_tree_init(&p->tree, &p->pkgs);
+  p->have_tree = true;
+  p->berry = true;
+  return nub_berry_tree(&p->tree, text, len, &bp, err);
 }

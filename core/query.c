@@ -6,14 +6,29 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "berry.h"
 #include "convert.h"
 #include "integrity.h"
+#include "lockfile_berry.h"
 #include "lockfile_bun.h"
 #include "lockfile_npm.h"
 #include "lockfile_pnpm.h"
 #include "lockfile_yarn.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
+#include "registry_url.h"
+
+/* A berry lockfile's package: name@version on the configured registry. */
+static struct nub_pkg *berry_identity(void *ud, const char *name, const char *version,
+                                      const char *tarball)
+{
+  struct nub_query *q = ud;
+  char *url = nub_pkg_tarball_url(&q->cfg, q->root, name, version, tarball);
+  struct nub_pkg *p = nub_tree_pkg(&q->tree, name, version, url, NULL);
+
+  nub_free(url);
+  return p;
+}
 
 int nub_query_open(struct nub_query *q, const char *dir, struct nub_err *err)
 {
@@ -76,6 +91,29 @@ int nub_query_open(struct nub_query *q, const char *dir, struct nub_err *err)
                                err);
     break;
   case NUB_LOCK_YARN:
+    if (nub_lockfile_is_berry(text, len)) {
+      struct nub_plat_caps caps;
+      struct nub_berry_project bp = {
+          .dir = q->root,
+          .lockname = q->proj.lockfile,
+          .root = &q->man,
+          .ws = q->ws.source ? &q->ws : NULL,
+          .linker_given = q->cfg.linker != NUB_LINKER_AUTO,
+          .identity = berry_identity,
+          .ud = q,
+      };
+      nub_plat_caps(&caps);
+      bp.os = caps.npm_os;
+      bp.cpu = caps.npm_cpu;
+      bp.libc = caps.libc;
+      nub_tree_init(&q->tree, &q->pkgs);
+      q->have_tree = true;
+      rc = nub_berry_tree(&q->tree, text, len, &bp, err);
+      if (rc == 0)
+        rc = nub_graph_from_tree(&q->graph, &q->tree, &q->man, q->ws.source ? &q->ws : NULL,
+                                 err);
+      break;
+    }
     rc = nub_lockfile_yarn_parse(&q->graph, text, len, q->proj.lockfile, &q->man,
                                  q->ws.source ? &q->ws : NULL, &q->cfg, NULL, err);
     break;

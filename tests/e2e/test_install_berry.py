@@ -72,6 +72,13 @@ class BerryLockTest(nubtest.NubTestCase):
         self.nub("ci")
         self.assertEqual(self.installed(modes=True), BERRY_TREE)
         self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+        # the commands that read the lockfile read berry's
+        self.assertIn("b-two@npm:b@2.0.0", self.nub("ls").stdout)
+        self.assertEqual(self.nub("why", "debug").stdout.strip(),
+                         "berry-project (dependencies) > uses-debug@1.0.0 > debug@4.1.0")
+        why = self.nub("why", "plugin").stdout
+        self.assertIn("host-a@1.0.0 > plugin@1.0.0", why)
+        self.assertIn("host-b@1.0.0 > plugin@1.0.0", why)
 
     def test_workspace_same_tree_as_berry(self):
         self.make_project("berry-workspace")
@@ -119,6 +126,17 @@ class BerryLockTest(nubtest.NubTestCase):
                     self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
                 self.write_json(pj, orig)
         self.nub("install")
+        # nub add would have to write berry's lockfile: it says so, and
+        # package.json and yarn.lock stay as they were
+        with open(pj) as f:
+            pj_before = f.read()
+        proc = self.nub_fails("add", "tagged")
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertIn("nub does not write yarn berry's lockfile", proc.stderr)
+        with open(pj) as f:
+            self.assertEqual(f.read(), pj_before)
+        with open(lock) as f:
+            self.assertEqual(f.read(), before)
 
     def test_malformed_lockfile(self):
         self.make_project("berry")
