@@ -663,7 +663,7 @@ static struct bpkg *pkg_for_entry(struct berry *b, const struct nub_berry_entry 
 
 /* A workspace's package: its dependencies, optional ones (marked) and
  * devDependencies (the later wins a name), normalised. */
-static int workspace_pkg(struct berry *b, size_t i, const struct nub_berry_entry *locked)
+static int workspace_pkg(struct berry *b, size_t i)
 {
   const struct nub_manifest *m = b->ws[i].man;
   const struct nub_depmap *maps[3] = {&m->deps, &m->optional, &m->dev};
@@ -1171,7 +1171,7 @@ static int setup_workspaces(struct berry *b)
     const struct nub_berry_entry *e = nub_strmap_get(&b->l->by_locator, b->wspkgs[i]->ident);
     int rc = workspace_matches(b, i, e);
     if (rc == 0)
-      rc = workspace_pkg(b, i, e);
+      rc = workspace_pkg(b, i);
     if (rc < 0)
       return rc;
   }

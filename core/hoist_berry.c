@@ -326,8 +326,6 @@ struct hoister {
   struct hw **nodes; /* every node made, for freeing */
   size_t nnodes, capnodes;
   bool fast;         /* the first round may take the quick look at names in use */
-  const struct nub_berry_pnode *pn;
-  struct nub_strmap *limits; /* locator -> struct iset* of names: hoisting borders */
 };
 
 static struct hw *hw_new(struct hoister *h)
@@ -743,10 +741,8 @@ static void node_hoist_info(struct hoister *h, struct hw *root, struct hw **path
 
 struct graph_ctx {
   struct hoister *h;
-  struct hw *tree;
   struct hw **root_path; /* the path to the root being hoisted to */
   size_t nroot_path;
-  const struct iset *root_locators;
   const struct omap *used;
   const struct choice *chosen;
   struct shadow *parent_shadowed, *shadowed;
@@ -992,10 +988,8 @@ static void hoist_to(struct hoister *h, struct hw *tree, struct hw **path, size_
     struct graph_ctx g;
     memset(&g, 0, sizeof(g));
     g.h = h;
-    g.tree = tree;
     g.root_path = path;
     g.nroot_path = npath;
-    g.root_locators = path_locators;
     g.used = &used;
     g.chosen = &chosen;
     g.parent_shadowed = parent_shadowed;
@@ -1131,7 +1125,7 @@ static const char *cwd_of(const struct builder *b, long pn)
 /* One edge of the package tree, as berry adds it: name is what the parent
  * requires, locator (pn, wsroot) what it resolves to. */
 static void add_pkg(struct builder *b, const char *name, long pn, bool wsroot, struct tin *parent,
-                    long parent_pn, const char *parent_cwd, const char *cwd, bool border,
+                    long parent_pn, const char *cwd, bool border,
                     const struct nub_berry_pdep *parent_deps, size_t nparent_deps)
 {
   struct hoister *h = b->h;
@@ -1139,16 +1133,17 @@ static void add_pkg(struct builder *b, const char *name, long pn, bool wsroot, s
   char *locname = wsroot ? nub_asprintf("%s" WSROOT, p->name) : nub_strdup(p->name);
   char *key = nub_asprintf("%s@%s:%s", locname, p->reference, name);
   struct tin *node = nub_strmap_get(&b->nodes, key);
-  bool seen = node != NULL, self_link;
+  /* a soft link to a folder outside the project (a portal there) */
+  bool seen = node != NULL, external = p->soft && p->ws < 0 && !p->location;
   int prio;
 
-  (void)parent_cwd;
   if (!seen && pn == b->root && !wsroot) {
     node = b->all[0];
     nub_strmap_put(&b->nodes, key, node);
   }
   if (!node) {
-    int kind = p->soft && wsroot ? KIND_WORKSPACE : KIND_REGULAR;
+    int kind = external ? KIND_EXTERNAL_SOFT_LINK
+                        : p->soft && wsroot ? KIND_WORKSPACE : KIND_REGULAR;
     node = tin_new(b);
     node->name = intern(&h->in, name);
     node->ident_name = intern(&h->in, locname);
@@ -1160,10 +1155,11 @@ static void add_pkg(struct builder *b, const char *name, long pn, bool wsroot, s
         iset_add(&node->peers, intern(&h->in, p->peers[i]));
     nub_strmap_put(&b->nodes, key, node);
   }
-  prio = b->pn[parent_pn].soft ? 1 : 0;
+  /* what links bring in goes up first: nothing is placed inside them */
+  prio = external ? 2 : b->pn[parent_pn].soft ? 1 : 0;
   if (prio > node->prio)
     node->prio = prio;
-  if (border) {
+  if (border && !external) {
     struct tin *pt = parent;
     char *pl = nub_asprintf("%s@%s", h->in.s[pt->ident_name], h->in.s[pt->reference]);
     struct iset *names = nub_strmap_get(&b->limits, pl);
@@ -1218,19 +1214,21 @@ static void add_pkg(struct builder *b, const char *name, long pn, bool wsroot, s
         nd++;
       }
     }
-    self_link = (p->soft && pn == parent_pn && !wsroot) ? true : false;
-    if (!self_link || (p->location ? ws_self_ref(b, cwd) : true) || !p->soft)
+    /* a workspace lists itself when nmSelfReferences says so */
+    if (pn != parent_pn || !p->soft || (!external && ws_self_ref(b, cwd)))
       tin_add_dep(parent, node);
-    if (!seen && !(pn != b->root && p->soft && !wsroot)) {
+    /* nothing is placed inside a folder linked in from the project; a
+     * workspace's dependencies go under its own node ($wsroot$) */
+    if (!seen && !(pn != b->root && p->soft && !wsroot && !external)) {
       for (size_t i = 0; i < nd; i++) {
         long t = deps[i].target;
         const char *dcwd, *plim, *dlim;
         if (t < 0)
           continue;
-        dcwd = cwd_of(b, t);
+        dcwd = b->pn[t].soft && b->pn[t].ws < 0 && !b->pn[t].location ? cwd : cwd_of(b, t);
         plim = ws_limit_of(b, cwd);
         dlim = ws_limit_of(b, dcwd);
-        add_pkg(b, deps[i].name, t, wsr[i], node, pn, cwd, dcwd,
+        add_pkg(b, deps[i].name, t, wsr[i], node, pn, dcwd,
                 (plim && !strcmp(plim, "dependencies")) ||
                     (dlim && (!strcmp(dlim, "dependencies") || !strcmp(dlim, "workspaces"))),
                 deps, nd);
@@ -1523,7 +1521,6 @@ int nub_berry_hoist(const struct nub_berry_pnode *pnodes, size_t n, long root,
     return nub_err_set(err, -NUB_ELOCKFILE, "yarn.lock has no entry for the project itself");
   memset(&h, 0, sizeof(h));
   memset(&b, 0, sizeof(b));
-  h.pn = pnodes;
   h.fast = true;
   b.h = &h;
   b.pn = pnodes;
@@ -1545,7 +1542,7 @@ int nub_berry_hoist(const struct nub_berry_pnode *pnodes, size_t n, long root,
   top->kind = KIND_WORKSPACE;
   for (size_t i = 0; i < pnodes[root].npeers; i++)
     iset_add(&top->peers, intern(&h.in, pnodes[root].peers[i]));
-  add_pkg(&b, pnodes[root].name, root, false, top, root, "", "", false, NULL, 0);
+  add_pkg(&b, pnodes[root].name, root, false, top, root, "", false, NULL, 0);
   /* clone for the hoister */
   {
     char *loc = nub_asprintf("%s@%s", h.in.s[top->ident_name], h.in.s[top->reference]);
