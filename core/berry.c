@@ -3,6 +3,7 @@
  * linker hoists (hoist_berry.c). See berry.h for the rules. */
 #include "berry.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1201,7 +1202,51 @@ static int setup_workspaces(struct berry *b)
   return 0;
 }
 
-static const long *sort_first;
+/* berry lists a folder's entries (and so gives a bin name to the first of
+ * them that has it) in the order of its location tree: packages by when
+ * each was first placed, each one's places deepest first then by path,
+ * descending, and every folder on such a path entered when first passed.
+ * order[i]: place i's position in a walk of that tree. */
+struct ftree {
+  char **path;
+  size_t **kids, *nkids, *capkids;
+  size_t n, cap;
+  struct nub_strmap at; /* path -> index + 1 */
+};
+
+static size_t ftree_node(struct ftree *t, const char *path, long parent)
+{
+  void *v = nub_strmap_get(&t->at, path);
+  size_t i;
+
+  if (v)
+    return (size_t)(intptr_t)v - 1;
+  if (t->n + 1 > t->cap) {
+    t->cap = t->cap ? t->cap * 2 : 64;
+    t->path = nub_realloc(t->path, t->cap * sizeof(char *));
+    t->kids = nub_realloc(t->kids, t->cap * sizeof(size_t *));
+    t->nkids = nub_realloc(t->nkids, t->cap * sizeof(size_t));
+    t->capkids = nub_realloc(t->capkids, t->cap * sizeof(size_t));
+  }
+  i = t->n++;
+  t->path[i] = nub_strdup(path);
+  t->kids[i] = NULL;
+  t->nkids[i] = t->capkids[i] = 0;
+  nub_strmap_put(&t->at, path, (void *)(intptr_t)(i + 1));
+  if (parent >= 0) {
+    NUB_GROW(t->kids[parent], t->capkids[parent], t->nkids[parent] + 1);
+    t->kids[parent][t->nkids[parent]++] = i;
+  }
+  return i;
+}
+
+static void ftree_walk(const struct ftree *t, size_t i, long *next, long *rank)
+{
+  rank[i] = (*next)++;
+  for (size_t k = 0; k < t->nkids[i]; k++)
+    ftree_walk(t, t->kids[i][k], next, rank);
+}
+
 static const struct nub_berry_hplace *sort_hp;
 
 static int path_depth(const char *p)
@@ -1213,19 +1258,103 @@ static int path_depth(const char *p)
   return d;
 }
 
-static int cmp_berry_order(const void *a, const void *b)
+static int cmp_locations(const void *a, const void *b)
 {
-  const struct nub_berry_hplace *x = &sort_hp[*(const size_t *)a], *y = &sort_hp[*(const size_t *)b];
-  long fx = sort_first[x->pnode], fy = sort_first[y->pnode];
-  int dx, dy;
+  const char *x = sort_hp[*(const size_t *)a].path, *y = sort_hp[*(const size_t *)b].path;
+  int dx = path_depth(x), dy = path_depth(y);
 
-  if (fx != fy)
-    return fx < fy ? -1 : 1;
-  dx = path_depth(x->path);
-  dy = path_depth(y->path);
-  if (dx != dy)
-    return dy - dx;
-  return strcmp(y->path, x->path);
+  return dx != dy ? dy - dx : strcmp(y, x);
+}
+
+static void folder_order(const struct nub_berry_hplace *hp, size_t nhp, size_t npn, long *order)
+{
+  struct ftree t;
+  long *first = nub_malloc((npn + 1) * sizeof(long)), next = 1, *rank;
+  size_t *locs = nub_malloc((nhp + 1) * sizeof(size_t)), *roots = NULL, nroots = 0, caproots = 0;
+  size_t *pkgs = nub_malloc((nhp + 1) * sizeof(size_t)), npkgs = 0, *lo, *hi;
+
+  memset(&t, 0, sizeof(t));
+  for (size_t i = 0; i < npn; i++)
+    first[i] = -1;
+  for (size_t i = 0; i < nhp; i++)
+    if (first[hp[i].pnode] < 0) {
+      first[hp[i].pnode] = (long)i;
+      pkgs[npkgs++] = (size_t)hp[i].pnode;
+    }
+  sort_hp = hp;
+  /* each package's places together (a counting sort by package) */
+  {
+    size_t *start = nub_calloc(npn + 2, sizeof(size_t)), *fill;
+    for (size_t i = 0; i < nhp; i++)
+      start[hp[i].pnode + 1]++;
+    for (size_t i = 0; i < npn; i++)
+      start[i + 1] += start[i];
+    fill = nub_malloc((npn + 1) * sizeof(size_t));
+    memcpy(fill, start, (npn + 1) * sizeof(size_t));
+    for (size_t i = 0; i < nhp; i++)
+      locs[fill[hp[i].pnode]++] = i;
+    nub_free(fill);
+    lo = nub_malloc((npkgs + 1) * sizeof(size_t));
+    hi = nub_malloc((npkgs + 1) * sizeof(size_t));
+    for (size_t k = 0; k < npkgs; k++) {
+      lo[k] = start[pkgs[k]];
+      hi[k] = start[pkgs[k] + 1];
+      qsort(locs + lo[k], hi[k] - lo[k], sizeof(size_t), cmp_locations);
+    }
+    nub_free(start);
+  }
+  for (size_t k = 0; k < npkgs; k++) {
+    for (size_t q = lo[k]; q < hi[k]; q++) {
+      const char *path = hp[locs[q]].path, *nm = strstr(path, "node_modules");
+      char *prefix;
+      long cur;
+      size_t rootlen;
+      while (nm && nm != path && nm[-1] != '/')
+        nm = strstr(nm + 1, "node_modules");
+      if (!nm)
+        continue;
+      rootlen = nm == path ? 0 : (size_t)(nm - path - 1);
+      prefix = nub_strndup(path, rootlen);
+      if (!nub_strmap_get(&t.at, prefix)) {
+        NUB_GROW(roots, caproots, nroots + 1);
+        roots[nroots++] = ftree_node(&t, prefix, -1);
+      }
+      cur = (long)ftree_node(&t, prefix, -1);
+      nub_free(prefix);
+      for (const char *s = nm;;) {
+        const char *slash = strchr(s, '/');
+        char *sub = nub_strndup(path, slash ? (size_t)(slash - path) : strlen(path));
+        cur = (long)ftree_node(&t, sub, cur);
+        nub_free(sub);
+        if (!slash)
+          break;
+        s = slash + 1;
+      }
+    }
+  }
+  rank = nub_calloc(t.n + 1, sizeof(long));
+  for (size_t r = 0; r < nroots; r++)
+    ftree_walk(&t, roots[r], &next, rank);
+  for (size_t i = 0; i < nhp; i++) {
+    void *v = nub_strmap_get(&t.at, hp[i].path);
+    order[i] = v ? rank[(intptr_t)v - 1] : 0;
+  }
+  for (size_t i = 0; i < t.n; i++) {
+    nub_free(t.path[i]);
+    nub_free(t.kids[i]);
+  }
+  nub_free(t.path);
+  nub_free(t.kids);
+  nub_free(t.nkids);
+  nub_free(t.capkids);
+  nub_strmap_release(&t.at, NULL);
+  nub_free(rank);
+  nub_free(roots);
+  nub_free(pkgs);
+  nub_free(lo);
+  nub_free(hi);
+  nub_free(locs);
+  nub_free(first);
 }
 
 void nub_berry_places_free(struct nub_berry_place *v, size_t n)
@@ -1285,24 +1414,11 @@ int nub_berry_place(const struct nub_berry_lock *l, const struct nub_berry_ws *w
   }
   if (rc == 0) {
     struct nub_berry_place *v = nub_calloc(nhp + 1, sizeof(*v));
-    long *first = nub_malloc((g.n + 1) * sizeof(long));
-    size_t *by = nub_malloc((nhp + 1) * sizeof(size_t));
-    /* berry's order of a folder's entries: by when each package was first
-     * placed, then its places deepest first, then by path, descending */
-    for (size_t i = 0; i < g.n; i++)
-      first[i] = -1;
-    for (size_t i = 0; i < nhp; i++) {
-      if (first[hp[i].pnode] < 0)
-        first[hp[i].pnode] = (long)i;
-      by[i] = i;
-    }
-    sort_first = first;
-    sort_hp = hp;
-    qsort(by, nhp, sizeof(size_t), cmp_berry_order);
+    long *order = nub_calloc(nhp + 1, sizeof(long));
+    folder_order(hp, nhp, g.n, order);
     for (size_t i = 0; i < nhp; i++)
-      v[by[i]].order = (long)i + 1;
-    nub_free(first);
-    nub_free(by);
+      v[i].order = order[i];
+    nub_free(order);
     for (size_t i = 0; i < nhp; i++) {
       const struct bpkg *p = g.of[hp[i].pnode];
       const struct nub_berry_pnode *pn = &g.v[hp[i].pnode];

@@ -50,6 +50,7 @@ struct job {
   struct job *next_deferred;
   bool counted; /* asked of the network: one of fetcher.outstanding */
   struct job *next_big; /* fetcher.big_parked */
+  struct job *next_wait; /* fetcher.awaiting */
   uint64_t big_guess;   /* what it unpacks to, when it is a big one */
   /* worker side */
   struct nub_hasher h;
@@ -94,6 +95,9 @@ struct fetcher {
    * arrival order */
   uint64_t big_inflight, big_peak;
   struct job *big_parked, *big_parked_tail;
+  /* downloaded whole before the registry gave the integrity to check them
+   * against (pkg->registry_integrity): they wait for it */
+  struct job *awaiting;
   struct nub_strmap offered;   /* tarball URL -> its bytes (struct nub_buf *, owned) */
   size_t noffered;             /* how many were ever offered: most installs none */
 };
@@ -163,6 +167,25 @@ static void load_one(void *vctx, size_t i, int worker)
 static void job_fail(struct fetcher *f, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+static void worker_run(void *arg, int worker);
+
+/* Once cancelled, the downloads waiting for their integrity go to the
+ * workers, which fail them. */
+static void release_awaiting(struct fetcher *f)
+{
+  struct job *j;
+
+  pthread_mutex_lock(&f->lock);
+  j = f->awaiting;
+  f->awaiting = NULL;
+  pthread_mutex_unlock(&f->lock);
+  while (j) {
+    struct job *next = j->next_wait;
+    nub_pool_submit(f->pool, worker_run, j);
+    j = next;
+  }
+}
+
 static void job_fail(struct fetcher *f, int rc, const char *fmt, ...)
 {
   va_list ap;
@@ -176,6 +199,7 @@ static void job_fail(struct fetcher *f, int rc, const char *fmt, ...)
     f->cancel = true;
   }
   pthread_mutex_unlock(&f->lock);
+  release_awaiting(f);
 }
 
 static void job_finished(struct job *j)
@@ -873,6 +897,18 @@ static void worker_run(void *arg, int worker)
   struct fetcher *f = j->f;
   uint64_t guess = unpacked_guess(j);
 
+  if (j->pkg->registry_integrity) {
+    pthread_mutex_lock(&f->lock);
+    if (!j->pkg->integrity_known && !f->cancel) {
+      /* nub_fetch_set_integrity sends it on */
+      j->next_wait = f->awaiting;
+      f->awaiting = j;
+      pthread_mutex_unlock(&f->lock);
+      return;
+    }
+    pthread_mutex_unlock(&f->lock);
+  }
+
   if (guess > BIG_UNPACK) {
     bool park;
     j->big_guess = guess;
@@ -939,7 +975,8 @@ static void start_job(struct fetcher *f, struct nub_pkg *p)
   f->jobs = j;
   f->pending++;
   f->nfetch++;
-  if (!p->integrity && !on_disk(p) && !is_git(p) && !f->nunchecked++)
+  if (!p->integrity && !p->registry_integrity && !on_disk(p) && !is_git(p) &&
+      !f->nunchecked++)
     snprintf(f->first_unchecked, sizeof(f->first_unchecked), "%s", j->what);
   pthread_mutex_unlock(&f->lock);
   nub_progress_add(f->prog, &f->prog->fetch_total, 1);
@@ -1051,6 +1088,55 @@ void nub_fetch_add(struct nub_fetch *fs, struct nub_pkg *p)
   start_job(f, p);
 }
 
+void nub_fetch_set_integrity(struct nub_fetch *fs, struct nub_pkg *p, const char *integrity)
+{
+  struct fetcher *f = (struct fetcher *)fs;
+  struct job *j = NULL, **at;
+
+  pthread_mutex_lock(&f->lock);
+  nub_free(p->integrity);
+  p->integrity = integrity ? nub_strdup(integrity) : NULL;
+  p->integrity_known = true;
+  if (!integrity && !f->nunchecked++)
+    snprintf(f->first_unchecked, sizeof(f->first_unchecked), "%s@%s", p->name, p->version);
+  for (at = &f->awaiting; *at; at = &(*at)->next_wait)
+    if ((*at)->pkg == p) {
+      j = *at;
+      *at = j->next_wait;
+      break;
+    }
+  pthread_mutex_unlock(&f->lock);
+  if (j)
+    nub_pool_submit(f->pool, worker_run, j);
+}
+
+void nub_fetch_cancel(struct nub_fetch *fs, const struct nub_err *why)
+{
+  struct fetcher *f = (struct fetcher *)fs;
+
+  pthread_mutex_lock(&f->lock);
+  if (!f->rc) {
+    f->rc = why->code;
+    f->err = *why;
+  }
+  f->cancel = true;
+  pthread_mutex_unlock(&f->lock);
+  kick(f);
+  release_awaiting(f);
+}
+
+void nub_fetch_use_http(struct nub_fetch *fs, struct nub_http *http)
+{
+  struct fetcher *f = (struct fetcher *)fs;
+
+  pthread_mutex_lock(&f->lock);
+  if (!f->http) {
+    f->http = http;
+    f->own_http = false;
+  }
+  pthread_mutex_unlock(&f->lock);
+}
+
 void nub_fetch_offer_checkout(struct nub_fetch *fs, const char *resolved, char *dir)
 {
   struct fetcher *f = (struct fetcher *)fs;
@@ -1098,6 +1184,7 @@ int nub_fetch_end(struct nub_fetch *fs, struct nub_fetch_result *res, struct nub
        * ones held back */
       pthread_mutex_unlock(&f->lock);
       kick(f);
+      release_awaiting(f);
       pthread_mutex_lock(&f->lock);
       if (h) {
         f->http = NULL;

@@ -64,6 +64,17 @@ size_t nub_fetch_probe(struct nub_fetch *f, struct nub_pkg **pkgs, size_t n);
 /* nub_fetch_add for many, the store's indexes read in parallel first. */
 void nub_fetch_add_all(struct nub_fetch *f, struct nub_pkg **pkgs, size_t n);
 int nub_fetch_end(struct nub_fetch *f, struct nub_fetch_result *res, struct nub_err *err);
+/* The integrity of p (pkg->registry_integrity: known only once the
+ * registry's document came), or NULL to install it unchecked (said once at
+ * the end): its download, which may have been waiting for it whole, is
+ * checked and unpacked. Thread-safe. */
+void nub_fetch_set_integrity(struct nub_fetch *f, struct nub_pkg *p, const char *integrity);
+/* End the fetch with why: transfers are aborted, nothing more is stored;
+ * nub_fetch_end reports it. */
+void nub_fetch_cancel(struct nub_fetch *f, const struct nub_err *why);
+/* Download through http (another module's client) unless the fetch has
+ * started its own already. */
+void nub_fetch_use_http(struct nub_fetch *f, struct nub_http *http);
 /* A checkout of the git package resolved as "git+<url>#<commit>" that is
  * already on disk (the resolver's): packed from there instead of cloned
  * again. The session owns dir and removes it, used or not. Thread-safe. */

@@ -39,7 +39,9 @@ struct nub_pkg {
                          * run: packed unprepared (for the warning) */
   bool registry_integrity; /* its lockfile pins no integrity (yarn berry's):
                             * the registry's document gives it when it must
-                            * be downloaded (plan.c) */
+                            * be downloaded (plan.c), which may come after
+                            * the download itself (fetch.h) */
+  bool integrity_known;    /* that document's answer is in */
   unsigned char fetch_state; /* private to fetch */
 };
 

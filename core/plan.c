@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "diag.h"
 #include "hoisted.h"
 #include "install_ctx.h"
 #include "nub_alloc.h"
@@ -28,17 +29,25 @@ struct nub_pkg *nub_plan_identity(struct nub_install_ctx *c, const char *name,
 }
 
 /* Packages whose lockfile pins no integrity (yarn berry's) that the store
- * does not have: the registry's document gives it, all asked for at once,
- * each download started as its answer comes. */
+ * does not have: their downloads start at once, beside the registry's
+ * documents of those versions (a few kilobytes each, where a packument may
+ * be megabytes), asked for all at once; each download is checked when its
+ * document's integrity is in (fetch.h). */
+/* A version's document later than this, and its packument is asked for
+ * too: most come in tens of milliseconds, a few take a second (the
+ * registry's cache does not hold them as it holds packuments). */
+#define HEDGE_MS 300
+
 static int registry_integrities(struct nub_install_ctx *c, struct nub_fetch *f,
                                 struct nub_pkg **v, size_t n, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
   size_t want = 0;
+  uint64_t t0;
   int rc = 0;
 
   for (size_t i = 0; i < n; i++)
-    want += !v[i]->index && v[i]->registry_integrity && !v[i]->integrity;
+    want += !v[i]->index && v[i]->registry_integrity && !v[i]->integrity_known;
   if (!want)
     return 0;
   if (!p->meta) {
@@ -47,36 +56,48 @@ static int registry_integrities(struct nub_install_ctx *c, struct nub_fetch *f,
     if (rc < 0)
       return rc;
   }
+  t0 = nub_plat_now_ns();
   for (size_t i = 0; i < n; i++)
-    if (!v[i]->index && v[i]->registry_integrity && !v[i]->integrity)
-      nub_meta_want(p->meta, v[i]->name);
+    if (!v[i]->index && v[i]->registry_integrity && !v[i]->integrity_known)
+      nub_meta_want_version(p->meta, v[i]->name, v[i]->version);
+  /* one client for both, when the documents are not all cached */
+  if (!c->o->offline) {
+    struct nub_err e2;
+    struct nub_http *h = nub_meta_http(p->meta, &e2);
+    if (h)
+      nub_fetch_use_http(f, h);
+  }
+  for (size_t i = 0; i < n; i++)
+    if (!v[i]->index && v[i]->registry_integrity && !v[i]->integrity_known)
+      nub_fetch_add(f, v[i]);
   for (size_t i = 0; i < n && rc == 0; i++) {
     struct nub_pkg *k = v[i];
     const struct nub_packument *doc;
     const struct nub_pversion *pv;
-    if (k->index || !k->registry_integrity || k->integrity)
+    if (k->index || !k->registry_integrity || k->integrity_known)
       continue;
-    rc = nub_meta_get(p->meta, k->name, &doc, err);
-    if (rc < 0)
-      break;
-    pv = nub_packument_version(doc, k->version);
-    if (!pv)
+    rc = nub_meta_get_version(p->meta, k->name, k->version, HEDGE_MS, &pv, err);
+    if (rc == 0 && !pv) { /* the packument may be a stale copy */
       rc = nub_meta_refetch(p->meta, k->name, &doc, err);
-    if (rc == 0 && !(pv = nub_packument_version(doc, k->version)))
+      if (rc == 0)
+        pv = nub_packument_version(doc, k->version);
+    }
+    if (rc == 0 && !pv)
       rc = nub_err_set(err, -NUB_ENOVERSION, "%s@%s is in %s but not on the registry (%s)",
                        k->name, k->version, p->lockname ? p->lockname : "the lockfile",
                        c->cfg.registry ? c->cfg.registry : "none configured");
-    if (rc < 0)
-      break;
-    if (!pv->integrity && !nub_config_bool(&c->cfg, "allow-missing-integrity", false))
+    if (rc == 0 && !pv->integrity &&
+        !nub_config_bool(&c->cfg, "allow-missing-integrity", false))
       rc = nub_err_set(err, -NUB_EINTEGRITY, "the registry gives no integrity for %s@%s, so "
                        "its download cannot be checked; set allow-missing-integrity=true to "
                        "install it unchecked", k->name, k->version);
-    else if (pv->integrity)
-      k->integrity = nub_strdup(pv->integrity);
     if (rc == 0)
-      nub_fetch_add(f, k);
+      nub_fetch_set_integrity(f, k, pv->integrity);
   }
+  if (rc < 0)
+    nub_fetch_cancel(f, err);
+  nub_diag_debugf("integrity from the registry's documents: %zu packages in %.1f ms", want,
+                  (double)(nub_plat_now_ns() - t0) / 1e6);
   return rc;
 }
 
@@ -110,13 +131,14 @@ int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr, struc
     if (rc == 0)
       nub_fetch_add_all(f, need, n);
     nub_free(need);
-    if (rc < 0) {
-      struct nub_err e2;
-      nub_fetch_end(f, fr, &e2);
-      return rc;
-    }
   }
-  rc = nub_fetch_end(f, fr, err);
+  {
+    /* a failure above is the fetch's too (nub_fetch_cancel): it ends with it */
+    struct nub_err e2;
+    int frc = nub_fetch_end(f, fr, rc < 0 ? &e2 : err);
+    if (rc == 0)
+      rc = frc;
+  }
   /* a tarball that is not where its metadata says, or unlike the
    * integrity it gives: the metadata may be what is wrong (a corrupted or
    * stale document in the cache), so the next run asks the registry again */

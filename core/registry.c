@@ -26,6 +26,7 @@ enum { M_NEW, M_FETCHING, M_READY, M_FAILED };
 struct entry {
   struct nub_meta *m;
   char *name, *url, *cache_path;
+  char *version;  /* one version's document (GET <name>/<version>), or NULL */
   int state;
   int attempt;
   bool refetched;
@@ -257,6 +258,30 @@ int nub_packument_parse(struct nub_packument **out, const char *json, size_t len
   return 0;
 }
 
+/* One version's document (GET <name>/<version>) as a packument of one. */
+static int version_doc_parse(struct nub_packument **out, const char *json, size_t len,
+                             const char *name, const char *version,
+                             const struct nub_config *cfg, struct nub_err *err)
+{
+  cJSON *root = cJSON_ParseWithLength(json, len);
+  struct nub_pversion *pv = root && cJSON_IsObject(root) ? parse_version(root, name, cfg) : NULL;
+  struct nub_packument *p;
+
+  cJSON_Delete(root);
+  if (!pv || strcmp(pv->version, version)) {
+    if (pv)
+      pversion_free(pv);
+    return nub_err_set(err, -NUB_EHTTP, "the registry's document for %s@%s is not that "
+                       "version's", name, version);
+  }
+  p = nub_calloc(1, sizeof(*p));
+  p->name = nub_strdup(name);
+  p->versions = nub_calloc(1, sizeof(*p->versions));
+  p->versions[p->nversions++] = pv;
+  *out = p;
+  return 0;
+}
+
 const struct nub_pversion *nub_packument_version(const struct nub_packument *p,
                                                  const char *version)
 {
@@ -310,6 +335,7 @@ static void entry_free(void *v)
 {
   struct entry *e = v;
   nub_free(e->name);
+  nub_free(e->version);
   nub_free(e->url);
   nub_free(e->cache_path);
   nub_packument_free(e->doc);
@@ -421,7 +447,10 @@ static void parse_job(void *arg, int worker)
   uint64_t t0 = NUB_DIAG_ON() ? nub_plat_now_ns() : 0;
 
   (void)worker;
-  rc = nub_packument_parse(&e->doc, body ? body : "", body ? len : 0, e->name, e->m->cfg, &err);
+  rc = e->version ? version_doc_parse(&e->doc, body ? body : "", body ? len : 0, e->name,
+                                      e->version, e->m->cfg, &err)
+                  : nub_packument_parse(&e->doc, body ? body : "", body ? len : 0, e->name,
+                                        e->m->cfg, &err);
   if (rc < 0) {
     snprintf(e->msg, sizeof(e->msg), "%s", err.msg);
     finish(e, M_FAILED, rc);
@@ -508,8 +537,8 @@ static void on_done(void *ud, const struct nub_http_result *r)
     return;
   }
   if (r->cls == NUB_HTTP_NOTFOUND) {
-    snprintf(e->msg, sizeof(e->msg), "package %s not found in the registry (%s: HTTP %ld)",
-             e->name, e->url, r->status);
+    snprintf(e->msg, sizeof(e->msg), "package %s%s%s not found in the registry (%s: HTTP %ld)",
+             e->name, e->version ? "@" : "", e->version ? e->version : "", e->url, r->status);
     finish(e, M_FAILED, -NUB_ENOTFOUND);
     return;
   }
@@ -553,7 +582,9 @@ static void start_http(struct entry *e, uint64_t delay_ms)
   }
   memset(&e->req, 0, sizeof(e->req));
   e->req.url = e->url;
-  e->req.accept = "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*";
+  e->req.accept = e->version ? "application/json"
+                             : "application/vnd.npm.install-v1+json; q=1.0, application/json; "
+                               "q=0.8, */*";
   e->req.if_none_match = e->cached ? e->etag : NULL;
   e->req.compressed = true;
   e->req.on_body = on_body;
@@ -570,7 +601,8 @@ static void start(struct nub_meta *m, struct entry *e)
   long age = 0;
   bool have = read_cache(e, &age);
 
-  if (have && (m->o.offline || m->o.prefer_offline || (age >= 0 && age < FRESH_SECONDS))) {
+  if (have && (m->o.offline || m->o.prefer_offline || e->version ||
+               (age >= 0 && age < FRESH_SECONDS))) {
     m->st.from_cache++;
     if (NUB_DIAG_ON()) {
       struct nub_jw w;
@@ -598,30 +630,39 @@ static void start(struct nub_meta *m, struct entry *e)
   pthread_mutex_lock(&m->lock);
 }
 
-static struct entry *lookup_or_start(struct nub_meta *m, const char *name)
+/* The entry of name's packument (version NULL) or of one version's
+ * document, started when new. */
+static struct entry *lookup_or_start(struct nub_meta *m, const char *name, const char *version)
 {
-  struct entry *e = nub_strmap_get(&m->entries, name);
+  char *key = version ? nub_asprintf("%s@%s", name, version) : NULL;
+  struct entry *e = nub_strmap_get(&m->entries, key ? key : name);
   const char *reg;
 
-  if (e)
+  if (e) {
+    nub_free(key);
     return e;
+  }
   e = nub_calloc(1, sizeof(*e));
   e->m = m;
   e->name = nub_strdup(name);
+  e->version = version ? nub_strdup(version) : NULL;
   e->attempt = 1;
   reg = nub_config_registry_for(m->cfg, name);
   {
     char *enc = encode_name(name);
     unsigned char h[32];
     char hex[65];
-    e->url = nub_asprintf("%s%s", reg ? reg : "", enc);
+    e->url = version ? nub_asprintf("%s%s/%s", reg ? reg : "", enc, version)
+                     : nub_asprintf("%s%s", reg ? reg : "", enc);
     nub_sha256(reg ? reg : "", reg ? strlen(reg) : 0, h);
     nub_hex(h, 8, hex);
-    e->cache_path = nub_asprintf("%s/%s/%s.json", m->cache_dir, hex, enc);
+    e->cache_path = version ? nub_asprintf("%s/%s/%s@%s.json", m->cache_dir, hex, enc, version)
+                            : nub_asprintf("%s/%s/%s.json", m->cache_dir, hex, enc);
     nub_free(enc);
   }
   e->state = M_FETCHING;
-  nub_strmap_put(&m->entries, name, e);
+  nub_strmap_put(&m->entries, key ? key : name, e);
+  nub_free(key);
   m->st.requested++;
   if (!reg) {
     snprintf(e->msg, sizeof(e->msg), "cannot look up %s: %s", name, nub_config_no_registry_hint);
@@ -636,7 +677,7 @@ static struct entry *lookup_or_start(struct nub_meta *m, const char *name)
 void nub_meta_want(struct nub_meta *m, const char *name)
 {
   pthread_mutex_lock(&m->lock);
-  lookup_or_start(m, name);
+  lookup_or_start(m, name, NULL);
   pthread_mutex_unlock(&m->lock);
 }
 
@@ -657,7 +698,76 @@ int nub_meta_get(struct nub_meta *m, const char *name, const struct nub_packumen
   int rc;
 
   pthread_mutex_lock(&m->lock);
-  rc = wait_for(m, lookup_or_start(m, name), out, err);
+  rc = wait_for(m, lookup_or_start(m, name, NULL), out, err);
+  pthread_mutex_unlock(&m->lock);
+  return rc;
+}
+
+void nub_meta_want_version(struct nub_meta *m, const char *name, const char *version)
+{
+  pthread_mutex_lock(&m->lock);
+  lookup_or_start(m, name, version);
+  pthread_mutex_unlock(&m->lock);
+}
+
+static bool pending(const struct entry *e)
+{
+  return e->state == M_FETCHING || e->state == M_NEW;
+}
+
+/* Under m->lock: wait for e until deadline (monotonic ns); false on time
+ * out. */
+static bool wait_until(struct nub_meta *m, struct entry *e, uint64_t deadline)
+{
+  while (pending(e)) {
+    uint64_t now = nub_plat_now_ns();
+    struct timespec ts;
+    uint64_t left;
+    if (now >= deadline)
+      return false;
+    left = deadline - now;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += (time_t)(left / 1000000000ull);
+    ts.tv_nsec += (long)(left % 1000000000ull);
+    if (ts.tv_nsec >= 1000000000L) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&m->cv, &m->lock, &ts);
+  }
+  return true;
+}
+
+int nub_meta_get_version(struct nub_meta *m, const char *name, const char *version,
+                         unsigned hedge_ms, const struct nub_pversion **out,
+                         struct nub_err *err)
+{
+  struct entry *ev, *ep = NULL;
+  int rc = 0;
+
+  *out = NULL;
+  pthread_mutex_lock(&m->lock);
+  ev = lookup_or_start(m, name, version);
+  if (!wait_until(m, ev, nub_plat_now_ns() + (uint64_t)hedge_ms * 1000000ull)) {
+    /* late: the packument too (the first answer wins) */
+    ep = lookup_or_start(m, name, NULL);
+    while (pending(ev) && pending(ep))
+      pthread_cond_wait(&m->cv, &m->lock);
+  }
+  if (ev->state == M_READY) {
+    *out = ev->doc->versions[0];
+  } else if (ev->state == M_FAILED && ev->rc != -NUB_ENOTFOUND && ev->rc != -NUB_EHTTP &&
+             ev->rc != -NUB_EOFFLINE) {
+    rc = nub_err_set(err, ev->rc, "%s", ev->msg);
+  } else {
+    /* a registry (or, offline, a cache) without the version's document */
+    const struct nub_packument *doc = NULL;
+    if (!ep)
+      ep = lookup_or_start(m, name, NULL);
+    rc = wait_for(m, ep, &doc, err);
+    if (rc == 0)
+      *out = nub_packument_version(doc, version);
+  }
   pthread_mutex_unlock(&m->lock);
   return rc;
 }
@@ -680,7 +790,7 @@ int nub_meta_refetch(struct nub_meta *m, const char *name, const struct nub_pack
   int rc;
 
   pthread_mutex_lock(&m->lock);
-  e = lookup_or_start(m, name);
+  e = lookup_or_start(m, name, NULL);
   rc = wait_for(m, e, out, err);
   if (rc == 0 && !e->refetched && !m->o.offline) {
     /* Replace the document; the old one stays alive until nub_meta_free,

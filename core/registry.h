@@ -72,6 +72,17 @@ void nub_meta_want(struct nub_meta *m, const char *name);
 /* Wait for name's packument; *out stays valid until nub_meta_free. */
 int nub_meta_get(struct nub_meta *m, const char *name,
                  const struct nub_packument **out, struct nub_err *err);
+/* The record of a version already chosen (its integrity, say): its own
+ * document (GET <name>/<version>, a few kilobytes where the packument may
+ * be megabytes; cached for good, since a published version does not
+ * change), or the packument's when the registry has no such documents
+ * (404), when offline only the packument is cached, or when the packument,
+ * asked for once the version's document is hedge_ms late, answers first.
+ * *out NULL (and 0) when the packument has no such version. */
+void nub_meta_want_version(struct nub_meta *m, const char *name, const char *version);
+int nub_meta_get_version(struct nub_meta *m, const char *name, const char *version,
+                         unsigned hedge_ms, const struct nub_pversion **out,
+                         struct nub_err *err);
 /* Drop the cached document and fetch it again from the registry (once per
  * name and run): "no matching version" may be a stale cache. */
 int nub_meta_refetch(struct nub_meta *m, const char *name,

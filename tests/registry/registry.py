@@ -369,7 +369,8 @@ def _wrong_integrity(body: bytes) -> bytes:
     """The packument with every version's advertised hash replaced by a
     well-formed but wrong one (shasum instead when there is no integrity)."""
     doc = json.loads(body.decode("utf-8"))
-    for vdoc in doc.get("versions", {}).values():
+    # a packument, or one version's document
+    for vdoc in doc.get("versions", {}).values() if "versions" in doc else [doc]:
         dist = vdoc.get("dist", {})
         if "integrity" in dist:
             dist["integrity"] = _sri_sha512(b"wrong:" + dist["integrity"].encode())
@@ -629,7 +630,8 @@ class Registry:
           truncate                full Content-Length, half the body, close
           corrupt                 flip bytes mid-body, same length
           reset                   TCP RST before any response
-          wrong_integrity         packuments advertise wrong dist.integrity
+          wrong_integrity         packuments (and version documents) advertise wrong
+                                  dist.integrity
           html                    200 text/html captive-portal page
 
         Several delays may stack; at most one of status/retry_after/reset/html
@@ -688,7 +690,8 @@ class Registry:
     # -- request handling
 
     def _route(self, raw_path: str):
-        """-> ('packument', name) | ('tarball', PackageVersion) | ('ping',) | None"""
+        """-> ('packument', name) | ('version', name, version) | ('tarball', PackageVersion)
+        | ('ping',) | None"""
         path = urllib.parse.unquote(urllib.parse.urlsplit(raw_path).path)
         if path in ("/-/ping", "/-/ping/"):
             return ("ping",)
@@ -699,6 +702,8 @@ class Registry:
             return None
         if rest in ([], [""]):
             return ("packument", name)
+        if len(rest) == 1 and rest[0] in self._packages[name]:
+            return ("version", name, rest[0])
         if len(rest) == 2 and rest[0] == "-":
             for pv in self._packages[name].values():
                 if rest[1] == "%s-%s.tgz" % (unscoped(name), pv.version):
@@ -712,6 +717,10 @@ class Registry:
             return _json_response(200, {})
         if route[0] == "tarball":
             body, ctype, is_doc = route[1].tgz, "application/octet-stream", False
+        elif route[0] == "version":
+            # one version's document (GET /<name>/<version>), as npm's registry serves it
+            full = json.loads(self._docs[route[1]][0].decode("utf-8"))
+            body, ctype, is_doc = _json_bytes(full["versions"][route[2]]), "application/json", True
         else:
             full, abbrev = self._docs[route[1]]
             if ABBREV_TYPE in handler.headers.get("Accept", ""):
@@ -747,7 +756,8 @@ class Registry:
         raw = handler.path
         route = self._route(raw)
         paths = (raw, urllib.parse.unquote(raw))
-        faults = self._take_faults(paths, is_packument=bool(route) and route[0] == "packument")
+        faults = self._take_faults(paths, is_packument=bool(route) and
+                                   route[0] in ("packument", "version"))
         kinds = {f.kind: f for f in faults}
         for f in faults:
             if f.kind == "delay":

@@ -118,8 +118,11 @@ static void test_berry__project(void **state)
   assert_string_equal(got,
                       "node_modules/@scope/d 1.0.0\n"
                       "node_modules/a 1.0.0\n"
+                      "node_modules/aa-uses-z 1.0.0\n"
                       "node_modules/b 1.0.0\n"
                       "node_modules/b-two 2.0.0\n"
+                      "node_modules/bin-a 1.0.0\n"
+                      "node_modules/bin-z 1.0.0\n"
                       "node_modules/c 1.0.0\n"
                       "node_modules/c/node_modules/b 2.0.0\n"
                       "node_modules/e 1.0.0\n"
@@ -138,7 +141,8 @@ static void test_berry__project(void **state)
                       "node_modules/typescript 5.0.0\n"
                       "node_modules/uses-debug 1.0.0\n"
                       "node_modules/uses-debug/node_modules/debug 4.1.0\n"
-                      "node_modules/uses-debug/node_modules/supports-color 2.0.0\n");
+                      "node_modules/uses-debug/node_modules/supports-color 2.0.0\n"
+                      "node_modules/zz-uses-a 1.0.0\n");
   nub_free(got);
   /* another machine: its optional package instead; without the project's
    * extension, no tagged */
