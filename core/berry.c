@@ -1150,6 +1150,41 @@ static int workspace_matches(struct berry *b, size_t i, const struct nub_berry_e
   return rc;
 }
 
+/* Which packages the workspaces' dependencies and optionalDependencies
+ * lead to (a member's own devDependencies not followed either): the rest
+ * only devDependencies need (--omit=dev leaves them out). */
+static bool *prod_reached(struct berry *b, const struct pgraph *g)
+{
+  bool *seen = nub_calloc(g->n + 1, sizeof(bool));
+  long *stack = nub_malloc((g->n + 1) * sizeof(long));
+  size_t sp = 0;
+
+  for (size_t i = 0; i < g->n; i++)
+    if (g->of[i]->ws >= 0 && g->of[i] == b->wspkgs[g->of[i]->ws] && !seen[i]) {
+      seen[i] = true;
+      stack[sp++] = (long)i;
+    }
+  while (sp) {
+    long at = stack[--sp];
+    const struct nub_berry_pnode *pn = &g->v[at];
+    const struct nub_manifest *m = pn->ws >= 0 ? b->ws[pn->ws].man : NULL;
+    for (size_t k = 0; k < pn->ndeps; k++) {
+      long t = pn->deps[k].target;
+      if (t < 0 || seen[t])
+        continue;
+      /* a workspace's dependency that is only a devDependency */
+      if (m && !nub_depmap_get(&m->deps, pn->deps[k].name) &&
+          !nub_depmap_get(&m->optional, pn->deps[k].name) &&
+          nub_depmap_get(&m->dev, pn->deps[k].name))
+        continue;
+      seen[t] = true;
+      stack[sp++] = t;
+    }
+  }
+  nub_free(stack);
+  return seen;
+}
+
 /* A workspace's package, whose dependencies are resolved against the
  * lockfile; its pristine copy is what instances are made from. */
 static int setup_workspaces(struct berry *b)
@@ -1415,7 +1450,11 @@ int nub_berry_place(const struct nub_berry_lock *l, const struct nub_berry_ws *w
   if (rc == 0) {
     struct nub_berry_place *v = nub_calloc(nhp + 1, sizeof(*v));
     long *order = nub_calloc(nhp + 1, sizeof(long));
+    bool *prod = prod_reached(&b, &g);
     folder_order(hp, nhp, g.n, order);
+    for (size_t i = 0; i < nhp; i++)
+      v[i].dev = !prod[hp[i].pnode];
+    nub_free(prod);
     for (size_t i = 0; i < nhp; i++)
       v[i].order = order[i];
     nub_free(order);

@@ -66,6 +66,7 @@ struct nub_berry_place {
                                         * peers given to it) */
   size_t ndeps;
   bool optional;                       /* only optional dependencies lead to it */
+  bool dev;                            /* only devDependencies lead to it */
   long order;                          /* berry's order of its node_modules entries
                                         * (a bin name's first owner keeps it) */
 };

@@ -135,7 +135,9 @@ int nub_berry_tree(struct nub_tree *t, const char *text, size_t len,
       struct nub_node *nd = &t->nodes[idx];
       nd->order = pl->order;
       if (pl->optional)
-        nd->flags |= NUB_NF_OPTIONAL;
+        nd->flags |= pl->dev ? NUB_NF_DEV_OPTIONAL : NUB_NF_OPTIONAL;
+      else if (pl->dev)
+        nd->flags |= NUB_NF_DEV;
       nd->deps = pl->deps;
       nd->ndeps = pl->ndeps;
       places[i].deps = NULL;

@@ -240,6 +240,24 @@ class BerryLockTest(nubtest.NubTestCase):
         self.nub("install")
         self.assertEqual(self.registry.requests, [])
 
+    def test_prod_leaves_out_what_only_dev_dependencies_need(self):
+        self.make_project("berry")
+        self.nub("install", "--prod")
+        tree = self.installed(modes=True)
+        # e (and the tagged its extension brings), typescript: dev only
+        for gone in ("node_modules/e/", "node_modules/tagged/", "node_modules/typescript/"):
+            self.assertNotIn(gone, tree)
+        self.assertEqual(tree, [p for p in BERRY_TREE
+                                if not p.startswith(("node_modules/e/", "node_modules/tagged/",
+                                                     "node_modules/typescript/"))])
+        # in the workspace react-like is only a devDependency of lib, but app
+        # depends on it: it stays
+        self.proj = os.path.join(self.tmp, "ws")
+        os.makedirs(self.proj)
+        self.make_project("berry-workspace")
+        self.nub("install", "--prod")
+        self.assertEqual(self.installed(modes=True), WORKSPACE_TREE)
+
     def test_isolated_layout(self):
         self.make_project("berry")
         self.nub("install", "--node-linker", "isolated")
