@@ -84,6 +84,7 @@ struct berry {
   struct nub_strmap desc_by_key;  /* "name@range" -> bdesc (non-instance ones) */
   struct nub_strmap pkg_by_locator;
   struct nub_strmap merged;       /* instance fingerprint -> bpkg */
+  struct nub_strmap ext_names;    /* names some package extension is for */
   struct bpkg **wspkgs;           /* each workspace's package */
   struct bpkg **wscopies;         /* its pristine copy, which instances start from */
   struct bpkg *top;               /* the workspace a walk starts at */
@@ -391,28 +392,39 @@ static int resolve_dep(struct berry *b, struct bpkg *from, const char *name, con
 
 /* ---- packages as berry prepares them ------------------------------------- */
 
+/* strcmp of "n1@r1" and "n2@r2", without building them */
+static int cmp_concat(const char *n1, const char *r1, const char *n2, const char *r2)
+{
+  const char *a[3] = {n1, "@", r1}, *c[3] = {n2, "@", r2};
+  int i = 0, k = 0;
+
+  for (;;) {
+    unsigned char x, y;
+    while (i < 3 && !*a[i])
+      i++;
+    while (k < 3 && !*c[k])
+      k++;
+    x = i < 3 ? (unsigned char)*a[i] : 0;
+    y = k < 3 ? (unsigned char)*c[k] : 0;
+    if (x != y || !x)
+      return x < y ? -1 : x > y;
+    a[i]++;
+    c[k]++;
+  }
+}
+
 static int cmp_dep_desc(const void *x, const void *y)
 {
   const struct bdep *a = x, *c = y;
-  char *s = nub_asprintf("%s@%s", a->d->name, a->d->range);
-  char *t = nub_asprintf("%s@%s", c->d->name, c->d->range);
-  int r = strcmp(s, t);
 
-  nub_free(s);
-  nub_free(t);
-  return r;
+  return cmp_concat(a->d->name, a->d->range, c->d->name, c->d->range);
 }
 
 static int cmp_peer_desc(const void *x, const void *y)
 {
   const struct bpeer *a = x, *c = y;
-  char *s = nub_asprintf("%s@%s", a->name, a->range);
-  char *t = nub_asprintf("%s@%s", c->name, c->range);
-  int r = strcmp(s, t);
 
-  nub_free(s);
-  nub_free(t);
-  return r;
+  return cmp_concat(a->name, a->range, c->name, c->range);
 }
 
 static int cmp_dep_name(const void *x, const void *y)
@@ -432,6 +444,19 @@ static void apply_extensions(struct berry *b, struct bpkg *p, struct raw **deps,
   size_t ns[2] = {sizeof(nub_compat_rows) / sizeof(nub_compat_rows[0]), b->o->nexts};
 
   if (!p->version)
+    return;
+  if (!b->ext_names.n) {
+    /* the names the extensions are for, read once */
+    for (int t = 0; t < 2; t++)
+      for (size_t i = 0; i < ns[t]; i++) {
+        char *sname;
+        const char *srange;
+        if (nub_berry_split(tabs[t][i].selector, &sname, &srange))
+          nub_strmap_put(&b->ext_names, sname, (void *)1);
+        nub_free(sname);
+      }
+  }
+  if (!nub_strmap_get(&b->ext_names, p->name))
     return;
   for (int t = 0; t < 2; t++) {
     for (size_t i = 0; i < ns[t]; i++) {
@@ -1502,6 +1527,7 @@ int nub_berry_place(const struct nub_berry_lock *l, const struct nub_berry_ws *w
   nub_strmap_release(&b.desc_by_key, NULL);
   nub_strmap_release(&b.pkg_by_locator, NULL);
   nub_strmap_release(&b.merged, NULL);
+  nub_strmap_release(&b.ext_names, NULL);
   nub_free(b.wspkgs);
   nub_free(b.wscopies);
   return rc;

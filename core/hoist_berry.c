@@ -57,6 +57,73 @@ static void interner_free(struct interner *in)
   nub_strmap_release(&in->ids, NULL);
 }
 
+/* ---- maps of 64-bit keys (ids, pairs of ids, pointers) ------------------ */
+
+struct umap {
+  uint64_t *keys; /* UINT64_MAX: empty */
+  intptr_t *vals;
+  size_t cap, n;
+};
+
+static size_t umap_slot(const struct umap *m, uint64_t k)
+{
+  size_t mask = m->cap - 1, h = (size_t)((k * 0x9E3779B97F4A7C15ull) >> 17) & mask;
+
+  while (m->keys[h] != UINT64_MAX && m->keys[h] != k)
+    h = (h + 1) & mask;
+  return h;
+}
+
+/* The value for k, 0 when none. */
+static intptr_t umap_get(const struct umap *m, uint64_t k)
+{
+  size_t h;
+
+  if (!m->cap)
+    return 0;
+  h = umap_slot(m, k);
+  return m->keys[h] == k ? m->vals[h] : 0;
+}
+
+static void umap_put(struct umap *m, uint64_t k, intptr_t v)
+{
+  size_t h;
+
+  if ((m->n + 1) * 2 > m->cap) {
+    uint64_t *ok = m->keys;
+    intptr_t *ov = m->vals;
+    size_t oc = m->cap;
+    m->cap = oc ? oc * 2 : 64;
+    m->keys = nub_malloc(m->cap * sizeof(*m->keys));
+    m->vals = nub_calloc(m->cap, sizeof(*m->vals));
+    memset(m->keys, 0xff, m->cap * sizeof(*m->keys));
+    m->n = 0;
+    for (size_t i = 0; i < oc; i++)
+      if (ok[i] != UINT64_MAX)
+        umap_put(m, ok[i], ov[i]);
+    nub_free(ok);
+    nub_free(ov);
+  }
+  h = umap_slot(m, k);
+  if (m->keys[h] != k) {
+    m->keys[h] = k;
+    m->n++;
+  }
+  m->vals[h] = v;
+}
+
+static void umap_free(struct umap *m)
+{
+  nub_free(m->keys);
+  nub_free(m->vals);
+  memset(m, 0, sizeof(*m));
+}
+
+static uint64_t pair(int a, int b)
+{
+  return (uint64_t)(uint32_t)a << 32 | (uint32_t)b;
+}
+
 /* ---- sets of ints, in insertion order ------------------------------------ */
 
 struct iset {
@@ -424,23 +491,20 @@ struct pref {
 struct prefs {
   struct pref *v;
   size_t n, cap;
-  struct nub_strmap at; /* "name ident" -> index + 1 */
+  struct umap at; /* (name, ident) -> index + 1 */
 };
 
 static struct pref *pref_get(struct prefs *p, const struct hw *n)
 {
-  char key[32];
-  void *v;
+  intptr_t v = umap_get(&p->at, pair(n->name, n->ident));
 
-  snprintf(key, sizeof(key), "%d %d", n->name, n->ident);
-  v = nub_strmap_get(&p->at, key);
   if (v)
-    return &p->v[(intptr_t)v - 1];
+    return &p->v[v - 1];
   NUB_GROW(p->v, p->cap, p->n + 1);
   memset(&p->v[p->n], 0, sizeof(p->v[p->n]));
   p->v[p->n].name = n->name;
   p->v[p->n].ident = n->ident;
-  nub_strmap_put(&p->at, key, (void *)(intptr_t)(p->n + 1));
+  umap_put(&p->at, pair(n->name, n->ident), (intptr_t)(p->n + 1));
   return &p->v[p->n++];
 }
 
@@ -471,7 +535,7 @@ static void prefs_free(struct prefs *p)
     nub_free(p->v[i].peer_dependents.v);
   }
   nub_free(p->v);
-  nub_strmap_release(&p->at, NULL);
+  umap_free(&p->at);
 }
 
 /* name -> the idents to try for it, most preferred first */
@@ -479,14 +543,12 @@ struct identmap {
   int *names;
   struct iset *idents;
   size_t n, cap;
+  struct umap at; /* name -> index + 1 */
 };
 
 static long identmap_find(const struct identmap *m, int name)
 {
-  for (size_t i = 0; i < m->n; i++)
-    if (m->names[i] == name)
-      return (long)i;
-  return -1;
+  return (long)umap_get(&m->at, (uint64_t)(uint32_t)name) - 1;
 }
 
 static struct iset *identmap_at(struct identmap *m, int name)
@@ -502,6 +564,7 @@ static struct iset *identmap_at(struct identmap *m, int name)
   }
   m->names[m->n] = name;
   memset(&m->idents[m->n], 0, sizeof(struct iset));
+  umap_put(&m->at, (uint64_t)(uint32_t)name, (intptr_t)(m->n + 1));
   return &m->idents[m->n++];
 }
 
@@ -511,6 +574,7 @@ static void identmap_free(struct identmap *m)
     nub_free(m->idents[i].v);
   nub_free(m->names);
   nub_free(m->idents);
+  umap_free(&m->at);
 }
 
 static const struct pref *sort_prefs_base;
@@ -627,18 +691,14 @@ static bool has_unhoisted_deps(const struct hw *node)
   return false;
 }
 
-/* hoist_idents: name -> the ident chosen for it at this root */
+/* hoist_idents: name -> the ident chosen for it at this root (+ 1) */
 struct choice {
-  int *names, *idents;
-  size_t n, cap;
+  struct umap at;
 };
 
-static long choice_find(const struct choice *c, int name)
+static bool chosen_is(const struct choice *c, int name, int ident)
 {
-  for (size_t i = 0; i < c->n; i++)
-    if (c->names[i] == name)
-      return (long)i;
-  return -1;
+  return umap_get(&c->at, (uint64_t)(uint32_t)name) == (intptr_t)ident + 1;
 }
 
 static void node_hoist_info(struct hoister *h, struct hw *root, struct hw **path, size_t npath,
@@ -671,10 +731,8 @@ static void node_hoist_info(struct hoister *h, struct hw *root, struct hw **path
       }
     ok = avail;
   }
-  if (ok) {
-    long c = choice_find(chosen, node->name);
-    ok = c >= 0 && chosen->idents[c] == node->ident;
-  }
+  if (ok)
+    ok = chosen_is(chosen, node->name, node->ident);
   if (ok) {
     bool satisfied = true;
     struct iset check;
@@ -977,13 +1035,8 @@ static void hoist_to(struct hoister *h, struct hw *tree, struct hw **path, size_
     }
     nset_free(&seen);
   }
-  chosen.cap = im.n + 1;
-  chosen.names = nub_malloc(chosen.cap * sizeof(int));
-  chosen.idents = nub_malloc(chosen.cap * sizeof(int));
-  for (size_t i = 0; i < im.n; i++) {
-    chosen.names[chosen.n] = im.names[i];
-    chosen.idents[chosen.n++] = im.idents[i].v[0];
-  }
+  for (size_t i = 0; i < im.n; i++)
+    umap_put(&chosen.at, (uint64_t)(uint32_t)im.names[i], (intptr_t)im.idents[i].v[0] + 1);
   do {
     struct graph_ctx g;
     memset(&g, 0, sizeof(g));
@@ -1004,19 +1057,10 @@ static void hoist_to(struct hoister *h, struct hw *tree, struct hw **path, size_
     for (size_t i = 0; i < im.n; i++) {
       struct iset *ids = &im.idents[i];
       if (ids->n > 1 && !omap_has(&root->deps, im.names[i])) {
-        /* the next ident for that name; it moves to the end of the
-         * choices (delete, then set) */
-        long c = choice_find(&chosen, im.names[i]);
+        /* the next ident for that name */
         memmove(ids->v, ids->v + 1, (ids->n - 1) * sizeof(int));
         ids->n--;
-        if (c >= 0) {
-          memmove(&chosen.names[c], &chosen.names[c + 1], (chosen.n - (size_t)c - 1) * sizeof(int));
-          memmove(&chosen.idents[c], &chosen.idents[c + 1],
-                  (chosen.n - (size_t)c - 1) * sizeof(int));
-          chosen.n--;
-        }
-        chosen.names[chosen.n] = im.names[i];
-        chosen.idents[chosen.n++] = ids->v[0];
+        umap_put(&chosen.at, (uint64_t)(uint32_t)im.names[i], (intptr_t)ids->v[0] + 1);
         again = true;
       }
     }
@@ -1045,8 +1089,7 @@ static void hoist_to(struct hoister *h, struct hw *tree, struct hw **path, size_
   prefs_free(&prefs);
   identmap_free(&im);
   omap_free(&used);
-  nub_free(chosen.names);
-  nub_free(chosen.idents);
+  umap_free(&chosen.at);
   shadow_free(&shadowed);
 }
 
@@ -1071,7 +1114,7 @@ struct builder {
   const char *const *ws_limits;
   const bool *ws_self_refs;
   size_t nws;
-  struct nub_strmap nodes;      /* "locator:name" -> tin */
+  struct umap nodes;            /* (package, workspace node, name) -> tin */
   struct tin **all;
   size_t nall, capall;
   struct nub_strmap limits;     /* "identName@reference" -> struct iset* of names */
@@ -1131,21 +1174,23 @@ static void add_pkg(struct builder *b, const char *name, long pn, bool wsroot, s
   struct hoister *h = b->h;
   const struct nub_berry_pnode *p = &b->pn[pn];
   char *locname = wsroot ? nub_asprintf("%s" WSROOT, p->name) : nub_strdup(p->name);
-  char *key = nub_asprintf("%s@%s:%s", locname, p->reference, name);
-  struct tin *node = nub_strmap_get(&b->nodes, key);
+  int name_id = intern(&h->in, name);
+  /* (the package instance, as its workspace node or not, and the name) */
+  uint64_t key = (uint64_t)pn << 33 | (uint64_t)wsroot << 32 | (uint32_t)name_id;
+  struct tin *node = (struct tin *)umap_get(&b->nodes, key);
   /* a soft link to a folder outside the project (a portal there) */
   bool seen = node != NULL, external = p->soft && p->ws < 0 && !p->location;
   int prio;
 
   if (!seen && pn == b->root && !wsroot) {
     node = b->all[0];
-    nub_strmap_put(&b->nodes, key, node);
+    umap_put(&b->nodes, key, (intptr_t)node);
   }
   if (!node) {
     int kind = external ? KIND_EXTERNAL_SOFT_LINK
                         : p->soft && wsroot ? KIND_WORKSPACE : KIND_REGULAR;
     node = tin_new(b);
-    node->name = intern(&h->in, name);
+    node->name = name_id;
     node->ident_name = intern(&h->in, locname);
     node->reference = intern(&h->in, p->reference);
     node->pnode = pn;
@@ -1153,7 +1198,7 @@ static void add_pkg(struct builder *b, const char *name, long pn, bool wsroot, s
     if (kind != KIND_WORKSPACE)
       for (size_t i = 0; i < p->npeers; i++)
         iset_add(&node->peers, intern(&h->in, p->peers[i]));
-    nub_strmap_put(&b->nodes, key, node);
+    umap_put(&b->nodes, key, (intptr_t)node);
   }
   /* what links bring in goes up first: nothing is placed inside them */
   prio = external ? 2 : b->pn[parent_pn].soft ? 1 : 0;
@@ -1240,7 +1285,6 @@ static void add_pkg(struct builder *b, const char *name, long pn, bool wsroot, s
     nub_free(wsr);
     nub_free(deps);
   }
-  nub_free(key);
   nub_free(locname);
 }
 
@@ -1278,16 +1322,14 @@ static void ws_tree(struct builder *b)
 /* ---- cloning it for the hoister, and the result -------------------------- */
 
 static struct hw *clone_node(struct hoister *h, struct tin *t, struct hw *parent,
-                             struct nub_strmap *made, struct builder *b)
+                             struct umap *made, struct builder *b)
 {
-  char key[32];
   struct hw *w;
   bool seen;
   struct iset *lim;
   char *pl;
 
-  snprintf(key, sizeof(key), "%p", (void *)t);
-  w = nub_strmap_get(made, key);
+  w = (struct hw *)umap_get(made, (uint64_t)(uintptr_t)t);
   seen = w != NULL;
   if (!w) {
     char *loc = nub_asprintf("%s@%s", h->in.s[t->ident_name], h->in.s[t->reference]);
@@ -1304,7 +1346,7 @@ static struct hw *clone_node(struct hoister *h, struct tin *t, struct hw *parent
     w->decoupled = true;
     w->prio = t->prio;
     w->kind = t->kind;
-    nub_strmap_put(made, key, w);
+    umap_put(made, (uint64_t)(uintptr_t)t, (intptr_t)w);
     nub_free(loc);
     nub_free(id);
   }
@@ -1508,7 +1550,8 @@ int nub_berry_hoist(const struct nub_berry_pnode *pnodes, size_t n, long root,
   struct builder b;
   struct tin *top;
   struct hw *tree;
-  struct nub_strmap made = {0}, pn_by_locator = {0};
+  struct umap made = {0};
+  struct nub_strmap pn_by_locator = {0};
   struct shrink s = {0};
   struct hr *rtop;
   struct outv o = {0};
@@ -1546,7 +1589,6 @@ int nub_berry_hoist(const struct nub_berry_pnode *pnodes, size_t n, long root,
   /* clone for the hoister */
   {
     char *loc = nub_asprintf("%s@%s", h.in.s[top->ident_name], h.in.s[top->reference]);
-    char key[32];
     tree = hw_new(&h);
     tree->name = top->name;
     tree->ident_name = top->ident_name;
@@ -1558,8 +1600,7 @@ int nub_berry_hoist(const struct nub_berry_pnode *pnodes, size_t n, long root,
     tree->decoupled = true;
     tree->border = true;
     tree->kind = KIND_WORKSPACE;
-    snprintf(key, sizeof(key), "%p", (void *)top);
-    nub_strmap_put(&made, key, tree);
+    umap_put(&made, (uint64_t)(uintptr_t)top, (intptr_t)tree);
     for (size_t i = 0; i < top->ndeps; i++)
       clone_node(&h, top->deps[i], tree, &made, &b);
     nub_free(loc);
@@ -1605,7 +1646,7 @@ int nub_berry_hoist(const struct nub_berry_pnode *pnodes, size_t n, long root,
   *nout = o.n;
   nub_strmap_release(&o.at, NULL);
   nub_strmap_release(&pn_by_locator, NULL);
-  nub_strmap_release(&made, NULL);
+  umap_free(&made);
   for (size_t i = 0; i < s.n; i++) {
     nub_free(s.all[i]->deps);
     nub_free(s.all[i]);
@@ -1627,7 +1668,7 @@ int nub_berry_hoist(const struct nub_berry_pnode *pnodes, size_t n, long root,
     nub_free(b.all[i]);
   }
   nub_free(b.all);
-  nub_strmap_release(&b.nodes, NULL);
+  umap_free(&b.nodes);
   for (size_t i = 0; i < b.limits.cap; i++)
     if (b.limits.slots[i].key) {
       struct iset *x = b.limits.slots[i].val;
