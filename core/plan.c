@@ -28,16 +28,16 @@ struct nub_pkg *nub_plan_identity(struct nub_install_ctx *c, const char *name,
   return p;
 }
 
-/* Packages whose lockfile pins no integrity (yarn berry's) that the store
- * does not have: their downloads start at once, beside the registry's
- * documents of those versions (a few kilobytes each, where a packument may
- * be megabytes), asked for all at once; each download is checked when its
- * document's integrity is in (fetch.h). */
 /* A version's document later than this, and its packument is asked for
  * too: most come in tens of milliseconds, a few take a second (the
  * registry's cache does not hold them as it holds packuments). */
 #define HEDGE_MS 300
 
+/* Packages whose lockfile pins no integrity (yarn berry's) that the store
+ * does not have: their downloads start at once, beside the registry's
+ * documents of those versions (a few kilobytes each, where a packument may
+ * be megabytes), asked for all at once; each download is checked when its
+ * document's integrity is in (fetch.h). */
 static int registry_integrities(struct nub_install_ctx *c, struct nub_fetch *f,
                                 struct nub_pkg **v, size_t n, struct nub_err *err)
 {

@@ -774,12 +774,13 @@ int nub_meta_get_version(struct nub_meta *m, const char *name, const char *versi
 
 void nub_meta_forget(struct nub_meta *m, const char *name)
 {
-  struct entry *e;
-
   pthread_mutex_lock(&m->lock);
-  e = nub_strmap_get(&m->entries, name);
-  if (e && e->cache_path)
-    nub_plat_unlink_at(NUB_PLAT_CWD, e->cache_path, false);
+  /* the packument, and the versions' documents this run read */
+  for (size_t i = 0; i < m->entries.cap; i++) {
+    struct entry *e = m->entries.slots[i].val;
+    if (m->entries.slots[i].key && !strcmp(e->name, name) && e->cache_path)
+      nub_plat_unlink_at(NUB_PLAT_CWD, e->cache_path, false);
+  }
   pthread_mutex_unlock(&m->lock);
 }
 

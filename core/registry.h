@@ -88,7 +88,8 @@ int nub_meta_get_version(struct nub_meta *m, const char *name, const char *versi
 int nub_meta_refetch(struct nub_meta *m, const char *name,
                      const struct nub_packument **out, struct nub_err *err);
 
-/* Drop name's document from the metadata cache (this run keeps its copy):
+/* Drop name's documents (its packument, its versions' this run read) from
+ * the metadata cache (this run keeps its copies):
  * a tarball that does not match the integrity it gives, so that the next
  * run asks the registry again instead of failing on the same document. */
 void nub_meta_forget(struct nub_meta *m, const char *name);

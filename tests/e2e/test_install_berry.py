@@ -198,6 +198,12 @@ class BerryLockTest(nubtest.NubTestCase):
         self.assertEqual(self.registry.count(r"^/c$"), 0)
         self.assertEqual(self.registry.count(r"^/c/1\.0\.0$"), 1)
         self.registry.clear_faults()
+        # the document that gave the wrong integrity is not kept: the next
+        # install asks again and succeeds
+        self.nub("install")
+        self.assertEqual(self.installed(modes=True), BERRY_TREE)
+        self.assertEqual(self.registry.count(r"^/c/1\.0\.0$"), 2)
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
         # a registry without versions' documents: the packument then, whose
         # integrity is checked the same way
         shutil.rmtree(self.store)
