@@ -278,17 +278,23 @@ static bool compat_patched(const char *name)
   return !strcmp(name, "typescript") || !strcmp(name, "fsevents") || !strcmp(name, "resolve");
 }
 
+bool nub_berry_is_compat_patch(const char *reference)
+{
+  const char *hash = strchr(reference, '#');
+
+  return !strncmp(reference, "patch:", 6) && hash &&
+         !strncmp(hash + 1, "optional!builtin<compat/", 24);
+}
+
 char *nub_berry_unpatched(const char *reference)
 {
   const char *hash, *at;
   char *src, *out;
   size_t n;
 
-  if (strncmp(reference, "patch:", 6))
+  if (!nub_berry_is_compat_patch(reference))
     return NULL;
   hash = strchr(reference, '#');
-  if (!hash || strncmp(hash + 1, "optional!builtin<compat/", 24))
-    return NULL;
   src = nub_strndup(reference + 6, (size_t)(hash - reference - 6));
   /* undo the escapes */
   n = 0;

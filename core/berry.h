@@ -30,6 +30,8 @@
 #include "lockfile_berry.h"
 #include "manifest.h"
 
+struct nub_config;
+
 /* One package extension: packages matching `selector` ("name@range") get
  * a dependency ('d'), a peer dependency ('p') or a peer's meta field
  * ('m': `value` names the field, which becomes true). */
@@ -82,6 +84,9 @@ int nub_berry_place(const struct nub_berry_lock *l, const struct nub_berry_ws *w
                     size_t *nout, struct nub_err *err);
 void nub_berry_places_free(struct nub_berry_place *v, size_t n);
 
+/* Whether a reference is one of berry's builtin compat patches. */
+bool nub_berry_is_compat_patch(const char *reference);
+
 /* For a builtin compat patch reference ("patch:typescript@npm%3A5.9.3#
  * optional!builtin<compat/typescript>::version=..."), the reference it
  * patches ("npm:5.9.3"), as a new string; NULL for anything else. */
@@ -100,6 +105,7 @@ struct nub_berry_project {
   const struct nub_manifest *root; /* its package.json */
   const struct nub_workspace *ws;  /* its members, or NULL */
   const char *os, *cpu, *libc;     /* this machine, npm's names */
+  const struct nub_config *cfg;    /* nub's registries (checked against .yarnrc.yml's) */
   bool linker_given;               /* --node-linker (or node-linker) chose the layout */
   /* the package of a place: name@version from the registry, or from
    * tarball when berry records another URL */

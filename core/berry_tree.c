@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "berry.h"
+#include "config.h"
 #include "diag.h"
 #include "lockfile_berry.h"
 #include "nub_alloc.h"
@@ -77,6 +78,60 @@ static int linker_allowed(const struct nub_yarnrc *rc, bool linker_given, struct
                      nl, rc->node_linker_from ? rc->node_linker_from : "yarn's default");
 }
 
+/* url without its trailing slashes equals other's? */
+static bool same_url(const char *a, const char *b)
+{
+  size_t la = strlen(a), lb = strlen(b);
+
+  while (la && a[la - 1] == '/')
+    la--;
+  while (lb && b[lb - 1] == '/')
+    lb--;
+  return la == lb && !strncmp(a, b, la);
+}
+
+/* berry fetches from the registries .yarnrc.yml names, nub from those of
+ * its npm configuration: where they differ for a package of the lockfile,
+ * one name could be two packages (a private scope's taken from a public
+ * registry), and berry's checksum, which would tell, is not the tarball's.
+ * Refused, naming the setting to make. (Without npmRegistryServer berry
+ * uses its public mirror of npm's registry: no difference there.) */
+static int same_registries(const struct nub_yarnrc *rc, const struct nub_berry_lock *l,
+                           const struct nub_config *cfg, struct nub_err *err)
+{
+  for (size_t i = 0; i < l->n; i++) {
+    const struct nub_berry_entry *e = &l->v[i];
+    const char *want = rc->registry, *have, *slash;
+    char scope[256] = "";
+    if (strncmp(e->reference, "npm:", 4) && !nub_berry_is_compat_patch(e->reference))
+      continue;
+    if (e->name[0] == '@' && (slash = strchr(e->name, '/')) &&
+        (size_t)(slash - e->name) < sizeof(scope)) {
+      snprintf(scope, sizeof(scope), "%.*s", (int)(slash - e->name - 1), e->name + 1);
+      for (size_t k = 0; k < rc->nscopes; k++)
+        if (!strcmp(rc->scopes[k], scope) && rc->scope_registries[k][0])
+          want = rc->scope_registries[k];
+    }
+    if (!want)
+      continue;
+    have = nub_config_registry_for(cfg, e->name);
+    if (have && same_url(want, have))
+      continue;
+    if (scope[0])
+      return nub_err_set(err, -NUB_ECONFIG,
+                         "yarn berry fetches @%s packages (%s) from %s (.yarnrc.yml), nub's npm "
+                         "configuration from %s; set @%s:registry=%s in .npmrc (with its "
+                         "token), so that both install the same packages",
+                         scope, e->name, want, have ? have : "no registry", scope, want);
+    return nub_err_set(err, -NUB_ECONFIG,
+                       "yarn berry fetches packages (%s) from %s (.yarnrc.yml "
+                       "npmRegistryServer), nub's npm configuration from %s; set registry=%s "
+                       "in .npmrc, so that both install the same packages",
+                       e->name, want, have ? have : "no registry", want);
+  }
+  return 0;
+}
+
 int nub_berry_tree(struct nub_tree *t, const char *text, size_t len,
                    const struct nub_berry_project *bp, struct nub_err *err)
 {
@@ -95,6 +150,12 @@ int nub_berry_tree(struct nub_tree *t, const char *text, size_t len,
   if (r == 0)
     r = nub_lockfile_berry_parse(&l, text, len, bp->lockname, err);
   if (r < 0) {
+    nub_yarnrc_release(&rc);
+    return r;
+  }
+  r = same_registries(&rc, &l, bp->cfg, err);
+  if (r < 0) {
+    nub_berry_lock_release(&l);
     nub_yarnrc_release(&rc);
     return r;
   }

@@ -98,6 +98,7 @@ int nub_query_open(struct nub_query *q, const char *dir, struct nub_err *err)
           .lockname = q->proj.lockfile,
           .root = &q->man,
           .ws = q->ws.source ? &q->ws : NULL,
+          .cfg = &q->cfg,
           .linker_given = q->cfg.linker != NUB_LINKER_AUTO,
           .identity = berry_identity,
           .ud = q,

@@ -117,6 +117,36 @@ static int read_one(struct nub_yarnrc *rc, const char *path, bool *have_ext, boo
       } else if (!strcmp(k, "nmSelfReferences") && !*have_self) {
         *have_self = true;
         rc->nm_self_references = !nub_y_sval(v) || strcmp(nub_y_sval(v), "false");
+      } else if (!strcmp(k, "npmRegistryServer") && !rc->registry) {
+        if (!nub_y_sval(v)) {
+          rc2 = nub_y_bad(&r, v, "npmRegistryServer must be a URL");
+          break;
+        }
+        rc->registry = nub_strdup(nub_y_sval(v));
+      } else if (!strcmp(k, "npmScopes") && v->type == YAML_MAPPING_NODE) {
+        NUB_Y_FOR_PAIRS(v, sp) {
+          const char *scope = nub_y_sval(nub_y_node(&r, sp->key));
+          yaml_node_t *sv = nub_y_node(&r, sp->value);
+          const char *reg = NULL;
+          bool have = false;
+          if (!scope)
+            continue;
+          for (size_t i = 0; i < rc->nscopes && !have; i++)
+            have = !strcmp(rc->scopes[i], scope);
+          if (have)
+            continue; /* a nearer file set it */
+          if (sv->type == YAML_MAPPING_NODE)
+            NUB_Y_FOR_PAIRS(sv, fp) {
+              const char *f = nub_y_sval(nub_y_node(&r, fp->key));
+              if (f && !strcmp(f, "npmRegistryServer"))
+                reg = nub_y_sval(nub_y_node(&r, fp->value));
+            }
+          rc->scopes = nub_realloc(rc->scopes, (rc->nscopes + 1) * sizeof(char *));
+          rc->scope_registries =
+              nub_realloc(rc->scope_registries, (rc->nscopes + 1) * sizeof(char *));
+          rc->scopes[rc->nscopes] = nub_strdup(scope[0] == '@' ? scope + 1 : scope);
+          rc->scope_registries[rc->nscopes++] = nub_strdup(reg ? reg : "");
+        }
       } else if (!strcmp(k, "packageExtensions") && !*have_ext) {
         *have_ext = true;
         if ((rc2 = rd_exts(rc, &r, v)) < 0)
@@ -141,6 +171,8 @@ int nub_yarnrc_load(struct nub_yarnrc *rc, const char *dir, struct nub_err *err)
     rc->node_linker = nub_strdup(env);
     rc->node_linker_from = nub_strdup("YARN_NODE_LINKER");
   }
+  if ((env = nub_plat_getenv("YARN_NPM_REGISTRY_SERVER")) && *env)
+    rc->registry = nub_strdup(env);
   if ((env = nub_plat_getenv("YARN_NM_HOISTING_LIMITS")) && *env) {
     rc->nm_hoisting_limits = nub_strdup(env);
     have_lim = true;
@@ -180,6 +212,9 @@ void nub_yarnrc_release(struct nub_yarnrc *rc)
   nub_free(rc->node_linker);
   nub_free(rc->node_linker_from);
   nub_free(rc->nm_hoisting_limits);
+  nub_free(rc->registry);
+  nub_strarray_free(rc->scopes, rc->nscopes);
+  nub_strarray_free(rc->scope_registries, rc->nscopes);
   for (size_t i = 0; i < rc->nexts; i++) {
     nub_free((char *)rc->exts[i].selector);
     nub_free((char *)rc->exts[i].name);

@@ -16,6 +16,12 @@ struct nub_yarnrc {
   char *node_linker_from;  /* the file (or variable) that set it */
   char *nm_hoisting_limits;/* NULL: none */
   bool nm_self_references; /* default true */
+  /* where berry fetches packages from: npmRegistryServer (NULL: berry's
+   * default), and npmScopes' (scopes[i] without '@', "" when a scope sets
+   * none) */
+  char *registry;
+  char **scopes, **scope_registries;
+  size_t nscopes;
   /* packageExtensions, as rows (berry.h); their strings are owned */
   struct nub_compat_row *exts;
   size_t nexts;

@@ -186,6 +186,32 @@ class BerryLockTest(nubtest.NubTestCase):
         self.assertIn("node_modules/uses-debug/node_modules/debug/", self.installed())
         self.assertNotIn("node_modules/tagged/", self.installed())
 
+    def test_registries_of_yarnrc_must_be_nubs(self):
+        # berry fetches from .yarnrc.yml's registries: where nub's npm
+        # configuration names others, one name could be two packages
+        self.make_project("berry")
+        rc = os.path.join(self.proj, ".yarnrc.yml")
+        with open(rc) as f:
+            base = f.read()
+        other = "http://127.0.0.1:9/"
+        for extra, words in (('npmRegistryServer: "%s"\n' % other, "registry=%s" % other),
+                             ('npmScopes:\n  scope:\n    npmRegistryServer: "%s"\n' % other,
+                              "@scope:registry=%s" % other)):
+            with self.subTest(words=words):
+                with open(rc, "w") as f:
+                    f.write(base + extra)
+                proc = self.nub_fails("install")
+                self.assertEqual(proc.returncode, 78, proc.stderr)
+                self.assertIn(words, proc.stderr)
+                self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
+        # the same registries: installed
+        with open(rc, "w") as f:
+            f.write(base + 'npmRegistryServer: "%s"\nnpmScopes:\n  scope:\n'
+                    '    npmRegistryServer: "%s"\n' % (self.registry.url.rstrip("/"),
+                                                      self.registry.url))
+        self.nub("install")
+        self.assertEqual(self.installed(modes=True), BERRY_TREE)
+
     def test_downloads_are_checked_with_the_registry_integrity(self):
         self.make_project("berry")
         # the registry's documents give a wrong integrity: nothing installs;
