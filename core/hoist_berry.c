@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "berry.h"
+#include "buf.h"
 #include "nub_alloc.h"
 #include "strmap.h"
 
@@ -1463,7 +1464,7 @@ static int cmp_ref(const void *a, const void *b)
 static const char *first_ref(const struct hoister *h, const struct hr *r, char **joined)
 {
   int *v = nub_malloc((r->refs->n + 1) * sizeof(int));
-  size_t len = 0;
+  struct nub_buf b = NUB_BUF_INIT;
   const char *first;
 
   if (r->refs->n)
@@ -1471,15 +1472,13 @@ static const char *first_ref(const struct hoister *h, const struct hr *r, char *
   sort_in = &h->in;
   qsort(v, r->refs->n, sizeof(int), cmp_ref);
   first = h->in.s[v[0]];
-  for (size_t i = 0; i < r->refs->n; i++)
-    len += strlen(h->in.s[v[i]]) + 1;
-  *joined = nub_malloc(len + 1);
-  (*joined)[0] = '\0';
   for (size_t i = 0; i < r->refs->n; i++) {
     if (i)
-      strcat(*joined, "#");
-    strcat(*joined, h->in.s[v[i]]);
+      nub_buf_addc(&b, '#');
+    nub_buf_adds(&b, h->in.s[v[i]]);
   }
+  nub_buf_addc(&b, '\0');
+  *joined = b.data;
   nub_free(v);
   return first;
 }
