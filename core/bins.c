@@ -142,6 +142,29 @@ static size_t node_bins(const struct nub_node *nd, const struct nub_tree *t, int
   return 0;
 }
 
+/* node_bins, else what the store's index recorded (not "directories.bin",
+ * from which npm links none), as pairs borrowed from the node, m or the
+ * index; the caller frees *out (and m when *have_m). */
+static size_t node_bin_pairs(const struct nub_node *nd, const struct nub_tree *t, int proj_fd,
+                             struct nub_manifest *m, bool *have_m,
+                             struct nub_index_bin **out)
+{
+  const struct nub_index *idx = nd->pkg ? nd->pkg->index : NULL;
+  const struct nub_bin *mb = NULL;
+  size_t nb = node_bins(nd, t, proj_fd, m, have_m, &mb);
+
+  if (!mb && !nd->bins_known && idx && !(idx->flags & NUB_IDX_BINS_FROM_DIR))
+    nb = idx->nbins;
+  else if (!mb)
+    nb = 0;
+  *out = nub_calloc(nb + 1, sizeof(**out));
+  for (size_t b = 0; b < nb; b++) {
+    (*out)[b].name = mb ? mb[b].name : idx->bins[b].name;
+    (*out)[b].target = mb ? mb[b].target : idx->bins[b].target;
+  }
+  return nb;
+}
+
 int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap *direct,
                   size_t ndirect, size_t *nlinks, struct nub_err *err)
 {
@@ -151,8 +174,7 @@ int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap
 
   for (size_t i = 0; i < t->n; i++) {
     const struct nub_node *nd = &t->nodes[i];
-    const struct nub_index *idx = nd->pkg ? nd->pkg->index : NULL;
-    const struct nub_bin *mb = NULL;
+    struct nub_index_bin *bins;
     struct nub_manifest m;
     bool have_m = false;
     size_t nb, plen;
@@ -162,15 +184,10 @@ int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap
       continue;
     if (nd->flags & NUB_NF_BUNDLED && nd->parent >= 0 && t->nodes[nd->parent].skip)
       continue;
-    nb = node_bins(nd, t, proj_fd, &m, &have_m, &mb);
-    if (!mb && !nd->bins_known && idx && !(idx->flags & NUB_IDX_BINS_FROM_DIR))
-      nb = idx->nbins;
-    else if (!mb)
-      nb = 0;
+    nb = node_bin_pairs(nd, t, proj_fd, &m, &have_m, &bins);
     plen = (size_t)(nd->folder - nd->path);
     for (size_t b = 0; b < nb; b++) {
-      const char *name = mb ? mb[b].name : idx->bins[b].name;
-      const char *tg = mb ? mb[b].target : idx->bins[b].target;
+      const char *name = bins[b].name, *tg = bins[b].target;
       NUB_GROW(v, cap, n + 1);
       v[n].dir = nub_asprintf("%.*s.bin", (int)plen, nd->path);
       v[n].name = nub_strdup(name);
@@ -181,6 +198,7 @@ int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap
       v[n].fix_mode = nd->flags & NUB_NF_LINK ? nub_asprintf("%s/%s", nd->path, tg) : NULL;
       n++;
     }
+    nub_free(bins);
     if (have_m)
       nub_manifest_release(&m);
   }
@@ -301,8 +319,7 @@ int nub_bins_link_berry(int proj_fd, const struct nub_tree *t, const struct nub_
 
   for (size_t i = 0; i < t->n; i++) {
     const struct nub_node *nd = &t->nodes[i];
-    const struct nub_index *idx = nd->pkg ? nd->pkg->index : NULL;
-    const struct nub_bin *mb = NULL;
+    struct nub_index_bin *bins;
     struct nub_manifest m;
     bool have_m = false;
     size_t nb, plen;
@@ -310,17 +327,14 @@ int nub_bins_link_berry(int proj_fd, const struct nub_tree *t, const struct nub_
     if (nd->skip || !nd->folder || (nd->flags & NUB_NF_LOCAL) ||
         (!nd->pkg && !(nd->flags & NUB_NF_LINK)))
       continue;
-    nb = node_bins(nd, t, proj_fd, &m, &have_m, &mb);
-    if (!mb && !nd->bins_known && idx && !(idx->flags & NUB_IDX_BINS_FROM_DIR))
-      nb = idx->nbins;
-    else if (!mb)
-      nb = 0;
+    nb = node_bin_pairs(nd, t, proj_fd, &m, &have_m, &bins);
     plen = (size_t)(nd->folder - nd->path);
     dir = nub_asprintf("%.*s.bin", (int)plen, nd->path);
     orders[i] = nub_asprintf("%012ld", nd->order);
     for (size_t b = 0; b < nb; b++)
-      push_berry_bin(proj_fd, &v, &n, &cap, dir, nd->path, mb ? mb[b].name : idx->bins[b].name, mb ? mb[b].target : idx->bins[b].target,
-                     1, orders[i], (nd->flags & NUB_NF_LINK) != 0);
+      push_berry_bin(proj_fd, &v, &n, &cap, dir, nd->path, bins[b].name, bins[b].target, 1,
+                     orders[i], (nd->flags & NUB_NF_LINK) != 0);
+    nub_free(bins);
     nub_free(dir);
     if (have_m)
       nub_manifest_release(&m);
