@@ -40,6 +40,11 @@ int nub_plan_from_berry(struct nub_install_ctx *c, const char *text, size_t len,
       .ud = c,
   };
 
+  /* resolving again means writing berry's lockfile */
+  if (c->o->nupdate || c->o->update_all || c->o->frozen == NUB_FROZEN_NO)
+    return nub_err_set(err, -NUB_EUSAGE, "%s is yarn berry's, which nub installs but does not "
+                       "write: update it with yarn (yarn up, yarn install)",
+                       p->lockname);
   nub_tree_init(&p->tree, &p->pkgs);
   p->have_tree = true;
   p->berry = true;

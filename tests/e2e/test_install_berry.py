@@ -135,6 +135,16 @@ class BerryLockTest(nubtest.NubTestCase):
         proc = self.nub_fails("add", "tagged")
         self.assertEqual(proc.returncode, 16, proc.stderr)
         self.assertIn("nub does not write yarn berry's lockfile", proc.stderr)
+        # and so would nub update, or a resolve asked for: refused, not a
+        # silent install of what the lockfile has
+        for args in (("update",), ("update", "a"), ("install", "--no-frozen-lockfile")):
+            proc = self.nub_fails(*args)
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            self.assertIn("yarn berry's, which nub installs but does not write", proc.stderr)
+            with open(pj) as f:
+                self.assertEqual(f.read(), pj_before)
+            with open(lock) as f:
+                self.assertEqual(f.read(), before)
         with open(pj) as f:
             self.assertEqual(f.read(), pj_before)
         with open(lock) as f:
