@@ -56,7 +56,6 @@ struct bpkg {
   size_t nopt_peers, capopt;
   char **dep_optional; /* dependenciesMeta optional */
   size_t ndep_optional;
-  bool prepared;     /* dependencies resolved */
   bool alive;        /* among the project's packages (not merged away) */
   bool accessible;   /* reached by the peer walk */
   bool optional_only;/* reached only through optional dependencies so far */
@@ -88,7 +87,6 @@ struct berry {
   struct bpkg **wspkgs;           /* each workspace's package */
   struct bpkg **wscopies;         /* its pristine copy, which instances start from */
   struct bpkg *top;               /* the workspace a walk starts at */
-  int depth;
 };
 
 /* What to do about a lockfile that no longer answers package.json. */
@@ -563,7 +561,6 @@ static int prepare(struct berry *b, struct bpkg *p, struct raw *raw, size_t nraw
     nub_free(raw[i].range);
   }
   nub_free(raw);
-  p->prepared = true;
   return rc;
 }
 
@@ -827,7 +824,6 @@ static void visit(struct berry *b, struct bdesc *parent_desc, struct bpkg *p, bo
       pend[npend].dep = *dp;
       pend[npend].target = target;
       npend++;
-      (void)opt;
     }
     nub_free(deps);
   }
@@ -848,7 +844,6 @@ static void visit(struct berry *b, struct bdesc *parent_desc, struct bpkg *p, bo
     v->conditions = t->conditions;
     v->soft = t->soft;
     v->location = t->location ? nub_strdup(t->location) : NULL;
-    v->prepared = true;
     v->deps = nub_calloc(t->ndeps + t->npeers + 1, sizeof(*v->deps));
     v->capdeps = t->ndeps + t->npeers + 1;
     if (t->ndeps)
@@ -937,10 +932,8 @@ static void visit(struct berry *b, struct bdesc *parent_desc, struct bpkg *p, bo
     struct pending *q = &pend[i];
     if (!q->inst->alive)
       continue;
-    b->depth++;
     visit(b, q->vdesc, q->inst,
           optional || has_str(p->dep_optional, p->ndep_optional, q->dep.name));
-    b->depth--;
   }
   for (size_t i = 0; i < npend; i++) {
     struct pending *q = &pend[i];

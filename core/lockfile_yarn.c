@@ -447,8 +447,7 @@ int nub_lockfile_yarn_parse(struct nub_graph *g, const char *text, size_t len,
   }
   if (strstr(text, "\n__metadata:") || !strncmp(text, "__metadata:", 11))
     return nub_err_set(err, -NUB_ELOCKVERSION, "%s is a yarn berry lockfile (yarn 2 and "
-                       "later), which this nub does not read yet; install with yarn, or "
-                       "convert it", fname);
+                       "later), not yarn 1's: lockfile_berry.c reads it", fname);
   rc = parse_entries(&r, &v, &n);
   for (size_t i = 0; rc == 0 && i < n; i++) {
     for (size_t k = 0; k < v[i].nkeys; k++)

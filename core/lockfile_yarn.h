@@ -7,7 +7,7 @@
  * when they hold spaces or ':'), fields indented by two spaces (`version`,
  * `resolved` with "#<sha1>", `integrity`), maps of dependencies indented by
  * four. Integrity comes from `integrity`, else the sha1 in the URL fragment.
- * A berry lockfile (__metadata) is refused with a clear message for now. */
+ * A berry lockfile (__metadata) is refused here: lockfile_berry.h reads it. */
 #ifndef NUB_LOCKFILE_YARN_H
 #define NUB_LOCKFILE_YARN_H
 
