@@ -345,11 +345,25 @@ static bool entry_is_tree(const struct ipkg *t)
   return t->disp == D_READY || t->disp == D_ADOPT;
 }
 
+/* A link from the project to a package in the global virtual store points
+ * at its entry there by absolute path: the project keeps no name of its own
+ * for it, so that a warm install makes one link per direct dependency, not
+ * one per package (a target that long is a block of its own on ext4). */
+static void gvs_target(const struct ictx *c, const struct ipkg *t, struct nub_buf *b)
+{
+  if (entry_is_tree(t))
+    nub_buf_addf(b, "%s/packages/%s/node_modules/%s", c->store->root,
+                 t->g->fetch->index->key, t->g->name);
+  else
+    nub_buf_addf(b, "%s/%s/node_modules/%s", c->links_abs, t->entry, t->g->name);
+}
+
 /* The package's dependency links, in base at "<prefix>node_modules/".
  * Siblings in the global virtual store are reached as <to_links><entry> or
  * <to_packages><key>, the prefixes saying how links/ and packages/ are
  * reached from two levels above the link; in the project (to_links NULL)
- * through their .nub/<dir> names. */
+ * through their .nub/<dir> names if they are there too, else at their
+ * entries in the store. */
 static int link_deps(struct ictx *c, struct ipkg *p, int base_fd, const char *prefix,
                      const char *to_links, const char *to_packages, const char *what)
 {
@@ -364,14 +378,18 @@ static int link_deps(struct ictx *c, struct ipkg *p, int base_fd, const char *pr
     nub_buf_reset(&path);
     nub_buf_reset(&tgt);
     nub_buf_addf(&path, "%snode_modules/%s", prefix, alias);
-    up_levels(&tgt, alias, 2);
-    if (to_links && !t->local && entry_is_tree(t))
-      nub_buf_addf(&tgt, "%s%s/node_modules/%s", to_packages, t->g->fetch->index->key,
-                   t->g->name);
-    else if (to_links && !t->local)
-      nub_buf_addf(&tgt, "%s%s/node_modules/%s", to_links, t->entry, t->g->name);
-    else
-      nub_buf_addf(&tgt, "%s/node_modules/%s", t->dir, t->g->name);
+    if (!to_links && !t->local) {
+      gvs_target(c, t, &tgt);
+    } else {
+      up_levels(&tgt, alias, 2);
+      if (to_links && !t->local && entry_is_tree(t))
+        nub_buf_addf(&tgt, "%s%s/node_modules/%s", to_packages, t->g->fetch->index->key,
+                     t->g->name);
+      else if (to_links && !t->local)
+        nub_buf_addf(&tgt, "%s%s/node_modules/%s", to_links, t->entry, t->g->name);
+      else
+        nub_buf_addf(&tgt, "%s/node_modules/%s", t->dir, t->g->name);
+    }
     rc = nub_plat_symlink_at(tgt.data, base_fd, path.data);
     if (rc == -ENOENT && strchr(alias, '/')) { /* the scope's directory, once */
       char *scope = nub_strndup(path.data, (size_t)(strrchr(path.data, '/') - path.data));
@@ -525,7 +543,8 @@ static char *abs_of(const struct ictx *c, const char *rel)
 
 /* A file: directory is used where it is, as npm links it: its dependencies
  * go into its own node_modules, as links to their entries in the
- * project's .nub (Node resolves from the directory's real path). */
+ * project's .nub or the store (Node resolves from the directory's real
+ * path). */
 static int link_dir_deps(struct ictx *c, struct ipkg *p)
 {
   char *dir = abs_of(c, p->g->directory), *nm = nub_asprintf("%s/node_modules", dir);
@@ -539,12 +558,19 @@ static int link_dir_deps(struct ictx *c, struct ipkg *p)
   for (size_t e = 0; e < p->nedges && rc == 0; e++) {
     struct ipkg *t = p->edges[e].to;
     char *at = nub_asprintf("%s/%s", nm, p->edges[e].alias), *parent = nub_strdup(at);
-    char *to = nub_asprintf("%s/node_modules/.nub/%s/node_modules/%s", c->o->proj_dir, t->dir,
-                            t->g->name);
-    char rel[4096];
+    char *to, rel[4096];
+    if (t->local) {
+      to = nub_asprintf("%s/node_modules/.nub/%s/node_modules/%s", c->o->proj_dir, t->dir,
+                        t->g->name);
+    } else {
+      struct nub_buf b = NUB_BUF_INIT;
+      gvs_target(c, t, &b);
+      to = nub_buf_take(&b);
+    }
     *strrchr(parent, '/') = '\0';
     nub_plat_mkdir_p(parent, 0755); /* a scope */
-    if (nub_path_relative(parent, to, rel, sizeof(rel)) < 0) {
+    if (t->local ? nub_path_relative(parent, to, rel, sizeof(rel)) < 0
+                 : (size_t)snprintf(rel, sizeof(rel), "%s", to) >= sizeof(rel)) {
       rc = fail_rc(c, -ENAMETOOLONG, "cannot link %s: the path is too long", at);
     } else {
       nub_plat_rm_rf_at(NUB_PLAT_CWD, at);
@@ -560,6 +586,17 @@ out:
   nub_free(dir);
   nub_free(nm);
   return rc;
+}
+
+/* A package of the global virtual store is ready for the project's links. */
+static void linked(struct ictx *c, const struct ipkg *p)
+{
+  nub_progress_add(c->prog, &c->prog->linked, 1);
+  if (NUB_DIAG_ON()) {
+    char what[512];
+    snprintf(what, sizeof(what), "%s@%s", p->g->name, p->g->version);
+    nub_diag_mark("linked", what);
+  }
 }
 
 static void link_one(void *vctx, size_t k, int worker)
@@ -591,12 +628,15 @@ static void link_one(void *vctx, size_t k, int worker)
     return;
   }
   if (p->disp == D_ADOPT) {
-    if (finish_adoption(c, p) == 0)
+    if (finish_adoption(c, p) == 0) {
       __atomic_add_fetch(&c->adopted, 1, __ATOMIC_RELAXED);
+      linked(c, p);
+    }
     return;
   }
   if (p->disp != D_BUILD) {
     __atomic_add_fetch(&c->reused, 1, __ATOMIC_RELAXED);
+    linked(c, p);
     return;
   }
   {
@@ -633,57 +673,9 @@ static void link_one(void *vctx, size_t k, int worker)
     if (rc < 0)
       fail(c, rc, "cannot publish %s in the global virtual store: %s", p->entry,
            nub_strerror(rc));
-  }
-}
-
-/* The project's view of the global virtual store: .nub/<dir> -> the entry
- * (which may not exist yet: it does when the install ends). One thread:
- * every link goes into the same directory, whose lock would make a second
- * thread spin, not help. */
-static void link_entries(struct ictx *c)
-{
-  char nmpath[600], target[1024], cur[1024];
-
-  for (size_t i = 0; i < c->n && !c->rc; i++) {
-    struct ipkg *p = &c->p[i];
-    int rc;
-    if (p->local)
-      continue;
-    snprintf(nmpath, sizeof(nmpath), "node_modules/.nub/%s", p->dir);
-    if (p->disp == D_READY || p->disp == D_ADOPT)
-      snprintf(target, sizeof(target), "%s/packages/%s", c->store->root,
-               p->g->fetch->index->key);
     else
-      snprintf(target, sizeof(target), "%s/%s", c->links_abs, p->entry);
-    rc = nub_plat_symlink_at(target, c->proj_fd, nmpath);
-    if (rc == -EEXIST) {
-      if (nub_plat_readlink_at(c->proj_fd, nmpath, cur, sizeof(cur)) >= 0 &&
-          !strcmp(cur, target))
-        rc = 0;
-      else {
-        nub_plat_rm_rf_at(c->proj_fd, nmpath);
-        rc = nub_plat_symlink_at(target, c->proj_fd, nmpath);
-      }
-    }
-    if (rc < 0) {
-      fail(c, rc, "cannot link %s: %s", nmpath, nub_strerror(rc));
-      return;
-    }
-    nub_progress_add(c->prog, &c->prog->linked, 1);
-    if (NUB_DIAG_ON()) {
-      char what[512];
-      snprintf(what, sizeof(what), "%s@%s", p->g->name, p->g->version);
-      nub_diag_mark("linked", what);
-    }
+      linked(c, p);
   }
-}
-
-static void link_one_or_entries(void *vctx, size_t k, int worker)
-{
-  if (k == 0)
-    link_entries(vctx);
-  else
-    link_one(vctx, k - 1, worker);
 }
 
 /* Each importer's direct dependencies in its node_modules: links into
@@ -711,23 +703,23 @@ static int top_links(struct ictx *c)
       if (depth)
         nub_buf_addf(&path, "%s/", im->path);
       nub_buf_addf(&path, "node_modules/%s", d[i].alias);
-      up_levels(&tgt, d[i].alias, 0);
-      if (depth && p && !p->g->directory) {
-        for (int u = 0; u <= depth; u++)
-          nub_buf_adds(&tgt, "../");
-        nub_buf_adds(&tgt, "node_modules/");
-      }
-      if (p && p->g->directory) {
+      if (p && !p->local) {
+        gvs_target(c, p, &tgt); /* its entry in the store */
+      } else if (p && p->g->directory) {
         char *from = abs_of(c, path.data), *to = abs_of(c, p->g->directory), rel[4096];
         *strrchr(from, '/') = '\0';
-        nub_buf_reset(&tgt);
         if (nub_path_relative(from, to, rel, sizeof(rel)) == 0)
           nub_buf_adds(&tgt, rel);
         nub_free(from);
         nub_free(to);
       } else if (p) {
-        nub_buf_addf(&tgt, ".nub/%s/node_modules/%s", p->dir, p->g->name);
+        up_levels(&tgt, d[i].alias, 0);
+        for (int u = 0; depth && u <= depth; u++)
+          nub_buf_adds(&tgt, "../");
+        nub_buf_addf(&tgt, "%s.nub/%s/node_modules/%s", depth ? "node_modules/" : "", p->dir,
+                     p->g->name);
       } else if (!strncmp(d[i].ref, "link:", 5)) {
+        up_levels(&tgt, d[i].alias, 0);
         nub_buf_addf(&tgt, "../%s", d[i].ref + 5);
       } else {
         continue; /* an optional dependency left out on this platform */
@@ -772,8 +764,12 @@ static int top_links(struct ictx *c)
     nub_buf_addf(&path, "node_modules/.nub/node_modules/%s", p->g->name);
     if (nub_plat_stat_at(c->proj_fd, path.data, &st) == 0)
       continue;
-    up_levels(&tgt, p->g->name, 0);
-    nub_buf_addf(&tgt, "../%s/node_modules/%s", p->dir, p->g->name);
+    if (!p->local) {
+      gvs_target(c, p, &tgt);
+    } else {
+      up_levels(&tgt, p->g->name, 0);
+      nub_buf_addf(&tgt, "../%s/node_modules/%s", p->dir, p->g->name);
+    }
     if (strchr(p->g->name, '/')) {
       char *scope = nub_strndup(path.data, (size_t)(strrchr(path.data, '/') - path.data));
       nub_mkdirs_at(c->proj_fd, scope);
@@ -785,6 +781,48 @@ out:
   nub_buf_release(&path);
   nub_buf_release(&tgt);
   return rc;
+}
+
+struct stray {
+  struct nub_strmap keep;
+  char **names;
+  size_t n, cap;
+};
+
+static int stray_entry(void *payload, const char *name, enum nub_plat_ftype type)
+{
+  struct stray *w = payload;
+
+  if (name[0] != '.' && strcmp(name, "node_modules") &&
+      (type == NUB_FT_LINK || !nub_strmap_get(&w->keep, name))) {
+    NUB_GROW(w->names, w->cap, w->n + 1);
+    w->names[w->n++] = nub_strdup(name);
+  }
+  return 0;
+}
+
+/* node_modules/.nub holds the packages kept in the project and the hidden
+ * hoist, nothing else: not a package that moved to the global virtual
+ * store since, nor the per-package links an older layout kept there (a
+ * link where a package is to be kept would pass for it). It is
+ * small, so looking costs one directory read. */
+static void drop_strays(struct ictx *c)
+{
+  struct stray w;
+
+  memset(&w, 0, sizeof(w));
+  for (size_t i = 0; i < c->n; i++)
+    if (c->p[i].local && !c->p[i].g->directory)
+      nub_strmap_put(&w.keep, c->p[i].dir, (void *)1);
+  nub_plat_list_dir_at(c->proj_fd, "node_modules/.nub", stray_entry, &w);
+  for (size_t i = 0; i < w.n; i++) {
+    char *path = nub_asprintf("node_modules/.nub/%s", w.names[i]);
+    nub_plat_rm_rf_at(c->proj_fd, path);
+    nub_free(path);
+    nub_free(w.names[i]);
+  }
+  nub_free(w.names);
+  nub_strmap_release(&w.keep, NULL);
 }
 
 int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
@@ -830,6 +868,7 @@ int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
       nub_plat_close(nm);
     }
   }
+  drop_strays(&c);
   if (o->gvs) {
     rc = nub_store_links(store, &c.links_fd, &c.links_abs, err);
     if (rc < 0)
@@ -853,11 +892,9 @@ int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
       c.order[i] = bs[i].i;
     nub_free(bs);
   }
-  /* with the global virtual store, item 0 is the project's links to the
-   * entries (one directory, one thread), made while the entries are */
   if (o->gvs)
     nub_pool_for(pool, c.n, decide_one, &c);
-  nub_pool_for(pool, c.n + (o->gvs ? 1 : 0), o->gvs ? link_one_or_entries : link_one, &c);
+  nub_pool_for(pool, c.n, link_one, &c);
   if (!c.rc && nub_plat_interrupted())
     nub_err_set(&c.err, c.rc = -NUB_EINTR, "interrupted while linking");
   if (!c.rc)

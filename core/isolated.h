@@ -9,12 +9,19 @@
  * "/" -> "+", peer suffixes "(a@1)(b@2)" -> "_a@1_b@2", long or uppercase
  * names cut with a hash tail).
  *
- * With the global virtual store, <dir> itself is one symlink to an entry of
- * <store>/v1/links/<dir>-<hash> that holds the files and the dependency links;
- * <hash> covers the package and its whole dependency closure, so an entry
- * never changes once built and a warm install costs a symlink per package.
+ * With the global virtual store a package lives in an entry of the store,
+ * <store>/v1/links/<dir>-<hash> (or its unpacked tree, packages/<key>), that
+ * holds the files and the dependency links; <hash> covers the package and
+ * its whole dependency closure, so an entry never changes once built. The
+ * project links to the entries of its direct dependencies by absolute path
+ * and keeps nothing else, so a warm install costs a symlink per direct
+ * dependency:
+ *
+ *   node_modules/<dep>              -> <store>/v1/links/<dir>-<hash>/node_modules/<dep>
+ *
  * Packages that run build scripts (and their dependents) stay in the
- * project. */
+ * project, in .nub as above; their links to the others point into the
+ * store the same way. */
 #ifndef NUB_ISOLATED_H
 #define NUB_ISOLATED_H
 

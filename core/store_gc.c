@@ -284,7 +284,48 @@ static void follow_links(struct live *lv, const char *dir, int depth)
   names_free(&n);
 }
 
-/* One registered project: what its state says it installed. */
+/* A direct dependency's link (relative to the project): the entry it
+ * reaches, or, for a directory of the project's own (file:), the entries
+ * its node_modules links to. */
+static void follow_direct(struct live *lv, const char *project, const char *rel)
+{
+  char *p = nub_asprintf("%s/%s", project, rel), *real = nub_plat_realpath(p);
+
+  if (real && !strncmp(real, lv->s->root, lv->rootlen) && real[lv->rootlen] == '/') {
+    keep_entry(lv, real);
+  } else if (real) {
+    char *nm = nub_asprintf("%s/node_modules", real);
+    follow_links(lv, nm, 0);
+    nub_free(nm);
+  }
+  nub_free(real);
+  nub_free(p);
+}
+
+/* node_modules/.nub: the packages the project keeps (their dependency
+ * links), the hidden hoist, and an older layout's links per package. */
+static void follow_nub(struct live *lv, const char *nub_dir)
+{
+  struct names n;
+
+  follow_links(lv, nub_dir, 0);
+  list(nub_dir, &n);
+  for (size_t i = 0; i < n.n; i++) {
+    char *p = nub_asprintf("%s/%s", nub_dir, n.v[i]);
+    struct nub_plat_stat st;
+    if (nub_plat_stat_at(NUB_PLAT_CWD, p, &st) == 0 && st.type == NUB_FT_DIR) {
+      char *nm = strcmp(n.v[i], "node_modules") ? nub_asprintf("%s/node_modules", p)
+                                                : nub_strdup(p);
+      follow_links(lv, nm, 0);
+      nub_free(nm);
+    }
+    nub_free(p);
+  }
+  names_free(&n);
+}
+
+/* One registered project: what its state says it installed, and the
+ * entries of the global virtual store its links reach. */
 static bool keep_project(struct live *lv, const char *project)
 {
   int fd = nub_plat_open_dir_at(NUB_PLAT_CWD, project);
@@ -299,7 +340,9 @@ static bool keep_project(struct live *lv, const char *project)
     for (size_t i = 0; i < st.n; i++)
       if (st.keys[i] && strcmp(st.keys[i], "-"))
         nub_strmap_put(&lv->keys, st.keys[i], (void *)1);
-    follow_links(lv, nub_dir, 0);
+    for (size_t i = 0; i < st.nchecks; i++)
+      follow_direct(lv, project, st.checks[i]);
+    follow_nub(lv, nub_dir);
     nub_free(nub_dir);
     nub_state_release(&st);
   }

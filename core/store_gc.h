@@ -10,9 +10,10 @@
  *
  * prune keeps what the projects that use the store still need: every
  * install registers its project under <store>/v1/projects/, and prune reads
- * each registered project's state (the store keys it installed) and its
- * node_modules/.nub links (global-virtual-store entries and, through their
- * links, the entries they depend on). Everything else goes: indexes, trees,
+ * each registered project's state (the store keys it installed, the links
+ * of its direct dependencies) and node_modules/.nub (the packages it keeps
+ * itself): the global-virtual-store entries those links reach and, through
+ * their links, the entries they depend on. Everything else goes: indexes, trees,
  * content files no kept index names, entries, and projects that no longer
  * exist. Installs hold the store's gc lock shared for their whole run and
  * prune holds it exclusively, so the two never overlap. */

@@ -659,7 +659,11 @@ class StoreTest(nubtest.NubTestCase):
     def test_prune_keeps_what_projects_use(self):
         keep = self.project("keep", {"a": "^1.0.0"})
         gone = self.project("gone", {"c": "^1.0.0", "e": "^1.0.0"}, layout="isolated")
-        iso = self.project("iso", {"@scope/d": "^1.0.0"}, layout="isolated")
+        # two peer variants of plugin: one is a package tree (kept by its key
+        # too), the other an entry in links/, kept only by following the
+        # project's links into the store
+        iso = self.project("iso", {"@scope/d": "^1.0.0", "host-a": "1.0.0", "host-b": "1.0.0"},
+                           layout="isolated")
         shutil.rmtree(gone)
         out = self.nub("store", "prune").stdout
         self.assertIn("kept what 2 of 3 projects use", out)
@@ -667,12 +671,33 @@ class StoreTest(nubtest.NubTestCase):
             self.assertIn("Already up to date",
                           self.nub("install", "--node-linker", layout, cwd=d).stdout)
         self.assertEqual(self.node_require(iso, "@scope/d")["name"], "@scope/d")
+        for host, react in (("host-a", "1.0.0"), ("host-b", "2.0.0")):
+            self.assertEqual(self.node_require(iso, host)["deps"],
+                             {"plugin": "1.0.0", "react-like": react})
         self.assertEqual(self.node_require(keep, "a")["version"], "1.0.0")
         self.assertEqual(self.nub("store", "verify").returncode, 0)
         # c and e are gone from the store: installing them fetches again
         self.registry.reset_log()
         self.project("again", {"c": "^1.0.0"})
         self.assertTrue(any("/c/-/" in r["path"] for r in self.registry.requests))
+
+    def test_prune_keeps_what_a_file_dependency_uses(self):
+        # its dependencies are linked from the directory's own node_modules
+        # into the store: the peer variant in links/ is kept by following them
+        local = os.path.join(self.tmp, "local")
+        write(os.path.join(local, "lib", "package.json"),
+              json.dumps({"name": "lib", "version": "1.0.0",
+                          "dependencies": {"host-a": "1.0.0", "host-b": "1.0.0"}}))
+        write(os.path.join(local, "lib", "index.js"),
+              "module.exports = {a: require('host-a').deps, b: require('host-b').deps};\n")
+        local = self.project("local", {"lib": "file:./lib"}, layout="isolated")
+        self.assertIn("kept what 1 of 1 projects use", self.nub("store", "prune").stdout)
+        self.assertIn("Already up to date",
+                      self.nub("install", "--node-linker", "isolated", cwd=local).stdout)
+        self.assertEqual(self.node_require(local, "lib"),
+                         {"a": {"plugin": "1.0.0", "react-like": "1.0.0"},
+                          "b": {"plugin": "1.0.0", "react-like": "2.0.0"}})
+        self.assertEqual(self.nub("store", "verify").returncode, 0)
 
     def test_prune_waits_for_a_running_install(self):
         import subprocess

@@ -54,9 +54,16 @@ function visit(dir) {
   }
   out[pj.name + '@' + pj.version] = res;
   walk(path.join(real, 'node_modules'));
+  // the node_modules the package sits in: its siblings (an isolated
+  // layout's dependencies, wherever its entries live)
+  const at = real.lastIndexOf(path.sep + 'node_modules' + path.sep);
+  if (at >= 0) walk(real.slice(0, at + 13));
 }
+const walked = new Set();
 function walk(nm) {
   let names;
+  if (walked.has(nm)) return;
+  walked.add(nm);
   try { names = fs.readdirSync(nm); } catch (e) { return; }
   for (const n of names) {
     if (n === '.bin') continue;

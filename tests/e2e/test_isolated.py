@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The isolated layout `nub install` builds from nub.lock (or package.json):
-node_modules/<dep> -> .nub/<dir>/node_modules/<dep>, dependencies as sibling
-links, the global virtual store (<store>/v1/links) and its reuse, bins,
+node_modules/<dep> -> its entry in the global virtual store (<store>/v1/links
+or a package tree), or without it -> .nub/<dir>/node_modules/<dep>,
+dependencies as sibling links, the store's entries and their reuse, bins,
 --prod, the frozen-lockfile modes, reinstalls (removals, repairs, "Already up
 to date"), pnpm-lock.yaml projects, two lockfiles, and --offline.
 
@@ -122,6 +123,40 @@ class IsolatedTestCase(LockMixin, nubtest.NubTestCase):
     def links_dir(self, store=None):
         return os.path.join(store or self.store, "v1", "links")
 
+    def entry_dirs(self, proj=None, omit_dev=False):
+        """{key: real path of the directory whose node_modules holds the
+        package} for every installed package, found as Node finds them: from
+        the project's links to its direct dependencies, then from each
+        package's links to its own. A key reached twice must be one
+        directory."""
+        proj = proj or self.proj
+        lock = self.lock(proj)
+        graph = self.installed_graph(lock, omit_dev)
+        pkg_dirs, todo = {}, []
+
+        def reach(key, link):
+            real = os.path.realpath(link)
+            if key in pkg_dirs:
+                self.assertEqual(pkg_dirs[key], real, "%s reached as two directories" % key)
+                return
+            pkg_dirs[key] = real
+            todo.append(key)
+
+        for alias, key in self.direct_deps(lock, omit_dev).items():
+            reach(key, self.nm(alias, proj=proj))
+        while todo:
+            key = todo.pop()
+            g = graph[key]
+            nm = pkg_dirs[key][: -len(g["name"]) - 1]
+            for alias, dkey in g["deps"].items():
+                reach(dkey, os.path.join(nm, alias))
+        out = {}
+        for key, real in pkg_dirs.items():
+            suffix = os.sep + os.path.join("node_modules", graph[key]["name"])
+            self.assertTrue(real.endswith(suffix), real)
+            out[key] = real[: -len(suffix)]
+        return out
+
     def assert_layout(self, gvs, proj=None, omit_dev=False, store=None):
         """node_modules is exactly the isolated layout of the project's
         nub.lock; returns the installed graph."""
@@ -131,34 +166,44 @@ class IsolatedTestCase(LockMixin, nubtest.NubTestCase):
         direct = self.direct_deps(lock, omit_dev)
         nm = self.nm(proj=proj)
         vs = os.path.join(nm, ".nub")
-        # top level: one relative link per direct dependency, into .nub
+        # top level: one link per direct dependency, relative into .nub, or
+        # with the global virtual store absolute to its entry there
         self.assertEqual(self.listdir_names(nm), set(direct))
+        entries = self.entry_dirs(proj, omit_dev)
+        self.assertEqual(set(entries), set(graph))
         for alias, key in direct.items():
             with self.subTest(direct=alias):
                 g = graph[key]
-                self.assert_relative_link_to(
-                    os.path.join(nm, alias), os.path.join(vs, g["dir"], "node_modules", g["name"]))
-        # .nub: one entry per package
-        self.assertEqual(set(os.listdir(vs)) - {"node_modules"}, {g["dir"] for g in graph.values()})
+                link = os.path.join(nm, alias)
+                if gvs:
+                    self.assertTrue(os.path.islink(link), "%s is not a symlink" % link)
+                    dest = os.readlink(link)
+                    self.assertTrue(os.path.isabs(dest), "%s -> %s" % (link, dest))
+                    self.assertEqual(dest, os.path.join(entries[key], "node_modules", g["name"]))
+                else:
+                    self.assert_relative_link_to(
+                        link, os.path.join(vs, g["dir"], "node_modules", g["name"]))
+        # .nub: one entry per package; with the global virtual store none
+        # (every package here lives in the store)
+        self.assertEqual(set(os.listdir(vs)) - {"node_modules"},
+                         set() if gvs else {g["dir"] for g in graph.values()})
         links = os.path.realpath(self.links_dir(store))
         packages = os.path.realpath(os.path.join(store or self.store, "v1", "packages"))
         for key, g in sorted(graph.items()):
             with self.subTest(package=key):
-                entry = os.path.join(vs, g["dir"])
+                entry = entries[key]
                 if gvs:
-                    self.assertTrue(os.path.islink(entry), "%s is not a symlink" % entry)
-                    target = os.readlink(entry)
-                    name = os.path.basename(target)
-                    if os.path.realpath(os.path.dirname(target)) == packages:
+                    name = os.path.basename(entry)
+                    if os.path.dirname(entry) == packages:
                         # a package tree that is the entry itself: its ready
                         # marker names the entry (see isolated.c)
-                        name = os.readlink(os.path.join(target, "ready"))
+                        name = os.readlink(os.path.join(entry, "ready"))
                     else:
-                        self.assertEqual(os.path.realpath(os.path.dirname(target)), links, target)
+                        self.assertEqual(os.path.dirname(entry), links, entry)
                     self.assertRegex(name, "^" + re.escape(g["dir"]) + "-[0-9a-f]{16}$")
                 else:
-                    self.assertFalse(os.path.islink(entry), "%s is a symlink" % entry)
-                    self.assertTrue(os.path.isdir(entry))
+                    self.assertEqual(entry, os.path.realpath(os.path.join(vs, g["dir"])))
+                    self.assertFalse(os.path.islink(os.path.join(vs, g["dir"])), entry)
                 own = os.path.join(entry, "node_modules")
                 # the package itself plus exactly its declared dependencies
                 self.assertEqual(self.listdir_names(own), {g["name"]} | set(g["deps"]))
@@ -173,7 +218,7 @@ class IsolatedTestCase(LockMixin, nubtest.NubTestCase):
                     self.assertFalse(os.path.isabs(os.readlink(link)), link)
                     self.assertEqual(
                         os.path.realpath(link),
-                        os.path.realpath(os.path.join(vs, d["dir"], "node_modules", d["name"])),
+                        os.path.join(entries[dkey], "node_modules", d["name"]),
                         "%s of %s" % (alias, key))
         hoist = os.path.join(vs, "node_modules")
         if gvs:
@@ -201,8 +246,9 @@ class IsolatedTestCase(LockMixin, nubtest.NubTestCase):
         direct = self.direct_deps(lock, omit_dev)
         names = {g["name"] for g in graph.values()} | set(direct)
         jobs = [[os.path.realpath(proj), sorted(direct), []]]
+        entries = self.entry_dirs(proj, omit_dev)
         for key, g in sorted(graph.items()):
-            real = os.path.realpath(self.nm(".nub", g["dir"], "node_modules", g["name"], proj=proj))
+            real = os.path.join(entries[key], "node_modules", g["name"])
             jobs.append([real, sorted(g["deps"]), sorted(names - set(g["deps"]) - {g["name"]})])
         proc = self.run_cmd(["node", "-e", PROBE, json.dumps(jobs)], cwd=proj)
         out = json.loads(proc.stdout)
@@ -234,9 +280,12 @@ class IsolatedTestCase(LockMixin, nubtest.NubTestCase):
         self.assertEqual(self.node_json(proj, "typeof require('fs').readFileSync"), "function")
 
     def gvs_targets(self, proj=None):
-        vs = self.nm(".nub", proj=proj)
-        return {e: os.readlink(os.path.join(vs, e)) for e in os.listdir(vs)
-                if os.path.islink(os.path.join(vs, e))}
+        """{dir: entry} for the packages whose entries are in the store."""
+        proj = proj or self.proj
+        graph = self.installed_graph(self.lock(proj))
+        vs = os.path.realpath(self.nm(".nub", proj=proj))
+        return {graph[k]["dir"]: e for k, e in self.entry_dirs(proj).items()
+                if os.path.dirname(e) != vs}
 
     def phase_lines(self, stderr):
         return {m.group(1): m for m in PHASE_LINE.finditer(stderr)}
@@ -508,9 +557,10 @@ class ReinstallTest(IsolatedTestCase):
         self.assertEqual(self.node_json(self.proj, "require('c').deps"), {"b": "2.0.0"})
 
     def test_deleted_virtual_store_entry_is_repaired(self):
-        # node_modules/a stays, but what it points to is gone
+        # node_modules/a stays, but the entry it points to in the global
+        # virtual store is gone
         self.nub("install")
-        self.rm("node_modules", ".nub", "a@1.0.0")
+        shutil.rmtree(self.gvs_targets()["a@1.0.0"])
         self.assertFalse(os.path.exists(self.nm("a")))
         proc = self.nub("install")
         self.assertNotIn("Already up to date", proc.stdout)
@@ -640,7 +690,7 @@ class StoreTreeTest(IsolatedTestCase):
         pkgs = os.path.realpath(self.packages_dir())
         for key, g in graph.items():
             with self.subTest(package=key):
-                tree = os.readlink(os.path.join(self.nm(".nub"), g["dir"]))
+                tree = self.gvs_targets()[g["dir"]]
                 self.assertEqual(os.path.dirname(os.path.realpath(tree)), pkgs)
                 # claimed for, and then made, the entry of this closure
                 owner = os.readlink(os.path.join(tree, "owner"))
@@ -675,10 +725,10 @@ class StoreTreeTest(IsolatedTestCase):
         self.nub("install")
         self.assert_layout(gvs=True)
         self.assert_requires(gvs=True)
-        vs = self.nm(".nub")
-        plugins = sorted(d for d in os.listdir(vs) if d.startswith("plugin@"))
+        vs = self.gvs_targets()
+        plugins = sorted(d for d in vs if d.startswith("plugin@"))
         self.assertEqual(len(plugins), 2, plugins)
-        reals = [os.path.realpath(os.path.join(vs, d, "node_modules", "plugin", "index.js"))
+        reals = [os.path.realpath(os.path.join(vs[d], "node_modules", "plugin", "index.js"))
                  for d in plugins]
         pkgs = os.path.realpath(self.packages_dir())
         adopted = [r for r in reals if r.startswith(pkgs + os.sep)]
@@ -687,7 +737,7 @@ class StoreTreeTest(IsolatedTestCase):
         self.assertEqual(os.stat(reals[0]).st_ino, os.stat(reals[1]).st_ino)
         sees = {}
         for d in plugins:
-            real = os.path.realpath(os.path.join(vs, d, "node_modules", "plugin"))
+            real = os.path.realpath(os.path.join(vs[d], "node_modules", "plugin"))
             sees[d] = self.node_json(real, "require('react-like/package.json').version")
         self.assertEqual(sorted(sees.values()), ["1.0.0", "2.0.0"], sees)
         # and through the hosts, each plugin loads with its host's react-like

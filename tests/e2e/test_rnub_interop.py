@@ -68,21 +68,42 @@ class RustNubLockfileTest(LockMixin, nubtest.NubTestCase):
             return f.read()
 
     def installed(self, proj):
-        """Counter of (name, version) over the package directories in
-        node_modules/.nub (one per snapshot, so peer variants count twice)."""
+        """Counter of (name, version) over the package entries the project's
+        links reach, in node_modules/.nub or in the global virtual store (one
+        per snapshot, so peer variants count twice)."""
         out = collections.Counter()
-        vs = os.path.join(proj, "node_modules", ".nub")
-        for entry in os.listdir(vs):
-            if entry == "node_modules":
-                continue
-            nm = os.path.join(vs, entry, "node_modules")
+        walked, todo = set(), []
+
+        def names(nm):
             for name in os.listdir(nm):
-                subs = [os.path.join(name, s) for s in os.listdir(os.path.join(nm, name))] \
-                    if name.startswith("@") else [name]
-                for sub in subs:
-                    p = os.path.join(nm, sub)
-                    if os.path.islink(p):
-                        continue          # a dependency, not the package itself
+                if name.startswith("@"):
+                    yield from (os.path.join(name, s) for s in os.listdir(os.path.join(nm, name)))
+                elif not name.startswith("."):
+                    yield name
+
+        def reach(link):
+            real = os.path.realpath(link)
+            at = real.rfind(os.sep + "node_modules" + os.sep)
+            if at >= 0:
+                todo.append(real[: at + 13])
+
+        top = os.path.join(proj, "node_modules")
+        for name in names(top):
+            reach(os.path.join(top, name))
+        vs = os.path.join(top, ".nub")
+        for entry in os.listdir(vs):
+            todo.append(os.path.join(vs, entry) if entry == "node_modules"
+                        else os.path.join(vs, entry, "node_modules"))
+        while todo:
+            nm = todo.pop()
+            if nm in walked or not os.path.isdir(nm):
+                continue
+            walked.add(nm)
+            for sub in names(nm):
+                p = os.path.join(nm, sub)
+                if os.path.islink(p):
+                    reach(p)              # a dependency, not the package itself
+                else:
                     pj = self.read_json(os.path.join(p, "package.json"))
                     out[(pj["name"], pj["version"])] += 1
         return out

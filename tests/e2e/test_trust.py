@@ -331,6 +331,8 @@ class OnDiskCheckTest(TrustTestCase):
         }
         for gvs in ((), ("--no-global-virtual-store",)):
             for what, damage in cases.items():
+                if what == "a deleted entry" and not gvs:
+                    continue  # with the global virtual store no entry is in the project
                 with self.subTest(what, gvs=gvs):
                     nubtest._rmtree(self.proj)
                     os.makedirs(self.proj)
