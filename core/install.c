@@ -22,6 +22,7 @@
 #include "lifecycle.h"
 #include "nub_alloc.h"
 #include "quickhash.h"
+#include "record.h"
 #include "report.h"
 #include "state.h"
 #include "store_gc.h"
@@ -238,6 +239,8 @@ static int start_work(struct nub_install_ctx *c, struct nub_err *err)
     nub_progress_warn(&c->prog, "%s", c->cfg.warnings[i]);
   for (size_t i = 0; i < c->ws.nwarnings; i++)
     nub_progress_warn(&c->prog, "%s", c->ws.warnings[i]);
+  /* what the install says from here on goes into its record too */
+  c->prog.keep = true;
   rc = nub_store_open(&c->store, c->cfg.store_dir, err);
   if (rc < 0)
     return rc;
@@ -368,6 +371,7 @@ static int phase_fetch(struct nub_install_ctx *c, struct nub_err *err)
     nub_buf_addf(&c->blocked, "%s@%s (a git dependency, packed unprepared)", p->name,
                  p->version);
   }
+  c->downloaded += fr.fetched;
   snprintf(detail, sizeof(detail), "%zu packages, %zu cached", fr.fetched, fr.cached);
   nub_diag_phase_end(&ph, detail);
   nub_diag_set_count("packages", (long long)c->installed);
@@ -543,6 +547,97 @@ static void phase_state(struct nub_install_ctx *c, struct nub_install_result *re
   nub_diag_phase_end(&ph, NULL);
 }
 
+/* ---- an install made again from its record (record.h) ---------------------- */
+
+/* Whether a record may stand for this install: the isolated layout in the
+ * global virtual store, one project (no workspace), the lockfile taken as
+ * it is, no scripts of the project's own. (Whether every package lives in
+ * the store, the layout says.) */
+static bool recordable(const struct nub_install_ctx *c)
+{
+  const struct nub_install_opts *o = c->o;
+  bool scripts = !o->ignore_scripts && !c->cfg.ignore_scripts;
+
+  return c->layout == &nub_layout_isolated && c->cfg.gvs && c->proj.lockfile &&
+         !c->ws.source && !o->ci && !o->force && !o->lockfile_only &&
+         o->frozen != NUB_FROZEN_NO && !o->nupdate && !o->update_all && !o->rebuild &&
+         !o->nfilters && !o->workspace_root &&
+         !(scripts && (c->man.preinstall || c->man.install || c->man.postinstall ||
+                       c->man.prepare));
+}
+
+/* The record's name: what shapes node_modules, this machine, and the bytes
+ * of the input files. */
+static int record_digest(const struct nub_install_ctx *c, char out[33])
+{
+  struct nub_buf ctx = NUB_BUF_INIT;
+  char **names;
+  size_t n = input_files(c, c->proj.lockfile, &names);
+  int rc;
+
+  nub_buf_addf(&ctx, "settings %s\nos %s\ncpu %s\nlibc %s\nscripts %d\nomit_peer %d\n",
+               c->settings, c->caps.npm_os, c->caps.npm_cpu, c->caps.libc ? c->caps.libc : "-",
+               !c->o->ignore_scripts && !c->cfg.ignore_scripts, c->o->omit_peer);
+  for (size_t i = 0; i < c->o->ncfg; i++)
+    nub_buf_addf(&ctx, "cfg %s\n", c->o->cfg[i]);
+  rc = nub_record_digest(c->proj.dir_fd, ctx.data, names, n, out);
+  nub_strarray_free(names, n);
+  nub_buf_release(&ctx);
+  return rc;
+}
+
+/* The same inputs installed before from this store, into a project that
+ * has no node_modules: its links made again from the record, which first
+ * checks that every entry it names is still as it was. */
+static bool replay(struct nub_install_ctx *c, struct nub_install_result *res)
+{
+  struct nub_plat_stat st;
+  struct nub_diag_phase ph;
+  struct nub_record r;
+  char digest[33], detail[96], **names;
+  size_t n;
+  int rc;
+
+  if (!recordable(c) || nub_plat_stat_at(c->proj.dir_fd, "node_modules", &st) != -ENOENT ||
+      record_digest(c, digest) < 0)
+    return false;
+  nub_diag_phase_begin(&ph, "replay");
+  rc = nub_record_replay(&c->store, digest, c->proj.dir_fd, &r);
+  if (rc < 0) {
+    nub_diag_phase_end(&ph, rc == -ENOENT ? "no record" : "the record is stale");
+    return false;
+  }
+  for (size_t i = 0; i < r.nwarnings; i++)
+    nub_progress_warn(&c->prog, "%s", r.warnings[i]);
+  n = input_files(c, c->proj.lockfile, &names);
+  for (size_t i = 0; i < n; i++)
+    nub_state_add_file(&r.state, c->proj.dir_fd, names[i]);
+  nub_strarray_free(names, n);
+  nub_state_write(&r.state, c->proj.dir_fd);
+  nub_store_register_project(&c->store, c->proj.dir); /* what prune keeps */
+  nub_report_changes(NULL, 0, r.state.directs, r.state.ndirects, &res->changes,
+                     &res->nchanges);
+  res->added = c->installed = r.added;
+  snprintf(detail, sizeof(detail), "%zu packages, from the store's record of these inputs",
+           r.added);
+  nub_diag_phase_end(&ph, detail);
+  nub_record_release(&r);
+  return true;
+}
+
+/* After a full install that a record may stand for: the record. Only an
+ * install that fetched nothing is kept, so that what it said is what the
+ * inputs make it say (no network's passing trouble). */
+static void remember(struct nub_install_ctx *c, const struct nub_layout_result *lr)
+{
+  char digest[33];
+
+  if (!lr->entries || c->downloaded || !recordable(c) || record_digest(c, digest) < 0)
+    return;
+  nub_record_save(&c->store, digest, c->proj.dir_fd, lr->entries, lr->nentries, c->installed,
+                  c->prog.said, c->prog.nsaid);
+}
+
 static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct nub_err *err)
 {
   static const char *const pre[] = {"preinstall"};
@@ -551,6 +646,7 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
   bool have_old;
   int rc;
 
+  memset(&lr, 0, sizeof(lr));
   /* an order the members' scripts cannot run in fails before anything,
    * the lockfile included, is written */
   rc = nub_lifecycle_members_check(c, member_events, 4, err);
@@ -559,6 +655,8 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
     c->plan.pkgs.prepare_names = c->man.trusted;
     c->plan.pkgs.nprepare = c->man.ntrusted;
   }
+  if (rc == 0 && replay(c, res))
+    return 0;
   if (rc == 0)
     rc = phase_plan(c, err);
   if (rc < 0 || c->o->lockfile_only)
@@ -584,6 +682,8 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
     struct nub_err e2;
     nub_err_clear(&e2);
     rc = nub_plan_fetch(c, &fr, &e2);
+    c->downloaded += fr.fetched;
+    nub_strarray_free(lr.entries, lr.nentries);
     if (rc == 0)
       rc = phase_link(c, NULL, &lr, &e2);
     *err = e2;
@@ -597,12 +697,14 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
     rc = phase_bins(c, err);
   if (rc == 0)
     rc = phase_scripts(c, err);
-  if (rc < 0)
-    return rc;
-  phase_state(c, res);
-  res->added = c->layout == &nub_layout_hoisted ? lr.packages : c->installed;
-  res->removed = lr.removed;
-  return 0;
+  if (rc == 0) {
+    phase_state(c, res);
+    remember(c, &lr);
+    res->added = c->layout == &nub_layout_hoisted ? lr.packages : c->installed;
+    res->removed = lr.removed;
+  }
+  nub_strarray_free(lr.entries, lr.nentries);
+  return rc;
 }
 
 /* ---- the driver ------------------------------------------------------------ */

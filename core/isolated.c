@@ -783,6 +783,23 @@ out:
   return rc;
 }
 
+/* Every package's entry in the store, when every package has one. */
+static void list_entries(const struct ictx *c, struct nub_isolated_result *res)
+{
+  for (size_t i = 0; i < c->n; i++)
+    if (c->p[i].local)
+      return;
+  res->entries = nub_calloc(c->n + 1, sizeof(char *));
+  for (size_t i = 0; i < c->n; i++) {
+    const struct ipkg *p = &c->p[i];
+    res->entries[i] = entry_is_tree(p)
+                          ? nub_asprintf("%s/packages/%s\t%s", c->store->root,
+                                         p->g->fetch->index->key, p->entry)
+                          : nub_asprintf("%s/%s\t", c->links_abs, p->entry);
+  }
+  res->nentries = c->n;
+}
+
 struct stray {
   struct nub_strmap keep;
   char **names;
@@ -906,6 +923,8 @@ int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
   res->reused = c.reused;
   res->adopted = c.adopted;
   res->files = res->st.files;
+  if (!c.rc && o->gvs)
+    list_entries(&c, res);
   rc = c.rc;
   if (rc)
     *err = c.err;

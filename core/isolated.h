@@ -46,6 +46,11 @@ struct nub_isolated_result {
   size_t packages, built, reused, files;
   size_t adopted; /* trees in the store made entries where they are */
   struct nub_link_stats st;
+  /* with the global virtual store, when every package lives there: each
+   * package's entry, "<absolute path>\t<what its ready marker names, or
+   * nothing for an entry in links/>" (owned; NULL otherwise) */
+  char **entries;
+  size_t nentries;
 };
 
 /* pnpm's depPathToFilename with the default 120-byte cap. out: 256 bytes. */

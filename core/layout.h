@@ -24,6 +24,8 @@ struct nub_script_target {
 struct nub_layout_result {
   size_t packages, files, kept, reused, adopted, removed;
   struct nub_link_stats st;
+  char **entries; /* the isolated layout's (isolated.h), owned; or NULL */
+  size_t nentries;
 };
 
 struct nub_layout {

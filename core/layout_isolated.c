@@ -277,6 +277,8 @@ static int isolated_link(struct nub_install_ctx *c, const struct nub_state *old,
   r->reused = ir.reused;
   r->adopted = ir.adopted;
   r->st = ir.st;
+  r->entries = ir.entries;
+  r->nentries = ir.nentries;
   return rc;
 }
 

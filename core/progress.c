@@ -80,6 +80,11 @@ void nub_progress_stop(struct nub_progress *p)
   nub_free(p->once);
   p->once = NULL;
   p->nonce = p->caponce = 0;
+  for (size_t i = 0; i < p->nsaid; i++)
+    nub_free(p->said[i]);
+  nub_free(p->said);
+  p->said = NULL;
+  p->nsaid = p->capsaid = 0;
 }
 
 void nub_progress_add(struct nub_progress *p, size_t *field, size_t n)
@@ -99,8 +104,15 @@ static void vwarn(struct nub_progress *p, const char *fmt, va_list ap)
   char *clean = nub_redact_vfmt(fmt, ap);
 
   pthread_mutex_lock(&p->lock);
-  clear(p);
-  fprintf(stderr, "nub: warn: %s\n", clean);
+  if (!p->silent) {
+    clear(p);
+    fprintf(stderr, "nub: warn: %s\n", clean);
+  }
+  if (p->keep) {
+    NUB_GROW(p->said, p->capsaid, p->nsaid + 1);
+    p->said[p->nsaid++] = clean;
+    clean = NULL;
+  }
   pthread_mutex_unlock(&p->lock);
   nub_free(clean);
 }
@@ -109,7 +121,7 @@ void nub_progress_warn(struct nub_progress *p, const char *fmt, ...)
 {
   va_list ap;
 
-  if (p->silent)
+  if (p->silent && !p->keep)
     return;
   va_start(ap, fmt);
   vwarn(p, fmt, ap);
@@ -133,10 +145,10 @@ bool nub_progress_warn_once(struct nub_progress *p, const char *key, const char 
     p->once[p->nonce++] = k;
   }
   pthread_mutex_unlock(&p->lock);
-  if (seen || p->silent)
+  if (seen || (p->silent && !p->keep))
     return false;
   va_start(ap, fmt);
   vwarn(p, fmt, ap);
   va_end(ap);
-  return true;
+  return !p->silent;
 }

@@ -20,11 +20,14 @@ struct nub_progress {
   bool running, stop, drawn;
   uint64_t *once; /* what nub_progress_warn_once has said (hashes; owned) */
   size_t nonce, caponce;
+  bool keep;      /* keep every warning's text in said, --silent or not */
+  char **said;    /* owned */
+  size_t nsaid, capsaid;
 };
 
 /* reporter: 0 default, 1 append-only, 2 silent (enum nub_reporter) */
 void nub_progress_start(struct nub_progress *p, int reporter);
-/* Stops the redraw thread and frees what the reporter keeps. */
+/* Stops the redraw thread and frees what the reporter keeps (said too). */
 void nub_progress_stop(struct nub_progress *p);
 void nub_progress_add(struct nub_progress *p, size_t *field, size_t n);
 void nub_progress_set(struct nub_progress *p, size_t *field, size_t v);

@@ -186,14 +186,22 @@ static char *next_line(char **p)
 
 int nub_state_read(struct nub_state *s, int dir_fd, bool header_only)
 {
-  char *text = NULL, *p, *line;
+  char *text = NULL;
   size_t len;
   int rc = nub_plat_read_file_at(dir_fd, NUB_STATE_FILE, 256u << 20, &text, &len);
-  size_t n = 0;
 
   memset(s, 0, sizeof(*s));
   if (rc < 0)
     return rc == -ENOENT || rc == -ENOTDIR ? -ENOENT : -EINVAL;
+  return nub_state_parse(s, text, len, header_only);
+}
+
+int nub_state_parse(struct nub_state *s, char *text, size_t len, bool header_only)
+{
+  char *p, *line;
+  size_t n = 0;
+
+  memset(s, 0, sizeof(*s));
   s->text = text;
   s->textlen = len;
   p = text;

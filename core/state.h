@@ -72,6 +72,8 @@ int nub_state_add_file(struct nub_state *s, int dir_fd, const char *name);
  * (the directory times are read either way).
  * -ENOENT when there is none; -EINVAL when it is unreadable. */
 int nub_state_read(struct nub_state *s, int dir_fd, bool header_only);
+/* The same from a state's text (NUL-terminated), which s then owns. */
+int nub_state_parse(struct nub_state *s, char *text, size_t len, bool header_only);
 /* Write (directories sorted) atomically into NUB_STATE_DIR, which exists. */
 int nub_state_write(struct nub_state *s, int dir_fd);
 void nub_state_release(struct nub_state *s);

@@ -12,6 +12,7 @@
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "quickhash.h"
+#include "record.h"
 #include "state.h"
 #include "strmap.h"
 
@@ -363,6 +364,8 @@ int nub_store_prune(struct nub_store *s, struct nub_gc_result *r, struct nub_err
   memset(&files, 0, sizeof(files));
   lv.s = s;
   lv.rootlen = strlen(s->root);
+  /* records name entries this prune may remove */
+  nub_record_forget_all(s);
   /* what the projects use, and the entries those entries link to */
   list(pdir, &projects);
   for (size_t i = 0; i < projects.n; i++) {

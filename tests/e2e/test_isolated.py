@@ -660,6 +660,149 @@ class OfflineTest(IsolatedTestCase):
         self.assertFalse(os.path.exists(self.nm()))
 
 
+class RecordTest(IsolatedTestCase):
+    """An install of inputs installed before from the same store, into a
+    project without node_modules, is made again from the store's record
+    (record.h): the same links, state and output, without reading the
+    lockfile. A record that no longer holds, or inputs it does not cover,
+    are the full install."""
+
+    REPLAYED = re.compile(r"^DEBUG phase:replay \S+ \(\d+ packages, from the store's record",
+                          re.M)
+
+    def setUp(self):
+        super().setUp()
+        self.make_project("basic")
+        self.nub("install")                  # cold: it fetched, so no record
+        self.assertFalse(os.path.isdir(self.records()), "a cold install was recorded")
+        self.rm("node_modules")
+        self.full = self.install()           # warm and whole: recorded
+        self.assertFalse(self.replayed(self.full), self.full.stderr)
+        self.assertEqual(len(os.listdir(self.records())), 1)
+
+    def records(self):
+        return os.path.join(self.store, "v1", "records")
+
+    def install(self, *args, **kw):
+        return self.nub("install", *args, env={"NUB_LOG": "debug"}, **kw)
+
+    def replayed(self, proc):
+        return self.REPLAYED.search(proc.stderr) is not None
+
+    def snapshot(self):
+        """Every path under node_modules but the state: link target or mode."""
+        out = {}
+        for d, dirs, files in os.walk(self.nm()):
+            for n in dirs + files:
+                p = os.path.join(d, n)
+                rel = os.path.relpath(p, self.proj)
+                if not rel.startswith(os.path.join("node_modules", ".nub-state")):
+                    out[rel] = os.readlink(p) if os.path.islink(p) else oct(os.lstat(p).st_mode)
+        return out
+
+    @staticmethod
+    def said(proc):
+        return [l for l in proc.stderr.splitlines() if l.startswith("nub: warn:")]
+
+    def test_warm_install_is_made_again_from_the_record(self):
+        want = self.snapshot()
+        self.rm("node_modules")
+        self.registry.reset_log()
+        proc = self.install()
+        self.assertTrue(self.replayed(proc), proc.stderr)
+        self.assertNotIn("phase:resolve", proc.stderr)
+        self.assertEqual(self.registry.requests, [])
+        self.assertEqual(self.snapshot(), want)
+        self.assertEqual(re.sub(r"in [0-9.]+s", "", proc.stdout),
+                         re.sub(r"in [0-9.]+s", "", self.full.stdout))
+        self.assertEqual(self.said(proc), self.said(self.full))
+        self.assert_layout(gvs=True)
+        self.assert_requires(gvs=True)
+        # its state is the full install's: the next one has nothing to do
+        self.assertEqual(self.nub("install").stdout.strip(), "Already up to date")
+
+    def test_what_the_install_said_is_said_again(self):
+        # a peer the project's other dependencies do not satisfy
+        self.edit_pj(lambda d: d["dependencies"].update({"peer-host": "^1.0.0", "b": "^2.0.0"}))
+        self.nub("install")
+        self.rm("node_modules")
+        full = self.install()
+        self.assertEqual(self.said(full), ["nub: warn: peer-host@1.0.0 wants b@^1.0.0, found 2.0.0"])
+        self.rm("node_modules")
+        again = self.install("--silent")      # what --silent keeps quiet is recorded too
+        self.rm("node_modules")
+        proc = self.install()
+        self.assertTrue(self.replayed(proc), proc.stderr)
+        self.assertTrue(self.replayed(again), again.stderr)
+        self.assertEqual(self.said(proc), self.said(full))
+        self.assertEqual(self.said(again), [])
+
+    def test_other_inputs_are_the_full_install(self):
+        cases = {
+            "--prod": lambda: ("--prod",),
+            "--ignore-scripts": lambda: ("--ignore-scripts",),
+            "package.json's bytes": lambda: self.edit_pj(lambda d: d.update({"description": "x"})),
+        }
+        for what, change in cases.items():
+            with self.subTest(what):
+                self.rm("node_modules")
+                args = change() or ()
+                proc = self.install(*args)
+                self.assertFalse(self.replayed(proc), proc.stderr)
+                self.assertIn("phase:resolve", proc.stderr)
+                self.assert_layout(gvs=True, omit_dev=args == ("--prod",))
+
+    def test_node_modules_there_is_the_full_install(self):
+        self.rm("node_modules", "a")
+        proc = self.install()
+        self.assertFalse(self.replayed(proc))
+        self.assertNotIn("phase:replay", proc.stderr)
+        self.assert_layout(gvs=True)
+
+    def test_an_entry_gone_from_the_store_is_the_full_install(self):
+        entries = self.gvs_targets()
+        for what, damage in (("an entry removed", lambda: shutil.rmtree(entries["b@2.0.0"])),
+                             ("a tree's marker naming another entry", None)):
+            with self.subTest(what):
+                self.rm("node_modules")
+                if damage:
+                    damage()
+                else:
+                    tree = next(e for e in self.gvs_targets_now(entries)
+                                if os.path.islink(os.path.join(e, "ready")))
+                    ready = os.path.join(tree, "ready")
+                    name = os.readlink(ready)
+                    os.unlink(ready)
+                    os.symlink(name[:-16] + "0" * 16, ready)
+                proc = self.install()
+                self.assertFalse(self.replayed(proc), proc.stderr)
+                self.assertIn("phase:replay", proc.stderr)
+                self.assertIn("phase:resolve", proc.stderr)
+                self.assert_layout(gvs=True)
+                self.assert_requires(gvs=True)
+
+    def gvs_targets_now(self, before):
+        return [e for e in before.values() if os.path.isdir(e)]
+
+    def test_own_scripts_are_never_recorded(self):
+        self.edit_pj(lambda d: d.update({"scripts": {
+            "postinstall": "node -e \"require('fs').appendFileSync('ran.txt', 'x')\""}}))
+        for _ in range(3):
+            self.rm("node_modules")
+            proc = self.install()
+            self.assertFalse(self.replayed(proc), proc.stderr)
+        with open(os.path.join(self.proj, "ran.txt")) as f:
+            self.assertEqual(f.read(), "xxx")
+
+    def test_prune_forgets_the_records(self):
+        self.nub("store", "prune")
+        self.assertFalse(os.path.exists(self.records()))
+        self.rm("node_modules")
+        proc = self.install()
+        self.assertFalse(self.replayed(proc), proc.stderr)
+        self.assert_layout(gvs=True)
+
+
 class StoreTreeTest(IsolatedTestCase):
     """A package new to the store is unpacked as a tree,
     <store>/v1/packages/<key>/node_modules/<name>, and the first entry of the

@@ -1,0 +1,306 @@
+/* record.c - installs remembered in the store, and made again (record.h). */
+#include "record.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "integrity.h"
+#include "manifest.h" /* nub_strarray_free */
+#include "nub_alloc.h"
+#include "nub_plat.h"
+#include "strmap.h"
+
+#define HEADER "nub-record 1\n"
+
+int nub_record_digest(int dir_fd, const char *context, char *const *files, size_t nfiles,
+                      char out[33])
+{
+  struct nub_buf b = NUB_BUF_INIT;
+  unsigned char h[32];
+  char hex[65];
+
+  nub_buf_adds(&b, HEADER);
+  nub_buf_adds(&b, context);
+  for (size_t i = 0; i < nfiles; i++) {
+    char *text = NULL;
+    size_t len = 0;
+    int rc = nub_plat_read_file_at(dir_fd, files[i], 1u << 30, &text, &len);
+    if (rc < 0 && rc != -ENOENT) {
+      nub_buf_release(&b);
+      return rc;
+    }
+    if (rc == 0)
+      nub_sha256(text, len, h);
+    nub_free(text);
+    nub_hex(h, 32, hex);
+    nub_buf_addf(&b, "\nfile %s %s", files[i], rc == 0 ? hex : "-");
+  }
+  nub_sha256(b.data, b.len, h);
+  nub_hex(h, 16, out);
+  nub_buf_release(&b);
+  return 0;
+}
+
+void nub_record_release(struct nub_record *r)
+{
+  nub_strarray_free(r->warnings, r->nwarnings);
+  nub_state_release(&r->state);
+  memset(r, 0, sizeof(*r));
+}
+
+static char *record_path(const struct nub_store *st, const char *digest)
+{
+  return nub_asprintf("%s/records/%s", st->root, digest);
+}
+
+/* ---- saving ---------------------------------------------------------------- */
+
+struct walk {
+  const struct nub_strmap *dirs;
+  const char *dir;
+  int proj_fd;
+  struct nub_buf *out;
+  bool ok;
+};
+
+/* Nothing that holds a tab or a newline goes into a line of the record. */
+static bool plain(const char *s)
+{
+  return !strpbrk(s, "\t\n");
+}
+
+static int walk_entry(void *payload, const char *name, enum nub_plat_ftype type)
+{
+  struct walk *w = payload;
+  char *path = nub_asprintf("%s/%s", w->dir, name);
+
+  if (type == NUB_FT_LINK) {
+    char target[4096];
+    int n = nub_plat_readlink_at(w->proj_fd, path, target, sizeof(target));
+    if (n < 0 || !plain(path) || !plain(target))
+      w->ok = false;
+    else
+      nub_buf_addf(w->out, "link %s\t%s\n", path, target);
+  } else if (type != NUB_FT_DIR ||
+             !(nub_strmap_get(w->dirs, path) || !strcmp(path, NUB_STATE_DIR))) {
+    w->ok = false; /* something the record would not make again */
+  }
+  nub_free(path);
+  return w->ok ? 0 : 1;
+}
+
+void nub_record_save(const struct nub_store *st, const char *digest, int proj_fd,
+                     char *const *entries, size_t nentries, size_t added,
+                     char *const *warnings, size_t nwarnings)
+{
+  struct nub_buf b = NUB_BUF_INIT;
+  struct nub_state s;
+  struct nub_strmap dirs;
+  char *text = NULL, *copy, *dir, *path, *tmp;
+  size_t len;
+  bool ok = true;
+
+  if (nub_plat_read_file_at(proj_fd, NUB_STATE_FILE, 256u << 20, &text, &len) < 0)
+    return;
+  copy = nub_strdup(text);
+  if (nub_state_parse(&s, copy, len, false) < 0) {
+    nub_free(text);
+    return;
+  }
+  memset(&dirs, 0, sizeof(dirs));
+  for (size_t i = 0; i < s.ndirs; i++)
+    nub_strmap_put(&dirs, s.dirs[i].path, (void *)1);
+  nub_buf_addf(&b, HEADER "added %zu\n", added);
+  for (size_t i = 0; i < nwarnings && ok; i++) {
+    ok = !strchr(warnings[i], '\n');
+    nub_buf_addf(&b, "warn %s\n", warnings[i]);
+  }
+  for (size_t i = 0; i < nentries && ok; i++) {
+    ok = !strchr(entries[i], '\n');
+    nub_buf_addf(&b, "entry %s\n", entries[i]);
+  }
+  /* every directory the state stamps, parents first (the state is sorted),
+   * holds only links and those directories */
+  for (size_t i = 0; i < s.ndirs && ok; i++) {
+    struct walk w = {&dirs, s.dirs[i].path, proj_fd, &b, true};
+    ok = nub_plat_list_dir_at(proj_fd, s.dirs[i].path, walk_entry, &w) == 0 && w.ok;
+  }
+  nub_buf_adds(&b, "state\n");
+  nub_buf_add(&b, text, len);
+  nub_strmap_release(&dirs, NULL);
+  nub_state_release(&s);
+  nub_free(text);
+  if (ok) {
+    dir = nub_asprintf("%s/records", st->root);
+    path = record_path(st, digest);
+    tmp = nub_asprintf("%s.tmp-%d", path, nub_plat_pid());
+    nub_plat_mkdir_at(NUB_PLAT_CWD, dir, 0755);
+    {
+      int fd = nub_plat_create_excl_at(NUB_PLAT_CWD, tmp, 0644);
+      if (fd >= 0) {
+        int rc = nub_plat_write_all(fd, b.data, b.len);
+        nub_plat_close(fd);
+        if (rc < 0 || nub_plat_rename_at(NUB_PLAT_CWD, tmp, NUB_PLAT_CWD, path) < 0)
+          nub_plat_unlink_at(NUB_PLAT_CWD, tmp, false);
+      }
+    }
+    nub_free(tmp);
+    nub_free(path);
+    nub_free(dir);
+  }
+  nub_buf_release(&b);
+}
+
+void nub_record_forget_all(const struct nub_store *st)
+{
+  char *dir = nub_asprintf("%s/records", st->root);
+  nub_plat_rm_rf_at(NUB_PLAT_CWD, dir);
+  nub_free(dir);
+}
+
+/* ---- replaying ------------------------------------------------------------- */
+
+static char *next_line(char **p)
+{
+  char *s = *p, *nl;
+
+  if (!*s)
+    return NULL;
+  nl = strchr(s, '\n');
+  if (!nl)
+    return NULL; /* every line of a whole record ends */
+  *nl = '\0';
+  *p = nl + 1;
+  return s;
+}
+
+/* An entry as it was: a directory in links/ by its name, a package tree by
+ * what its ready marker names. */
+static bool entry_as_was(char *line)
+{
+  char *tab = strchr(line, '\t'), cur[512];
+  struct nub_plat_stat st;
+  bool ok;
+
+  if (!tab)
+    return false;
+  *tab = '\0';
+  if (!tab[1]) {
+    ok = nub_plat_stat_at(NUB_PLAT_CWD, line, &st) == 0 && st.type == NUB_FT_DIR;
+  } else {
+    char *marker = nub_asprintf("%s/ready", line);
+    ok = nub_plat_readlink_at(NUB_PLAT_CWD, marker, cur, sizeof(cur)) >= 0 &&
+         !strcmp(cur, tab + 1);
+    nub_free(marker);
+  }
+  *tab = '\t';
+  return ok;
+}
+
+/* The recorded state's parts that do not change, its directories stamped
+ * as they are now. */
+static void fresh_state(const struct nub_state *old, int proj_fd, struct nub_state *s)
+{
+  memset(s, 0, sizeof(*s));
+  memcpy(s->layout, old->layout, sizeof(s->layout));
+  memcpy(s->settings, old->settings, sizeof(s->settings));
+  for (size_t i = 0; i < old->nchecks; i++)
+    nub_state_add_check(s, old->checks[i]);
+  for (size_t i = 0; i < old->ndirects; i++) {
+    s->directs = nub_realloc(s->directs, sizeof(char *) * (s->ndirects + 1));
+    s->directs[s->ndirects++] = nub_strdup(old->directs[i]);
+  }
+  /* (the state's own directory first: making it changes its parent's time) */
+  nub_plat_mkdir_at(proj_fd, NUB_STATE_DIR, 0755);
+  for (size_t i = 0; i < old->ndirs; i++)
+    nub_state_add_dir(s, proj_fd, old->dirs[i].path);
+  s->keys = nub_calloc(old->n + 1, sizeof(char *));
+  s->paths = nub_calloc(old->n + 1, sizeof(char *));
+  for (size_t i = 0; i < old->n; i++) {
+    s->keys[i] = nub_strdup(old->keys[i]);
+    s->paths[i] = nub_strdup(old->paths[i]);
+  }
+  s->n = old->n;
+}
+
+int nub_record_replay(const struct nub_store *st, const char *digest, int proj_fd,
+                      struct nub_record *r)
+{
+  char *path = record_path(st, digest), *text = NULL, *p, *line, *links = NULL;
+  struct nub_state s;
+  size_t len, made = 0;
+  int rc;
+
+  memset(r, 0, sizeof(*r));
+  rc = nub_plat_read_file_at(NUB_PLAT_CWD, path, 256u << 20, &text, &len);
+  nub_free(path);
+  if (rc < 0)
+    return -ENOENT;
+  p = text;
+  line = next_line(&p);
+  if (!line || strcmp(line, "nub-record 1")) {
+    nub_free(text);
+    return -ENOENT;
+  }
+  rc = -ENOENT; /* until the state is found */
+  while ((line = next_line(&p)) != NULL) {
+    if (!strncmp(line, "added ", 6)) {
+      r->added = (size_t)strtoull(line + 6, NULL, 10);
+    } else if (!strncmp(line, "warn ", 5)) {
+      r->warnings = nub_realloc(r->warnings, sizeof(char *) * (r->nwarnings + 1));
+      r->warnings[r->nwarnings++] = nub_strdup(line + 5);
+    } else if (!strncmp(line, "entry ", 6)) {
+      if (!entry_as_was(line + 6)) {
+        rc = -ESTALE;
+        break;
+      }
+    } else if (!strncmp(line, "link ", 5)) {
+      if (!links)
+        links = line; /* made once the directories are */
+      line[strlen(line)] = '\n';
+    } else if (!strcmp(line, "state")) {
+      rc = 0;
+      break;
+    }
+  }
+  if (rc == 0) {
+    char *st_text = nub_strndup(p, len - (size_t)(p - text));
+    rc = nub_state_parse(&s, st_text, len - (size_t)(p - text), false) < 0 ? -ENOENT : 0;
+  }
+  if (rc < 0) {
+    nub_free(text);
+    nub_record_release(r);
+    return rc;
+  }
+  /* the directories, parents first, then the links */
+  for (made = 0; made < s.ndirs; made++)
+    if ((rc = nub_plat_mkdir_at(proj_fd, s.dirs[made].path, 0755)) < 0)
+      break;
+  for (char *q = links; rc == 0 && q && !strncmp(q, "link ", 5);) {
+    char *nl = strchr(q, '\n'), *tab = strchr(q, '\t');
+    *nl = '\0';
+    if (!tab || tab > nl) {
+      rc = -EINVAL;
+      break;
+    }
+    *tab = '\0';
+    rc = nub_plat_symlink_at(tab + 1, proj_fd, q + 5);
+    q = nl + 1;
+  }
+  if (rc < 0) {
+    /* what was made goes, nothing that was there */
+    for (size_t i = made; i-- > 0;)
+      nub_plat_rm_rf_at(proj_fd, s.dirs[i].path);
+    nub_state_release(&s);
+    nub_free(text);
+    nub_record_release(r);
+    return rc;
+  }
+  fresh_state(&s, proj_fd, &r->state);
+  nub_state_release(&s);
+  nub_free(text);
+  return 0;
+}
