@@ -4,7 +4,10 @@
 # ci/bench_rr.py):
 #   warm   store/caches warm, node_modules deleted (and asserted gone) before
 #          each run, offline: nub (pnpm-lock.yaml -> isolated + GVS), the Rust
-#          nub at its defaults, pnpm at its defaults, bun (bun.lock);
+#          nub at its defaults, pnpm at its defaults, bun (bun.lock); and
+#          nub-full, nub with a store of its own whose install records
+#          (core/record.h) are deleted before each run: a warm install of
+#          inputs this store has not installed before;
 #   noop   everything installed already: each tool's "up to date" path;
 #   cold   from the real registry, every tool's store, caches and
 #          node_modules deleted and synced before each run (the same file
@@ -49,7 +52,7 @@ export npm_config_registry=$reg/ npm_config_audit=false npm_config_fund=false
 env_of() { # tool -> env assignments
   local c=$BENCH_DIR/cache/$1
   case $1 in
-    nub) echo "NUB_STORE_DIR=$c" ;;
+    nub|nub-full) echo "NUB_STORE_DIR=$c" ;;
     bun) echo "BUN_INSTALL_CACHE_DIR=$c" ;;
     pnpm) echo "npm_config_store_dir=$c/store npm_config_cache_dir=$c/cache XDG_CACHE_HOME=$c/xdg" ;;
     rnub) echo "XDG_DATA_HOME=$c/data XDG_CACHE_HOME=$c/cache" ;;
@@ -57,7 +60,7 @@ env_of() { # tool -> env assignments
 }
 cmd_of() { # tool mode(warm|noop|cold) -> install command
   case $1 in
-    nub) echo "$NUB install --frozen-lockfile -s $([ "$2" = cold ] || echo --offline)" ;;
+    nub|nub-full) echo "$NUB install --frozen-lockfile -s $([ "$2" = cold ] || echo --offline)" ;;
     bun) echo "$tools/bun/bin/bun install --frozen-lockfile --ignore-scripts" ;;
     pnpm) echo "$tools/pnpm/bin/pnpm install --frozen-lockfile --ignore-scripts $([ "$2" = cold ] || echo --offline)" ;;
     rnub) echo "$tools/rnub/bin/nub install --frozen-lockfile --ignore-scripts $([ "$2" = cold ] || echo --offline)" ;;
@@ -78,7 +81,7 @@ setup() { # tool -> project dir with that tool's lockfile
 }
 
 declare -A dir
-for t in nub rnub pnpm bun; do
+for t in nub nub-full rnub pnpm bun; do
   dir[$t]=$(setup $t)
   (cd "${dir[$t]}" && env $(env_of $t) $(cmd_of $t cold) >/dev/null 2>&1) ||
     { echo "bench: $t cannot install $fx; left out"; unset "dir[$t]"; }
@@ -104,14 +107,16 @@ for sc in $SCENARIOS; do
     noop) rr+=(--rounds "$((RUNS * 3))" --warmup "$WARMUP" --no-shell) ;;
     cold) rr+=(--rounds "$COLD_RUNS" --warmup 0) ;;
   esac
-  for t in nub rnub pnpm bun; do
+  for t in nub nub-full rnub pnpm bun; do
     [ -n "${dir[$t]:-}" ] || continue
+    [ "$t" = nub-full ] && [ "$sc" != warm ] && continue
     [ "$sc" = cold ] && [ "$t" != nub ] && ! echo " $PEERS_COLD " | grep -q " $t " && continue
     d=${dir[$t]}
     # warm and no-op need a full store (a cold round before empties it)
     [ "$sc" = cold ] || (cd "$d" && env $(env_of $t) $(cmd_of $t cold) >/dev/null 2>&1) || true
     case $sc in
-      warm) prep="rm -rf $d/node_modules $d/packages/*/node_modules && test ! -e $d/node_modules" ;;
+      warm) prep="rm -rf $d/node_modules $d/packages/*/node_modules && test ! -e $d/node_modules"
+            [ "$t" = nub-full ] && prep="$prep && rm -rf $BENCH_DIR/cache/nub-full/v1/records" ;;
       # Every tool starts from the same file system: what any earlier run
       # left (another tool's store and node_modules, in the rotation) is
       # deleted, and synced, so that no run pays for writing back or

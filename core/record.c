@@ -2,6 +2,7 @@
 #include "record.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,62 @@ static int walk_entry(void *payload, const char *name, enum nub_plat_ftype type)
   return w->ok ? 0 : 1;
 }
 
+struct aged {
+  char *name;
+  uint64_t mtime_ns;
+};
+
+struct listing {
+  const char *dir;
+  struct aged *v;
+  size_t n, cap;
+};
+
+static int list_record(void *payload, const char *name, enum nub_plat_ftype type)
+{
+  struct listing *l = payload;
+  struct nub_plat_stat st;
+  char *path;
+
+  if ((type != NUB_FT_FILE && type != NUB_FT_OTHER) || strstr(name, ".tmp-"))
+    return 0; /* (another install's record being written) */
+  path = nub_asprintf("%s/%s", l->dir, name);
+  if (nub_plat_stat_at(NUB_PLAT_CWD, path, &st) == 0) {
+    NUB_GROW(l->v, l->cap, l->n + 1);
+    l->v[l->n].name = path;
+    l->v[l->n++].mtime_ns = st.mtime_ns;
+  } else {
+    nub_free(path);
+  }
+  return 0;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+  const struct aged *x = a, *y = b;
+  return x->mtime_ns < y->mtime_ns ? 1 : x->mtime_ns > y->mtime_ns ? -1 : 0;
+}
+
+/* The store keeps the newest NUB_RECORDS_KEPT records: each is a few
+ * hundred bytes per package, and a project whose lockfile keeps changing
+ * would otherwise leave one per version of it. */
+static void keep_newest(const char *dir, const char *just_written)
+{
+  struct listing l = {dir, NULL, 0, 0};
+
+  nub_plat_list_dir_at(NUB_PLAT_CWD, dir, list_record, &l);
+  if (l.n > NUB_RECORDS_KEPT) {
+    size_t kept = 1; /* the one just written, whatever the clock's grain */
+    nub_sort(l.v, l.n, sizeof(*l.v), newest_first);
+    for (size_t i = 0; i < l.n; i++)
+      if (strcmp(l.v[i].name, just_written) && kept++ >= NUB_RECORDS_KEPT)
+        nub_plat_unlink_at(NUB_PLAT_CWD, l.v[i].name, false);
+  }
+  for (size_t i = 0; i < l.n; i++)
+    nub_free(l.v[i].name);
+  nub_free(l.v);
+}
+
 void nub_record_save(const struct nub_store *st, const char *digest, int proj_fd,
                      char *const *entries, size_t nentries, size_t added,
                      char *const *warnings, size_t nwarnings)
@@ -147,6 +204,7 @@ void nub_record_save(const struct nub_store *st, const char *digest, int proj_fd
           nub_plat_unlink_at(NUB_PLAT_CWD, tmp, false);
       }
     }
+    keep_newest(dir, path);
     nub_free(tmp);
     nub_free(path);
     nub_free(dir);

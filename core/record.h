@@ -15,6 +15,8 @@
  * lockfile, every package's index and every marker. Whatever a record
  * cannot vouch for is the full install (the driver decides, install.c).
  *
+ * The store keeps the newest NUB_RECORDS_KEPT of them.
+ *
  * Format (text, written whole and renamed into place):
  *   nub-record 1
  *   added <packages>
@@ -31,6 +33,8 @@
 
 #include "state.h"
 #include "store.h"
+
+#define NUB_RECORDS_KEPT 64
 
 /* The digest of an install's inputs: context (settings, platform, ...)
  * and the bytes of each file (names relative to dir_fd; a missing file

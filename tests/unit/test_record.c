@@ -249,6 +249,35 @@ static void test_record__forget_all(void **state)
   assert_int_equal(nub_record_replay(&f->st.store, "d1", f->proj_fd, &r), -ENOENT);
 }
 
+static void test_record__the_newest_are_kept(void **state)
+{
+  struct fx *f = *state;
+  char *dir = nub_asprintf("%s/records", f->st.store.root);
+  size_t n = 0;
+
+  assert_int_equal(nub_plat_mkdir_p(dir, 0755), 0);
+  for (int i = 0; i < NUB_RECORDS_KEPT + 5; i++) {
+    char *p = nub_asprintf("%s/old%02d", dir, i);
+    nub_test_write(p, "nub-record 1\n", 0644);
+    nub_free(p);
+  }
+  save(f); /* newer than every one above */
+  {
+    struct nub_record r;
+    assert_int_equal(nub_plat_rm_rf_at(f->proj_fd, "node_modules"), 0);
+    assert_int_equal(nub_record_replay(&f->st.store, "d1", f->proj_fd, &r), 0);
+    nub_record_release(&r);
+  }
+  for (int i = 0; i < NUB_RECORDS_KEPT + 5; i++) {
+    char *p = nub_asprintf("%s/old%02d", dir, i);
+    struct nub_plat_stat st;
+    n += nub_plat_stat_at(NUB_PLAT_CWD, p, &st) == 0;
+    nub_free(p);
+  }
+  assert_int_equal(n, NUB_RECORDS_KEPT - 1);
+  nub_free(dir);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -261,6 +290,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_record__only_links_and_stated_directories_are_recorded,
                                     setup, teardown),
     cmocka_unit_test_setup_teardown(test_record__forget_all, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_record__the_newest_are_kept, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
