@@ -578,8 +578,12 @@ static int record_digest(const struct nub_install_ctx *c, char out[33])
   nub_buf_addf(&ctx, "settings %s\nos %s\ncpu %s\nlibc %s\nscripts %d\nomit_peer %d\n",
                c->settings, c->caps.npm_os, c->caps.npm_cpu, c->caps.libc ? c->caps.libc : "-",
                !c->o->ignore_scripts && !c->cfg.ignore_scripts, c->o->omit_peer);
-  for (size_t i = 0; i < c->o->ncfg; i++)
-    nub_buf_addf(&ctx, "cfg %s\n", c->o->cfg[i]);
+  /* every setting of every layer but credentials: what any of them makes
+   * of the install (a stricter peer rule, say) is then a new record */
+  for (size_t i = 0; i < c->cfg.nent; i++)
+    if (!nub_config_is_credential(c->cfg.ent[i].key))
+      nub_buf_addf(&ctx, "cfg %d %s=%s\n", (int)c->cfg.ent[i].layer, c->cfg.ent[i].key,
+                   c->cfg.ent[i].val ? c->cfg.ent[i].val : "");
   rc = nub_record_digest(c->proj.dir_fd, ctx.data, names, n, out);
   nub_strarray_free(names, n);
   nub_buf_release(&ctx);

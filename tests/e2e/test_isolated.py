@@ -742,6 +742,7 @@ class RecordTest(IsolatedTestCase):
             "--prod": lambda: ("--prod",),
             "--ignore-scripts": lambda: ("--ignore-scripts",),
             "package.json's bytes": lambda: self.edit_pj(lambda d: d.update({"description": "x"})),
+            "a setting in .npmrc": lambda: self.write_npmrc("strict-peer-dependencies=true\n"),
         }
         for what, change in cases.items():
             with self.subTest(what):
@@ -751,6 +752,10 @@ class RecordTest(IsolatedTestCase):
                 self.assertFalse(self.replayed(proc), proc.stderr)
                 self.assertIn("phase:resolve", proc.stderr)
                 self.assert_layout(gvs=True, omit_dev=args == ("--prod",))
+
+    def write_npmrc(self, text):
+        with open(os.path.join(self.proj, ".npmrc"), "a") as f:
+            f.write(text)
 
     def test_node_modules_there_is_the_full_install(self):
         self.rm("node_modules", "a")
