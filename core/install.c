@@ -396,7 +396,7 @@ static int keep_previous(struct nub_install_ctx *c, const struct nub_state *old,
                          struct nub_err *err)
 {
   struct nub_plat_stat st;
-  int rc;
+  int rc = 0;
 
   *keep = old && !c->o->ci && !c->o->force && !strcmp(old->layout, c->layout->name) &&
           !strcmp(old->settings, c->settings);
@@ -408,6 +408,7 @@ static int keep_previous(struct nub_install_ctx *c, const struct nub_state *old,
   }
   for (size_t i = 0; !*keep && i < c->ws.npkgs; i++) {
     char *nm = nub_asprintf("%s/node_modules", c->ws.pkgs[i].dir);
+    rc = 0; /* (a member without node_modules has nothing to clear) */
     if (nub_plat_stat_at(c->proj.dir_fd, nm, &st) == 0 && st.type == NUB_FT_DIR)
       rc = nub_plat_rm_rf_at(c->proj.dir_fd, nm);
     if (rc < 0)

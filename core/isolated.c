@@ -678,9 +678,10 @@ static void link_one(void *vctx, size_t k, int worker)
   }
 }
 
-/* Each importer's direct dependencies in its node_modules: links into
- * node_modules/.nub of the project (a member's climb to the project first),
- * to file: directories, and to linked workspace members. */
+/* Each importer's direct dependencies in its node_modules: links to their
+ * entries in the store, into node_modules/.nub of the project for packages
+ * kept there (a member's climb to the project first), to file:
+ * directories, and to linked workspace members. */
 static int top_links(struct ictx *c)
 {
   struct nub_buf path = NUB_BUF_INIT, tgt = NUB_BUF_INIT;
