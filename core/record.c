@@ -258,38 +258,25 @@ static bool entry_as_was(char *line)
   return ok;
 }
 
-/* The recorded state's parts that do not change, its directories stamped
- * as they are now. */
-static void fresh_state(const struct nub_state *old, int proj_fd, struct nub_state *s)
+/* The recorded state as the replay left the project: its directories
+ * stamped anew (the state's own directory made first: making it changes
+ * its parent's time), its files left for the caller to fingerprint. */
+static void restamp(struct nub_state *s, int proj_fd)
 {
-  memset(s, 0, sizeof(*s));
-  memcpy(s->layout, old->layout, sizeof(s->layout));
-  memcpy(s->settings, old->settings, sizeof(s->settings));
-  for (size_t i = 0; i < old->nchecks; i++)
-    nub_state_add_check(s, old->checks[i]);
-  for (size_t i = 0; i < old->ndirects; i++) {
-    s->directs = nub_realloc(s->directs, sizeof(char *) * (s->ndirects + 1));
-    s->directs[s->ndirects++] = nub_strdup(old->directs[i]);
-  }
-  /* (the state's own directory first: making it changes its parent's time) */
   nub_plat_mkdir_at(proj_fd, NUB_STATE_DIR, 0755);
-  for (size_t i = 0; i < old->ndirs; i++)
-    nub_state_add_dir(s, proj_fd, old->dirs[i].path);
-  s->keys = nub_calloc(old->n + 1, sizeof(char *));
-  s->paths = nub_calloc(old->n + 1, sizeof(char *));
-  for (size_t i = 0; i < old->n; i++) {
-    s->keys[i] = nub_strdup(old->keys[i]);
-    s->paths[i] = nub_strdup(old->paths[i]);
-  }
-  s->n = old->n;
+  for (size_t i = 0; i < s->ndirs; i++)
+    if (nub_plat_dirstamp_at(proj_fd, s->dirs[i].path, &s->dirs[i].ctime_ns,
+                             &s->dirs[i].ino) < 0)
+      s->dirs[i].ctime_ns = s->dirs[i].ino = 0; /* the next install looks */
+  s->nfiles = 0;
 }
 
 int nub_record_replay(const struct nub_store *st, const char *digest, int proj_fd,
                       struct nub_record *r)
 {
-  char *path = record_path(st, digest), *text = NULL, *p, *line, *links = NULL;
-  struct nub_state s;
-  size_t len, made = 0;
+  char *path = record_path(st, digest), *text = NULL, *p, *line, **links = NULL;
+  struct nub_state *s = &r->state;
+  size_t len, made = 0, nlinks = 0, caplinks = 0;
   int rc;
 
   memset(r, 0, sizeof(*r));
@@ -299,66 +286,49 @@ int nub_record_replay(const struct nub_store *st, const char *digest, int proj_f
     return -ENOENT;
   p = text;
   line = next_line(&p);
-  if (!line || strcmp(line, "nub-record 1")) {
-    nub_free(text);
-    return -ENOENT;
-  }
-  rc = -ENOENT; /* until the state is found */
-  while ((line = next_line(&p)) != NULL) {
+  rc = line && !strcmp(line, "nub-record 1") ? -ENOENT : -EINVAL; /* until the state */
+  while (rc == -ENOENT && (line = next_line(&p)) != NULL) {
     if (!strncmp(line, "added ", 6)) {
       r->added = (size_t)strtoull(line + 6, NULL, 10);
     } else if (!strncmp(line, "warn ", 5)) {
       r->warnings = nub_realloc(r->warnings, sizeof(char *) * (r->nwarnings + 1));
       r->warnings[r->nwarnings++] = nub_strdup(line + 5);
     } else if (!strncmp(line, "entry ", 6)) {
-      if (!entry_as_was(line + 6)) {
+      if (!entry_as_was(line + 6))
         rc = -ESTALE;
-        break;
-      }
     } else if (!strncmp(line, "link ", 5)) {
-      if (!links)
-        links = line; /* made once the directories are */
-      line[strlen(line)] = '\n';
+      NUB_GROW(links, caplinks, nlinks + 1);
+      links[nlinks++] = line + 5; /* made once the directories are */
     } else if (!strcmp(line, "state")) {
-      rc = 0;
-      break;
+      size_t n = len - (size_t)(p - text);
+      rc = nub_state_parse(s, nub_strndup(p, n), n, false) < 0 ? -ENOENT : 0;
     }
   }
-  if (rc == 0) {
-    char *st_text = nub_strndup(p, len - (size_t)(p - text));
-    rc = nub_state_parse(&s, st_text, len - (size_t)(p - text), false) < 0 ? -ENOENT : 0;
-  }
-  if (rc < 0) {
-    nub_free(text);
-    nub_record_release(r);
-    return rc;
-  }
+  if (rc == -EINVAL)
+    rc = -ENOENT; /* not a record this nub reads */
   /* the directories, parents first, then the links */
-  for (made = 0; made < s.ndirs; made++)
-    if ((rc = nub_plat_mkdir_at(proj_fd, s.dirs[made].path, 0755)) < 0)
+  for (made = 0; rc == 0 && made < s->ndirs; made++)
+    if ((rc = nub_plat_mkdir_at(proj_fd, s->dirs[made].path, 0755)) < 0)
       break;
-  for (char *q = links; rc == 0 && q && !strncmp(q, "link ", 5);) {
-    char *nl = strchr(q, '\n'), *tab = strchr(q, '\t');
-    *nl = '\0';
-    if (!tab || tab > nl) {
+  for (size_t i = 0; rc == 0 && i < nlinks; i++) {
+    char *tab = strchr(links[i], '\t');
+    if (!tab)
       rc = -EINVAL;
-      break;
+    else {
+      *tab = '\0';
+      rc = nub_plat_symlink_at(tab + 1, proj_fd, links[i]);
     }
-    *tab = '\0';
-    rc = nub_plat_symlink_at(tab + 1, proj_fd, q + 5);
-    q = nl + 1;
   }
   if (rc < 0) {
     /* what was made goes, nothing that was there */
     for (size_t i = made; i-- > 0;)
-      nub_plat_rm_rf_at(proj_fd, s.dirs[i].path);
-    nub_state_release(&s);
-    nub_free(text);
-    nub_record_release(r);
-    return rc;
+      nub_plat_rm_rf_at(proj_fd, s->dirs[i].path);
+  } else {
+    restamp(s, proj_fd);
   }
-  fresh_state(&s, proj_fd, &r->state);
-  nub_state_release(&s);
+  nub_free(links);
   nub_free(text);
-  return 0;
+  if (rc < 0)
+    nub_record_release(r);
+  return rc;
 }
