@@ -328,11 +328,16 @@ class OnDiskCheckTest(TrustTestCase):
             "a deleted entry": lambda: self.rm(".nub", self.nub_dir("b")),
             "a package added by hand": lambda: self.junk("junkpkg"),
             "an entry added by hand": lambda: self.junk(".nub", "junk@1.0.0"),
+            # what an older nub kept for every package, here by a package's name
+            "a link per package": lambda: os.symlink(os.path.realpath(self.nm("a")),
+                                                     self.nm(".nub", "b@1.0.0")),
         }
         for gvs in ((), ("--no-global-virtual-store",)):
             for what, damage in cases.items():
                 if what == "a deleted entry" and not gvs:
                     continue  # with the global virtual store no entry is in the project
+                if what == "a link per package" and gvs:
+                    continue  # (there b@1.0.0 is a directory of the project's)
                 with self.subTest(what, gvs=gvs):
                     nubtest._rmtree(self.proj)
                     os.makedirs(self.proj)
