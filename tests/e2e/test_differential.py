@@ -359,6 +359,15 @@ class RealPackagesTest(nubtest.NubTestCase):
         want = self.resolution(pd)
         self.assertEqual(sorted(got), sorted(want))
         self.assertEqual(got, want)
+        # node_modules deleted: the first install again is whole (and
+        # recorded: it fetched nothing), the second made from the store's
+        # record (core/record.h); each resolves as pnpm's
+        for made in ("whole", "from the record"):
+            shutil.rmtree(os.path.join(d, "node_modules"))
+            proc = self.nub("install", "--ignore-scripts", cwd=d, env={"NUB_LOG": "debug"})
+            replayed = "from the store's record" in proc.stderr
+            self.assertEqual(replayed, made == "from the record", proc.stderr)
+            self.assertEqual(self.resolution(d), want, made)
 
 
 if __name__ == "__main__":
