@@ -239,8 +239,6 @@ static int start_work(struct nub_install_ctx *c, struct nub_err *err)
     nub_progress_warn(&c->prog, "%s", c->cfg.warnings[i]);
   for (size_t i = 0; i < c->ws.nwarnings; i++)
     nub_progress_warn(&c->prog, "%s", c->ws.warnings[i]);
-  /* what the install says from here on goes into its record too */
-  c->prog.keep = true;
   rc = nub_store_open(&c->store, c->cfg.store_dir, err);
   if (rc < 0)
     return rc;
@@ -371,7 +369,10 @@ static int phase_fetch(struct nub_install_ctx *c, struct nub_err *err)
     nub_buf_addf(&c->blocked, "%s@%s (a git dependency, packed unprepared)", p->name,
                  p->version);
   }
-  c->downloaded += fr.fetched;
+  /* an install that asked the registry nothing (no resolving, nothing
+   * fetched) may be recorded: what it said is then what its inputs make it
+   * say, no network's passing trouble */
+  c->record = c->record && !c->plan.resolved && !fr.fetched;
   snprintf(detail, sizeof(detail), "%zu packages, %zu cached", fr.fetched, fr.cached);
   nub_diag_phase_end(&ph, detail);
   nub_diag_set_count("packages", (long long)c->installed);
@@ -630,14 +631,13 @@ static bool replay(struct nub_install_ctx *c, struct nub_install_result *res)
   return true;
 }
 
-/* After a full install that a record may stand for: the record. Only an
- * install that fetched nothing is kept, so that what it said is what the
- * inputs make it say (no network's passing trouble). */
+/* After a full install that a record may stand for (c->record): the
+ * record. */
 static void remember(struct nub_install_ctx *c, const struct nub_layout_result *lr)
 {
   char digest[33];
 
-  if (!lr->entries || c->downloaded || !recordable(c) || record_digest(c, digest) < 0)
+  if (!c->record || !lr->entries || record_digest(c, digest) < 0)
     return;
   nub_record_save(&c->store, digest, c->proj.dir_fd, lr->entries, lr->nentries, c->installed,
                   c->prog.said, c->prog.nsaid);
@@ -652,6 +652,9 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
   int rc;
 
   memset(&lr, 0, sizeof(lr));
+  /* what the install says from here on (not the waits for locks before)
+   * goes into its record too */
+  c->record = c->prog.keep = recordable(c);
   /* an order the members' scripts cannot run in fails before anything,
    * the lockfile included, is written */
   rc = nub_lifecycle_members_check(c, member_events, 4, err);
@@ -687,7 +690,7 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
     struct nub_err e2;
     nub_err_clear(&e2);
     rc = nub_plan_fetch(c, &fr, &e2);
-    c->downloaded += fr.fetched;
+    c->record = false;
     nub_strarray_free(lr.entries, lr.nentries);
     if (rc == 0)
       rc = phase_link(c, NULL, &lr, &e2);

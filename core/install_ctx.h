@@ -47,7 +47,8 @@ struct nub_install_ctx {
   uint64_t t0;
   char settings[33];    /* fingerprint of what shapes node_modules */
   size_t installed;     /* packages in the layout */
-  size_t downloaded;    /* packages this install fetched */
+  bool record;          /* its layout is recorded for a replay (record.h): a
+                         * recordable install that fetched nothing */
   size_t nblocked;      /* dependencies whose install scripts did not run */
   struct nub_buf blocked;
   char *cwd_rel;        /* where nub runs, relative to the root ("" at the root) */

@@ -924,7 +924,7 @@ int nub_isolated_link(int proj_fd, struct nub_graph *g, struct nub_store *store,
   res->reused = c.reused;
   res->adopted = c.adopted;
   res->files = res->st.files;
-  if (!c.rc && o->gvs)
+  if (!c.rc && o->gvs && o->list_entries)
     list_entries(&c, res);
   rc = c.rc;
   if (rc)

@@ -40,15 +40,17 @@ struct nub_isolated_opts {
   char *const *trusted; /* names allowed to run build scripts */
   size_t ntrusted;
   const char *proj_dir; /* absolute: file: directories are linked from it */
+  bool list_entries;    /* fill the result's entries (for a record) */
 };
 
 struct nub_isolated_result {
   size_t packages, built, reused, files;
   size_t adopted; /* trees in the store made entries where they are */
   struct nub_link_stats st;
-  /* with the global virtual store, when every package lives there: each
-   * package's entry, "<absolute path>\t<what its ready marker names, or
-   * nothing for an entry in links/>" (owned; NULL otherwise) */
+  /* with list_entries and the global virtual store, when every package
+   * lives there: each package's entry, "<absolute path>\t<what its ready
+   * marker names, or nothing for an entry in links/>" (owned; NULL
+   * otherwise) */
   char **entries;
   size_t nentries;
 };

@@ -270,6 +270,7 @@ static int isolated_link(struct nub_install_ctx *c, const struct nub_state *old,
   io.trusted = c->man.trusted;
   io.ntrusted = c->man.ntrusted;
   io.proj_dir = c->proj.dir;
+  io.list_entries = c->record;
   rc = nub_isolated_link(c->proj.dir_fd, &c->plan.graph, &c->store, &c->linker, c->pool,
                          &c->prog, &io, &ir, err);
   r->packages = ir.packages;

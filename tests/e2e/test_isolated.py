@@ -737,6 +737,30 @@ class RecordTest(IsolatedTestCase):
         self.assertEqual(self.said(proc), self.said(full))
         self.assertEqual(self.said(again), [])
 
+    def test_a_wait_for_the_store_is_not_said_again(self):
+        # the install that records waits for a prune (the store's gc lock
+        # held): that wait is this run's, not something its inputs say
+        import fcntl
+        import subprocess
+        shutil.rmtree(self.records())
+        self.rm("node_modules")
+        with open(os.path.join(self.store, "v1", "locks", "gc"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            env = dict(self.env)
+            env["NUB_LOG"] = "debug"
+            inst = subprocess.Popen([self.nub_bin, "install"], cwd=self.proj, env=env,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(0.5)
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            out, err = inst.communicate(timeout=60)
+        self.assertEqual(inst.returncode, 0, err)
+        self.assertIn("waiting for it", err)
+        self.assertFalse(self.REPLAYED.search(err), err)
+        self.rm("node_modules")
+        proc = self.install()
+        self.assertTrue(self.replayed(proc), proc.stderr)
+        self.assertNotIn("waiting", proc.stderr)
+
     def test_other_inputs_are_the_full_install(self):
         cases = {
             "--prod": lambda: ("--prod",),
