@@ -19,7 +19,7 @@ struct nub_buf;
 enum nub_index_flag {
   NUB_IDX_INSTALL_SCRIPT = 1u << 0, /* preinstall/install/postinstall */
   NUB_IDX_BINDING_GYP = 1u << 1,    /* implicit `node-gyp rebuild` */
-  NUB_IDX_TREE = 1u << 2,           /* files live in `tree`, hashes are zero */
+  NUB_IDX_TREE = 1u << 2,           /* files live in `tree`, not content-named */
   NUB_IDX_BINS_FROM_DIR = 1u << 3,  /* bins only from "directories.bin" */
   /* Whether package.json declares peerDependencies, for readers that need
    * them (yarn's hoisting reads them from the package): PEERS_KNOWN says
@@ -31,10 +31,14 @@ enum nub_index_flag {
    * (an index written before does not) */
   NUB_IDX_PREPARE_SCRIPT = 1u << 6,
   NUB_IDX_PREPARE_KNOWN = 1u << 7,
+  /* A tree's files carry the CRC-32 of their bytes (little-endian, in
+   * hash[0..3]; nub_index_tree_crc): what `nub store verify` reads them
+   * against. Trees imported before have no check value. */
+  NUB_IDX_TREE_CRC = 1u << 8,
 };
 
 struct nub_index_file {
-  unsigned char hash[32];
+  unsigned char hash[32]; /* SHA-256; a tree's files: see NUB_IDX_TREE_CRC */
   uint64_t size;
   const char *path; /* normalised, relative to the package root */
   unsigned mode;    /* 0644 or 0755 */
@@ -69,6 +73,17 @@ struct nub_index {
 /* Validate and unpack a raw index; takes ownership of blob (freed on
  * failure too). -NUB_ESTORE when it is not a whole, valid index. */
 int nub_index_parse(char *blob, size_t len, struct nub_index **out);
+/* A tree file's check value (NUB_IDX_TREE_CRC), read and written. */
+static inline uint32_t nub_index_tree_crc(const unsigned char hash[32])
+{
+  return (uint32_t)hash[0] | (uint32_t)hash[1] << 8 | (uint32_t)hash[2] << 16 |
+         (uint32_t)hash[3] << 24;
+}
+static inline void nub_index_set_tree_crc(unsigned char hash[32], uint32_t crc)
+{
+  for (int i = 0; i < 4; i++)
+    hash[i] = (unsigned char)(crc >> (8 * i));
+}
 void nub_index_free(struct nub_index *idx);
 
 /* What a new index says, for nub_index_write. Strings are borrowed. */

@@ -120,6 +120,7 @@ static int setup(struct nub_install_ctx *c, const char *dir, struct nub_err *err
     return rc;
   nub_plat_caps(&c->caps);
   c->layout = c->proj.layout == NUB_LINKER_HOISTED ? &nub_layout_hoisted : &nub_layout_isolated;
+  c->as_trees = nub_plan_as_trees(c);
   c->frozen = c->o->frozen == NUB_FROZEN_YES ||
               (c->o->frozen == NUB_FROZEN_DEFAULT && nub_plat_getenv("CI") && c->proj.lockfile);
   settings_hash(c, c->settings);

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <libdeflate.h>
+
 #include "buf.h"
 #include "index.h"
 #include "integrity.h"
@@ -131,6 +133,19 @@ static bool hash_file(const char *path, unsigned char out[32])
   return true;
 }
 
+/* A tree file's CRC-32 (NUB_IDX_TREE_CRC). */
+static bool crc_file(const char *path, uint32_t *out)
+{
+  char *data = NULL;
+  size_t len = 0;
+
+  if (nub_plat_read_file_at(NUB_PLAT_CWD, path, (size_t)1 << 34, &data, &len) < 0)
+    return false;
+  *out = libdeflate_crc32(0, data, len);
+  nub_free(data);
+  return true;
+}
+
 /* ---- verify ------------------------------------------------------------------ */
 
 /* A package whose files do not match its index loses the index (and its
@@ -176,8 +191,7 @@ static int check_all(struct nub_store *s, bool repair, struct nub_gc_result *r)
     if (idx->tree)
       r->trees++;
     r->files += idx->nfiles;
-    /* the install's own check first (there, sizes, mtimes: a tree's files
-     * have no hashes) */
+    /* the install's own check first (sizes, mtimes) */
     if (nub_store_check(s, idx, why, sizeof(why)) < 0) {
       problem(r, "%s@%s: %s", idx->name, idx->version, why);
       bad = true;
@@ -197,6 +211,21 @@ static int check_all(struct nub_store *s, bool repair, struct nub_gc_result *r)
         /* the bad copy goes too: an import would find it and keep it */
         if (nub_plat_unlink_at(NUB_PLAT_CWD, path, false) == 0)
           r->removed_files++;
+        bad = true;
+      }
+      nub_free(path);
+    }
+    /* a tree's files read against their check values (a tree imported
+     * before they were recorded has its sizes checked only); a changed tree
+     * goes whole with its index below */
+    for (uint32_t f = 0; repair && !bad && idx->tree && (idx->flags & NUB_IDX_TREE_CRC) &&
+                         f < idx->nfiles; f++) {
+      const struct nub_index_file *x = &idx->files[f];
+      char *path = nub_asprintf("%s/%s/%s", s->root, idx->tree, x->path);
+      uint32_t crc;
+      if (crc_file(path, &crc) && crc != nub_index_tree_crc(x->hash)) {
+        problem(r, "%s@%s: %s was changed (its content is not what was unpacked)",
+                idx->name, idx->version, x->path);
         bad = true;
       }
       nub_free(path);

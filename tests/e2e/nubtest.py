@@ -59,6 +59,13 @@ def npm_os():
         platform.system(), platform.system().lower())
 
 
+def store_kind():
+    """Where nub keeps a new package's files in the store: as a tree under
+    v1/packages, except on macOS, where whole directories are cloned from
+    content files (v1/files)."""
+    return "files" if npm_os() == "darwin" else "packages"
+
+
 def npm_cpu():
     m = platform.machine().lower()
     return {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64",

@@ -585,8 +585,8 @@ class StoreTest(nubtest.NubTestCase):
             f.write("console.log('TAMPERED')\n")
         proc = self.nub("store", "verify", check=False)
         self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
-        # (a tree has no hashes: the size tells here; a content-addressed file
-        # is re-hashed)
+        # (the size tells here; test_verify_reads_tree_files_back has an edit
+        # of the same size)
         self.assertIn("a@1.0.0: index.js", proc.stdout)
         self.assertIn("1 bad", proc.stdout)
         self.assertEqual(self.nub("store", "verify").returncode, 0)  # repaired
@@ -618,6 +618,31 @@ class StoreTest(nubtest.NubTestCase):
         self.assertEqual(proc.returncode, 1)
         self.assertIn("tagged@1.0.0: index.js was changed", proc.stdout)
         self.assertEqual(self.nub("store", "verify").returncode, 0)
+
+    def test_verify_reads_tree_files_back(self):
+        # a package kept as a tree (what both layouts unpack new packages
+        # into, but on macOS): an edit of the same size, its mtime put back,
+        # passes the install's check (sizes, times) but not verify, which
+        # reads each file against the CRC-32 taken as it was unpacked
+        if nubtest.store_kind() != "packages":
+            self.skipTest("new packages are content files here")
+        one = self.project("one", {"tagged": "^1.0.0"})
+        f = os.path.join(one, "node_modules/tagged/index.js")
+        st = os.stat(f)
+        with open(f, "r+b") as fh:
+            data = fh.read()
+            fh.seek(0)
+            fh.write(bytes([data[0] ^ 1]) + data[1:])
+        os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+        self.assertEqual(self.nub("store", "status").returncode, 0)
+        proc = self.nub("store", "verify", check=False)
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertIn("tagged@1.0.0: index.js was changed (its content is not what was "
+                      "unpacked)", proc.stdout)
+        self.assertEqual(self.nub("store", "verify").returncode, 0)  # dropped
+        two = self.project("two", {"tagged": "^1.0.0"})
+        with open(os.path.join(two, "node_modules/tagged/index.js"), "rb") as fh:
+            self.assertEqual(fh.read(), data)
 
     def test_verify_does_not_wait_on_a_fifo(self):
         # a content file replaced by a FIFO: verify hung for good opening it

@@ -401,6 +401,9 @@ class TraceTest(nubtest.NubTestCase):
                 with open(os.path.join(src, lockfile)) as f, open(os.path.join(d, lockfile), "w") as g:
                     g.write(f.read().replace("@@REGISTRY@@", reg.rstrip("/")))
                 self.env["npm_config_registry"] = reg
+                # each layout cold: with one store, the isolated layout would
+                # adopt the trees the hoisted install unpacked
+                self.env["NUB_STORE_DIR"] = os.path.join(self.tmp, "store-" + layout)
                 trace, jsonl = os.path.join(d, "t.json"), os.path.join(d, "t.jsonl")
                 self.nub("install", "--frozen-lockfile", "--ignore-scripts", cwd=d,
                          env={"NUB_DIAG_TRACE": trace, "NUB_DIAG_FILE": jsonl})

@@ -64,6 +64,19 @@ class FaultTestCase(nubtest.NubTestCase):
         for b in ("c-cli", "d"):
             self.assertTrue(os.path.exists(os.path.join(nm, ".bin", b)), ".bin/" + b)
 
+    def store_file_paths(self, store=None):
+        """The store's package files: content files (v1/files) and the files
+        of packages kept as trees (v1/packages/<key>/node_modules/<name>)."""
+        v1 = os.path.join(store or self.store, "v1")
+        out = []
+        for top in ("files", "packages"):
+            for dirpath, _, names in os.walk(os.path.join(v1, top)):
+                for n in names:
+                    p = os.path.join(dirpath, n)
+                    if not os.path.islink(p):  # a tree's owner/ready links
+                        out.append(p)
+        return out
+
     def store_index_files(self, store=None):
         idx = os.path.join(store or self.store, "v1", "index")
         out = set()
@@ -392,21 +405,29 @@ class InterruptTest(FaultTestCase):
         self.assertEqual(self.nub("install").stdout.strip(), "Already up to date")
 
     def test_short_store_file_from_a_crash_is_replaced(self):
-        # What a crash mid-write leaves: files cut short under their content
-        # names and no index for their packages. The next install must not
-        # link them: it finds them short and puts whole copies in their place.
+        # What a crash mid-write leaves: files cut short in the store and no
+        # index for their packages. The next install must not link them: it
+        # finds them short and puts whole copies in their place. New packages
+        # are unpacked as trees (their files under their own paths)...
+        self.short_store_files_are_replaced(nubtest.store_kind())
+
+    def test_short_content_file_from_a_crash_is_replaced(self):
+        # ... or, where they are not (NUB_STORE_TREES=0, as where whole
+        # directories are cloned from content files), under content names
+        self.env["NUB_STORE_TREES"] = "0"
+        self.short_store_files_are_replaced("files")
+
+    def short_store_files_are_replaced(self, kind):
         self.basic()
         self.nub("install")
-        files = os.path.join(self.store, "v1", "files")
         cut = []
-        for dirpath, _, names in os.walk(files):
-            for n in names:
-                p = os.path.join(dirpath, n)
-                if os.path.getsize(p) > 1:
-                    with open(p, "r+b") as f:
-                        f.truncate(1)
-                    cut.append(p)
+        for p in self.store_file_paths():
+            if os.path.getsize(p) > 1:
+                with open(p, "r+b") as f:
+                    f.truncate(1)
+                cut.append(p)
         self.assertTrue(cut)
+        self.assertTrue(all(os.sep + kind + os.sep in p for p in cut), cut[:3])
         shutil.rmtree(os.path.join(self.store, "v1", "index"))
         shutil.rmtree(self.node_modules())
         self.nub("install")
@@ -420,17 +441,24 @@ class InterruptTest(FaultTestCase):
             self.assertGreater(os.path.getsize(p), 1, p)
 
     def test_lost_store_file_is_named_then_fetched_again(self):
-        # a content file gone from the store (someone cleaned it by hand):
-        # one error line, and the next run fetches the package again
+        # a file of a package's tree gone from the store (someone cleaned it
+        # by hand): one error line, and the next run fetches the package again
+        self.lost_store_file_is_named_then_fetched_again(nubtest.store_kind())
+
+    def test_lost_content_file_is_named_then_fetched_again(self):
+        # the same for a content file (NUB_STORE_TREES=0)
+        self.env["NUB_STORE_TREES"] = "0"
+        self.lost_store_file_is_named_then_fetched_again("files")
+
+    def lost_store_file_is_named_then_fetched_again(self, kind):
         self.basic()
         self.nub("install")
         nm = self.node_modules()
         lost = os.path.join(nm, "e", "lib", "x", "y.js")
         ino = os.stat(lost).st_ino
-        files = os.path.join(self.store, "v1", "files")
-        gone = [os.path.join(d, n) for d, _, names in os.walk(files) for n in names
-                if os.stat(os.path.join(d, n)).st_ino == ino]
+        gone = [p for p in self.store_file_paths() if os.stat(p).st_ino == ino]
         self.assertEqual(len(gone), 1)
+        self.assertIn(os.sep + kind + os.sep, gone[0])
         os.unlink(gone[0])
         shutil.rmtree(nm)
         # with the store check (verify-store-integrity, the default) the
@@ -901,12 +929,27 @@ class DiskFullTest(FaultTestCase):
         return lines[0]
 
     def test_full_store_fails_cleanly_and_recovers(self):
+        # new packages unpacked as trees
+        self.full_store_fails_cleanly_and_recovers(nubtest.store_kind())
+
+    def test_full_content_store_fails_cleanly_and_recovers(self):
+        # the same with content files (NUB_STORE_TREES=0)
+        self.env["NUB_STORE_TREES"] = "0"
+        self.full_store_fails_cleanly_and_recovers("files")
+
+    def full_store_fails_cleanly_and_recovers(self, kind):
         self.basic()
         # fill the file system but a little, so that the store starts and then runs out
         self.fill(40 * 1024)
-        self.install_fails_full()
-        files = os.path.join(self.small, "store", "v1", "files")
-        self.assertTrue(any(f for _, _, f in os.walk(files)), "the store never started")
+        line = self.install_fails_full()
+        if kind == "files":
+            # content files are published one by one, as they come
+            self.assertTrue(self.store_file_paths(os.path.join(self.small, "store")),
+                            "the store never started")
+        else:
+            # a tree is staged whole and its staging removed: the line names
+            # the package that did not fit
+            self.assertRegex(line, r"@1\.0\.0: cannot write (to )?the store")
         # the store filled up while fetching: nothing was linked
         self.assertFalse(os.path.exists(os.path.join(self.node_modules(), "a")))
         # room again: the same store finishes the job, with whole files

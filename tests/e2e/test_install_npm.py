@@ -296,13 +296,23 @@ class BasicTreeTest(NpmLockMixin, nubtest.NubTestCase):
 
     @unittest.skipUnless(platform.system() == "Linux", "hardlinks are the Linux default")
     def test_files_are_hardlinks_into_the_store(self):
+        # new packages are unpacked as trees (v1/packages)
+        self.files_are_hardlinks_into_the_store(nubtest.store_kind())
+
+    def test_files_are_hardlinks_of_content_files(self):
+        # or, with NUB_STORE_TREES=0, as content files (v1/files)
+        self.env["NUB_STORE_TREES"] = "0"
+        self.files_are_hardlinks_into_the_store("files")
+
+    def files_are_hardlinks_into_the_store(self, kind):
         self.make_project("basic", lockfile="package-lock.v3.json")
         self.nub("install")
         store_inodes = set()
-        for dirpath, _, filenames in os.walk(os.path.join(self.store, "v1", "files")):
+        for dirpath, _, filenames in os.walk(os.path.join(self.store, "v1", kind)):
             for f in filenames:
                 st = os.lstat(os.path.join(dirpath, f))
-                store_inodes.add((st.st_dev, st.st_ino))
+                if not stat.S_ISLNK(st.st_mode):
+                    store_inodes.add((st.st_dev, st.st_ino))
         nm = os.path.join(self.proj, "node_modules")
         checked = 0
         for dirpath, dirnames, filenames in os.walk(nm):

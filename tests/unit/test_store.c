@@ -113,6 +113,11 @@ static void test_store__tree_import(void **state)
   assert_int_equal(nub_plat_stat_at(NUB_PLAT_CWD, p, &st), 0);
   assert_int_equal(st.mode & 0777, 0755);
   nub_free(p);
+  /* each file's CRC-32, for `nub store verify` (zlib.crc32(b"x"), (b"{}")) */
+  assert_true(x->flags & NUB_IDX_TREE_CRC);
+  assert_int_equal(nub_index_tree_crc(file_of(x, "node_modules/bun/lib/tool.js")->hash),
+                   0x8cdc1683u);
+  assert_int_equal(nub_index_tree_crc(file_of(x, "binding.gyp")->hash), 0xa3a6bf43u);
   nub_index_free(x);
 }
 
