@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """How install cost grows with the project: nub (isolated with the global
 virtual store, from pnpm-lock.yaml; hoisted, from package-lock.json), bun
-(bun.lock) and pnpm (pnpm-lock.yaml) at every fixture size, cold, warm and
-no-op, with peak RSS and user + system time; then the cost per 1,000
-packages, in a Markdown table and an SVG plot.
+(bun.lock), pnpm (pnpm-lock.yaml) and the Rust nub (pnpm-lock.yaml, in
+both layouts; left out when npm cannot install it) at every fixture size,
+cold, warm and no-op, with peak RSS and user + system time; then the cost
+per 1,000 packages, in a Markdown table and an SVG plot, and nub's ratios
+to every peer, layout by layout, in a second table.
 
   cold   every tool's store, caches and node_modules deleted and synced
          before each run (the same file system state whoever ran before);
@@ -33,7 +35,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "ci", "bench", "fixtures")
-TOOLS = ["nub", "nub-hoisted", "bun", "pnpm"]
+TOOLS = ["nub", "nub-hoisted", "bun", "pnpm", "rnub", "rnub-hoisted"]
 
 
 def sh(cmd, **kw):
@@ -41,14 +43,22 @@ def sh(cmd, **kw):
 
 
 def install_peers(tools_dir):
-    """bun and pnpm under their own prefixes (as the other benches do)."""
-    for name, spec in (("bun", "bun@1.4.5"), ("pnpm", "pnpm@12.4.2")):
-        exe = os.path.join(tools_dir, name, "bin", name)
+    """bun, pnpm and the Rust nub under their own prefixes (as the other
+    benches do, so that the Rust nub's `nub` never shadows ours); the tools
+    left out (the Rust nub, when npm cannot install it)."""
+    out = []
+    for name, exe_name, spec in (("bun", "bun", "bun@1.4.5"), ("pnpm", "pnpm", "pnpm@12.4.2"),
+                                 ("rnub", "nub", "@nubjs/nub")):
+        exe = os.path.join(tools_dir, name, "bin", exe_name)
         if not os.access(exe, os.X_OK):
             r = subprocess.run(["npm", "i", "-g", "--prefix", os.path.join(tools_dir, name), spec,
                                 "--no-audit", "--no-fund"], capture_output=True, text=True)
-            if r.returncode != 0:
+            if r.returncode != 0 and name == "rnub":
+                print("bench-scale: cannot install %s; the Rust nub is left out" % spec)
+                out += ["rnub", "rnub-hoisted"]
+            elif r.returncode != 0:
                 sys.exit("bench-scale: cannot install %s:\n%s" % (spec, r.stderr[-2000:]))
+    return out
 
 
 class Tool:
@@ -63,7 +73,8 @@ class Tool:
             if os.path.exists(os.path.join(src, f)):
                 shutil.copy(os.path.join(src, f), self.dir)
         lock = {"nub": "pnpm-lock.yaml", "nub-hoisted": "package-lock.json",
-                "bun": "bun.lock", "pnpm": "pnpm-lock.yaml"}[name]
+                "bun": "bun.lock", "pnpm": "pnpm-lock.yaml", "rnub": "pnpm-lock.yaml",
+                "rnub-hoisted": "pnpm-lock.yaml"}[name]
         with open(os.path.join(src, lock)) as f:
             text = f.read().replace("@@REGISTRY@@", registry)
         with open(os.path.join(self.dir, lock), "w") as f:
@@ -75,6 +86,12 @@ class Tool:
             self.env["NUB_STORE_DIR"] = self.cache
             self.argv = [nub, "install", "--frozen-lockfile", "-s"]
             if name == "nub-hoisted":
+                self.argv += ["--node-linker", "hoisted"]
+        elif name.startswith("rnub"):
+            self.env.update(XDG_DATA_HOME=self.cache + "/data", XDG_CACHE_HOME=self.cache + "/cache")
+            self.argv = [os.path.join(tools_dir, "rnub", "bin", "nub"), "install",
+                         "--frozen-lockfile", "--ignore-scripts"]
+            if name == "rnub-hoisted":
                 self.argv += ["--node-linker", "hoisted"]
         elif name == "bun":
             self.env["BUN_INSTALL_CACHE_DIR"] = self.cache
@@ -156,7 +173,8 @@ def med(v, i):
 def svg_plot(rows, path):
     """Cost per 1,000 packages against the fixture's size, warm and cold,
     one line per tool (log-free: the sizes are few)."""
-    colors = {"nub": "#1b7837", "nub-hoisted": "#7fbf7b", "bun": "#c51b7d", "pnpm": "#2166ac"}
+    colors = {"nub": "#1b7837", "nub-hoisted": "#7fbf7b", "bun": "#c51b7d", "pnpm": "#2166ac",
+              "rnub": "#e08214", "rnub-hoisted": "#fdb863"}
     w, h, pad = 720, 300, 50
     panels = [("cold", "cold, s per 1,000 packages"), ("warm", "warm, s per 1,000 packages")]
     sizes = sorted({r["packages"] for r in rows})
@@ -219,13 +237,13 @@ def main():
     bench = os.path.abspath(a.dir)
     tools_dir = os.path.join(bench, "tools")
     os.makedirs(bench, exist_ok=True)
-    install_peers(tools_dir)
+    tool_names = [t for t in TOOLS if t not in install_peers(tools_dir)]
 
     rows = []
     for fx in fixtures:
         n = packages_of(fx)
         print("=== %s (%d packages in npm's tree) ===" % (fx, n), flush=True)
-        tools = [Tool(t, bench, fx, registry, nub, tools_dir) for t in TOOLS]
+        tools = [Tool(t, bench, fx, registry, nub, tools_dir) for t in tool_names]
 
         def cold_prep(t):
             for u in tools:  # the same file system state whoever ran before
@@ -264,6 +282,23 @@ def main():
                       r["cold_rss"], r["warm"], r["warm_cpu"], r["noop"], r["cold"] * 1000 / k,
                       r["warm"] * 1000 / k, r["cold_rss"] / k, r["cold"] / bun["cold"],
                       r["warm"] / bun["warm"]))
+    # nub's ratios, layout by layout: bun and pnpm build one layout each
+    # (bun hoisted, pnpm isolated here) and stand against both of nub's; the
+    # Rust nub against the same layout
+    lines += ["", "| fixture | nub layout | peer | cold | cold CPU | cold peak RSS | warm | no-op |",
+              "|---|---|---|---|---|---|---|---|"]
+    for fx in fixtures:
+        by = {r["tool"]: r for r in rows if r["fixture"] == fx}
+        for mine, layout in (("nub", "isolated"), ("nub-hoisted", "hoisted")):
+            same = "rnub" if mine == "nub" else "rnub-hoisted"
+            for peer in ("bun", "pnpm", same):
+                if peer not in by:
+                    continue
+                n, q = by[mine], by[peer]
+                lines.append("| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.3f |" %
+                             (fx, layout, peer, n["cold"] / q["cold"],
+                              n["cold_cpu"] / q["cold_cpu"], n["cold_rss"] / q["cold_rss"],
+                              n["warm"] / q["warm"], n["noop"] / q["noop"]))
     table = "\n".join(lines)
     print(table)
     if a.out:
