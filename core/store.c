@@ -315,8 +315,7 @@ int nub_import_begin(struct nub_store *s, struct nub_import **out, struct nub_er
   im->nf.fd = -1;
   im->tree_fd = im->tfd = -1;
   im->mem = &im->own_mem;
-  nub_hasher_init(&im->h, NUB_HASH_SHA256);
-  *out = im;
+  *out = im; /* the hasher is made by the first content-addressed file */
   return 0;
 }
 
@@ -459,8 +458,10 @@ int nub_import_file_begin(struct nub_import *im, const char *relpath, unsigned t
   im->in_file = true;
   im->cur_is_pkgjson = !strcmp(relpath, "package.json");
   nub_buf_reset(im->mem);
-  if (!im->tree_name) /* a tree's files are named by their paths */
+  if (!im->tree_name && im->h.ctx) /* a tree's files are named by their paths */
     nub_hasher_reset(&im->h);
+  else if (!im->tree_name)
+    nub_hasher_init(&im->h, NUB_HASH_SHA256);
   im->crc = 0;
   return 0;
 }
