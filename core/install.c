@@ -66,6 +66,27 @@ static void settings_hash(struct nub_install_ctx *c, char out[33])
   nub_buf_release(&b);
 }
 
+/* Whether packages new to the store are unpacked as trees (store.h,
+ * nub_import_as_tree): no content hash per file, one name per file.
+ * NUB_STORE_TREES=0 keeps them content-addressed, to measure the
+ * difference. */
+static bool as_trees(const struct nub_install_ctx *c)
+{
+  const char *env = nub_plat_getenv("NUB_STORE_TREES");
+
+  if (env && !strcmp(env, "0"))
+    return false;
+  /* not where whole directories are cloned from content files (macOS):
+   * there a package's content files are what a clone is made of */
+  if (c->caps.has_clonedir)
+    return false;
+  /* the hoisted layout links each file from its package's tree, and the
+   * isolated one adopts the tree as the package's entry in the global
+   * virtual store (isolated.c); without that store, isolated packages share
+   * equal files through content names */
+  return c->layout == &nub_layout_hoisted || c->cfg.gvs;
+}
+
 /* pnpm-workspace.yaml's overrides (over package.json's) and
  * onlyBuiltDependencies (when package.json names none) */
 static void merge_workspace_settings(struct nub_install_ctx *c)
@@ -120,7 +141,7 @@ static int setup(struct nub_install_ctx *c, const char *dir, struct nub_err *err
     return rc;
   nub_plat_caps(&c->caps);
   c->layout = c->proj.layout == NUB_LINKER_HOISTED ? &nub_layout_hoisted : &nub_layout_isolated;
-  c->as_trees = nub_plan_as_trees(c);
+  c->as_trees = as_trees(c);
   c->frozen = c->o->frozen == NUB_FROZEN_YES ||
               (c->o->frozen == NUB_FROZEN_DEFAULT && nub_plat_getenv("CI") && c->proj.lockfile);
   settings_hash(c, c->settings);

@@ -8,7 +8,6 @@
 #include "diag.h"
 #include "hoisted.h"
 #include "install_ctx.h"
-#include "layout.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "registry.h"
@@ -24,23 +23,6 @@ struct nub_pkg *nub_plan_identity(struct nub_install_ctx *c, const char *name,
   nub_free(url);
   p->as_tree = c->as_trees;
   return p;
-}
-
-bool nub_plan_as_trees(const struct nub_install_ctx *c)
-{
-  const char *env = nub_plat_getenv("NUB_STORE_TREES");
-
-  if (env && !strcmp(env, "0"))
-    return false;
-  /* not where whole directories are cloned from content files (macOS):
-   * there a package's content files are what a clone is made of */
-  if (c->caps.has_clonedir)
-    return false;
-  /* the hoisted layout links each file from its package's tree, and the
-   * isolated one adopts the tree as the package's entry in the global
-   * virtual store (isolated.c); without that store, isolated packages share
-   * equal files through content names */
-  return c->layout == &nub_layout_hoisted || c->cfg.gvs;
 }
 
 /* A version's document later than this, and its packument is asked for

@@ -45,11 +45,6 @@ struct nub_plan {
 struct nub_pkg *nub_plan_identity(struct nub_install_ctx *c, const char *name,
                                   const char *version, const char *tarball,
                                   const char *integrity);
-/* Whether packages new to the store are unpacked as trees (store.h,
- * nub_import_as_tree): no content hash per file, and one name per file.
- * NUB_STORE_TREES=0 keeps them content-addressed, to measure the
- * difference. Read once per install (install_ctx.as_trees). */
-bool nub_plan_as_trees(const struct nub_install_ctx *c);
 /* Make every needed package present in the store (the "fetch" phase),
  * finishing downloads the resolver began. A package that cannot be fetched
  * fails the install unless it is optional in the final plan: then it is
