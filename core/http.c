@@ -288,8 +288,10 @@ static void start_req(struct nub_http *h, struct nub_http_req *r)
   curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
   /* every transfer has a receive buffer of this size (a hundred of them at
    * once): 256 KiB each held 25 MB of a cold install's peak; 64 KiB still
-   * takes a TLS record or more per call */
-  curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 64L * 1024);
+   * takes a TLS record or more per call. Resolving without a lockfile has
+   * hundreds of documents open at once, most of a few kilobytes: 64 KiB
+   * each held 28 MB there. */
+  curl_easy_setopt(e, CURLOPT_BUFFERSIZE, r->small ? 16L * 1024 : 64L * 1024);
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 15000L);
   /* Slower than fetch-low-speed-limit bytes/s over fetch-low-speed-time is
    * a stall; a server trickling a byte a second is cut off by it. */

@@ -51,6 +51,8 @@ struct nub_http_req {
   const char *accept;       /* Accept header or NULL */
   const char *if_none_match;/* ETag for revalidation or NULL */
   bool compressed;          /* ask for gzip/br content-encoding (metadata) */
+  bool small;               /* mostly small bodies (documents): a smaller
+                             * receive buffer (a resolve has hundreds open) */
   uint64_t not_before_ns;   /* do not start before this time (backoff) */
   /* Body bytes as they arrive. Return false to abort the transfer. */
   bool (*on_body)(void *ud, const char *p, size_t n);

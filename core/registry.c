@@ -596,6 +596,7 @@ static void start_http(struct entry *e, uint64_t delay_ms)
                                "q=0.8, */*";
   e->req.if_none_match = e->cached ? e->etag : NULL;
   e->req.compressed = true;
+  e->req.small = true;
   e->req.on_body = on_body;
   e->req.on_done = on_done;
   e->req.ud = e;
