@@ -141,7 +141,6 @@ static int setup(struct nub_install_ctx *c, const char *dir, struct nub_err *err
     return rc;
   nub_plat_caps(&c->caps);
   c->layout = c->proj.layout == NUB_LINKER_HOISTED ? &nub_layout_hoisted : &nub_layout_isolated;
-  c->as_trees = as_trees(c);
   c->frozen = c->o->frozen == NUB_FROZEN_YES ||
               (c->o->frozen == NUB_FROZEN_DEFAULT && nub_plat_getenv("CI") && c->proj.lockfile);
   settings_hash(c, c->settings);
@@ -685,6 +684,7 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
     c->plan.pkgs.prepare_names = c->man.trusted;
     c->plan.pkgs.nprepare = c->man.ntrusted;
   }
+  c->plan.pkgs.as_trees = as_trees(c);
   if (rc == 0 && replay(c, res))
     return 0;
   if (rc == 0)

@@ -47,7 +47,6 @@ struct nub_install_ctx {
   uint64_t t0;
   char settings[33];    /* fingerprint of what shapes node_modules */
   size_t installed;     /* packages in the layout */
-  bool as_trees;        /* new packages unpacked as trees (install.c) */
   bool record;          /* its layout is recorded for a replay (record.h): a
                          * recordable install that fetched nothing */
   size_t nblocked;      /* dependencies whose install scripts did not run */

@@ -100,10 +100,8 @@ static void mark_needed(struct nub_install_ctx *c)
 
   for (size_t i = 0; i < t->n; i++) {
     struct nub_node *n = &t->nodes[i];
-    if (n->pkg) {
+    if (n->pkg)
       n->pkg->needed = n->pkg->optional = false;
-      n->pkg->as_tree = c->as_trees;
-    }
   }
   for (size_t i = 0; i < t->n; i++) {
     struct nub_node *n = &t->nodes[i];

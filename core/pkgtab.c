@@ -89,6 +89,7 @@ struct nub_pkg *nub_pkgtab_get(struct nub_pkgtab *t, const char *name, const cha
   p->integrity = integrity ? nub_strdup(integrity) : NULL;
   memcpy(p->key, key, sizeof(key));
   p->prepare = prepare;
+  p->as_tree = t->as_trees;
   t->slots[j] = p;
   NUB_GROW(t->v, t->cap, t->n + 1);
   t->v[t->n++] = p;

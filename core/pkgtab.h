@@ -54,6 +54,9 @@ struct nub_pkgtab {
    * nub_pkgtab_get, none with --ignore-scripts) */
   char *const *prepare_names;
   size_t nprepare;
+  /* what each new package's as_tree is (set before the first
+   * nub_pkgtab_get) */
+  bool as_trees;
 };
 
 /* The package with this identity, creating it if new; strings are copied.

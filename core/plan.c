@@ -21,7 +21,6 @@ struct nub_pkg *nub_plan_identity(struct nub_install_ctx *c, const char *name,
   struct nub_pkg *p = nub_pkgtab_get(&c->plan.pkgs, name, version, url, integrity);
 
   nub_free(url);
-  p->as_tree = c->as_trees;
   return p;
 }
 

@@ -458,10 +458,12 @@ int nub_import_file_begin(struct nub_import *im, const char *relpath, unsigned t
   im->in_file = true;
   im->cur_is_pkgjson = !strcmp(relpath, "package.json");
   nub_buf_reset(im->mem);
-  if (!im->tree_name && im->h.ctx) /* a tree's files are named by their paths */
-    nub_hasher_reset(&im->h);
-  else if (!im->tree_name)
-    nub_hasher_init(&im->h, NUB_HASH_SHA256);
+  if (!im->tree_name) { /* a tree's files are named by their paths */
+    if (im->h.ctx)
+      nub_hasher_reset(&im->h);
+    else
+      nub_hasher_init(&im->h, NUB_HASH_SHA256);
+  }
   im->crc = 0;
   return 0;
 }

@@ -121,27 +121,19 @@ static void index_keys(struct nub_store *s, struct names *keys)
   nub_free(idir);
 }
 
-static bool hash_file(const char *path, unsigned char out[32])
+/* A stored file read back: its SHA-256 (a content file's name) and/or its
+ * CRC-32 (a tree file's check value, NUB_IDX_TREE_CRC). */
+static bool read_back(const char *path, unsigned char sha256[32], uint32_t *crc)
 {
   char *data = NULL;
   size_t len = 0;
 
   if (nub_plat_read_file_at(NUB_PLAT_CWD, path, (size_t)1 << 34, &data, &len) < 0)
     return false;
-  nub_sha256(data, len, out);
-  nub_free(data);
-  return true;
-}
-
-/* A tree file's CRC-32 (NUB_IDX_TREE_CRC). */
-static bool crc_file(const char *path, uint32_t *out)
-{
-  char *data = NULL;
-  size_t len = 0;
-
-  if (nub_plat_read_file_at(NUB_PLAT_CWD, path, (size_t)1 << 34, &data, &len) < 0)
-    return false;
-  *out = libdeflate_crc32(0, data, len);
+  if (sha256)
+    nub_sha256(data, len, sha256);
+  if (crc)
+    *crc = libdeflate_crc32(0, data, len);
   nub_free(data);
   return true;
 }
@@ -205,7 +197,7 @@ static int check_all(struct nub_store *s, bool repair, struct nub_gc_result *r)
       char name[67], *path;
       nub_store_file_name(x->hash, (x->mode & 0111) != 0, name);
       path = nub_asprintf("%s/files/%s", s->root, name);
-      if (hash_file(path, h) && memcmp(h, x->hash, 32)) {
+      if (read_back(path, h, NULL) && memcmp(h, x->hash, 32)) {
         problem(r, "%s@%s: %s was changed (its content is not what its name says)",
                 idx->name, idx->version, x->path);
         /* the bad copy goes too: an import would find it and keep it */
@@ -223,7 +215,7 @@ static int check_all(struct nub_store *s, bool repair, struct nub_gc_result *r)
       const struct nub_index_file *x = &idx->files[f];
       char *path = nub_asprintf("%s/%s/%s", s->root, idx->tree, x->path);
       uint32_t crc;
-      if (crc_file(path, &crc) && crc != nub_index_tree_crc(x->hash)) {
+      if (read_back(path, NULL, &crc) && crc != nub_index_tree_crc(x->hash)) {
         problem(r, "%s@%s: %s was changed (its content is not what was unpacked)",
                 idx->name, idx->version, x->path);
         bad = true;
