@@ -17,7 +17,7 @@ secs=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 cc=${CC:-clang}
 command -v "$cc" >/dev/null || { echo "fuzz: $cc is missing (Debian: apt-get install clang)" >&2; exit 1; }
-all=(json lockfile_npm lockfile_pnpm lockfile_yarn lockfile_berry npmrc semver index tarball packument spec)
+all=(json lockfile_npm lockfile_pnpm lockfile_yarn lockfile_berry npmrc semver index tarball packument spec name)
 harnesses=("$@"); [ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
 
 out=$root/build-fuzz
@@ -87,6 +87,13 @@ specs = ["git+https://h.invalid/u/r.git#v1.0.0\n*", "github:user/repo#semver:^1.
          "^1.2.3\n>=1.5.0 <1.6.0-0", ">1.0.0 <=2.0.0 || 3.x\n2.0.1-rc.1"]
 for i, s in enumerate(specs):
     with open(os.path.join(corpus, "spec", "s%d" % i), "w") as f:
+        f.write(s)
+# names: every fixture package's, and keys an attacker would use
+names = list(registry.load_fixtures(registry.DEFAULT_FIXTURES)) + [
+    "../.git/hooks", "..", ".", ".bin", ".nub-state", "node_modules", "/etc/x", "a/../../b",
+    "@s/..", "@s/../x", "x\\y", "@s/node_modules", "@.s/x", "_x", "@s/_x", "a" * 215]
+for i, s in enumerate(names):
+    with open(os.path.join(corpus, "name", "s%d" % i), "w") as f:
         f.write(s)
 # store indexes in the layout of core/index.h (NUBIDX4)
 def index(files, dirs, bins, name, version, flags=0, tree=None):

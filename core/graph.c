@@ -302,3 +302,47 @@ size_t nub_graph_bfs(const struct nub_graph *g,
   nub_free(queue);
   return qt;
 }
+
+/* One edge's name, or fail naming who depends on it. */
+static int check_alias(const char *alias, const char *who, const char *source,
+                       struct nub_err *err)
+{
+  if (nub_valid_pkg_name(alias))
+    return 0;
+  return nub_err_set(err, -NUB_EUNSAFE,
+                     "%s: %s depends on '%s', which is not a package name; refusing to "
+                     "install it", source, who, alias);
+}
+
+int nub_graph_check_names(const struct nub_graph *g, const char *source, struct nub_err *err)
+{
+  char norm[4096];
+  int rc = 0;
+
+  for (size_t i = 0; rc == 0 && i < g->nimporters; i++) {
+    const struct nub_importer *im = &g->importers[i];
+    const char *who = strcmp(im->path, ".") ? im->path : "the project";
+    if (strcmp(im->path, ".") &&
+        (nub_path_normalize(im->path, norm, sizeof(norm)) < 0 || strcmp(norm, im->path)))
+      return nub_err_set(err, -NUB_EUNSAFE,
+                         "%s: importer '%s' is not a folder of the project; refusing", source,
+                         im->path);
+    for (int k = 0; rc == 0 && k < NUB_DEP_KINDS; k++) {
+      const struct nub_gdirect *d;
+      size_t n = nub_importer_directs(im, k, &d);
+      for (size_t j = 0; rc == 0 && j < n; j++)
+        rc = check_alias(d[j].alias, who, source, err);
+    }
+  }
+  for (size_t i = 0; rc == 0 && i < g->npkgs; i++) {
+    const struct nub_gpkg *p = g->pkgs[i];
+    if (p->name && !nub_valid_pkg_name(p->name))
+      return nub_err_set(err, -NUB_EUNSAFE, "%s: '%s' is not a package name; refusing",
+                         source, p->name);
+    for (size_t j = 0; rc == 0 && j < p->ndeps; j++)
+      rc = check_alias(p->deps[j].alias, p->key, source, err);
+    for (size_t j = 0; rc == 0 && j < p->noptional_deps; j++)
+      rc = check_alias(p->optional_deps[j].alias, p->key, source, err);
+  }
+  return rc;
+}

@@ -154,6 +154,11 @@ char *nub_gedge_target(const char *alias, const char *ref);
 size_t nub_graph_bfs(const struct nub_graph *g,
                      bool (*enter)(void *ud, size_t to, long from, size_t importer), void *ud);
 void nub_gpkg_free(struct nub_gpkg *p);
+/* Every name that becomes a folder: each importer's path stays in the
+ * project, each direct and package dependency is known by a package name
+ * (path.h), each package has one. -NUB_EUNSAFE naming source (the
+ * lockfile) and the dependent otherwise. */
+int nub_graph_check_names(const struct nub_graph *g, const char *source, struct nub_err *err);
 /* Record that catalog `name` gives `alias` `range`, resolved to `version`
  * (once per name and alias; the first wins). Keeps the sort order. */
 void nub_graph_add_catalog(struct nub_graph *g, const char *name, const char *alias,

@@ -326,6 +326,11 @@ static int phase_plan(struct nub_install_ctx *c, struct nub_err *err)
 
   nub_diag_phase_begin(&ph, "resolve");
   rc = make_plan(c, err);
+  /* every reader's names, checked once before anything is made of them
+   * (a tree's paths are checked as it is finished, tree.h) */
+  if (rc == 0 && c->plan.have_graph)
+    rc = nub_graph_check_names(&c->plan.graph, c->proj.lockfile ? c->proj.lockfile
+                                                                : "package.json", err);
   if (rc == 0)
     nub_install_select_importers(c);
   if (rc == 0 && !c->o->lockfile_only)

@@ -16,6 +16,10 @@ static bool valid_part(const char *s, size_t n, bool scope_part)
     return false;
   if (!scope_part && (s[0] == '.' || s[0] == '_'))
     return false;
+  /* a package named node_modules would make its folder look like the
+   * directory that holds packages */
+  if (n == 12 && !memcmp(s, "node_modules", 12))
+    return false;
   for (size_t i = 0; i < n; i++)
     if (bad_char((unsigned char)s[i]) || s[i] == '/' || s[i] == ':')
       return false;

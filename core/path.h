@@ -8,9 +8,12 @@
 #include <stddef.h>
 
 /* A package name as a folder name: "x" or "@scope/x"; each part non-empty,
- * not "." or "..", no '\\', ':', control characters or leading '.'/'_' in the
- * scope-less part (npm's rules, uppercase allowed for old packages); at most
- * 214 bytes. */
+ * not "." or "..", not "node_modules", no '\\', ':', control characters or
+ * leading '.'/'_' in the scope-less part (npm's rules, uppercase allowed for
+ * old packages; so never ".bin" or ".nub*"); at most 214 bytes. The one rule
+ * for every string that becomes a folder under node_modules or a cache file
+ * name: package names, and the keys dependencies are known by (an alias's
+ * "<key>": "npm:<name>@<range>"), from every reader. */
 bool nub_valid_pkg_name(const char *name);
 
 /* Normalise a relative path: strip leading "./", collapse "//" and "/./".

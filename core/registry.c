@@ -15,6 +15,7 @@
 #include "registry_url.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
+#include "path.h"
 #include "strmap.h"
 
 #define CACHE_MAGIC "NUBMETA1"
@@ -640,6 +641,18 @@ static void start(struct nub_meta *m, struct entry *e)
   pthread_mutex_lock(&m->lock);
 }
 
+/* A version as a file name's part: no separator, no control character,
+ * not starting with '.'. */
+static bool valid_version_part(const char *v)
+{
+  if (!*v || *v == '.' || strlen(v) > 256)
+    return false;
+  for (; *v; v++)
+    if ((unsigned char)*v < 0x20 || *v == '/' || *v == '\\' || *v == 0x7f)
+      return false;
+  return true;
+}
+
 /* The entry of name's packument (version NULL) or of one version's
  * document, started when new. */
 static struct entry *lookup_or_start(struct nub_meta *m, const char *name, const char *version)
@@ -674,6 +687,15 @@ static struct entry *lookup_or_start(struct nub_meta *m, const char *name, const
   nub_strmap_put(&m->entries, key ? key : name, e);
   nub_free(key);
   m->st.requested++;
+  /* the name and version make the cache file's name: nothing that is not
+   * a package name or a version is asked for or written */
+  if (!nub_valid_pkg_name(name) || (version && !valid_version_part(version))) {
+    snprintf(e->msg, sizeof(e->msg), "'%s%s%s' is not a package name and version; not asked for",
+             name, version ? "@" : "", version ? version : "");
+    e->state = M_FAILED;
+    e->rc = -NUB_EUNSAFE;
+    return e;
+  }
   if (!reg) {
     snprintf(e->msg, sizeof(e->msg), "cannot look up %s: %s", name, nub_config_no_registry_hint);
     e->state = M_FAILED;

@@ -631,6 +631,12 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   snprintf(name, sizeof(name), "%s", it->alias);
   snprintf(who, sizeof(who), "%s",
            it->parent ? it->parent->base : it->imp ? r->imps[it->imp].path : "the project");
+  /* the key becomes a folder under node_modules (and names a document to
+   * ask for when it is no alias): "../.git/hooks" must never */
+  if (!nub_valid_pkg_name(it->alias))
+    return nub_err_set(r->err, -NUB_EUNSAFE,
+                       "%s depends on '%s' (%s), which is not a package name; refusing to "
+                       "install it", who, it->alias, it->spec);
   ov = override_for(r, it->parent, it->alias, it->spec);
   if (ov)
     spec = ov;
@@ -891,8 +897,9 @@ static int run_queue(struct res *r)
       rc = pick(r, &it, &n);
     }
     if (rc < 0) {
-      if (it.optional && rc != -NUB_EINTR) {
-        /* an optional dependency that cannot be resolved is left out */
+      if (it.optional && rc != -NUB_EINTR && rc != -NUB_EUNSAFE) {
+        /* an optional dependency that cannot be resolved is left out (one
+         * that is hostile stops the install) */
         nub_err_clear(r->err);
         rc = 0;
       } else {
@@ -933,7 +940,8 @@ static void queue_peers(struct res *r, size_t from)
       if (nub_strarray_has(popt, npopt, sorted[k].name))
         continue;
       push(r, n, sorted[k].name, sorted[k].spec, true, true, 0);
-      nub_meta_want(r->meta, sorted[k].name);
+      if (nub_valid_pkg_name(sorted[k].name)) /* (pick refuses it) */
+        nub_meta_want(r->meta, sorted[k].name);
     }
     nub_free(sorted);
   }

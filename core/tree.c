@@ -91,6 +91,35 @@ long nub_tree_resolve(const struct nub_tree *t, long from, const char *name)
   }
 }
 
+/* A node's path: normalised as it is (no "..", not absolute), and every
+ * folder it names under a node_modules a package name. */
+static bool safe_node_path(const char *path, const char *folder)
+{
+  char norm[4096];
+  const char *p;
+
+  if (nub_path_normalize(path, norm, sizeof(norm)) < 0 || strcmp(norm, path))
+    return false;
+  for (p = path; (p = strstr(p, "node_modules/")) != NULL; p += 13) {
+    const char *name = p + 13, *end;
+    char buf[256];
+    if (p != path && p[-1] != '/')
+      continue;
+    end = strchr(name, '/');
+    if (end && *name == '@')
+      end = strchr(end + 1, '/');
+    if (!end)
+      end = name + strlen(name);
+    if ((size_t)(end - name) >= sizeof(buf))
+      return false;
+    memcpy(buf, name, (size_t)(end - name));
+    buf[end - name] = '\0';
+    if (!nub_valid_pkg_name(buf))
+      return false;
+  }
+  return !folder || nub_valid_pkg_name(folder);
+}
+
 int nub_tree_finish(struct nub_tree *t, const char *lockname, struct nub_err *err)
 {
   nub_sort(t->nodes, t->n, sizeof(*t->nodes), cmp_node);
@@ -101,6 +130,12 @@ int nub_tree_finish(struct nub_tree *t, const char *lockname, struct nub_err *er
 
     if (i > 0 && !strcmp(t->nodes[i - 1].path, n->path))
       return nub_err_set(err, -NUB_ELOCKFILE, "%s lists '%s' twice", lockname, n->path);
+    /* whichever reader or hoister made the path: it stays in the project,
+     * and a package's folder is a package name */
+    if (!safe_node_path(n->path, folder))
+      return nub_err_set(err, -NUB_EUNSAFE,
+                         "%s would install to '%s', which is not a package's folder under "
+                         "node_modules; refusing", lockname, n->path);
     n->folder = folder;
     for (p = n->path; (p = strstr(p, "node_modules/")) != NULL; p += 13)
       if (p == n->path || p[-1] == '/')

@@ -20,6 +20,19 @@ static void test_path__package_names(void **state)
   assert_false(nub_valid_pkg_name(".hidden"));
   assert_false(nub_valid_pkg_name("a\\b"));
   assert_false(nub_valid_pkg_name("x/y"));
+  /* the keys an alias could hide a path in (each a folder under
+   * node_modules, and a metadata cache file's name) */
+  assert_false(nub_valid_pkg_name(".."));
+  assert_false(nub_valid_pkg_name("."));
+  assert_false(nub_valid_pkg_name(".bin"));
+  assert_false(nub_valid_pkg_name(".nub-state"));
+  assert_false(nub_valid_pkg_name("node_modules"));
+  assert_false(nub_valid_pkg_name("@s/node_modules"));
+  assert_false(nub_valid_pkg_name("@s/.."));
+  assert_false(nub_valid_pkg_name("@s/../x"));
+  assert_false(nub_valid_pkg_name("../.git/hooks"));
+  assert_false(nub_valid_pkg_name("/etc/passwd"));
+  assert_true(nub_valid_pkg_name("node_modules2"));
 }
 
 static void test_path__normalize(void **state)

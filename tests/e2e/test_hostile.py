@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""Hostile input (issue 26): a name a dependency is known by never becomes
+a path outside its node_modules, whichever reader takes it.
+
+The registry here serves `payload` (an executable `pre-commit`, a bin
+`jest`) and `carrier-*` packages that depend on it under hostile alias keys
+("../.git/hooks", "..", ".bin", ...), in dependencies, optionalDependencies
+and peerDependencies. Each entry point (a registry package, the root
+package.json, yarn.lock v1, yarn berry's lockfile, pnpm-lock.yaml, nub.lock)
+is tried in both layouts; every try must fail with exit 44 naming the key,
+and leave everything outside node_modules and the store as it was.
+
+Run: NUB_BIN=build/core/nub python3 tests/e2e/test_hostile.py
+     (or ctest -R e2e.hostile)
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+
+import nubtest
+from registry import Registry
+
+SECTIONS = ("dependencies", "optionalDependencies", "peerDependencies")
+LAYOUTS = (("--node-linker", "hoisted"), ("--node-linker", "isolated"),
+           ("--node-linker", "isolated", "--no-global-virtual-store"))
+EXIT_UNSAFE = 44
+
+
+class AliasKeyTest(nubtest.NubTestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.registry.stop()
+        cls.fixtures = tempfile.mkdtemp(prefix="nub-hostile-",
+                                        dir=os.environ.get("NUB_TEST_TMP") or None)
+        # an absolute key points here: outside every test's directory
+        cls.abs_target = os.path.join(cls.fixtures, "abs-escape")
+        cls.keys = ["../.git/hooks", "..", ".bin", "node_modules", cls.abs_target,
+                    "a/../../escape", ".nub-state", "x\\y", "@s/../../escape", "@s/..", "."]
+        pay = os.path.join(cls.fixtures, "payload@1.0.0")
+        os.makedirs(pay)
+        cls._write(pay, "package.json", {"name": "payload", "version": "1.0.0",
+                                         "bin": {"jest": "pre-commit"}})
+        with open(os.path.join(pay, "pre-commit"), "w") as f:
+            f.write("#!/bin/sh\necho pwned\n")
+        os.chmod(os.path.join(pay, "pre-commit"), 0o755)
+        for s in SECTIONS:
+            for i, key in enumerate(cls.keys):
+                name = cls.carrier(s, i)
+                d = os.path.join(cls.fixtures, name + "@1.0.0")
+                os.makedirs(d)
+                cls._write(d, "package.json", {"name": name, "version": "1.0.0",
+                                               s: {key: "npm:payload@1.0.0"}})
+        d = os.path.join(cls.fixtures, "carrier-ok@1.0.0")
+        os.makedirs(d)
+        cls._write(d, "package.json", {"name": "carrier-ok", "version": "1.0.0",
+                                       "dependencies": {"hooksalias": "npm:payload@1.0.0"}})
+        cls.registry = Registry(cls.fixtures).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        super().tearDownClass()
+        shutil.rmtree(cls.fixtures)
+
+    @staticmethod
+    def _write(d, name, doc):
+        with open(os.path.join(d, name), "w") as f:
+            json.dump(doc, f)
+
+    @staticmethod
+    def carrier(section, i):
+        return "carrier-%s-%d" % ({"dependencies": "dep", "optionalDependencies": "opt",
+                                   "peerDependencies": "peer"}[section], i)
+
+    # -- what must not change
+
+    def snapshot(self):
+        """Every path under the test's directory (and the absolute key's
+        target) but node_modules and the store, with what it holds."""
+        out = {}
+        nm = os.path.join(self.proj, "node_modules")
+        for root in (self.tmp, os.path.dirname(self.abs_target)):
+            for dirpath, dirnames, filenames in os.walk(root):
+                if dirpath == self.store or dirpath == nm:
+                    dirnames[:] = []
+                    continue
+                if root != self.tmp and dirpath == root:
+                    dirnames[:] = [d for d in dirnames if d == "abs-escape"]
+                    filenames = [f for f in filenames if f == "abs-escape"]
+                for name in dirnames + filenames:
+                    p = os.path.join(dirpath, name)
+                    if p in (self.store, nm) or p.startswith(self.tmp + "/store/"):
+                        continue
+                    st = os.lstat(p)
+                    if os.path.islink(p):
+                        what = "-> " + os.readlink(p)
+                    elif os.path.isdir(p):
+                        what = "dir"
+                    else:
+                        with open(p, "rb") as f:
+                            what = hashlib.sha256(f.read()).hexdigest()
+                    out[p] = (what, st.st_mode, st.st_nlink)
+        return out
+
+    def assert_refused(self, *args, key):
+        """nub install <args> fails with exit 44 naming key, and nothing
+        outside node_modules and the store changed."""
+        os.makedirs(os.path.join(self.proj, ".git", "hooks"), exist_ok=True)
+        before = self.snapshot()
+        proc = self.nub("install", *args, check=False)
+        self.assertEqual(proc.returncode, EXIT_UNSAFE, proc.stdout + proc.stderr)
+        self.assertIn(key, proc.stderr)
+        self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+        after = self.snapshot()
+        self.assertEqual(after, before, "files outside node_modules changed")
+        self.assertFalse(os.path.lexists(self.abs_target))
+        # nothing under node_modules is the payload under another name
+        for dirpath, dirnames, filenames in os.walk(os.path.join(self.proj, "node_modules")):
+            self.assertNotIn("pre-commit", filenames, dirpath)
+        # the metadata cache holds <kind>/<registry hash>/<name>.json files only
+        meta = os.path.join(self.store, "metadata")
+        for dirpath, dirnames, filenames in os.walk(meta):
+            depth = os.path.relpath(dirpath, meta).count("/") + (dirpath != meta)
+            if filenames:
+                self.assertEqual(depth, 2, (dirpath, filenames))
+        return proc
+
+    def fresh(self):
+        nubtest._rmtree(self.proj)
+        os.makedirs(self.proj)
+        shutil.rmtree(self.store, ignore_errors=True)
+        os.makedirs(self.store)
+
+    # -- entry points
+
+    def test_registry_package(self):
+        for s in SECTIONS:
+            for i, key in enumerate(self.keys):
+                for layout in LAYOUTS:
+                    with self.subTest(section=s, key=key, layout=layout):
+                        self.fresh()
+                        self.make_project({"name": "p", "version": "1.0.0",
+                                           "dependencies": {self.carrier(s, i): "1.0.0"}})
+                        self.assert_refused(*layout, key=key)
+
+    def test_root_package_json(self):
+        for key in self.keys:
+            for layout in LAYOUTS:
+                with self.subTest(key=key, layout=layout):
+                    self.fresh()
+                    self.make_project({"name": "p", "version": "1.0.0",
+                                       "dependencies": {key: "npm:payload@1.0.0"}})
+                    self.assert_refused(*layout, key=key)
+
+    def graph_lock(self, key):
+        reg = self.registry
+        return "\n".join([
+            "lockfileVersion: '9.0'", "",
+            "settings:", "  autoInstallPeers: true", "  excludeLinksFromLockfile: false", "",
+            "importers:", "", "  .:", "    dependencies:", "      carrier-ok:",
+            "        specifier: 1.0.0", "        version: 1.0.0", "",
+            "packages:", "",
+            "  carrier-ok@1.0.0:",
+            "    resolution: {integrity: %s}" % reg.integrity("carrier-ok", "1.0.0"), "",
+            "  payload@1.0.0:",
+            "    resolution: {integrity: %s}" % reg.integrity("payload", "1.0.0"),
+            "    hasBin: true", "",
+            "snapshots:", "",
+            "  carrier-ok@1.0.0:", "    dependencies:",
+            "      %s: payload@1.0.0" % json.dumps(key), "",
+            "  payload@1.0.0: {}", ""])
+
+    def yarn_lock(self, key):
+        reg = self.registry
+
+        def entry(pattern, name, deps=None):
+            lines = ["%s:" % pattern, '  version "1.0.0"',
+                     '  resolved "%s#%s"' % (reg.tarball_url(name, "1.0.0"),
+                                             reg.shasum(name, "1.0.0")),
+                     "  integrity %s" % reg.integrity(name, "1.0.0")]
+            if deps:
+                lines += ["  dependencies:"] + ["    %s %s" % (json.dumps(k), json.dumps(v))
+                                                for k, v in deps.items()]
+            return "\n".join(lines) + "\n"
+        return ("# THIS IS AN AUTOGENERATED FILE. DO NOT EDIT THIS FILE DIRECTLY.\n"
+                "# yarn lockfile v1\n\n\n" +
+                entry(json.dumps(key + "@npm:payload@1.0.0"), "payload") + "\n" +
+                entry("carrier-ok@1.0.0", "carrier-ok", {key: "npm:payload@1.0.0"}))
+
+    def berry_lock(self, key):
+        return "\n".join([
+            "# This file is generated by running \"yarn install\" inside your project.",
+            "# Manual changes might be lost - proceed with caution!", "",
+            "__metadata:", "  version: 8", "  cacheKey: 10c0", "",
+            '"carrier-ok@npm:1.0.0":', "  version: 1.0.0",
+            '  resolution: "carrier-ok@npm:1.0.0"', "  dependencies:",
+            '    %s: "npm:payload@1.0.0"' % json.dumps(key),
+            "  languageName: node", "  linkType: hard", "",
+            '%s:' % json.dumps(key + "@npm:payload@1.0.0"), "  version: 1.0.0",
+            '  resolution: "payload@npm:1.0.0"', "  bin:", "    jest: pre-commit",
+            "  languageName: node", "  linkType: hard", "",
+            '"p@workspace:.":', "  version: 0.0.0-use.local",
+            '  resolution: "p@workspace:."', "  dependencies:",
+            '    carrier-ok: "npm:1.0.0"', "  languageName: unknown", "  linkType: soft", ""])
+
+    def lockfile_cases(self, key):
+        return {"nub.lock": self.graph_lock(key),
+                "pnpm-lock.yaml": self.graph_lock(key),
+                "yarn.lock": self.yarn_lock(key),
+                "yarn.lock (berry)": self.berry_lock(key)}
+
+    def test_lockfiles(self):
+        for key in self.keys:
+            for fname, text in self.lockfile_cases(key).items():
+                for layout in LAYOUTS:
+                    for frozen in ((), ("--frozen-lockfile",)):
+                        with self.subTest(key=key, lockfile=fname, layout=layout,
+                                          frozen=frozen):
+                            self.fresh()
+                            self.make_project({"name": "p", "version": "1.0.0",
+                                               "dependencies": {"carrier-ok": "1.0.0"}})
+                            with open(os.path.join(self.proj, fname.split()[0]), "w") as f:
+                                f.write(text)
+                            if "berry" in fname:
+                                with open(os.path.join(self.proj, ".yarnrc.yml"), "w") as f:
+                                    f.write("nodeLinker: node-modules\n")
+                            self.assert_refused(*layout, *frozen, key=key)
+
+    def test_the_same_lockfiles_with_a_plain_key_install(self):
+        # the lockfiles above are read at all: with a plain key each installs
+        for fname, text in self.lockfile_cases("hooksalias").items():
+            for layout in LAYOUTS:
+                with self.subTest(lockfile=fname, layout=layout):
+                    self.fresh()
+                    self.make_project({"name": "p", "version": "1.0.0",
+                                       "dependencies": {"carrier-ok": "1.0.0"}})
+                    with open(os.path.join(self.proj, fname.split()[0]), "w") as f:
+                        f.write(text)
+                    if "berry" in fname:
+                        with open(os.path.join(self.proj, ".yarnrc.yml"), "w") as f:
+                            f.write("nodeLinker: node-modules\n")
+                    self.nub("install", *layout, "--frozen-lockfile")
+                    # hoisted: at the top; isolated: beside carrier-ok's folder
+                    pre = os.path.join(self.proj, "node_modules", "hooksalias", "pre-commit")
+                    if "hoisted" not in layout:
+                        carrier = os.path.realpath(os.path.join(self.proj, "node_modules",
+                                                                "carrier-ok"))
+                        pre = os.path.join(os.path.dirname(carrier), "hooksalias", "pre-commit")
+                    self.assertTrue(os.path.isfile(pre), pre)
+                    real = os.path.realpath(pre)
+                    self.assertTrue(real.startswith((os.path.join(self.proj, "node_modules") + "/",
+                                                     self.store + "/")), real)
+
+if __name__ == "__main__":
+    nubtest.main()
