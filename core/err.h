@@ -32,6 +32,7 @@
   X(EOFFLINE, 2043, 43, "not available offline")                              \
   X(EUNSAFE, 2044, 44, "unsafe name or path")                                 \
   X(EHTTP, 2045, 45, "registry error")                                        \
+  X(ELIMIT, 2046, 46, "input beyond a limit")                                 \
   X(ESCRIPT, 2050, 50, "lifecycle script failed")                             \
   X(ELINK, 2060, 60, "cannot link")                                           \
   X(EBUSY, 2061, 61, "another install holds the project lock")                \

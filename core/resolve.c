@@ -4,6 +4,7 @@
 #include "resolve.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,7 @@ struct res {
   bool busy_hit;
   struct nub_graph *g;
   int depth;
+  const struct rnode *too_deep; /* where a chain went past the bound */
   struct nub_strmap prev_by_pkg; /* the previous graph: "name@version" -> gpkg */
   bool prev_indexed;
 };
@@ -1284,8 +1286,12 @@ static const char *instance(struct res *r, struct frame *f, size_t i)
     r->busy_i = i;
     return k->base;
   }
-  if (r->depth > 400)
+  if (r->depth >= NUB_RESOLVE_MAX_DEPTH) {
+    /* refused by nub_resolve: a chain is never cut short */
+    if (!r->too_deep)
+      r->too_deep = k;
     return k->base;
+  }
   f->busy[i] = true;
   r->depth++;
   frame_init(&cf, f, k, k->nkids);
@@ -1503,6 +1509,38 @@ static void finish_importer(struct res *r, size_t imp, struct nub_importer *im)
   nub_free(idx);
 }
 
+/* The second phase goes down the graph depth first (instance), one call
+ * per level: it runs on a thread whose stack holds NUB_RESOLVE_MAX_DEPTH
+ * levels, whatever the caller's stack is (a sanitizer's frames are some
+ * ten times a release build's 300 bytes). */
+#define PHASE2_STACK ((size_t)128 << 20)
+
+static void *instances(void *ud)
+{
+  struct res *r = ud;
+
+  for (size_t i = 0; i < r->nimps; i++)
+    finish_importer(r, i, &r->g->importers[i]);
+  return NULL;
+}
+
+static int run_instances(struct res *r)
+{
+  pthread_attr_t attr;
+  pthread_t t;
+  int rc;
+
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, PHASE2_STACK);
+  rc = pthread_create(&t, &attr, instances, r);
+  pthread_attr_destroy(&attr);
+  if (rc != 0)
+    return nub_err_set(r->err, -rc, "cannot start the resolver's thread: %s",
+                       nub_strerror(-rc));
+  pthread_join(t, NULL);
+  return 0;
+}
+
 int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nub_meta *meta,
                 const struct nub_resolve_opts *o, struct nub_err *err)
 {
@@ -1553,9 +1591,14 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nu
     compute_open_peers(&r);
     out->importers = nub_calloc(r.nimps, sizeof(*out->importers));
     out->nimporters = r.nimps;
-    for (size_t i = 0; i < r.nimps; i++)
-      finish_importer(&r, i, &out->importers[i]);
-    nub_graph_mark_optional(out);
+    rc = run_instances(&r);
+    if (rc == 0 && r.too_deep)
+      rc = nub_err_set(err, -NUB_ELIMIT,
+                       "the dependency chain through %s is more than %d packages deep; "
+                       "refusing to install a part of it", r.too_deep->base,
+                       NUB_RESOLVE_MAX_DEPTH);
+    if (rc == 0)
+      nub_graph_mark_optional(out);
   }
   /* cleanup */
   while (r.qlen) {

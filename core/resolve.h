@@ -16,7 +16,11 @@
  * ("react-dom@18.2.0(react@18.2.0)"), pnpm-style, transitive peers included.
  *
  * Packuments of children are requested as soon as a version is picked, and
- * on_pick lets the caller start the tarball download at once. */
+ * on_pick lets the caller start the tarball download at once.
+ *
+ * Any depth up to NUB_RESOLVE_MAX_DEPTH packages in one chain (cycles
+ * closed where they meet) resolves whole; a deeper one is refused
+ * (-NUB_ELIMIT, naming where), never cut short. */
 #ifndef NUB_RESOLVE_H
 #define NUB_RESOLVE_H
 
@@ -27,6 +31,8 @@
 #include "manifest.h"
 #include "progress.h"
 #include "registry.h"
+
+#define NUB_RESOLVE_MAX_DEPTH 10000
 
 struct nub_workspace;
 

@@ -255,5 +255,77 @@ class AliasKeyTest(nubtest.NubTestCase):
                     self.assertTrue(real.startswith((os.path.join(self.proj, "node_modules") + "/",
                                                      self.store + "/")), real)
 
+class DeepChainTest(nubtest.NubTestCase):
+    """A chain of 2,000 packages (and one closed into a cycle) installs
+    whole in both layouts; one deeper than the resolver's bound (10,000) is
+    refused with exit 46, never cut short."""
+
+    CHAIN = 2000
+    TOO_DEEP = 10001
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.registry.stop()
+        cls.fixtures = tempfile.mkdtemp(prefix="nub-deep-",
+                                        dir=os.environ.get("NUB_TEST_TMP") or None)
+        for prefix, n, cycle in (("ch", cls.CHAIN, False), ("cy", cls.CHAIN, True),
+                                 ("deep", cls.TOO_DEEP, False)):
+            for i in range(n):
+                name = "%s%d" % (prefix, i)
+                d = os.path.join(cls.fixtures, name + "@1.0.0")
+                os.makedirs(d)
+                nxt = i + 1 if i + 1 < n else (0 if cycle else None)
+                deps = {"%s%d" % (prefix, nxt): "1.0.0"} if nxt is not None else {}
+                with open(os.path.join(d, "package.json"), "w") as f:
+                    json.dump({"name": name, "version": "1.0.0", "dependencies": deps}, f)
+        cls.registry = Registry(cls.fixtures).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        super().tearDownClass()
+        shutil.rmtree(cls.fixtures)
+
+    def walk_isolated(self, prefix):
+        """The chain as Node would follow it in the isolated layout: each
+        package's dependency is beside its folder."""
+        here = os.path.realpath(os.path.join(self.proj, "node_modules", prefix + "0"))
+        for i in range(1, self.CHAIN):
+            here = os.path.realpath(os.path.join(os.path.dirname(here), "%s%d" % (prefix, i)))
+            self.assertTrue(os.path.isfile(os.path.join(here, "package.json")), (i, here))
+
+    def test_a_long_chain_and_a_long_cycle_install_whole(self):
+        for prefix in ("ch", "cy"):
+            for layout in ("isolated", "hoisted"):
+                with self.subTest(prefix=prefix, layout=layout):
+                    nubtest._rmtree(self.proj)
+                    os.makedirs(self.proj)
+                    self.make_project({"name": "p", "version": "1.0.0",
+                                       "dependencies": {prefix + "0": "1.0.0"}})
+                    proc = self.nub("install", "--node-linker", layout, timeout=600)
+                    self.assertIn("added %d packages" % self.CHAIN, proc.stdout)
+                    with open(os.path.join(self.proj, "nub.lock")) as f:
+                        lock = f.read()
+                    for i in range(self.CHAIN):
+                        self.assertIn("\n  %s%d@1.0.0:" % (prefix, i), lock)
+                    if layout == "hoisted":
+                        for i in range(self.CHAIN):
+                            self.assertTrue(os.path.isdir(os.path.join(
+                                self.proj, "node_modules", "%s%d" % (prefix, i))), i)
+                    else:
+                        self.walk_isolated(prefix)
+                    again = self.nub("install", "--node-linker", layout, "--frozen-lockfile")
+                    self.assertIn("Already up to date", again.stdout)
+
+    def test_deeper_than_the_bound_is_refused(self):
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"deep0": "1.0.0"}})
+        proc = self.nub("install", check=False, timeout=900)
+        self.assertEqual(proc.returncode, 46, proc.stdout + proc.stderr)
+        self.assertIn("more than 10000 packages deep", proc.stderr)
+        self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "nub.lock")))
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
+
+
 if __name__ == "__main__":
     nubtest.main()
