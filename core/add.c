@@ -8,6 +8,7 @@
 
 #include "buf.h"
 #include "config.h"
+#include "journal.h"
 #include "manifest.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
@@ -15,19 +16,13 @@
 #include "pkgjson_edit.h"
 #include "pool.h"
 #include "progress.h"
+#include "projlock.h"
 #include "registry.h"
 #include "semver.h"
 #include "workspace.h"
 
 static const char *const sections[] = {"dependencies", "devDependencies", "optionalDependencies",
                                        "peerDependencies"};
-
-/* The files an add or remove may change, as they were. */
-struct saved_file {
-  char *path;
-  char *data; /* NULL: it did not exist */
-  size_t len;
-};
 
 struct edit {
   char *root;                /* the workspace root (or the project) */
@@ -40,8 +35,10 @@ struct edit {
   bool have_ws;
   char **targets;            /* package dirs to edit, absolute */
   size_t ntargets;
-  struct saved_file *files;
+  /* the files the edit may change, as they were (journal.h) */
+  struct nub_journal_file *files;
   size_t nfiles, capfiles;
+  struct nub_projlock lock; /* held from the first read to the last write */
   struct nub_pool *pool;     /* the registry lookups' */
   struct nub_progress prog;
   bool have_prog;
@@ -49,7 +46,7 @@ struct edit {
 
 static void keep_file(struct edit *e, const char *path)
 {
-  struct saved_file *f;
+  struct nub_journal_file *f;
 
   for (size_t i = 0; i < e->nfiles; i++)
     if (!strcmp(e->files[i].path, path))
@@ -66,17 +63,15 @@ static void keep_file(struct edit *e, const char *path)
 /* Put every file back as it was; a file that was not there goes. */
 static void restore(struct edit *e)
 {
-  for (size_t i = 0; i < e->nfiles; i++) {
-    struct saved_file *f = &e->files[i];
-    if (f->data)
-      nub_plat_write_file_atomic(f->path, f->data, f->len, 0644);
-    else
-      nub_plat_unlink_at(NUB_PLAT_CWD, f->path, false);
-  }
+  nub_journal_restore(e->files, e->nfiles);
 }
 
 static void edit_release(struct edit *e)
 {
+  /* the edit is over, whole or put back */
+  if (e->lock.journal && e->nfiles)
+    nub_journal_done(e->lock.journal);
+  nub_projlock_release(&e->lock);
   if (e->have_prog)
     nub_progress_stop(&e->prog);
   if (e->pool)
@@ -116,6 +111,7 @@ static int open_edit(struct edit *e, const struct nub_add_opts *o, struct nub_er
   int rc = absolute(io->dir, &start, err);
 
   memset(e, 0, sizeof(*e));
+  e->lock.fd = -1;
   if (rc == 0)
     rc = nub_workspace_find_root(start, &e->root, &e->root_man, &e->have_man, err);
   if (rc < 0) {
@@ -126,7 +122,19 @@ static int open_edit(struct edit *e, const struct nub_add_opts *o, struct nub_er
   nub_free(start);
   rc = nub_config_load(&e->cfg, e->root, io->cfg, io->ncfg, err);
   e->have_cfg = rc == 0;
-  if (rc == 0 && !e->have_man) /* to say why it cannot be read */
+  /* from here to the lockfile's write this command alone edits the
+   * project: a second `nub add` waits, then edits this one's result */
+  if (rc == 0) {
+    struct nub_progress say;
+    nub_progress_start(&say, io->reporter == NUB_REPORTER_SILENT ? 2 : 1);
+    rc = nub_projlock_take(&e->lock, e->cfg.store_dir, e->root, &say, err);
+    nub_progress_stop(&say);
+  }
+  if (rc == 0 && e->have_man) { /* read again, under the lock */
+    nub_manifest_release(&e->root_man);
+    e->have_man = false;
+  }
+  if (rc == 0 && !e->have_man)
     rc = nub_manifest_load(&e->root_man, e->root, err);
   e->have_man = rc == 0;
   if (rc == 0)
@@ -180,6 +188,20 @@ static void keep_lockfiles(struct edit *e)
     keep_file(e, p);
     nub_free(p);
   }
+}
+
+/* The files the edit may change (every target's package.json, every
+ * lockfile), recorded before the first change: an interruption from here on
+ * leaves them to be put back by the next command (journal.h). */
+static int begin_edit(struct edit *e, struct nub_err *err)
+{
+  for (size_t t = 0; t < e->ntargets; t++) {
+    char *pj = nub_asprintf("%s/package.json", e->targets[t]);
+    keep_file(e, pj);
+    nub_free(pj);
+  }
+  keep_lockfiles(e);
+  return nub_journal_write(e->lock.journal, e->files, e->nfiles, err);
 }
 
 /* ---- what to save ---------------------------------------------------------- */
@@ -383,7 +405,11 @@ static int apply(char **text, size_t *len, const char *name, const char *spec,
 static int run_install(struct edit *e, const struct nub_add_opts *o,
                        struct nub_install_result *res, struct nub_err *err)
 {
-  int rc = nub_install(&o->install, res, err);
+  struct nub_install_opts io = o->install;
+  int rc;
+
+  io.project_locked = true; /* ours, since open_edit */
+  rc = nub_install(&io, res, err);
 
   if (rc < 0)
     restore(e);
@@ -404,13 +430,12 @@ int nub_add(const struct nub_add_opts *o, struct nub_install_result *res, char *
   *saved = NULL;
   *nsaved = 0;
   rc = open_edit(&e, o, err);
+  if (rc == 0)
+    rc = begin_edit(&e, err);
   for (size_t t = 0; rc == 0 && t < e.ntargets; t++) {
     char *text = NULL;
     size_t len = 0;
     struct nub_manifest check;
-    char *pj = nub_asprintf("%s/package.json", e.targets[t]);
-    keep_file(&e, pj);
-    nub_free(pj);
     rc = read_pj(e.targets[t], &text, &len, err);
     if (rc == 0)
       rc = nub_manifest_parse(&check, text, len, "package.json", err); /* valid JSON first */
@@ -430,12 +455,10 @@ int nub_add(const struct nub_add_opts *o, struct nub_install_result *res, char *
   }
   if (meta)
     nub_meta_free(meta);
-  if (rc == 0) {
-    keep_lockfiles(&e);
+  if (rc == 0)
     rc = run_install(&e, o, res, err);
-  } else {
+  else
     restore(&e);
-  }
   if (rc == 0) {
     lines = nub_calloc(o->nspecs + 1, sizeof(char *));
     for (size_t i = 0; i < o->nspecs; i++)
@@ -458,15 +481,15 @@ int nub_remove(const struct nub_add_opts *o, struct nub_install_result *res,
 
   memset(res, 0, sizeof(*res));
   rc = open_edit(&e, o, err);
+  if (rc == 0)
+    rc = begin_edit(&e, err);
   for (size_t i = 0; rc == 0 && i < o->nspecs; i++) {
     bool anywhere = false;
     for (size_t t = 0; rc == 0 && t < e.ntargets; t++) {
-      char *text = NULL, *pj = nub_asprintf("%s/package.json", e.targets[t]);
+      char *text = NULL;
       size_t len = 0;
       struct nub_buf b = NUB_BUF_INIT;
       bool changed = false;
-      keep_file(&e, pj);
-      nub_free(pj);
       rc = read_pj(e.targets[t], &text, &len, err);
       for (int s = 0; rc == 0 && s < 4; s++) {
         bool removed = false;
@@ -490,12 +513,10 @@ int nub_remove(const struct nub_add_opts *o, struct nub_install_result *res,
       rc = nub_err_set(err, -NUB_EUSAGE, "%s is not a dependency of %s", o->specs[i],
                        e.ntargets == 1 ? e.targets[0] : "the selected packages");
   }
-  if (rc == 0) {
-    keep_lockfiles(&e);
+  if (rc == 0)
     rc = run_install(&e, o, res, err);
-  } else {
+  else
     restore(&e);
-  }
   edit_release(&e);
   return rc;
 }
@@ -531,14 +552,14 @@ int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_res
   *changed = NULL;
   *nchanged = 0;
   rc = open_edit(&e, o, err);
+  if (rc == 0)
+    rc = begin_edit(&e, err);
   for (size_t t = 0; rc == 0 && latest && t < e.ntargets; t++) {
-    char *text = NULL, *pj = nub_asprintf("%s/package.json", e.targets[t]);
+    char *text = NULL;
     size_t len = 0;
     struct nub_manifest m;
     bool edited = false;
     const char *prefix = nub_config_get(&e.cfg, "save-prefix");
-    keep_file(&e, pj);
-    nub_free(pj);
     rc = read_pj(e.targets[t], &text, &len, err);
     if (rc == 0)
       rc = nub_manifest_parse(&m, text, len, "package.json", err);
@@ -607,7 +628,6 @@ int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_res
     io.install.update = o->nspecs ? o->specs : NULL;
     io.install.nupdate = o->nspecs;
     io.install.update_all = !o->nspecs;
-    keep_lockfiles(&e);
     rc = run_install(&e, &io, res, err);
   } else {
     restore(&e);

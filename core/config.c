@@ -394,6 +394,12 @@ static void guard_credentials(struct nub_config *cfg)
 int nub_config_load(struct nub_config *cfg, const char *project_dir,
                     const char *const *cli, size_t ncli, struct nub_err *err)
 {
+  return nub_config_load_for(cfg, project_dir, project_dir, cli, ncli, err);
+}
+
+int nub_config_load_for(struct nub_config *cfg, const char *project_dir, const char *npmrc_dir,
+                        const char *const *cli, size_t ncli, struct nub_err *err)
+{
   const char *home = nub_plat_home();
   const char *userrc, *globalrc, *v;
   char *path;
@@ -439,7 +445,7 @@ int nub_config_load(struct nub_config *cfg, const char *project_dir,
     if (rc < 0)
       return rc;
   }
-  path = nub_asprintf("%s/.npmrc", project_dir);
+  path = nub_asprintf("%s/.npmrc", npmrc_dir);
   rc = load_file(cfg, path, NUB_CFG_PROJECT, false, err);
   nub_free(path);
   if (rc < 0)

@@ -73,6 +73,11 @@ struct nub_config {
  * strings from flags (may be NULL). On failure err names the file and line. */
 int nub_config_load(struct nub_config *cfg, const char *project_dir,
                     const char *const *cli, size_t ncli, struct nub_err *err);
+/* The same, with the project layer read from npmrc_dir/.npmrc instead: a
+ * project made on the side for another one (`nub dlx`'s) reads the
+ * configuration of the project it was run from. */
+int nub_config_load_for(struct nub_config *cfg, const char *project_dir, const char *npmrc_dir,
+                        const char *const *cli, size_t ncli, struct nub_err *err);
 void nub_config_release(struct nub_config *cfg);
 
 /* Effective raw value of a key, or NULL. Keys are compared case-insensitively

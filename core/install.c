@@ -115,13 +115,43 @@ static void merge_workspace_settings(struct nub_install_ctx *c)
   }
 }
 
+/* An edit of the project (nub add) that was interrupted is undone before
+ * package.json is read: both it and the lockfile are then as they were. */
+static int finish_interrupted_edit(struct nub_install_ctx *c, const char *dir,
+                                   struct nub_err *err)
+{
+  int rc;
+
+  struct nub_progress say;
+  bool undone;
+
+  if (c->o->project_locked || !nub_projlock_pending(c->cfg.store_dir, dir))
+    return 0;
+  /* (the install's own reporter starts later; this is said whatever
+   * follows, an up-to-date project too) */
+  nub_progress_start(&say, c->o->reporter == NUB_REPORTER_SILENT ? 2 : 1);
+  rc = nub_projlock_take(&c->plock, c->cfg.store_dir, dir, &say, err);
+  nub_progress_stop(&say);
+  undone = c->plock.recovered;
+  nub_projlock_release(&c->plock);
+  if (rc == 0 && undone && c->have_man) {
+    nub_manifest_release(&c->man);
+    c->have_man = false;
+  }
+  return rc;
+}
+
 static int setup(struct nub_install_ctx *c, const char *dir, struct nub_err *err)
 {
-  int rc = nub_config_load(&c->cfg, dir, c->o->cfg, c->o->ncfg, err);
+  int rc = nub_config_load_for(&c->cfg, dir, c->o->npmrc_dir ? c->o->npmrc_dir : dir, c->o->cfg,
+                               c->o->ncfg, err);
 
   if (rc < 0)
     return rc;
   c->have_cfg = true;
+  rc = finish_interrupted_edit(c, dir, err);
+  if (rc < 0)
+    return rc;
   /* read while the workspace root was looked for; again only to say why
    * it cannot be read */
   if (!c->have_man) {
@@ -216,21 +246,13 @@ static bool up_to_date(struct nub_install_ctx *c)
   return fresh;
 }
 
-/* One install at a time per project, whatever the store. */
+/* One command at a time per project, whatever the store; add, remove and
+ * update hold the lock already (projlock.h). */
 static int lock_project(struct nub_install_ctx *c, struct nub_err *err)
 {
-  char *path = nub_store_lock_path(&c->store, c->proj.dir);
-  int rc = nub_plat_lock(path, false, &c->lock_fd);
-
-  if (rc == -EWOULDBLOCK) {
-    nub_progress_warn(&c->prog, "another nub install is running in %s; waiting for it",
-                      c->proj.dir);
-    rc = nub_plat_lock(path, true, &c->lock_fd);
-  }
-  nub_free(path);
-  if (rc < 0)
-    return nub_err_set(err, -NUB_EBUSY, "cannot lock the project: %s", nub_strerror(rc));
-  return 0;
+  if (c->o->project_locked)
+    return 0;
+  return nub_projlock_take(&c->plock, c->cfg.store_dir, c->proj.dir, &c->prog, err);
 }
 
 /* Concurrency sample for diag (every 50 ms while NUB_DIAG_* is on). */
@@ -754,7 +776,7 @@ int nub_install(const struct nub_install_opts *o, struct nub_install_result *res
   memset(&c, 0, sizeof(c));
   memset(res, 0, sizeof(*res));
   c.o = o;
-  c.lock_fd = -1;
+  c.plock.fd = -1;
   c.gc_lock_fd = -1;
   c.t0 = nub_diag_t0() ? nub_diag_t0() : nub_plat_now_ns();
   nub_plat_trap_interrupts();
@@ -819,7 +841,7 @@ out:
   if (c.have_linker)
     nub_linker_release(&c.linker);
   nub_plat_unlock(c.gc_lock_fd);
-  nub_plat_unlock(c.lock_fd);
+  nub_projlock_release(&c.plock);
   if (c.have_store)
     nub_store_close(&c.store);
   if (c.have_proj)

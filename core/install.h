@@ -19,6 +19,8 @@ enum nub_reporter { NUB_REPORTER_DEFAULT, NUB_REPORTER_APPEND, NUB_REPORTER_SILE
 
 struct nub_install_opts {
   const char *dir;          /* project directory (default: cwd) */
+  const char *npmrc_dir;    /* whose .npmrc is the project's layer (default: dir) */
+  bool project_locked;      /* the caller holds the project's lock (projlock.h) */
   enum nub_frozen frozen;
   enum nub_reporter reporter;
   bool ci;                  /* `nub ci`: remove node_modules, frozen */

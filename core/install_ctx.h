@@ -19,6 +19,7 @@
 #include "pool.h"
 #include "progress.h"
 #include "project.h"
+#include "projlock.h"
 #include "store.h"
 #include "workspace.h"
 
@@ -40,7 +41,7 @@ struct nub_install_ctx {
   struct nub_plan plan;
   const struct nub_layout *layout;
   struct nub_plat_caps caps;
-  int lock_fd;
+  struct nub_projlock plock;
   int gc_lock_fd;       /* the store's gc lock, held shared (store_gc.h) */
   bool have_cfg, have_man, have_ws, have_proj, have_store, have_linker;
   bool frozen;          /* the lockfile must already match package.json */

@@ -62,7 +62,7 @@ int nub_store_open(struct nub_store *s, const char *dir, struct nub_err *err)
   memset(s, 0, sizeof(*s));
   pthread_mutex_init(&s->stage_lock, NULL);
   s->root_fd = s->files_fd = s->index_fd = s->tmp_fd = s->packages_fd = -1;
-  s->root = nub_asprintf("%s/v1", dir);
+  s->root = nub_store_root_path(dir);
   rc = nub_plat_mkdir_p(s->root, 0755);
   if (rc < 0)
     goto fail;
@@ -132,17 +132,28 @@ int nub_store_links(struct nub_store *s, int *fd, char **abs, struct nub_err *er
   return 0;
 }
 
-char *nub_store_lock_path(struct nub_store *s, const char *project_dir)
+char *nub_store_root_path(const char *dir)
+{
+  return nub_asprintf("%s/v1", dir);
+}
+
+char *nub_store_project_path(const char *root, const char *kind, const char *project_dir,
+                             const char *suffix)
 {
   unsigned char h[16];
-  char hex[33], *dir = nub_asprintf("%s/locks", s->root), *path;
+  char hex[33], *dir = nub_asprintf("%s/%s", root, kind), *path;
 
   nub_quickhash(project_dir, strlen(project_dir), h);
   nub_hex(h, 16, hex);
   nub_plat_mkdir_p(dir, 0755);
-  path = nub_asprintf("%s/%s", dir, hex);
+  path = nub_asprintf("%s/%s%s", dir, hex, suffix);
   nub_free(dir);
   return path;
+}
+
+char *nub_store_lock_path(struct nub_store *s, const char *project_dir)
+{
+  return nub_store_project_path(s->root, "locks", project_dir, "");
 }
 
 struct clean_ctx {

@@ -69,6 +69,16 @@ void nub_store_clean_tmp(struct nub_store *s);
 /* links/ (made on first use), opened; its absolute path in *abs (caller
  * frees). */
 int nub_store_links(struct nub_store *s, int *fd, char **abs, struct nub_err *err);
+/* The store's root (its format's directory, "<dir>/v1") for the store at
+ * dir (a configuration's store-dir), for what a command finds there
+ * without opening the store. Caller frees. */
+char *nub_store_root_path(const char *dir);
+/* <root>/<kind>/<hash of project_dir><suffix>, the directory made on first
+ * use: a project's lock file ("locks", ""), the journal of an edit of it in
+ * progress ("locks", ".edit"), its entry in the projects nub installed
+ * ("projects"). root is the store's v1 directory. Caller frees. */
+char *nub_store_project_path(const char *root, const char *kind, const char *project_dir,
+                             const char *suffix);
 /* The path of the lock file for a project (made on first use). */
 char *nub_store_lock_path(struct nub_store *s, const char *project_dir);
 

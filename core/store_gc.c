@@ -13,7 +13,6 @@
 #include "manifest.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
-#include "quickhash.h"
 #include "record.h"
 #include "state.h"
 #include "strmap.h"
@@ -45,16 +44,10 @@ int nub_store_gc_lock(struct nub_store *s, bool exclusive, bool wait, int *fd)
 
 void nub_store_register_project(struct nub_store *s, const char *project_dir)
 {
-  unsigned char h[16];
-  char hex[33], *dir = nub_asprintf("%s/projects", s->root), *path;
+  char *path = nub_store_project_path(s->root, "projects", project_dir, "");
 
-  nub_quickhash(project_dir, strlen(project_dir), h);
-  nub_hex(h, 16, hex);
-  nub_plat_mkdir_p(dir, 0755);
-  path = nub_asprintf("%s/%s", dir, hex);
   nub_plat_symlink_at(project_dir, NUB_PLAT_CWD, path); /* -EEXIST: known already */
   nub_free(path);
-  nub_free(dir);
 }
 
 /* ---- walking the store -------------------------------------------------------- */

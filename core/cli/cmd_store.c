@@ -173,7 +173,7 @@ int cmd_dlx(int argc, char **argv)
   struct nub_config cfg;
   struct nub_err err;
   const char *spec, *at, *range;
-  char name[256], cwd[4096], key_hex[33], *dir, *pj, *bin;
+  char name[256], cwd[4096], proj[4096], key_hex[33], *dir, *pj, *bin;
   unsigned char h[16];
   struct nub_plat_stat st;
   int i = 1, rc;
@@ -189,9 +189,31 @@ int cmd_dlx(int argc, char **argv)
   range = at ? at + 1 : "latest";
   if (!getcwd(cwd, sizeof(cwd)))
     return cli_usage("cannot read the current directory");
-  if (load_cfg(&cfg, &err) < 0)
+  /* the configuration of the project dlx runs in (npm's prefix: the
+   * nearest package.json), as npx reads it: its registry, scoped
+   * registries and their credentials */
+  {
+    struct nub_manifest m;
+    char *pdir = NULL;
+    if (nub_run_project(cwd, &pdir, &m, &err) == 0) {
+      snprintf(proj, sizeof(proj), "%s", pdir);
+      nub_manifest_release(&m);
+    } else {
+      snprintf(proj, sizeof(proj), "%s", cwd);
+    }
+    nub_free(pdir);
+    nub_err_clear(&err);
+  }
+  if (nub_config_load(&cfg, proj, NULL, 0, &err) < 0)
     return cli_fail(&err);
-  nub_quickhash(spec, strlen(spec), h);
+  /* one cache entry per spec and registry: a tool from one registry never
+   * answers for a project whose configuration names another */
+  {
+    const char *reg = nub_config_registry_for(&cfg, name);
+    char *id = nub_asprintf("%s\n%s", spec, reg ? reg : "");
+    nub_quickhash(id, strlen(id), h);
+    nub_free(id);
+  }
   nub_hex(h, 16, key_hex);
   dir = nub_asprintf("%s/v1/dlx/%s", cfg.store_dir, key_hex);
   pj = nub_asprintf("%s/package.json", dir);
@@ -210,6 +232,7 @@ int cmd_dlx(int argc, char **argv)
     nub_free(text);
     memset(&o, 0, sizeof(o));
     o.dir = dir;
+    o.npmrc_dir = proj;
     o.reporter = NUB_REPORTER_SILENT;
     o.frozen = NUB_FROZEN_NO; /* the newest that matches, each time */
     if (rc == 0)

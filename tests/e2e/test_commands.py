@@ -12,6 +12,7 @@ Run: NUB_BIN=build/core/nub python3 tests/e2e/test_commands.py
 import json
 import os
 import shutil
+import subprocess
 import time
 
 
@@ -362,6 +363,74 @@ class AddRemoveTest(nubtest.NubTestCase):
                          ["dependencies"], {"b": "^2.0.0"})
 
 
+class ConcurrentEditTest(nubtest.NubTestCase):
+    """Two commands that edit one project never lose an edit; an edit cut
+    short by kill -9 leaves package.json and the lockfile both old (the
+    next command puts them back) or both new."""
+
+    def start(self, *args, env=None):
+        full = dict(self.env)
+        full.update(env or {})
+        return subprocess.Popen([self.nub_bin] + list(args), cwd=self.proj, env=full,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                universal_newlines=True)
+
+    def test_two_adds_at_once_keep_both(self):
+        # the registry answers slowly, so both commands are inside their
+        # read-modify-write at once
+        for attempt in range(5):
+            with self.subTest(attempt=attempt):
+                nubtest._rmtree(self.proj)
+                os.makedirs(self.proj)
+                self.make_project({"name": "p", "version": "1.0.0"})
+                self.registry.clear_faults()
+                self.registry.add_fault(r"^/(a|e|b)$", "delay", count=None, seconds=0.3)
+                one, two = self.start("add", "a"), self.start("add", "e")
+                outs = [p.communicate(timeout=120) for p in (one, two)]
+                self.assertEqual([one.returncode, two.returncode], [0, 0], outs)
+                deps = self.read_json(os.path.join(self.proj, "package.json"))["dependencies"]
+                self.assertEqual(sorted(deps), ["a", "e"])
+                self.registry.clear_faults()
+                shutil.rmtree(os.path.join(self.proj, "node_modules"))
+                self.nub("install", "--frozen-lockfile")
+                self.assertEqual(self.node_require(self.proj, "e")["version"], "1.0.0")
+
+    def test_kill_9_leaves_both_files_old_or_both_new(self):
+        for layout_files in (("nub.lock",), ("package-lock.json",)):
+            with self.subTest(lockfile=layout_files[0]):
+                nubtest._rmtree(self.proj)
+                os.makedirs(self.proj)
+                self.make_project({"name": "p", "version": "1.0.0",
+                                   "dependencies": {"a": "^1.0.0"}})
+                if layout_files[0] == "package-lock.json":
+                    self.write_json(os.path.join(self.proj, "package-lock.json"), self.lock_v3(
+                        {"a": "^1.0.0"}, {"node_modules/a": {"version": "1.0.0",
+                                                            "dependencies": {"b": "^1.0.0"}},
+                                          "node_modules/b": {"version": "1.0.0"}}))
+                self.nub("install")
+                before = {f: open(os.path.join(self.proj, f)).read()
+                          for f in ("package.json",) + layout_files}
+                # c's tarball hangs: the add has written package.json and is
+                # installing when it is killed
+                self.registry.add_fault(r"/c/-/", "delay", count=None, seconds=30)
+                proc = self.start("add", "c")
+                deadline = time.time() + 60
+                while time.time() < deadline:
+                    if '"c"' in open(os.path.join(self.proj, "package.json")).read():
+                        break
+                    time.sleep(0.05)
+                time.sleep(0.3)
+                proc.kill()
+                proc.communicate()
+                self.registry.clear_faults()
+                # the next command finishes what the killed one left
+                again = self.nub("install", "--frozen-lockfile")
+                self.assertIn("interrupted", again.stderr)
+                after = {f: open(os.path.join(self.proj, f)).read() for f in before}
+                self.assertEqual(after, before)
+                self.assertEqual(self.nub("install").stdout.strip(), "Already up to date")
+
+
 class UpdateTest(nubtest.NubTestCase):
 
     def locked_old(self):
@@ -491,6 +560,35 @@ class MiscCommandsTest(nubtest.NubTestCase):
         proc = self.nub_fails("dlx", "a", cwd=self.tmp)
         self.assertEqual(proc.returncode, 1)
         self.assertIn("no command to run", proc.stderr)
+
+    def test_dlx_reads_the_projects_npmrc(self):
+        # a project whose .npmrc names its own registry (with a token) and a
+        # scoped one: dlx asks those, as npx does, never the user's default
+        other = nubtest.Registry(token="dlx-secret").start()
+        self.addCleanup(other.stop)
+        host = other.url.split("//", 1)[1]
+        write(os.path.join(self.home, ".npmrc"), "registry=%s\n" % self.registry.url)
+        self.make_project({"name": "p", "version": "1.0.0"})
+        write(os.path.join(self.proj, ".npmrc"),
+              "registry=%s\n@scope:registry=%s\n//%s:_authToken=dlx-secret\n"
+              % (other.url, other.url, host))
+        sub = os.path.join(self.proj, "src", "deep")
+        os.makedirs(sub)
+        env = {"npm_config_registry": None}
+        for spec, want in (("c", "c-cli 1.0.0"), ("@scope/d", "d 1.0.0")):
+            with self.subTest(spec):
+                self.registry.reset_log()
+                other.reset_log()
+                out = self.nub("dlx", spec, cwd=sub, env=env).stdout
+                self.assertIn(want.split()[0], out)
+                self.assertEqual(self.registry.requests, [])
+                self.assertTrue(other.requests)
+                self.assertTrue(all(r["status"] == 200 for r in other.requests), other.requests)
+        # the same spec from a project without that .npmrc is not served
+        # from the first project's cache entry: it asks its own registry
+        self.registry.reset_log()
+        self.nub("dlx", "c", cwd=self.tmp, env=env)
+        self.assertTrue(self.registry.requests)
 
     def test_store_and_cache(self):
         self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})

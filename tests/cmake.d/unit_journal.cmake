@@ -1,0 +1,1 @@
+nub_unit_test(journal unit/test_journal.c)
