@@ -741,6 +741,38 @@ char *nub_config_auth_for(const struct nub_config *cfg, const char *url)
   return url_userinfo_auth(cfg, url);
 }
 
+bool nub_config_env_is_secret(const char *entry)
+{
+  static const char *const names[] = {"auth", "authtoken", "password", "username", "otp",
+                                      "token", "certfile", "keyfile", "cert", "key", NULL};
+  const char *eq = strchr(entry, '='), *k;
+  char key[128];
+  size_t n = 0;
+
+  if (!eq)
+    return false;
+  if (((size_t)(eq - entry) == 9 && !strncmp(entry, "NPM_TOKEN", 9)) ||
+      ((size_t)(eq - entry) == 15 && !strncmp(entry, "NODE_AUTH_TOKEN", 15)))
+    return true;
+  if (strncasecmp(entry, "npm_config_", 11))
+    return false;
+  k = entry + 11;
+  /* a setting scoped to a registry ("//host/:_authToken") is a credential
+   * whatever its tail */
+  for (const char *q = k; q + 1 < eq; q++)
+    if (q[0] == '/' && q[1] == '/')
+      return true;
+  /* the key in any spelling: "_authToken", "-authtoken", "AUTH_TOKEN" */
+  for (; k < eq && n + 1 < sizeof(key); k++)
+    if (*k != '_' && *k != '-')
+      key[n++] = (char)tolower((unsigned char)*k);
+  key[n] = '\0';
+  for (int i = 0; names[i]; i++)
+    if (!strcmp(key, names[i]))
+      return true;
+  return false;
+}
+
 bool nub_config_is_credential(const char *key)
 {
   const char *c;

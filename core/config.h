@@ -100,6 +100,12 @@ char *nub_config_auth_for(const struct nub_config *cfg, const char *url);
 /* Whether a key is a credential ("//host/:_authToken" and the like), whose
  * value is never printed. */
 bool nub_config_is_credential(const char *key);
+/* Whether an environment entry ("NAME=value") holds a credential: npm's
+ * settings in any case and spelling (npm_config__authToken,
+ * NPM_CONFIG__PASSWORD, npm_config_password, npm_config_otp, any
+ * "npm_config_//host/:..." ...), NPM_TOKEN and NODE_AUTH_TOKEN. Scripts
+ * never see these. */
+bool nub_config_env_is_secret(const char *entry);
 
 /* Parse one npmrc text into entries of `layer` (exported for tests).
  * expand_env: substitute ${VAR} (user/global files only). */

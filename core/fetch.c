@@ -24,6 +24,7 @@
 #include "prepare.h"
 #include "registry_url.h"
 #include "strmap.h"
+#include "url.h"
 
 struct chunk {
   struct chunk *next;
@@ -39,6 +40,7 @@ struct job {
   struct nub_pkg *pkg;
   char what[256]; /* "name@version" */
   int attempt;
+  char *get_url;  /* the project's URL with its credential (with_secret), or NULL */
   struct nub_http_req req;
   pthread_mutex_t lock;
   pthread_cond_t cv;
@@ -67,6 +69,8 @@ struct fetcher {
   struct nub_progress *prog;
   struct nub_http *http;
   bool own_http, offline, verify_all;
+  char *const *secrets;
+  size_t nsecrets;
   void (*on_stored)(void *ud, struct nub_pkg *p, int worker);
   void *on_stored_ud;
   pthread_mutex_t lock;
@@ -362,6 +366,34 @@ static void dir_done(struct job *j, int rc, const struct nub_err *err)
   job_finished(j);
 }
 
+/* The project's spec for the repository or tarball at url (written to
+ * files without its credential), with the credential; NULL when it gave
+ * none. Caller frees. */
+static char *with_secret(const struct fetcher *f, const char *url, bool git)
+{
+  for (size_t i = 0; i < f->nsecrets; i++) {
+    struct nub_gitspec g;
+    struct nub_err e;
+    char *u = NULL, *clean;
+    bool same;
+    if (git) {
+      if (!nub_git_is_spec(f->secrets[i]) || nub_git_parse(f->secrets[i], &g, &e) < 0)
+        continue;
+      u = nub_strdup(g.url);
+      nub_gitspec_release(&g);
+    } else {
+      u = nub_strdup(f->secrets[i]);
+    }
+    clean = nub_url_strip_userinfo(u);
+    same = clean && !strcmp(clean, url);
+    nub_free(clean);
+    if (same)
+      return u;
+    nub_free(u);
+  }
+  return NULL;
+}
+
 static void git_job(void *arg, int worker)
 {
   static unsigned seq;
@@ -390,8 +422,10 @@ static void git_job(void *arg, int worker)
     /* <pid>-...: what a killed install leaves the store's tmp cleaning finds */
     dir = nub_asprintf("%s/tmp/%d-git-%u", f->store->root, nub_plat_pid(),
                        __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+    char *cred = with_secret(f, url, true);
     nub_plat_rm_rf(dir);
-    rc = nub_git_checkout(url, commit, dir, j->what, &err);
+    rc = nub_git_checkout(cred ? cred : url, commit, dir, j->what, &err);
+    nub_free(cred);
   }
   form = nub_git_form_of(j->pkg->tarball);
   packed = form == NUB_GIT_PACKED ||
@@ -447,7 +481,9 @@ static void read_local(struct job *j)
 static void submit(struct job *j, uint64_t delay_ms)
 {
   memset(&j->req, 0, sizeof(j->req));
-  j->req.url = j->pkg->tarball;
+  if (!j->get_url && j->f->nsecrets && j->pkg->tarball)
+    j->get_url = with_secret(j->f, j->pkg->tarball, false);
+  j->req.url = j->get_url ? j->get_url : j->pkg->tarball;
   j->req.accept = "application/octet-stream";
   j->req.on_body = on_body;
   j->req.on_done = on_done;
@@ -951,6 +987,8 @@ int nub_fetch_begin(struct nub_fetch **out, struct nub_store *store,
   f->verify_all = o->verify_all && cfg->verify_store;
   f->on_stored = o->on_stored;
   f->on_stored_ud = o->on_stored_ud;
+  f->secrets = o->secrets;
+  f->nsecrets = o->nsecrets;
   f->http = http;
   f->own_http = http == NULL;
   pthread_mutex_init(&f->lock, NULL);
@@ -1230,6 +1268,7 @@ int nub_fetch_end(struct nub_fetch *fs, struct nub_fetch_result *res, struct nub
     f->jobs = j->next_all;
     pthread_mutex_destroy(&j->lock);
     pthread_cond_destroy(&j->cv);
+    nub_free(j->get_url);
     nub_free(j);
   }
   for (int i = 0; i < f->nscratch; i++)

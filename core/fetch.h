@@ -38,6 +38,12 @@ struct nub_fetch_opts {
    * directory packages): what may be done with it before the fetch ends. */
   void (*on_stored)(void *ud, struct nub_pkg *p, int worker);
   void *on_stored_ud;
+  /* the project's dependency specs that carry a credential, as written
+   * (manifest.h nub_manifest_secret; borrowed until nub_fetch_end): a git
+   * clone or a download whose URL is one of theirs without it (as every
+   * lockfile records it) uses theirs */
+  char *const *secrets;
+  size_t nsecrets;
 };
 
 struct nub_fetch_result {

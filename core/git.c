@@ -10,6 +10,7 @@
 #include "buf.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
+#include "url.h"
 #include "proc.h"
 #include "semver.h"
 
@@ -327,7 +328,11 @@ int nub_git_checkout(const char *url, const char *commit, const char *dir, const
 
 char *nub_git_resolved(const char *url, const char *commit)
 {
-  return nub_asprintf("git+%s#%s", url, commit);
+  char *clean = nub_url_strip_userinfo(url), *r;
+
+  r = nub_asprintf("git+%s#%s", clean ? clean : url, commit);
+  nub_free(clean);
+  return r;
 }
 
 enum nub_git_form nub_git_form_of(const char *tarball)

@@ -42,7 +42,8 @@ int nub_git_checkout(const char *url, const char *commit, const char *dir, const
                      struct nub_err *err);
 
 /* "git+<url>#<commit>": how lockfiles and the store name a resolved git
- * dependency (npm's `resolved`). Caller frees. */
+ * dependency (npm's `resolved`), the URL without its userinfo's secret
+ * (url.h): a password never reaches a file. Caller frees. */
 char *nub_git_resolved(const char *url, const char *commit);
 /* A git package as bun installs it: every file of the checkout (but .git),
  * not npm pack's selection; a store identity of its own. */

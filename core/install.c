@@ -855,6 +855,7 @@ out:
   nub_buf_release(&c.blocked);
   nub_free(c.selected);
   nub_free(c.cwd_rel);
+  nub_free(c.secrets);
   nub_strarray_free(c.old_directs, c.nold_directs);
   nub_free(dir);
   return rc;

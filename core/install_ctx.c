@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "nub_alloc.h"
+
 bool nub_install_trusted(const struct nub_install_ctx *c, const char *name)
 {
   for (size_t i = 0; i < c->man.ntrusted; i++)
@@ -35,4 +37,24 @@ void nub_install_select_importers(struct nub_install_ctx *c)
                : wp                   ? !c->selected[1 + (size_t)(wp - c->ws.pkgs)]
                                       : true;
   }
+}
+
+void nub_install_fetch_opts(struct nub_install_ctx *c, struct nub_fetch_opts *fo)
+{
+  memset(fo, 0, sizeof(*fo));
+  fo->offline = c->o->offline;
+  fo->verify_all = c->o->ci || c->o->force;
+  if (!c->secrets) { /* the root's and every member's, once */
+    size_t n = c->man.secrets.n;
+    for (size_t i = 0; i < c->ws.npkgs; i++)
+      n += c->ws.pkgs[i].man.secrets.n;
+    c->secrets = nub_calloc(n + 1, sizeof(char *));
+    for (size_t i = 0; i < c->man.secrets.n; i++)
+      c->secrets[c->nsecrets++] = c->man.secrets.v[i].spec;
+    for (size_t i = 0; i < c->ws.npkgs; i++)
+      for (size_t k = 0; k < c->ws.pkgs[i].man.secrets.n; k++)
+        c->secrets[c->nsecrets++] = c->ws.pkgs[i].man.secrets.v[k].spec;
+  }
+  fo->secrets = c->secrets;
+  fo->nsecrets = c->nsecrets;
 }

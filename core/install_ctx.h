@@ -11,6 +11,7 @@
 
 #include "buf.h"
 #include "config.h"
+#include "fetch.h"
 #include "install.h"
 #include "link.h"
 #include "manifest.h"
@@ -54,10 +55,15 @@ struct nub_install_ctx {
   struct nub_buf blocked;
   char *cwd_rel;        /* where nub runs, relative to the root ("" at the root) */
   bool *selected;       /* --filter: project 0 the root, i the member i - 1; NULL: all */
+  char **secrets;       /* specs with credentials (nub_manifest_secret), borrowed */
+  size_t nsecrets;
   char **old_directs;   /* the previous install's direct dependencies */
   size_t nold_directs;
 };
 
+/* The fetch's options: --offline, --force/ci, and the credentials the
+ * project's package.json files give git and tarball-URL dependencies. */
+void nub_install_fetch_opts(struct nub_install_ctx *c, struct nub_fetch_opts *fo);
 /* Mark the graph's importers --filter leaves out (importer->skip). */
 void nub_install_select_importers(struct nub_install_ctx *c);
 /* Whether --filter keeps project i (0 the root, i the member i - 1). */

@@ -8,6 +8,7 @@
 #include "json.h"
 
 #include "nub_alloc.h"
+#include "url.h"
 #include "nub_plat.h"
 #include "path.h"
 
@@ -292,6 +293,38 @@ static void read_workspaces(const cJSON *root, struct nub_manifest *out)
   read_catalogs(root, out);
 }
 
+/* A spec with a secret in its URL ("git+https://user:token@host/r.git")
+ * is read without it; the spec as written goes to m->secrets, for the git
+ * command or download that needs it (nub_manifest_secret). */
+static void keep_secrets_aside(struct nub_manifest *m)
+{
+  struct nub_depmap *maps[4] = {&m->deps, &m->dev, &m->optional, &m->peer};
+  size_t cap = 0;
+
+  for (int k = 0; k < 4; k++) {
+    for (size_t i = 0; i < maps[k]->n; i++) {
+      struct nub_dep *d = &maps[k]->v[i];
+      char *clean = nub_url_strip_userinfo(d->spec);
+      if (!clean)
+        continue;
+      if (!nub_depmap_get(&m->secrets, d->name)) {
+        NUB_GROW(m->secrets.v, cap, m->secrets.n + 1);
+        m->secrets.v[m->secrets.n].name = nub_strdup(d->name);
+        m->secrets.v[m->secrets.n].spec = d->spec;
+        m->secrets.n++;
+      } else {
+        nub_free(d->spec);
+      }
+      d->spec = clean;
+    }
+  }
+}
+
+const char *nub_manifest_secret(const struct nub_manifest *m, const char *name)
+{
+  return nub_depmap_get(&m->secrets, name);
+}
+
 int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
                        const char *path, struct nub_err *err)
 {
@@ -313,6 +346,7 @@ int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
   nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root, "optionalDependencies"),
                   &out->optional);
   nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root, "peerDependencies"), &out->peer);
+  keep_secrets_aside(out);
   {
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "bundleDependencies");
     if (!b)
@@ -391,6 +425,7 @@ void nub_manifest_release(struct nub_manifest *m)
   nub_depmap_release(&m->dev);
   nub_depmap_release(&m->optional);
   nub_depmap_release(&m->peer);
+  nub_depmap_release(&m->secrets);
   nub_depmap_release(&m->overrides);
   for (size_t i = 0; i < m->noverrides_raw; i++) {
     nub_free(m->overrides_raw[i].key);

@@ -30,7 +30,11 @@ struct nub_bin {
 
 struct nub_manifest {
   char *name, *version; /* NULL when absent */
-  struct nub_depmap deps, dev, optional, peer;
+  struct nub_depmap deps, dev, optional, peer; /* specs without secrets (url.h) */
+  /* the specs above that carried userinfo, as written (name -> spec): only
+   * for the git command or download that needs the credential; nothing
+   * written to a file takes them */
+  struct nub_depmap secrets;
   /* npm "overrides", yarn "resolutions", "pnpm.overrides": "name" or
    * "parent>name" -> spec */
   struct nub_depmap overrides;
@@ -78,6 +82,9 @@ const struct nub_catalog *nub_catalog_find(const struct nub_catalog *v, size_t n
                                            const char *name);
 void nub_catalogs_free(struct nub_catalog *v, size_t n);
 void nub_manifest_release(struct nub_manifest *m);
+/* The spec of dependency `name` as package.json wrote it, credential and
+ * all, when it carried one; else NULL. */
+const char *nub_manifest_secret(const struct nub_manifest *m, const char *name);
 
 void nub_depmap_release(struct nub_depmap *m);
 void nub_strarray_free(char **v, size_t n);

@@ -100,12 +100,13 @@ static int registry_integrities(struct nub_install_ctx *c, struct nub_fetch *f,
 int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
-  struct nub_fetch_opts fo = {c->o->offline, c->o->ci || c->o->force, NULL, NULL};
+  struct nub_fetch_opts fo;
   struct nub_fetch *f = p->fetch;
   int rc;
 
   memset(fr, 0, sizeof(*fr));
   p->fetch = NULL;
+  nub_install_fetch_opts(c, &fo);
   if (c->early) { /* the layout links what is stored as it is (hoisted.h) */
     fo.on_stored = nub_hoisted_early_stored;
     fo.on_stored_ud = c->early;

@@ -194,8 +194,9 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
   if (rc < 0)
     return rc;
   if (!c->o->lockfile_only) {
-    struct nub_fetch_opts fo = {c->o->offline, c->o->ci || c->o->force, NULL, NULL};
+    struct nub_fetch_opts fo;
     struct nub_http *h = c->o->offline ? NULL : nub_meta_http(p->meta, err);
+    nub_install_fetch_opts(c, &fo);
     rc = nub_fetch_begin(&p->fetch, &c->store, &c->cfg, c->pool, &c->prog, &fo, h, err);
     if (rc < 0)
       return rc;

@@ -518,7 +518,7 @@ static int pick_local_tarball(struct res *r, struct qitem *it, const char *rel,
  * which the lockfile records; its bytes go to the fetch (on_tarball), which
  * checks them against that integrity like any download. */
 static int pick_tarball_url(struct res *r, struct qitem *it, const char *url,
-                            struct rnode **out)
+                            const char *get_url, struct rnode **out)
 {
   struct rnode *n = local_node(r, it->alias, url);
   struct nub_buf body = NUB_BUF_INIT;
@@ -531,7 +531,7 @@ static int pick_tarball_url(struct res *r, struct qitem *it, const char *url,
   h = nub_meta_http(r->meta, r->err);
   if (!h)
     return r->err->code ? r->err->code : -NUB_ENETWORK;
-  rc = nub_http_get(h, r->o->cfg, r->o->prog, url, 1u << 30, &body, r->err);
+  rc = nub_http_get(h, r->o->cfg, r->o->prog, get_url, 1u << 30, &body, r->err);
   if (rc < 0) {
     nub_err_wrap(r->err, "%s@%s", it->alias, url);
   } else {
@@ -626,7 +626,7 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   const struct nub_pversion *pv;
   struct nub_range *range = NULL;
   struct rnode *n;
-  const char *ov, *locked;
+  const char *ov, *locked, *secret = NULL;
   int rc;
 
   *out = NULL;
@@ -642,6 +642,10 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   ov = override_for(r, it->parent, it->alias, it->spec);
   if (ov)
     spec = ov;
+  /* the project's spec as written, when it carried a credential: for the
+   * git command or download alone (what is recorded has none) */
+  if (!ov && !it->parent)
+    secret = nub_manifest_secret(r->imps[it->imp].man, it->alias);
   if (!strncmp(spec, "file:", 5) && it->parent == NULL) {
     char *abs = nub_project_path(r->imps[it->imp].abs, spec + 5), rel[4096];
     struct nub_plat_stat st;
@@ -657,9 +661,9 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
     return rc2;
   }
   if ((!strncmp(spec, "https://", 8) || !strncmp(spec, "http://", 7)) && r->meta && r->o->cfg)
-    return pick_tarball_url(r, it, spec, out);
+    return pick_tarball_url(r, it, spec, secret ? secret : spec, out);
   if (nub_git_is_spec(spec) && strncmp(spec, "npm:", 4))
-    return pick_git(r, it, spec, out);
+    return pick_git(r, it, secret ? secret : spec, out);
   if (!strncmp(spec, "link:", 5) || !strncmp(spec, "file:", 5) || !strncmp(spec, "git", 3) ||
       !strncmp(spec, "github:", 7) || strstr(spec, "://") || strchr(spec, '/') == spec)
     return nub_err_set(r->err, -NUB_ESPEC,

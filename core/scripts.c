@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "buf.h"
+#include "config.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "version.h"
@@ -52,8 +53,7 @@ static bool replaced(const char *e)
     if (!strncmp(e, ours[i], strlen(ours[i])))
       return true;
   /* registry credentials never reach scripts */
-  return !strncasecmp(e, "npm_config__auth", 16) || !strncasecmp(e, "NPM_TOKEN=", 10) ||
-         (!strncasecmp(e, "npm_config_//", 13) && strstr(e, "_auth"));
+  return nub_config_env_is_secret(e);
 }
 
 char **nub_script_env(const struct nub_script *s)

@@ -28,4 +28,12 @@ bool nub_url_authority(const char *url, struct nub_url_authority *a);
 /* The host[:port] of a URL into out (no userinfo); "" when it has none. */
 void nub_url_host(const char *url, char *out, size_t cap);
 
+/* s (a URL, or a spec such as "git+https://...") without the secret in
+ * its userinfo: all of the userinfo for http(s) ("https://TOKEN@h/r" ->
+ * "https://h/r"), the password alone for other schemes (ssh's user name is
+ * part of the address). NULL when there is nothing to remove. What nub
+ * writes to files (lockfiles, state, the store) is always this form.
+ * Caller frees. */
+char *nub_url_strip_userinfo(const char *s);
+
 #endif

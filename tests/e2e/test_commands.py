@@ -91,6 +91,30 @@ class RunTest(nubtest.NubTestCase):
         self.assertNotIn("NPM_TOKEN", env)
         self.assertNotIn("npm_config__authToken", env)
 
+    def test_no_credential_reaches_a_script(self):
+        # npm's credential settings in any case and spelling, and the token
+        # variables CI tools set: never in a script's environment (run, exec,
+        # and an install's lifecycle scripts)
+        secrets = {"npm_config__password": "sec-1", "NPM_CONFIG__PASSWORD": "sec-2",
+                   "npm_config_password": "sec-3", "NPM_CONFIG__AUTH": "sec-4",
+                   "npm_config__authToken": "sec-5", "Npm_Config_AuthToken": "sec-6",
+                   "npm_config_otp": "sec-7", "npm_config_//h.invalid/:_password": "sec-8",
+                   "npm_config_//h.invalid/:username": "sec-9", "NODE_AUTH_TOKEN": "sec-10",
+                   "npm_config_keyfile": "sec-11", "npm_config_key": "sec-12"}
+        self.scripts({"env": "env", "postinstall": "env > post.env"})
+        self.env.update(secrets)
+        self.env["npm_config_loglevel"] = "kept-setting"  # not a credential: kept
+        outs = {"run": self.nub("run", "env").stdout,
+                "exec": self.nub("exec", "env").stdout}
+        self.nub("install")
+        with open(os.path.join(self.proj, "post.env")) as f:
+            outs["postinstall"] = f.read()
+        for how, out in outs.items():
+            with self.subTest(how):
+                for name, value in secrets.items():
+                    self.assertNotIn(value, out, name)
+                self.assertIn("kept-setting", out)
+
     def test_runs_in_the_project_directory(self):
         self.scripts({"where": "pwd"})
         sub = os.path.join(self.proj, "a")

@@ -871,6 +871,100 @@ class CredentialScopeTest(TrustTestCase):
         self.assert_no_secret_anywhere()
 
 
+class GitCredentialTest(TrustTestCase):
+    """Issue 26 item 5: a password in a git dependency's URL reaches git,
+    and no file nub writes (every lockfile format, node_modules, the store);
+    a later install from the lockfile alone gets it from package.json."""
+
+    PASSWORD = "s3cret-git-pw"
+
+    def setUp(self):
+        super().setUp()
+        import base64 as b64
+        import functools
+        import http.server
+        import subprocess
+        import threading
+        if not shutil.which("git"):
+            self.skipTest("git is not installed")
+        src, srv = os.path.join(self.tmp, "src"), os.path.join(self.tmp, "srv")
+        os.makedirs(src)
+        with open(os.path.join(src, "package.json"), "w") as f:
+            json.dump({"name": "gitdep", "version": "1.0.0"}, f)
+        with open(os.path.join(src, "index.js"), "w") as f:
+            f.write("module.exports = 'gitdep';\n")
+        git = lambda *a, cwd=src: subprocess.run(["git"] + list(a), cwd=cwd, check=True,
+                                                 stdout=subprocess.DEVNULL,
+                                                 stderr=subprocess.DEVNULL)
+        git("init", "-q")
+        git("add", ".")
+        git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "one")
+        git("clone", "-q", "--bare", src, os.path.join(srv, "r.git"), cwd=self.tmp)
+        git("update-server-info", cwd=os.path.join(srv, "r.git"))
+        want = "Basic " + b64.b64encode(("user:" + self.PASSWORD).encode()).decode()
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def do_GET(self):  # git's dumb protocol, behind basic auth
+                if self.headers.get("Authorization") != want:
+                    self.send_response(401)
+                    self.send_header("WWW-Authenticate", 'Basic realm="r"')
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                super().do_GET()
+
+            def log_message(self, *a):
+                pass
+        self.httpd = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(Handler, directory=srv))
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.addCleanup(self.httpd.server_close)
+        self.addCleanup(self.httpd.shutdown)
+        self.url = "git+http://user:%s@127.0.0.1:%d/r.git" % (self.PASSWORD,
+                                                             self.httpd.server_address[1])
+
+    def leaks(self):
+        hits = []
+        for root in (self.proj, self.store):
+            for dirpath, dirnames, filenames in os.walk(root):
+                for name in dirnames + filenames:
+                    p = os.path.join(dirpath, name)
+                    if self.PASSWORD in name:
+                        hits.append(p)
+                    if os.path.isfile(p) and not os.path.islink(p) and p != os.path.join(
+                            self.proj, "package.json"):
+                        with open(p, "rb") as f:
+                            if self.PASSWORD.encode() in f.read():
+                                hits.append(p)
+        return hits
+
+    def test_no_file_holds_the_password(self):
+        seeds = {"nub.lock": None, "yarn.lock": "", "package-lock.json":
+                 '{"name": "p", "lockfileVersion": 3, "packages": {"": {"name": "p"}}}\n',
+                 "bun.lock": '{"lockfileVersion": 1, "workspaces": {"": {"name": "p"}}, '
+                             '"packages": {}}\n'}
+        for lock, seed in seeds.items():
+            with self.subTest(lockfile=lock):
+                nubtest._rmtree(self.proj)
+                os.makedirs(self.proj)
+                shutil.rmtree(self.store, ignore_errors=True)
+                self.make_project({"name": "p", "version": "1.0.0",
+                                   "dependencies": {"gitdep": self.url}})
+                if seed is not None:
+                    self.write(lock, seed)
+                self.nub("install")
+                self.assertTrue(os.path.exists(os.path.join(self.proj, lock)))
+                self.assertEqual(self.leaks(), [])
+                self.assertEqual(self.node_require(self.proj, "gitdep"), "gitdep")
+                # from the lockfile alone, with an empty store: the clone
+                # takes the password from package.json again
+                nubtest._rmtree(os.path.join(self.proj, "node_modules"))
+                shutil.rmtree(self.store)
+                self.nub("install", "--frozen-lockfile")
+                self.assertEqual(self.leaks(), [])
+                self.assertEqual(self.node_require(self.proj, "gitdep"), "gitdep")
+
+
 class MessagesTest(TrustTestCase):
     """Item 9: say what happened, correctly."""
 
