@@ -41,7 +41,7 @@ int nub_projlock_take(struct nub_projlock *l, const char *store_dir, const char 
   rc = nub_plat_lock(path, false, &l->fd);
   if (rc == -EWOULDBLOCK) {
     if (prog)
-      nub_progress_warn(prog, "another nub command is working in %s; waiting for it",
+      nub_progress_warn(prog, "another nub install is running in %s; waiting for it",
                         project_dir);
     rc = nub_plat_lock(path, true, &l->fd);
   }
