@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what nub needs to build and test, idempotently: the C toolchain,
-# CMake, libcurl, libdeflate, cJSON, mimalloc, OpenSSL, libyaml, cmocka, and
+# CMake, libcurl, libdeflate, zlib, cJSON, mimalloc, OpenSSL, libyaml, cmocka, and
 # for the tests Python 3, Node.js/npm, xfsprogs and the openssl tool (TLS
 # tests), clang (its libFuzzer, for ci/fuzz.sh), chromium (renders the diag
 # report headless); for the benchmarks hyperfine and GNU time. Debian/Ubuntu use apt-get,
@@ -29,7 +29,7 @@ fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "bootstrap: only Debian/Ubuntu (apt-get) and macOS (Homebrew) are set up here;" >&2
-  echo "bootstrap: install CMake, pkg-config, libcurl, libdeflate, cJSON, mimalloc, OpenSSL, libyaml and cmocka by hand" >&2
+  echo "bootstrap: install CMake, pkg-config, libcurl, libdeflate, zlib, cJSON, mimalloc, OpenSSL, libyaml and cmocka by hand" >&2
   exit 1
 fi
 
@@ -38,7 +38,7 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo="sudo"
 fi
 
-pkgs=(build-essential cmake pkg-config libcurl4-openssl-dev libdeflate-dev libcjson-dev
+pkgs=(build-essential cmake pkg-config libcurl4-openssl-dev libdeflate-dev zlib1g-dev libcjson-dev
       libmimalloc-dev libssl-dev libyaml-dev libcmocka-dev python3 xfsprogs hyperfine curl
       openssl time clang)
 missing=()

@@ -528,6 +528,11 @@ int nub_config_load_for(struct nub_config *cfg, const char *project_dir, const c
     cfg->network_concurrency = 1;
   if (cfg->fetch_retries < 0)
     cfg->fetch_retries = 0;
+  /* what one document may be before it is refused, not read whole:
+   * registry documents (the largest real ones are some tens of MB) and
+   * lockfiles (a 3,000-package monorepo's is a few MB) */
+  cfg->max_document_bytes = (uint64_t)get_long(cfg, "max-document-size", 128) << 20;
+  cfg->max_lockfile_bytes = (uint64_t)get_long(cfg, "max-lockfile-size", 128) << 20;
   cfg->strict_ssl = nub_config_bool(cfg, "strict-ssl", true);
   cfg->verify_store = nub_config_bool(cfg, "verify-store-integrity", true);
   /* A user-level ignore-scripts=true is not undone by a project file. */

@@ -13,6 +13,7 @@
 #define NUB_CONFIG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 #include "err.h"
@@ -61,6 +62,8 @@ struct nub_config {
   long fetch_low_speed_limit;  /* bytes/s ... */
   long fetch_low_speed_time_ms;/* ... below which for this long is a stall */
   int network_concurrency;
+  uint64_t max_document_bytes; /* max-document-size (MiB): a registry document */
+  uint64_t max_lockfile_bytes; /* max-lockfile-size (MiB): a lockfile read whole */
   bool strict_ssl;
   bool ignore_scripts;
   bool verify_store; /* verify-store-integrity (pnpm's name): nub_store_check */

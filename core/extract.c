@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <libdeflate.h>
+#include <zlib.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -79,6 +80,44 @@ static void grow_out(struct nub_extract_scratch *sc, size_t want, size_t used)
  * sc->out, at most max bytes. The first guess of the size is the last
  * member's ISIZE, which a hostile file may forge: it only sizes the
  * buffer, never the result. 0, -EFBIG past max, or -EBADMSG with *why. */
+/* How many bytes the gzip members at in[0..len) unpack to, counted through
+ * a small window (nothing is kept), stopping past max: the size of a
+ * tarball whose size field lied, learnt before a buffer is sized for it.
+ * 0 (with *size), -EFBIG past max, -EBADMSG for damaged data. */
+static int inflated_size(const unsigned char *in, size_t len, size_t max, size_t *size)
+{
+  unsigned char window[64 * 1024];
+  size_t total = 0, pos = 0;
+  z_stream z;
+  int rc = 0;
+
+  memset(&z, 0, sizeof(z));
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+    return -ENOMEM;
+  while (rc == 0 && pos < len && is_gzip(in + pos, len - pos)) {
+    int zr = Z_OK;
+    inflateReset(&z);
+    z.next_in = (unsigned char *)in + pos;
+    z.avail_in = (uInt)(len - pos > UINT32_MAX ? UINT32_MAX : len - pos);
+    while (zr == Z_OK) {
+      z.next_out = window;
+      z.avail_out = sizeof(window);
+      zr = inflate(&z, Z_NO_FLUSH);
+      total += sizeof(window) - z.avail_out;
+      if (total > max)
+        rc = -EFBIG;
+      if (rc || (zr == Z_BUF_ERROR && !z.avail_in))
+        break;
+    }
+    if (rc == 0 && zr != Z_STREAM_END)
+      rc = -EBADMSG;
+    pos = (size_t)(z.next_in - in);
+  }
+  inflateEnd(&z);
+  *size = total;
+  return rc;
+}
+
 static int gunzip(struct nub_extract_scratch *sc, const unsigned char *in, size_t len,
                   size_t max, size_t *outlen, const char **why)
 {
@@ -90,6 +129,13 @@ static int gunzip(struct nub_extract_scratch *sc, const unsigned char *in, size_
     *why = "out of memory";
     return -ENOMEM;
   }
+  bool measured = false;
+
+  /* the last member's size field is no more than the whole (which is at
+   * least that, mod 4 GiB): one past the cap is refused before anything
+   * is allocated */
+  if (guess > max)
+    return -EFBIG;
   if (guess < 4 * len)
     guess = 4 * len; /* tarballs compress about 4:1 */
   if (guess > max)
@@ -101,12 +147,19 @@ static int gunzip(struct nub_extract_scratch *sc, const unsigned char *in, size_
         libdeflate_gzip_decompress_ex(sc->dd, in + pos, len - pos, sc->out + total,
                                       sc->outcap - total, &used, &n);
     if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
-      size_t want = sc->outcap * 2;
-      if (sc->outcap - 1 >= max)
-        return -EFBIG;
-      if (want > max + 1)
-        want = max + 1;
-      grow_out(sc, want, total);
+      /* the size field lied (or there are several members): count what
+       * the rest unpacks to, then size the buffer once; a bomb is refused
+       * having allocated nothing more */
+      size_t rest = 0;
+      int mrc = measured ? -EFBIG : inflated_size(in + pos, len - pos, max - total, &rest);
+      measured = true;
+      if (mrc == -EBADMSG) {
+        *why = "invalid deflate data";
+        return mrc;
+      }
+      if (mrc < 0)
+        return mrc;
+      grow_out(sc, total + rest + 1, total);
       continue;
     }
     if (r != LIBDEFLATE_SUCCESS) {

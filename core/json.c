@@ -53,8 +53,8 @@ static const unsigned char plain_in_str[256] = {
     [0x20 ... 0x21] = 1, [0x23 ... 0x5B] = 1, [0x5D ... 0x7F] = 1, /* not " \\ */
 };
 static const unsigned char plain_outside[256] = {
-    /* not " , [ ] { } */
-    [0x00 ... 0x21] = 1, [0x23 ... 0x2B] = 1, [0x2D ... 0x5A] = 1, [0x5C] = 1,
+    /* not " , [ ] { } nor a control character but JSON's whitespace */
+    [0x09] = 1, [0x0A] = 1, [0x0D] = 1, [0x20 ... 0x21] = 1, [0x23 ... 0x2B] = 1, [0x2D ... 0x5A] = 1, [0x5C] = 1,
     [0x5E ... 0x7A] = 1, [0x7C] = 1, [0x7E ... 0x7F] = 1,
 };
 
@@ -98,6 +98,10 @@ static size_t scan(char *text, size_t len, bool jsonc, const char **why)
         *why = "a raw control character inside a string";
         return i;
       }
+    } else if (c < 0x20) {
+      /* cJSON would take any of them, NUL included, for whitespace */
+      *why = c ? "a control character outside a string" : "a NUL byte";
+      return i;
     } else if (c == '"') {
       in_str = true;
     } else if (c == '{' || c == '[') {

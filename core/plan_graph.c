@@ -172,10 +172,10 @@ static int read_lock(struct nub_install_ctx *c, struct nub_graph *g, struct nub_
 {
   char *text = NULL;
   size_t len = 0;
-  int rc = nub_plat_read_file_at(c->proj.dir_fd, c->proj.lockfile, 1u << 30, &text, &len);
+  int rc = nub_project_read_lockfile(&c->proj, &c->cfg, &text, &len, err);
 
   if (rc < 0)
-    return nub_err_set(err, rc, "cannot read %s: %s", c->proj.lockfile, nub_strerror(rc));
+    return rc;
   rc = nub_lockfile_pnpm_parse(g, text, len, c->proj.lockfile, err);
   nub_free(text);
   return rc;

@@ -38,9 +38,9 @@ int nub_plan_from_yarn(struct nub_install_ctx *c, struct nub_err *err)
   int rc;
 
   p->lockname = c->proj.lockfile;
-  rc = nub_plat_read_file_at(c->proj.dir_fd, p->lockname, 1u << 30, &text, &len);
+  rc = nub_project_read_lockfile(&c->proj, &c->cfg, &text, &len, err);
   if (rc < 0)
-    return nub_err_set(err, rc, "cannot read %s: %s", p->lockname, nub_strerror(rc));
+    return rc;
   if (nub_lockfile_is_berry(text, len)) {
     rc = nub_plan_from_berry(c, text, len, err);
     nub_free(text);

@@ -120,3 +120,19 @@ void nub_project_release(struct nub_project *p)
   memset(p, 0, sizeof(*p));
   p->dir_fd = -1;
 }
+
+int nub_project_read_lockfile(const struct nub_project *p, const struct nub_config *cfg,
+                              char **text, size_t *len, struct nub_err *err)
+{
+  int rc = nub_plat_read_file_at(p->dir_fd, p->lockfile, (size_t)cfg->max_lockfile_bytes, text,
+                                 len);
+
+  if (rc == -EFBIG)
+    return nub_err_set(err, -NUB_ELIMIT,
+                       "%s is larger than max-lockfile-size (%llu MiB); if the file is "
+                       "yours, raise max-lockfile-size in .npmrc", p->lockfile,
+                       (unsigned long long)(cfg->max_lockfile_bytes >> 20));
+  if (rc < 0)
+    return nub_err_set(err, rc, "cannot read %s: %s", p->lockfile, nub_strerror(rc));
+  return 0;
+}

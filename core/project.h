@@ -36,5 +36,10 @@ int nub_project_detect(struct nub_project *p, const char *dir,
                        const struct nub_config *cfg, const char *package_manager,
                        struct nub_err *err);
 void nub_project_release(struct nub_project *p);
+/* The project's lockfile, read whole (caller frees *text): a file larger
+ * than max-lockfile-size is refused (-NUB_ELIMIT, naming the setting)
+ * before it is read. */
+int nub_project_read_lockfile(const struct nub_project *p, const struct nub_config *cfg,
+                              char **text, size_t *len, struct nub_err *err);
 
 #endif

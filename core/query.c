@@ -32,7 +32,7 @@ static struct nub_pkg *berry_identity(void *ud, const char *name, const char *ve
 
 int nub_query_open(struct nub_query *q, const char *dir, struct nub_err *err)
 {
-  char cwd[4096], *start, *text = NULL, *path;
+  char cwd[4096], *start, *text = NULL;
   size_t len = 0;
   int rc;
 
@@ -66,11 +66,9 @@ int nub_query_open(struct nub_query *q, const char *dir, struct nub_err *err)
     rc = nub_crypto_init(err);
   if (rc < 0)
     return rc;
-  path = nub_asprintf("%s/%s", q->root, q->proj.lockfile);
-  rc = nub_plat_read_file_at(NUB_PLAT_CWD, path, 1u << 30, &text, &len);
-  nub_free(path);
+  rc = nub_project_read_lockfile(&q->proj, &q->cfg, &text, &len, err);
   if (rc < 0)
-    return nub_err_set(err, rc, "cannot read %s: %s", q->proj.lockfile, nub_strerror(rc));
+    return rc;
   nub_graph_init(&q->graph);
   q->have_graph = true;
   switch (q->proj.lock) {

@@ -20,7 +20,6 @@
 
 #define CACHE_MAGIC "NUBMETA1"
 #define FRESH_SECONDS 300 /* cached documents younger than this skip the network */
-#define MAX_BODY (256u << 20)
 
 enum { M_NEW, M_FETCHING, M_READY, M_FAILED };
 
@@ -28,6 +27,7 @@ struct entry {
   struct nub_meta *m;
   char *name, *url, *cache_path;
   char *version;  /* one version's document (GET <name>/<version>), or NULL */
+  bool too_big;   /* its body went past max-document-size */
   int state;
   int attempt;
   bool refetched;
@@ -396,7 +396,8 @@ static bool read_cache(struct entry *e, long *age)
   char *text = NULL, *nl, *tab1, *tab2;
   size_t len;
 
-  if (nub_plat_read_file_at(NUB_PLAT_CWD, e->cache_path, MAX_BODY, &text, &len) < 0)
+  if (nub_plat_read_file_at(NUB_PLAT_CWD, e->cache_path, e->m->cfg->max_document_bytes + 4096,
+                            &text, &len) < 0)
     return false;
   nl = memchr(text, '\n', len);
   if (!nl || strncmp(text, CACHE_MAGIC "\t", 9)) {
@@ -487,8 +488,10 @@ static void submit_parse(struct nub_meta *m, struct entry *e)
 static bool on_body(void *ud, const char *p, size_t n)
 {
   struct entry *e = ud;
-  if (e->body.len + n > MAX_BODY)
+  if (e->body.len + n > e->m->cfg->max_document_bytes) {
+    e->too_big = true; /* said by on_done, not retried */
     return false;
+  }
   nub_buf_add(&e->body, p, n);
   return true;
 }
@@ -509,6 +512,15 @@ static void on_done(void *ud, const struct nub_http_result *r)
     nub_jw_bool(&w, "revalidated", r->status == 304);
     nub_jw_int(&w, "retries", e->attempt - 1);
     nub_diag_event("registry", "packument_fetch", e->t0, nub_plat_now_ns(), nub_jw_end(&w));
+  }
+  if (e->too_big) {
+    snprintf(e->msg, sizeof(e->msg),
+             "the registry's document for %s (%s) is larger than max-document-size (%llu MiB); "
+             "refused unread; raise max-document-size in .npmrc if the registry is yours",
+             e->name, e->url, (unsigned long long)(m->cfg->max_document_bytes >> 20));
+    nub_buf_release(&e->body);
+    finish(e, M_FAILED, -NUB_ELIMIT);
+    return;
   }
   if (r->cls == NUB_HTTP_OK && r->status == 304 && e->cached) {
     nub_buf_release(&e->body);

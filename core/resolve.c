@@ -680,6 +680,10 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   if (!nub_valid_pkg_name(name))
     return nub_err_set(r->err, -NUB_EUNSAFE, "%s depends on an invalid package name '%s'", who,
                        name);
+  if (strlen(range_s) > NUB_RANGE_MAX_LEN)
+    return nub_err_set(r->err, -NUB_ELIMIT,
+                       "%s depends on %s with a range of %zu bytes, more than the %d a range "
+                       "may have; refusing it", who, name, strlen(range_s), NUB_RANGE_MAX_LEN);
   if (nub_range_parse_loose(&range, range_s) < 0)
     range = NULL; /* a dist-tag */
   locked = locked_edge_version(r, it, name, range);

@@ -1325,6 +1325,8 @@ static int range_parse(struct nub_range **out, const char *s, bool loose)
   *out = NULL;
   if (!s)
     return -EINVAL;
+  if (strlen(s) > NUB_RANGE_MAX_LEN)
+    return -E2BIG;
   /* range.trim().replace(/\s+/g, ' ') */
   t = sv_trim(sv_of(s));
   for (size_t i = 0; i < t.n; i++) {
@@ -1678,6 +1680,8 @@ static int quick_range(const char *range, const uint64_t ver[3])
   const char *p = range;
   int any = 0;
 
+  if (strlen(range) > NUB_RANGE_MAX_LEN)
+    return -2; /* (the parser refuses it) */
   for (;;) {
     const char *bar = strstr(p, "||");
     const char *end = bar ? bar : p + strlen(p);

@@ -19,6 +19,11 @@
  * comparator has the same MAJOR.MINOR.PATCH and a prerelease tag itself,
  * unless include_prerelease (node-semver's {includePrerelease: true}) is set.
  *
+ * A range longer than NUB_RANGE_MAX_LEN bytes is not one (-E2BIG from the
+ * parsers, false or -EINVAL from the rest): real ones are some tens of
+ * bytes, and the cost of one grows with its alternatives times the
+ * versions it is tested against.
+ *
  * All functions return 0 or -EINVAL; nothing here does I/O or keeps state. */
 #ifndef NUB_SEMVER_H
 #define NUB_SEMVER_H
@@ -26,6 +31,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#define NUB_RANGE_MAX_LEN 16384
 
 /* Largest number node-semver accepts in a version (Number.MAX_SAFE_INTEGER). */
 #define NUB_SEMVER_MAX_NUM 9007199254740991ULL

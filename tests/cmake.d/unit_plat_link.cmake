@@ -19,7 +19,8 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET nub_platform_macos_shim)
   target_include_directories(test_link_macos_shim SYSTEM PRIVATE ${CURL_INCLUDE_DIRS}
     ${CRYPTO_INCLUDE_DIRS})
   target_link_libraries(test_link_macos_shim PRIVATE nub_platform_macos_shim
-    PkgConfig::CMOCKA PkgConfig::CJSON PkgConfig::YAML PkgConfig::DEFLATE ${CMAKE_DL_LIBS})
+    PkgConfig::CMOCKA PkgConfig::CJSON PkgConfig::YAML PkgConfig::DEFLATE ZLIB::ZLIB
+    ${CMAKE_DL_LIBS})
   add_test(NAME unit.link_macos_shim COMMAND test_link_macos_shim)
   set_tests_properties(unit.link_macos_shim PROPERTIES LABELS unit TIMEOUT 300
     ENVIRONMENT "NUB_TEST_TMP=${CMAKE_CURRENT_BINARY_DIR}/tmp")

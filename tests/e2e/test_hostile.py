@@ -327,5 +327,107 @@ class DeepChainTest(nubtest.NubTestCase):
         self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
 
 
+class BoundedCostTest(nubtest.NubTestCase):
+    """Input made to cost: a range of 200,000 alternatives, a gzip bomb
+    (its size field honest, then forged), a registry document and a
+    lockfile past their settings. Each is refused with one line (exit 46 or
+    31) and bounded memory."""
+
+    BOMB = (1 << 30) + (256 << 20)  # 1.25 GiB of zeros, past the per-package cap
+
+    @classmethod
+    def setUpClass(cls):
+        import base64
+        import io
+        import tarfile
+        import zlib
+        super().setUpClass()
+        cls.registry.stop()
+        cls.fixtures = tempfile.mkdtemp(prefix="nub-cost-",
+                                        dir=os.environ.get("NUB_TEST_TMP") or None)
+
+        def package(name, doc, raw=None):
+            d = os.path.join(cls.fixtures, name + "@1.0.0")
+            os.makedirs(d)
+            with open(os.path.join(d, "package.json"), "w") as f:
+                json.dump(dict({"name": name, "version": "1.0.0"}, **doc), f)
+            if raw is not None:
+                with open(os.path.join(d, "_registry.json"), "w") as f:
+                    json.dump({"_tarball_raw_base64": base64.b64encode(raw).decode()}, f)
+
+        package("leaf", {})
+        package("bigrange", {"dependencies": {"leaf": " || ".join(
+            "1.%d.0" % (i % 1000) for i in range(200000))}})
+        # a tarball of one file of zeros, gzipped in pieces
+        info = tarfile.TarInfo("package/zeros.bin")
+        info.size = cls.BOMB
+        head = info.tobuf(format=tarfile.USTAR_FORMAT)
+        pj = json.dumps({"name": "bomb", "version": "1.0.0"}).encode()
+        pinfo = tarfile.TarInfo("package/package.json")
+        pinfo.size = len(pj)
+        z = zlib.compressobj(9, zlib.DEFLATED, 31)
+        out = [z.compress(pinfo.tobuf(format=tarfile.USTAR_FORMAT) + pj +
+                          b"\0" * (-len(pj) % 512) + head)]
+        chunk = b"\0" * (16 << 20)
+        for _ in range(cls.BOMB // len(chunk)):
+            out.append(z.compress(chunk))
+        out.append(z.flush())
+        bomb = b"".join(out)
+        package("bomb", {}, bomb)
+        forged = bomb[:-4] + (1000).to_bytes(4, "little")
+        package("bomb-forged", {}, forged)
+        cls.registry = Registry(cls.fixtures).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        super().tearDownClass()
+        shutil.rmtree(cls.fixtures)
+
+    def peak_mb(self, *args):
+        """nub install args: (the completed process, its peak RSS in MiB)."""
+        import resource
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        proc = self.nub("install", *args, check=False, timeout=300)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        return proc, max(after, before) / 1024.0
+
+    def test_a_range_of_200000_alternatives(self):
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"bigrange": "1.0.0"}})
+        proc = self.nub("install", check=False)
+        self.assertEqual(proc.returncode, 46, proc.stderr)
+        self.assertIn("bigrange@1.0.0 depends on leaf with a range of", proc.stderr)
+        self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+
+    def test_gzip_bombs(self):
+        for name in ("bomb", "bomb-forged"):
+            with self.subTest(name):
+                nubtest._rmtree(self.proj)
+                os.makedirs(self.proj)
+                self.make_project({"name": "p", "version": "1.0.0",
+                                   "dependencies": {name: "1.0.0"}})
+                proc, peak = self.peak_mb()
+                self.assertEqual(proc.returncode, 31, proc.stderr)
+                self.assertIn("per-package cap", proc.stderr)
+                # a buffer grown towards the cap would be some 1,150 MiB
+                self.assertLess(peak, 300, "peak RSS %.0f MiB" % peak)
+
+    def test_document_and_lockfile_past_their_settings(self):
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"bigrange": "1.0.0"}})
+        with open(os.path.join(self.proj, ".npmrc"), "w") as f:
+            f.write("max-document-size=1\n")
+        proc = self.nub("install", check=False)
+        self.assertEqual(proc.returncode, 46, proc.stderr)
+        self.assertIn("larger than max-document-size (1 MiB)", proc.stderr)
+        # a lockfile of 2 MiB against max-lockfile-size=1
+        with open(os.path.join(self.proj, ".npmrc"), "w") as f:
+            f.write("max-lockfile-size=1\n")
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"leaf": "1.0.0"}})
+        with open(os.path.join(self.proj, "nub.lock"), "w") as f:
+            f.write("lockfileVersion: '9.0'\n" + "# padding\n" * (220 * 1024))
+        proc = self.nub("install", check=False)
+        self.assertEqual(proc.returncode, 46, proc.stderr)
+        self.assertIn("nub.lock is larger than max-lockfile-size (1 MiB)", proc.stderr)
+
+
 if __name__ == "__main__":
     nubtest.main()

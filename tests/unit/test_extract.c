@@ -417,6 +417,43 @@ static void test_extract__gzip_members_and_faults(void **state)
   nub_free(big);
 }
 
+/* A gzip bomb is refused at the cap having allocated no more than its
+ * first guess: an honest size field past the cap before anything, a
+ * forged one after counting through a small window (never by growing the
+ * buffer towards the cap). */
+static void test_extract__a_bomb_allocates_nothing(void **state)
+{
+  struct nub_test_store *f = *state;
+  struct nub_buf t = NUB_BUF_INIT, gz;
+  struct nub_index *x = NULL;
+  struct nub_err err;
+  struct nub_extract_scratch sc;
+  /* 3 MiB: a buffer grown towards it would be kept for the next tarball */
+  struct nub_extract_limits lim = {200000, 1u << 30, 3u << 20};
+  size_t n = 8u << 20;
+  char *zeros = nub_calloc(n, 1);
+
+  memset(&sc, 0, sizeof(sc));
+  nub_test_tar_entry(&t, "package/zeros.bin", '0', zeros, n, 0644);
+  nub_test_tar_finish(&t);
+  gz = nub_test_gzip(t.data, t.len);
+  assert_true(gz.len < 64 * 1024);
+  assert_int_equal(extract(f, &gz, &lim, &sc, "z1", &x, &err), -NUB_EEXTRACT);
+  assert_true(last_refused);
+  assert_int_equal(sc.outcap, 0); /* the size field said so: nothing allocated */
+  /* the size field says 1000 bytes */
+  gz.data[gz.len - 4] = 0xe8;
+  gz.data[gz.len - 3] = 0x03;
+  gz.data[gz.len - 2] = gz.data[gz.len - 1] = 0;
+  assert_int_equal(extract(f, &gz, &lim, &sc, "z2", &x, &err), -NUB_EEXTRACT);
+  assert_true(last_refused);
+  assert_true(sc.outcap <= 4 * gz.len + 1);
+  nub_extract_scratch_release(&sc);
+  nub_buf_release(&t);
+  nub_buf_release(&gz);
+  nub_free(zeros);
+}
+
 /* The manifest the resolver reads is the one the import installs: named
  * the same way ("./package/", doubled slashes), the last of equal names. */
 static void test_extract__tarball_package_json(void **state)
@@ -487,6 +524,8 @@ int main(void)
                                       nub_test_store_teardown),
       cmocka_unit_test_setup_teardown(test_extract__file_over_directory, nub_test_store_setup,
                                       nub_test_store_teardown),
+      cmocka_unit_test_setup_teardown(test_extract__a_bomb_allocates_nothing,
+                                      nub_test_store_setup, nub_test_store_teardown),
       cmocka_unit_test(test_extract__tarball_package_json),
       cmocka_unit_test_setup_teardown(test_extract__plain_tar_and_not_a_tarball,
                                       nub_test_store_setup, nub_test_store_teardown),

@@ -57,6 +57,14 @@ static void test_json__refuses_with_line_and_column(void **state)
   /* a NUL byte ends nothing: it is a fault where it stands */
   assert_int_equal(parse("{\"a\": 1}\0{}", 11, 0, &err), -NUB_ELOCKFILE);
   assert_int_equal(parse("{\"a\0b\": 1}", 10, 0, &err), -NUB_ELOCKFILE);
+  /* nor between tokens, where cJSON would take it (and any control
+   * character) for whitespace */
+  assert_int_equal(parse("{\0\"a\": 1}", 10, 0, &err), -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "a NUL byte at line 1 column 2"));
+  assert_int_equal(parse("[1,\0 2]", 7, 0, &err), -NUB_ELOCKFILE);
+  assert_int_equal(P("{\"a\":\x01 1}"), -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "control character outside a string"));
+  assert_int_equal(P("{\"a\":\t1,\r\n\"b\": 2}"), 0);
   assert_int_equal(P(""), -NUB_ELOCKFILE);
   assert_non_null(strstr(err.msg, "ends early"));
   assert_int_equal(P("{\"a\": "), -NUB_ELOCKFILE);

@@ -1454,6 +1454,39 @@ static void test_satisfies_text(void **state)
 
 /* Range intersection, against node-semver 7's intersects() (the figures
  * below are what it printed for each pair). */
+/* A range past NUB_RANGE_MAX_LEN is not one, however it is asked. */
+/* "1.0.0 || 1.0.0 || ... 1.0.0", padded with spaces to n bytes. */
+static char *long_range(size_t n)
+{
+  char *s = malloc(n + 1);
+
+  memset(s, ' ', n);
+  for (size_t i = 0; i + 14 <= n - 5; i += 9)
+    memcpy(s + i, "1.0.0 || ", 9);
+  memcpy(s + n - 5, "1.0.0", 5);
+  s[n] = '\0';
+  return s;
+}
+
+static void test_range_length_bound(void **state)
+{
+  char *s = long_range(NUB_RANGE_MAX_LEN + 1);
+  struct nub_range *r = NULL;
+
+  (void)state;
+  assert_int_equal(nub_range_parse(&r, s), -E2BIG);
+  assert_null(r);
+  assert_int_equal(nub_range_parse_loose(&r, s), -E2BIG);
+  assert_false(nub_range_valid(s));
+  assert_int_equal(nub_semver_satisfies(s, "1.0.0", false), -EINVAL);
+  free(s);
+  s = long_range(NUB_RANGE_MAX_LEN); /* at the bound: a range */
+  assert_int_equal(nub_range_parse(&r, s), 0);
+  nub_range_free(r);
+  assert_int_equal(nub_semver_satisfies(s, "1.0.0", false), 1);
+  free(s);
+}
+
 static void test_intersects(void **state)
 {
   static const struct {
@@ -1511,6 +1544,7 @@ int main(void)
     cmocka_unit_test(test_api_edges),
     cmocka_unit_test(test_satisfies_text),
     cmocka_unit_test(test_intersects),
+    cmocka_unit_test(test_range_length_bound),
   };
 
   return cmocka_run_group_tests(tests, NULL, NULL);
