@@ -53,15 +53,32 @@ static int write_links(int proj_fd, struct binlink *v, size_t n, size_t *nlinks,
                        struct nub_err *err)
 {
   const char *lastdir = NULL;
+  const struct binlink *made = NULL; /* the last link made */
   int rc = 0;
 
   *nlinks = 0;
   if (n)
     nub_sort(v, n, sizeof(*v), cmp_link);
   for (size_t i = 0; i < n; i++) {
+    struct nub_plat_stat st;
     char *lp;
-    if (i > 0 && !strcmp(v[i].dir, v[i - 1].dir) && !strcmp(v[i].name, v[i - 1].name))
+    if (made && !strcmp(v[i].dir, made->dir) && !strcmp(v[i].name, made->name))
       continue; /* a clash: the first one won */
+    /* a target that is not there (a file the package lacks, a symlink
+     * its tarball had and the unpacking dropped) gets no link, as npm's
+     * bin-links skips it: the next package of that name may have one */
+    {
+      /* ".." applied by name: the .bin directory may not be there yet */
+      bool absolute = v[i].dir[0] == '/';
+      char rel[4096], *abs = nub_asprintf("%s%s/%s", absolute ? "" : "/r/", v[i].dir,
+                                          v[i].target);
+      rc = nub_path_relative(absolute ? "/" : "/r", abs, rel + 1, sizeof(rel) - 1);
+      nub_free(abs);
+      rel[0] = '/';
+      if (rc < 0 || nub_plat_stat_follow_at(absolute ? NUB_PLAT_CWD : proj_fd,
+                                            absolute ? rel : rel + 1, &st) < 0)
+        continue;
+    }
     if (!lastdir || strcmp(lastdir, v[i].dir)) {
       rc = nub_mkdirs_at(proj_fd, v[i].dir);
       if (rc < 0 && rc != -EEXIST)
@@ -74,18 +91,15 @@ static int write_links(int proj_fd, struct binlink *v, size_t n, size_t *nlinks,
       nub_plat_unlink_at(proj_fd, lp, false);
       rc = nub_plat_symlink_at(v[i].target, proj_fd, lp);
     }
-    if (rc == 0 && v[i].fix_mode) {
-      struct nub_plat_stat st;
-      if (nub_plat_stat_follow_at(proj_fd, v[i].fix_mode, &st) == 0 &&
-          (st.mode & 0111) != 0111)
-        nub_plat_chmod_at(proj_fd, v[i].fix_mode, st.mode | 0111);
-    }
+    if (rc == 0 && v[i].fix_mode && (st.mode & 0111) != 0111) /* (st: the target's) */
+      nub_plat_chmod_at(proj_fd, v[i].fix_mode, st.mode | 0111);
     if (rc < 0) {
       nub_err_set(err, rc, "cannot link %s: %s", lp, nub_strerror(rc));
       nub_free(lp);
       return rc;
     }
     nub_free(lp);
+    made = &v[i];
     (*nlinks)++;
   }
   return 0;

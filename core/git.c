@@ -173,7 +173,7 @@ static int git_failed(struct nub_err *err, int rc, const struct nub_buf *b, cons
   if (rc == -ENOENT)
     return nub_err_set(err, -NUB_ESPEC, "%s is a git dependency (%s), and git is not "
                        "installed; install git and run the install again", what, url);
-  nub_proc_last_line(b, why, sizeof(why));
+  nub_proc_reason(b, why, sizeof(why));
   return nub_err_set(err, -NUB_ENETWORK, "%s: git %s %s failed: %s", what, doing, url,
                      why[0] ? why : "no output");
 }

@@ -412,10 +412,7 @@ static int phase_fetch(struct nub_install_ctx *c, struct nub_err *err)
     const struct nub_pkg *p = c->plan.pkgs.v[i];
     if (!p->prepare_blocked)
       continue;
-    if (c->nblocked++)
-      nub_buf_adds(&c->blocked, ", ");
-    nub_buf_addf(&c->blocked, "%s@%s (a git dependency, packed unprepared)", p->name,
-                 p->version);
+    nub_install_blocked(c, p->name, p->version, "a git dependency, packed unprepared");
   }
   /* an install that asked the registry nothing (no resolving, nothing
    * fetched) may be recorded: what it said is then what its inputs make it
@@ -852,7 +849,12 @@ out:
     nub_manifest_release(&c.man);
   if (c.have_cfg)
     nub_config_release(&c.cfg);
-  nub_buf_release(&c.blocked);
+  for (size_t i = 0; i < c.nblocked; i++) {
+    nub_free(c.blocked[i]);
+    nub_free(c.blocked_note[i]);
+  }
+  nub_free(c.blocked);
+  nub_free(c.blocked_note);
   nub_free(c.selected);
   nub_free(c.cwd_rel);
   nub_free(c.secrets);

@@ -58,3 +58,21 @@ void nub_install_fetch_opts(struct nub_install_ctx *c, struct nub_fetch_opts *fo
   fo->secrets = c->secrets;
   fo->nsecrets = c->nsecrets;
 }
+
+void nub_install_blocked(struct nub_install_ctx *c, const char *name, const char *version,
+                         const char *note)
+{
+  char *id = nub_asprintf("%s@%s", name, version);
+
+  for (size_t i = 0; i < c->nblocked; i++)
+    if (!strcmp(c->blocked[i], id)) {
+      if (note && !c->blocked_note[i])
+        c->blocked_note[i] = nub_strdup(note);
+      nub_free(id);
+      return;
+    }
+  c->blocked = nub_realloc(c->blocked, (c->nblocked + 1) * sizeof(char *));
+  c->blocked_note = nub_realloc(c->blocked_note, (c->nblocked + 1) * sizeof(char *));
+  c->blocked[c->nblocked] = id;
+  c->blocked_note[c->nblocked++] = note ? nub_strdup(note) : NULL;
+}

@@ -51,8 +51,10 @@ struct nub_install_ctx {
   size_t installed;     /* packages in the layout */
   bool record;          /* its layout is recorded for a replay (record.h): a
                          * recordable install that fetched nothing */
-  size_t nblocked;      /* dependencies whose install scripts did not run */
-  struct nub_buf blocked;
+  /* dependencies whose install scripts did not run: "name@version", and
+   * what to say of each (or NULL); one entry per package */
+  char **blocked, **blocked_note;
+  size_t nblocked;
   char *cwd_rel;        /* where nub runs, relative to the root ("" at the root) */
   bool *selected;       /* --filter: project 0 the root, i the member i - 1; NULL: all */
   char **secrets;       /* specs with credentials (nub_manifest_secret), borrowed */
@@ -64,6 +66,11 @@ struct nub_install_ctx {
 /* The fetch's options: --offline, --force/ci, and the credentials the
  * project's package.json files give git and tarball-URL dependencies. */
 void nub_install_fetch_opts(struct nub_install_ctx *c, struct nub_fetch_opts *fo);
+/* Record that name@version has install scripts that did not run, once per
+ * package (note, such as "a git dependency, packed unprepared", is kept
+ * from whoever says it). */
+void nub_install_blocked(struct nub_install_ctx *c, const char *name, const char *version,
+                         const char *note);
 /* Mark the graph's importers --filter leaves out (importer->skip). */
 void nub_install_select_importers(struct nub_install_ctx *c);
 /* Whether --filter keeps project i (0 the root, i the member i - 1). */

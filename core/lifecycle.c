@@ -287,9 +287,7 @@ int nub_lifecycle_deps(struct nub_install_ctx *c, struct nub_err *err)
     if (c->o->nrebuild && !nub_strarray_has(c->o->rebuild_names, c->o->nrebuild, v[i].pkg->name))
       continue;
     if (!nub_install_trusted(c, v[i].pkg->name)) {
-      if (c->nblocked++)
-        nub_buf_adds(&c->blocked, ", ");
-      nub_buf_addf(&c->blocked, "%s@%s", v[i].pkg->name, v[i].pkg->version);
+      nub_install_blocked(c, v[i].pkg->name, v[i].pkg->version, NULL);
       continue;
     }
     rc = run_one(c, &v[i], err);

@@ -151,6 +151,32 @@ static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
 }
 
 
+/* Whether the project's entry in the lockfile records package.json's
+ * specs as they are now, section by section: a dependency added that the
+ * tree already holds (so the tree answers it) still changes that entry,
+ * and npm and bun write it when they install. */
+static bool root_specs_stale(const struct nub_install_ctx *c, char *why, size_t cap)
+{
+  const struct nub_tree *t = &c->plan.tree;
+  const struct nub_depmap *want[3] = {&c->man.deps, &c->man.dev, &c->man.optional};
+  const struct nub_depmap *have[3] = {&t->root_deps, &t->root_dev, &t->root_optional};
+  static const char *const field[3] = {"dependencies", "devDependencies",
+                                       "optionalDependencies"};
+
+  if (!t->has_root_deps)
+    return false;
+  for (int k = 0; k < 3; k++)
+    for (size_t i = 0; i < want[k]->n; i++) {
+      const char *rec = nub_depmap_get(have[k], want[k]->v[i].name);
+      if (!rec || strcmp(rec, want[k]->v[i].spec)) {
+        snprintf(why, cap, "its project entry does not record %s %s@%s", field[k],
+                 want[k]->v[i].name, want[k]->v[i].spec);
+        return true;
+      }
+    }
+  return false;
+}
+
 /* Resolve again from the lockfile's tree: its versions are kept where they
  * still satisfy; the plan's tree is emptied for the caller to place. */
 static int resolve_again(struct nub_install_ctx *c, const char *why, struct nub_err *err)
@@ -239,8 +265,12 @@ int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err)
     const char *w = c->o->frozen == NUB_FROZEN_NO ? "--no-frozen-lockfile" : "update";
     return bun ? re_resolve_bun(c, w, err) : re_resolve_npm(c, w, err);
   }
-  if (in_sync(c, why, sizeof(why)))
-    return 0;
+  if (in_sync(c, why, sizeof(why))) {
+    /* (a frozen install takes the tree as it is, as npm ci does) */
+    if (c->frozen || !root_specs_stale(c, why, sizeof(why)))
+      return 0;
+    return bun ? re_resolve_bun(c, why, err) : re_resolve_npm(c, why, err);
+  }
   if (c->frozen)
     return nub_err_set(err, -NUB_EOUTDATED,
                        "%s is out of date with package.json: %s; run `nub install` or `%s` "

@@ -114,7 +114,7 @@ int nub_prepare_git(const char *dir, const char *what, const char *resolved,
   nub_free(env);
   nub_free(self);
   if (rc != 0) {
-    nub_proc_last_line(&out, line, sizeof(line));
+    nub_proc_reason(&out, line, sizeof(line));
     nub_buf_release(&out);
     if (rc < 0)
       return nub_err_set(err, -NUB_ESCRIPT, "%s: cannot start nub to prepare it: %s", what,

@@ -10,7 +10,9 @@
  * not be started. */
 int nub_proc_capture(const char *const argv[], const char *cwd, const char *const envp[],
                      struct nub_buf *out);
-/* The last non-empty line of out (a failing command's reason), into line. */
-void nub_proc_last_line(const struct nub_buf *out, char *line, size_t cap);
+/* The line of a failed command's output that says what failed, into line:
+ * the first that begins "fatal:" or "error:" (git's, nub's own), else the
+ * last non-empty one. */
+void nub_proc_reason(const struct nub_buf *out, char *line, size_t cap);
 
 #endif

@@ -13,11 +13,21 @@
 
 void nub_report_blocked(struct nub_install_ctx *c)
 {
-  if (c->nblocked)
-    nub_progress_warn(&c->prog,
-                      "%zu dependencies have install scripts that were not run: %s. "
-                      "Trust them by name in package.json \"trustedDependencies\" to "
-                      "run them.", c->nblocked, nub_buf_str(&c->blocked));
+  struct nub_buf b = NUB_BUF_INIT;
+
+  if (!c->nblocked)
+    return;
+  for (size_t i = 0; i < c->nblocked; i++) {
+    nub_buf_addf(&b, "%s%s", i ? ", " : "", c->blocked[i]);
+    if (c->blocked_note[i])
+      nub_buf_addf(&b, " (%s)", c->blocked_note[i]);
+  }
+  nub_progress_warn(&c->prog,
+                    "%zu %s install scripts that were not run: %s. Trust %s by name in "
+                    "package.json \"trustedDependencies\" to run them.", c->nblocked,
+                    c->nblocked == 1 ? "dependency has" : "dependencies have", nub_buf_str(&b),
+                    c->nblocked == 1 ? "it" : "them");
+  nub_buf_release(&b);
 }
 
 struct change {

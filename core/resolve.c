@@ -664,12 +664,16 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
     return pick_tarball_url(r, it, spec, secret ? secret : spec, out);
   if (nub_git_is_spec(spec) && strncmp(spec, "npm:", 4))
     return pick_git(r, it, secret ? secret : spec, out);
-  if (!strncmp(spec, "link:", 5) || !strncmp(spec, "file:", 5) || !strncmp(spec, "git", 3) ||
-      !strncmp(spec, "github:", 7) || strstr(spec, "://") || strchr(spec, '/') == spec)
+  if (!strncmp(spec, "link:", 5) || !strncmp(spec, "file:", 5))
     return nub_err_set(r->err, -NUB_ESPEC,
-                       "%s depends on %s@%s, a kind of dependency nub does not resolve "
-                       "yet (only the project itself may use link: and file: directories)",
-                       who, it->alias, spec);
+                       "%s depends on %s@%s: only the project itself may use link: and file: "
+                       "directories", who, it->alias, spec);
+  if (!strncmp(spec, "git", 3) || !strncmp(spec, "github:", 7) || strstr(spec, "://") ||
+      strchr(spec, '/') == spec)
+    return nub_err_set(r->err, -NUB_ESPEC,
+                       "%s depends on %s@%s, which is not a registry range, an http(s) "
+                       "tarball, a git repository or a folder: nub (like npm) cannot install "
+                       "it", who, it->alias, spec);
   range_s = spec;
   if (nub_spec_npm_alias(spec, name, sizeof(name), &range_s)) {
     if (!range_s)

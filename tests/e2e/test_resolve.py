@@ -712,6 +712,30 @@ class GitDependencyTest(ResolveTestCase):
     def got(self):
         return self.node_json(self.proj, "require('gitdep')")
 
+    def test_scripts_not_run_name_it_once(self):
+        # a git dependency with a prepare and a postinstall script, not
+        # trusted: packed unprepared, and its postinstall not run, said once
+        with open(os.path.join(self.repo, "package.json"), "w") as f:
+            json.dump({"name": "gitdep", "version": "1.4.0", "main": "index.js",
+                       "scripts": {"prepare": "echo p > prepared",
+                                   "postinstall": "echo i > installed"}}, f)
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "scripts")
+        proc = self.install(self.url)
+        lines = [l for l in proc.stderr.splitlines() if "not run" in l]
+        self.assertEqual(len(lines), 1, proc.stderr)
+        self.assertIn("1 dependency has install scripts that were not run: gitdep@1.4.0 "
+                      "(a git dependency, packed unprepared). Trust it by name", lines[0])
+
+    def test_a_failing_git_says_what_failed(self):
+        # git says it on its "fatal:" line and adds advice after it
+        gone = os.path.join(self.tmp, "no-such-repo")
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"gitdep": "git+file://" + gone}})
+        proc = self.nub_fails("install")
+        self.assertIn("does not appear to be a git repository", proc.stderr)
+        self.assertNotIn("the repository exists", proc.stderr)
+
     def test_refs_tags_semver_and_the_default_branch(self):
         for spec, version in ((self.url + "#v1.2.0", "1.2.0"), (self.url + "#semver:~1.2.0", "1.2.0"),
                               (self.url + "#semver:^1.2.0", "1.3.0"), (self.url, "1.3.0"),

@@ -1033,6 +1033,48 @@ class MessagesTest(TrustTestCase):
         proc = self.nub("install")
         self.assertIn(want, proc.stderr)
 
+    def test_a_bin_whose_target_was_dropped_gets_no_link(self):
+        # bin-dropped's "tool" is a symlink in its tarball, which the
+        # unpacking drops (as npm's pacote does); npm's bin-links then links
+        # nothing for it, and neither does nub: no dangling .bin entry
+        for layout in ("hoisted", "isolated"):
+            with self.subTest(layout=layout):
+                nubtest._rmtree(self.proj)
+                os.makedirs(self.proj)
+                self.make_project({"name": "p", "version": "1.0.0",
+                                   "dependencies": {"bin-dropped": "1.0.0"}})
+                self.nub("install", "--node-linker", layout)
+                bins = os.path.join(self.proj, "node_modules", ".bin")
+                self.assertTrue(os.path.isfile(os.path.join(bins, "real")))
+                self.assertFalse(os.path.lexists(os.path.join(bins, "tool")))
+
+    def test_a_scheme_nub_cannot_install_says_so(self):
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"x": "ftp://h.invalid/x.tgz"}})
+        proc = self.nub_fails("install")
+        self.assertEqual(proc.returncode, 21, proc.stderr)
+        self.assertIn("x@ftp://h.invalid/x.tgz", proc.stderr)
+        self.assertNotIn("link:", proc.stderr)
+
+    def test_lockfile_only_records_a_dependency_the_tree_has(self):
+        # b is in the tree already (under a); adding it to package.json
+        # changes the project's entry, as npm install writes it
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
+        lock = self.lock_v3({"a": "^1.0.0"}, {"node_modules/a": {"version": "1.0.0",
+                                                                "dependencies": {"b": "^1.0.0"}},
+                                              "node_modules/b": {"version": "1.0.0"}})
+        self.write_json(os.path.join(self.proj, "package-lock.json"), lock)
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "p", "version": "1.0.0",
+                         "dependencies": {"a": "^1.0.0", "b": "^1.0.0"}})
+        self.nub("install", "--lockfile-only")
+        root = self.read_json(os.path.join(self.proj, "package-lock.json"))["packages"][""]
+        self.assertEqual(root["dependencies"], {"a": "^1.0.0", "b": "^1.0.0"})
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
+        # and a frozen install takes it as it is
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.node_require(self.proj, "b")["version"], "1.0.0")
+
     def test_resolved_counter_moves(self):
         # the live line is for terminals; the count it shows comes from the
         # resolver as it picks (checked through the diag sample)
