@@ -33,7 +33,7 @@ PEERS=${PEERS:-"npm bun pnpm rnub"}
 fixtures=("$@")
 [ ${#fixtures[@]} -gt 0 ] || fixtures=(webpack3 coffee2 large)
 
-command -v hyperfine >/dev/null || { echo "bench: hyperfine is missing (ci/bootstrap.sh installs it)" >&2; exit 1; }
+command -v hyperfine >/dev/null || { echo "bench: hyperfine is missing (ci/bootstrap.sh --bench installs it)" >&2; exit 1; }
 [ -x "$NUB" ] || { echo "bench: $NUB not built (ci/build.sh)" >&2; exit 1; }
 reg=$(npm config get registry); reg=${reg%/}
 mkdir -p "$BENCH_DIR"

@@ -87,12 +87,44 @@ def have_node():
     return shutil.which("node") is not None
 
 
+# The incumbents the comparisons are made with, at the versions the
+# fixtures were recorded with (ci/tools.sh installs them): another version
+# builds other trees, so a test that finds one says SKIP rather than
+# comparing with it.
+TOOL_VERSIONS = {"npm": "11.", "pnpm": "12.4.2", "yarn": "1.", "bun": "1.4.5",
+                 "berry": "4.18.1"}
+_tools = {}
+
+
+def tool(name):
+    """The path of incumbent `name` (npm, pnpm, yarn, bun, or berry from
+    NUB_BERRY) when it is at the version the tests want, else None."""
+    if name not in _tools:
+        path = os.environ.get("NUB_BERRY") if name == "berry" else shutil.which(name)
+        ok = False
+        if path and os.path.exists(path):
+            try:
+                out = subprocess.run([path, "--version"], stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, universal_newlines=True,
+                                     timeout=60).stdout.strip()
+                ok = out.lstrip("v").startswith(TOOL_VERSIONS[name])
+            except (OSError, subprocess.SubprocessError):
+                ok = False
+        _tools[name] = path if ok else None
+    return _tools[name]
+
+
+def tool_skip_reason(name):
+    return "SKIP: %s %s is not installed (ci/tools.sh installs it)" % (
+        name, TOOL_VERSIONS[name].rstrip("."))
+
+
 def have_npm():
-    return shutil.which("npm") is not None
+    return tool("npm") is not None
 
 
 requires_node = unittest.skipUnless(have_node(), "node is not installed")
-requires_npm = unittest.skipUnless(have_npm(), "npm is not installed")
+requires_npm = unittest.skipUnless(have_npm(), tool_skip_reason("npm"))
 
 
 def main():
@@ -223,7 +255,7 @@ class NubTestCase(unittest.TestCase):
         npmrc, a cache under self.tmp) against the test registry (or
         `registry`); check=True fails the test when it exits non-zero."""
         if not have_npm():
-            self.skipTest("npm is not installed")
+            self.skipTest(tool_skip_reason("npm"))
         home = os.path.join(self.tmp, "npm-home")
         os.makedirs(home, exist_ok=True)
         empty = os.path.join(self.tmp, "empty.npmrc")
@@ -240,7 +272,7 @@ class NubTestCase(unittest.TestCase):
             "npm_config_audit": "false",
             "npm_config_fund": "false",
         })
-        return self.run_cmd(["npm"] + list(args), cwd=cwd, env=env, check=check,
+        return self.run_cmd([tool("npm")] + list(args), cwd=cwd, env=env, check=check,
                             timeout=timeout)
 
     def lock_v3(self, root_deps, packages, name="proj"):

@@ -469,7 +469,7 @@ def public_registry():
     import subprocess
     import urllib.error
     import urllib.request
-    if not shutil.which("npm"):
+    if not nubtest.tool("npm"):
         return None
     url = subprocess.run(["npm", "config", "get", "registry"], stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, universal_newlines=True).stdout.strip()

@@ -211,7 +211,7 @@ class RealPackagesTest(nubtest.NubTestCase):
     def test_yarn_lock_same_tree_as_yarn(self):
         # the bench fixtures' yarn.lock (real packages): nub's tree is the one
         # yarn 1 builds with --frozen-lockfile, path by path, .bin included
-        yarn = shutil.which("yarn")
+        yarn = nubtest.tool("yarn")
         if not yarn:
             self.skipTest("SKIP: yarn 1 is not installed")
         bench = os.path.join(nubtest.FIXTURES_DIR, "..", "..", "ci", "bench", "fixtures")
@@ -244,7 +244,7 @@ class RealPackagesTest(nubtest.NubTestCase):
         # real packages (got@10, whose @types berry's built-in package
         # extensions add; debug@4.3.4 and its optional peer; a member's peer;
         # an npm: alias); the same tree, path by path with modes and .bin
-        berry = os.environ.get("NUB_BERRY")
+        berry = nubtest.tool("berry")
         if not berry or not os.path.exists(berry):
             self.skipTest("SKIP: yarn berry is not installed (NUB_BERRY)")
         bench = os.path.join(nubtest.FIXTURES_DIR, "..", "..", "ci", "bench", "fixtures")
@@ -279,7 +279,7 @@ class RealPackagesTest(nubtest.NubTestCase):
         # from pnpm's lockfile and from package.json alone: every declared
         # dependency of every member and package resolves, the same as under
         # pnpm's own install
-        pnpm = shutil.which("pnpm")
+        pnpm = nubtest.tool("pnpm")
         want = None
         if pnpm:
             pd = self.project("pnpm-workspace", os.path.join(self.tmp, "pnpm"),
@@ -344,7 +344,7 @@ class RealPackagesTest(nubtest.NubTestCase):
         self.assertTrue(got["@webpack-cli/serve@2.0.5"]["webpack-cli"])
         self.assertEqual(self.missing(d), [])
         # and against pnpm itself: the same packages, each resolving the same
-        pnpm = shutil.which("pnpm")
+        pnpm = nubtest.tool("pnpm")
         if not pnpm:
             self.skipTest("pnpm is not installed: the comparison with it is left out")
         shutil.rmtree(os.path.join(self.tmp, "pnpm"), ignore_errors=True)

@@ -43,7 +43,7 @@ class BerryLockTest(nubtest.NubTestCase):
     def berry_tree(self, name, members=()):
         """berry's own install of fixture project `name`, when NUB_BERRY
         names it: its tree, else None."""
-        berry = os.environ.get("NUB_BERRY")
+        berry = nubtest.tool("berry")
         if not berry or not os.path.exists(berry):
             return None
         theirs = os.path.join(self.tmp, "theirs")

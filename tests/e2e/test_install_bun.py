@@ -300,7 +300,7 @@ class BunSourcesTest(nubtest.NubTestCase):
                      '"tagged": ["tagged@1.0.0", '):
             self.assertIn(line, text)
         self.check()
-        bun = shutil.which("bun")
+        bun = nubtest.tool("bun")
         if not bun:
             return
         # bun's own answer to the same package.json, from the same lockfile
@@ -324,7 +324,7 @@ class BunSourcesTest(nubtest.NubTestCase):
                      env=env)
 
     def test_the_tree_bun_builds(self):
-        bun = shutil.which("bun")
+        bun = nubtest.tool("bun")
         if not bun:
             self.skipTest("SKIP: bun is not installed")
         theirs = os.path.join(self.tmp, "theirs")
@@ -416,7 +416,7 @@ class BunGitPrepareTest(nubtest.NubTestCase):
         self.assertIn("trustedDependencies", proc.stderr)
 
     def test_the_tree_bun_builds(self):
-        bun = shutil.which("bun")
+        bun = nubtest.tool("bun")
         if not bun:
             self.skipTest("SKIP: bun is not installed")
         self.project(trusted=True)
@@ -502,7 +502,7 @@ class BunWriteBackTest(nubtest.NubTestCase):
             self.assertEqual(self.read(os.path.join(self.proj, f)), data, f)
 
     def bun(self):
-        bun = shutil.which("bun")
+        bun = nubtest.tool("bun")
         if not bun:
             self.skipTest("SKIP: bun is not installed")
         return bun
@@ -554,7 +554,7 @@ class BunWriteBackTest(nubtest.NubTestCase):
         self.nub("ci")
         self.assertEqual(self.version("b"), "2.0.0")
         self.assertEqual(self.version("twin/node_modules/b"), "1.0.0")
-        if not shutil.which("bun"):
+        if not nubtest.tool("bun"):
             return
         theirs = os.path.join(self.tmp, "theirs")
         os.makedirs(theirs)

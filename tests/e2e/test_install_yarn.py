@@ -73,7 +73,7 @@ class YarnLockTest(nubtest.NubTestCase):
             lock = f.read()
         self.assertIn("\nb@^2.0.0:\n", lock)
         self.assertNotIn("\ne@", lock)
-        yarn = shutil.which("yarn")
+        yarn = nubtest.tool("yarn")
         if not yarn:
             self.skipTest("SKIP: yarn 1 is not installed: its frozen check is left out")
         theirs = os.path.join(self.tmp, "theirs")
@@ -156,7 +156,7 @@ class YarnWorkspaceTest(nubtest.NubTestCase):
         self.assertIn(want, lock)
         self.assertEqual(self.node_require(os.path.join(self.proj, "packages", "lib"),
                                            "pre")["version"], "1.0.0")
-        yarn = shutil.which("yarn")
+        yarn = nubtest.tool("yarn")
         if not yarn:
             return
         # yarn, frozen, from what nub wrote: accepted as it is, the same tree
@@ -184,7 +184,7 @@ class YarnWorkspaceTest(nubtest.NubTestCase):
         self.assertEqual(self.installed(), YARN_WS_TREE)
 
     def test_against_yarn(self):
-        yarn = shutil.which("yarn")
+        yarn = nubtest.tool("yarn")
         if not yarn:
             self.skipTest("SKIP: yarn 1 is not installed")
         theirs = os.path.join(self.tmp, "theirs")

@@ -635,7 +635,7 @@ class TarballUrlTest(ResolveTestCase):
         self.check(["--node-linker", "hoisted"])
 
     def test_same_bytes_as_pnpm(self):
-        pnpm = shutil.which("pnpm")
+        pnpm = nubtest.tool("pnpm")
         if not pnpm:
             self.skipTest("SKIP: pnpm is not installed")
         self.project()
@@ -798,7 +798,7 @@ class GitDependencyTest(ResolveTestCase):
         self.check_layout("--node-linker", "hoisted")
 
     def test_from_an_npm_lockfile_the_tree_npm_ci_builds(self):
-        npm = shutil.which("npm")
+        npm = nubtest.tool("npm")
         if not npm:
             self.skipTest("npm is not installed")
         self.make_project({"name": "p", "version": "1.0.0",
@@ -827,7 +827,7 @@ class GitDependencyTest(ResolveTestCase):
         self.assertEqual(self.got()["version"], "1.2.0")
 
     def test_from_a_yarn_lockfile_the_tree_yarn_builds(self):
-        yarn = shutil.which("yarn")
+        yarn = nubtest.tool("yarn")
         if not yarn:
             self.skipTest("yarn is not installed")
         self.make_project({"name": "p", "version": "1.0.0",
@@ -857,7 +857,7 @@ class GitDependencyTest(ResolveTestCase):
             self.assertEqual(f.read(), lock)
 
     def test_an_npmignore_packs_what_npm_packs(self):
-        npm = shutil.which("npm")
+        npm = nubtest.tool("npm")
         if not npm:
             self.skipTest("npm is not installed")
         repo = os.path.join(self.tmp, "ign")
@@ -896,7 +896,7 @@ class GitDependencyTest(ResolveTestCase):
         # each directory's own .npmignore (else .gitignore) below the root,
         # with and without a "files" list, where the root's does not override
         # the list (before, only the root's was read)
-        npm = shutil.which("npm")
+        npm = nubtest.tool("npm")
         cases = {
             "nested": ({"name": "nested", "version": "1.0.0"},
                        (("index.js", "1"), ("a.log", "x"), (".npmignore", "*.log\n"),
@@ -1065,7 +1065,7 @@ class GitDependencyTest(ResolveTestCase):
         # yarn 1 prepares a git package that has a prepare script (yarn
         # install, then yarn pack, in its checkout): the same files with the
         # same bytes as yarn's own install from the same yarn.lock
-        yarn = shutil.which("yarn")
+        yarn = nubtest.tool("yarn")
         if not yarn:
             self.skipTest("yarn is not installed")
         url = self.built_repo()

@@ -94,7 +94,7 @@ class VerdaccioTest(nubtest.NubTestCase):
         super().setUpClass()
         if not nubtest.have_node():
             raise unittest.SkipTest("SKIP: node is not installed")
-        if not shutil.which("npm"):
+        if not nubtest.tool("npm"):
             raise unittest.SkipTest("SKIP: npm is not installed (it publishes the packages)")
         script = verdaccio_script()
         if not script:

@@ -287,7 +287,7 @@ class PnpmLockfileTest(WorkspaceTestCase):
     same input, byte for byte (pnpm from PATH: ci/test.sh installs it)."""
 
     def test_same_bytes_as_pnpm(self):
-        pnpm = shutil.which("pnpm")
+        pnpm = nubtest.tool("pnpm")
         if not pnpm:
             self.skipTest("SKIP: pnpm is not installed")
         self.make_project({"name": "mono", "version": "1.0.0", "private": True,
