@@ -34,6 +34,13 @@ for suite in "${suites[@]}"; do
   mkdir -p "$root/root/nub"
   git archive HEAD | tar -x -C "$root/root/nub"
   cp /etc/resolv.conf "$root/etc/resolv.conf"
+  # A network that inspects TLS has its own CA, which every machine on it
+  # trusts; the root gets it too (installed with ca-certificates by the
+  # bootstrap), and Node.js is told of it as the host's is.
+  if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+    mkdir -p "$root/usr/local/share/ca-certificates"
+    cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  fi
   [ -n "$registry" ] && printf 'registry=%s\n' "$registry" >"$root/root/.npmrc"
   mount -t proc proc "$root/proc"
   mount --rbind /dev "$root/dev"
@@ -47,8 +54,11 @@ for suite in "${suites[@]}"; do
   for cmd in example test; do
     [ "$cmd" = test ] && [ "${FRESH_ONLY:-}" = example ] && continue
     start=$(date +%s)
+    extra=()
+    [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && extra+=(NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt)
     if chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-         TERM=dumb LANG=C.UTF-8 /bin/bash -c "cd /root/nub && bash ci/$cmd.sh" >"$base/$suite.$cmd.log" 2>&1; then
+         TERM=dumb LANG=C.UTF-8 "${extra[@]}" /bin/bash -c "cd /root/nub && bash ci/$cmd.sh" \
+         >"$base/$suite.$cmd.log" 2>&1; then
       echo "fresh-root: $suite: bash ci/$cmd.sh passed in $(( $(date +%s) - start )) s"
     else
       echo "fresh-root: $suite: bash ci/$cmd.sh FAILED after $(( $(date +%s) - start )) s; its last lines:"
