@@ -7,6 +7,7 @@
 #                              certificates, and Node.js to run the example
 #   ci/bootstrap.sh --test     and to test it: cmocka, Python 3, git, the
 #                              openssl tool (TLS tests), xfsprogs, GNU time,
+#                              tmux (the terminal's progress line),
 #                              clang with libFuzzer (ci/fuzz.sh), chromium
 #                              (renders the diag report; optional)
 #   ci/bootstrap.sh --bench    and to benchmark it: hyperfine
@@ -31,7 +32,7 @@ if [ "$(uname -s)" = "Darwin" ]; then
     exit 1
   fi
   want=(cmake pkg-config curl libdeflate cjson mimalloc openssl@3 libyaml node)
-  [ "$profile" = build ] || want+=(cmocka python@3)
+  [ "$profile" = build ] || want+=(cmocka python@3 tmux)
   [ "$profile" = bench ] && want+=(hyperfine)
   missing=()
   for f in "${want[@]}"; do
@@ -60,7 +61,7 @@ export DEBIAN_FRONTEND=noninteractive
 pkgs=(build-essential cmake pkg-config libcurl4-openssl-dev libdeflate-dev zlib1g-dev libcjson-dev
       libmimalloc-dev libssl-dev libyaml-dev ca-certificates)
 if [ "$profile" != build ]; then
-  pkgs+=(libcmocka-dev python3 git openssl xfsprogs time curl clang)
+  pkgs+=(libcmocka-dev python3 git openssl xfsprogs time curl clang tmux)
 fi
 [ "$profile" = bench ] && pkgs+=(hyperfine)
 missing=()

@@ -126,7 +126,7 @@ static int open_edit(struct edit *e, const struct nub_add_opts *o, struct nub_er
    * project: a second `nub add` waits, then edits this one's result */
   if (rc == 0) {
     struct nub_progress say;
-    nub_progress_start(&say, io->reporter == NUB_REPORTER_SILENT ? 2 : 1);
+    nub_progress_start(&say, io->reporter == NUB_REPORTER_SILENT ? 2 : 3);
     rc = nub_projlock_take(&e->lock, e->cfg.store_dir, e->root, &say, err);
     nub_progress_stop(&say);
   }
@@ -136,6 +136,8 @@ static int open_edit(struct edit *e, const struct nub_add_opts *o, struct nub_er
   }
   if (rc == 0 && !e->have_man)
     rc = nub_manifest_load(&e->root_man, e->root, err);
+  if (rc == -NUB_ENOMANIFEST) /* the fix, in the same line */
+    rc = nub_err_set(err, rc, "no package.json in %s; run `nub init` to make one", e->root);
   e->have_man = rc == 0;
   if (rc == 0)
     rc = nub_workspace_discover(&e->ws, e->root, &e->root_man, err);
@@ -246,6 +248,9 @@ static int lookup(struct nub_meta *meta, const char *name, const char *req, char
   *version = NULL;
   if (rc < 0)
     return rc;
+  if (!p->nversions) /* (an unpublished name keeps a document of none) */
+    return nub_err_set(err, -NUB_ENOTFOUND, "%s has no published versions (unpublished, or "
+                       "never released); check the name", name);
   latest = nub_depmap_get(&p->tags, "latest");
   if (!req || !*req)
     req = "latest";
@@ -390,8 +395,8 @@ static int apply(char **text, size_t *len, const char *name, const char *spec,
     bool keep = s == (int)kind || (kind == NUB_SAVE_PEER && s == NUB_SAVE_DEV);
     if (keep)
       rc = nub_pkgjson_set_dep(&b, *text, *len, sections[s], name, spec, err);
-    else
-      rc = nub_pkgjson_remove_dep(&b, *text, *len, sections[s], name, &removed, err);
+    else /* moved: a section it leaves empty goes */
+      rc = nub_pkgjson_take_dep(&b, *text, *len, sections[s], name, true, &removed, err);
     if (rc == 0) {
       nub_free(*text);
       *len = b.len;
@@ -538,6 +543,33 @@ static bool registry_spec(const char *spec)
          !strstr(spec, "://") && !strchr(spec, '/');
 }
 
+/* A name to update that no edited package.json depends on is said (as
+ * pnpm says it; the rest are updated). */
+static void warn_not_dependencies(struct edit *e, const struct nub_add_opts *o)
+{
+  struct nub_progress say;
+  bool *found = nub_calloc(o->nspecs + 1, sizeof(bool));
+
+  for (size_t t = 0; t < e->ntargets; t++) {
+    struct nub_manifest m;
+    struct nub_err e2;
+    if (nub_manifest_load(&m, e->targets[t], &e2) < 0)
+      continue;
+    for (size_t i = 0; i < o->nspecs; i++)
+      found[i] = found[i] || nub_depmap_get(&m.deps, o->specs[i]) ||
+                 nub_depmap_get(&m.dev, o->specs[i]) ||
+                 nub_depmap_get(&m.optional, o->specs[i]) || nub_depmap_get(&m.peer, o->specs[i]);
+    nub_manifest_release(&m);
+  }
+  nub_progress_start(&say, o->install.reporter == NUB_REPORTER_SILENT ? 2 : 3);
+  for (size_t i = 0; i < o->nspecs; i++)
+    if (!found[i])
+      nub_progress_warn(&say, "%s is not a dependency of %s; nothing to update for it",
+                        o->specs[i], e->ntargets == 1 ? e->targets[0] : "the selected packages");
+  nub_progress_stop(&say);
+  nub_free(found);
+}
+
 int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_result *res,
                char ***changed, size_t *nchanged, struct nub_err *err)
 {
@@ -552,6 +584,8 @@ int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_res
   *changed = NULL;
   *nchanged = 0;
   rc = open_edit(&e, o, err);
+  if (rc == 0)
+    warn_not_dependencies(&e, o);
   if (rc == 0)
     rc = begin_edit(&e, err);
   for (size_t t = 0; rc == 0 && latest && t < e.ntargets; t++) {

@@ -41,6 +41,7 @@ struct job {
   char what[256]; /* "name@version" */
   int attempt;
   char *get_url;  /* the project's URL with its credential (with_secret), or NULL */
+  uint64_t received; /* bytes downloaded (this attempt's) */
   struct nub_http_req req;
   pthread_mutex_t lock;
   pthread_cond_t cv;
@@ -254,7 +255,9 @@ static bool on_body(void *ud, const char *p, size_t n)
     j->head = c;
   j->tail = c;
   j->queued += n;
+  j->received += n;
   pthread_mutex_unlock(&j->lock);
+  nub_progress_bytes(j->f->prog, j->what, j->received, n);
   return true;
 }
 
@@ -264,6 +267,8 @@ static void on_done(void *ud, const struct nub_http_result *r)
   bool schedule = false;
   size_t size;
 
+  if (j->received >= (4u << 20))
+    nub_progress_download_done(j->f->prog, j->what);
   pthread_mutex_lock(&j->lock);
   size = j->queued;
   j->res = *r;
@@ -490,6 +495,7 @@ static void submit(struct job *j, uint64_t delay_ms)
   j->req.ud = j;
   j->req.not_before_ns = delay_ms ? nub_plat_now_ns() + delay_ms * 1000000ull : 0;
   j->done = j->scheduled = false;
+  j->received = 0;
   j->t_submit = nub_plat_now_ns();
   j->t_first = 0;
   if (is_local(j->pkg)) {

@@ -463,12 +463,14 @@ static void *loop(void *arg)
     CURLMsg *m;
     bool stop;
 
+    bool intr = nub_plat_interrupted(); /* Ctrl-C: no transfer is waited out */
+
     pthread_mutex_lock(&h->lock);
     stop = h->stop;
     pp = &h->pending;
     while (*pp) {
       struct nub_http_req *r = *pp;
-      if (stop || r->not_before_ns <= now) {
+      if (stop || intr || r->not_before_ns <= now) {
         *pp = r->next;
         r->next = ready;
         ready = r;
@@ -483,7 +485,7 @@ static void *loop(void *arg)
       struct nub_http_req *r = ready;
       ready = r->next;
       r->next = NULL;
-      if (stop) {
+      if (stop || intr) {
         memset(&r->res, 0, sizeof(r->res));
         r->res.curl_code = CURLE_ABORTED_BY_CALLBACK;
         r->res.cls = NUB_HTTP_FAIL;
@@ -493,14 +495,18 @@ static void *loop(void *arg)
         start_req(h, r);
       }
     }
-    if (stop) {
-      /* abort what is in flight */
+    if (stop || intr) {
+      /* abort what is in flight; after Ctrl-C the loop stays, failing
+       * whatever is asked of it until the client is stopped */
       while ((m = curl_multi_info_read(h->multi, &msgs)) != NULL)
         if (m->msg == CURLMSG_DONE)
           finish(h, m->easy_handle, m->data.result);
       while (h->nactive)
         finish(h, h->active[h->nactive - 1]->easy, CURLE_ABORTED_BY_CALLBACK);
-      break;
+      if (stop)
+        break;
+      curl_multi_poll(h->multi, NULL, 0, 100, NULL);
+      continue;
     }
     curl_multi_perform(h->multi, &h->running);
     while ((m = curl_multi_info_read(h->multi, &msgs)) != NULL)

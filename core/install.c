@@ -129,7 +129,7 @@ static int finish_interrupted_edit(struct nub_install_ctx *c, const char *dir,
     return 0;
   /* (the install's own reporter starts later; this is said whatever
    * follows, an up-to-date project too) */
-  nub_progress_start(&say, c->o->reporter == NUB_REPORTER_SILENT ? 2 : 1);
+  nub_progress_start(&say, c->o->reporter == NUB_REPORTER_SILENT ? 2 : 3);
   rc = nub_projlock_take(&c->plock, c->cfg.store_dir, dir, &say, err);
   nub_progress_stop(&say);
   undone = c->plock.recovered;
@@ -239,8 +239,14 @@ static bool up_to_date(struct nub_install_ctx *c)
   fresh = !strcmp(s.settings, c->settings) && (size_t)s.nfiles == n;
   for (size_t i = 0; fresh && i < n; i++)
     fresh = !strcmp(s.files[i].name, names[i]);
-  fresh = fresh && nub_state_files_match(&s, c->proj.dir_fd) &&
-          nub_state_checks_exist(&s, c->proj.dir_fd) && nub_state_dirs_match(&s, c->proj.dir_fd);
+  fresh = fresh && nub_state_files_match(&s, c->proj.dir_fd);
+  /* the inputs as they were, but node_modules not: a repair, whatever it
+   * changes (the summary says so) */
+  if (fresh && !(nub_state_checks_exist(&s, c->proj.dir_fd) &&
+                 nub_state_dirs_match(&s, c->proj.dir_fd))) {
+    fresh = false;
+    c->damaged = true;
+  }
   nub_strarray_free(names, n);
   nub_state_release(&s);
   return fresh;
@@ -566,7 +572,8 @@ static int phase_scripts(struct nub_install_ctx *c, struct nub_err *err)
 }
 
 /* What the next install compares with to find nothing to do. */
-static void phase_state(struct nub_install_ctx *c, struct nub_install_result *res)
+static void phase_state(struct nub_install_ctx *c, const struct nub_state *old,
+                        const struct nub_layout_result *lr, struct nub_install_result *res)
 {
   struct nub_diag_phase ph;
   struct nub_state s;
@@ -590,6 +597,16 @@ static void phase_state(struct nub_install_ctx *c, struct nub_install_result *re
   nub_store_register_project(&c->store, c->proj.dir); /* what prune keeps */
   nub_report_changes(c->old_directs, c->nold_directs, s.directs, s.ndirects, &res->changes,
                      &res->nchanges);
+  nub_report_count(old, &s, &res->added, &res->changed, &res->removed);
+  if (lr->removed > res->removed) /* strays: directories no install of nub's made */
+    res->removed = lr->removed;
+  /* node_modules was damaged and is as it was again: packages the hoisted
+   * layout linked anew (it keeps the others), or a repair it cannot count */
+  if (c->damaged && !res->added && !res->changed && !res->removed) {
+    res->mended = true;
+    if (c->layout == &nub_layout_hoisted)
+      res->repaired = lr->packages;
+  }
   nub_state_release(&s);
   nub_diag_phase_end(&ph, NULL);
 }
@@ -713,6 +730,8 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
     return 0;
   if (rc == 0)
     rc = phase_plan(c, err);
+  if (rc == 0 && c->o->lockfile_only && c->plan.lock_written) /* (static names) */
+    res->lockfile = c->plan.lockname ? c->plan.lockname : c->proj.lockfile;
   if (rc < 0 || c->o->lockfile_only)
     return rc;
   /* what the previous install left, read once: its direct dependencies
@@ -745,18 +764,18 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
   /* node_modules is what the lockfile says: now it may say so */
   if (rc == 0)
     rc = nub_plan_commit_lock(c, err);
-  if (have_old)
-    nub_state_release(&old);
   if (rc == 0)
     rc = phase_bins(c, err);
   if (rc == 0)
     rc = phase_scripts(c, err);
   if (rc == 0) {
-    phase_state(c, res);
+    phase_state(c, have_old ? &old : NULL, &lr, res);
     remember(c, &lr);
-    res->added = c->layout == &nub_layout_hoisted ? lr.packages : c->installed;
-    res->removed = lr.removed;
+    if (c->plan.lock_written)
+      res->lockfile = c->plan.lockname ? c->plan.lockname : c->proj.lockfile;
   }
+  if (have_old)
+    nub_state_release(&old);
   nub_strarray_free(lr.entries, lr.nentries);
   return rc;
 }

@@ -50,8 +50,15 @@ struct nub_install_opts {
 /* What an install did, for the CLI to report. */
 struct nub_install_result {
   bool up_to_date;       /* nothing to do: node_modules matched already */
-  size_t added, removed; /* packages linked or removed by this install */
+  /* package directories this install made, made anew with another
+   * package, took away (from the previous install's state), and made again
+   * as they were (a repair) */
+  size_t added, changed, removed, repaired;
+  bool mended; /* node_modules had been damaged and was put back (repaired:
+                * how many packages, when the layout counts them) */
   double seconds;
+  const char *lockfile; /* the lockfile, when this install wrote it (a static
+                         * name), or NULL */
   /* the project's direct dependencies that came, went or changed, as
    * "+ name 1.2.3" / "- name 1.2.2" lines (owned: nub_install_result_release) */
   char **changes;

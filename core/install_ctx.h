@@ -43,6 +43,7 @@ struct nub_install_ctx {
   const struct nub_layout *layout;
   struct nub_plat_caps caps;
   struct nub_projlock plock;
+  bool damaged;         /* the inputs as the last install left them, node_modules not */
   int gc_lock_fd;       /* the store's gc lock, held shared (store_gc.h) */
   bool have_cfg, have_man, have_ws, have_proj, have_store, have_linker;
   bool frozen;          /* the lockfile must already match package.json */

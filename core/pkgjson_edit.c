@@ -313,6 +313,12 @@ int nub_pkgjson_remove_dep(struct nub_buf *out, const char *t, size_t len,
                            const char *section, const char *name, bool *removed,
                            struct nub_err *err)
 {
+  return nub_pkgjson_take_dep(out, t, len, section, name, false, removed, err);
+}
+
+int nub_pkgjson_take_dep(struct nub_buf *out, const char *t, size_t len, const char *section,
+                         const char *name, bool drop_empty, bool *removed, struct nub_err *err)
+{
   struct obj top, sec;
   size_t p = skip_ws(t, len, 0), si, k;
 
@@ -333,6 +339,15 @@ int nub_pkgjson_remove_dep(struct nub_buf *out, const char *t, size_t len,
     ;
   if (k == sec.n) {
     nub_buf_add(out, t, len);
+  } else if (sec.n == 1 && drop_empty && top.n > 1) { /* the section goes too */
+    if (si + 1 < top.n) {
+      nub_buf_add(out, t, top.m[si].key);
+      nub_buf_add(out, t + top.m[si + 1].key, len - top.m[si + 1].key);
+    } else {
+      nub_buf_add(out, t, top.m[si - 1].val_end);
+      nub_buf_add(out, t + top.m[si].val_end, len - top.m[si].val_end);
+    }
+    *removed = true;
   } else if (sec.n == 1) { /* the section stays, empty */
     nub_buf_add(out, t, sec.open + 1);
     nub_buf_add(out, t + sec.close, len - sec.close);
@@ -347,6 +362,67 @@ int nub_pkgjson_remove_dep(struct nub_buf *out, const char *t, size_t len,
     *removed = true;
   }
   nub_free(sec.m);
+  nub_free(top.m);
+  return 0;
+}
+
+int nub_pkgjson_add_to_array(struct nub_buf *out, const char *t, size_t len, const char *key,
+                             const char *value, struct nub_err *err)
+{
+  struct obj top;
+  struct style st;
+  size_t p = skip_ws(t, len, 0), si;
+
+  nub_buf_reset(out);
+  if (p >= len || t[p] != '{')
+    return nub_err_set(err, -NUB_EMANIFEST, "package.json must contain a JSON object");
+  scan_object(t, len, p, &top);
+  detect_style(t, len, &top, &st);
+  for (si = 0; si < top.n && !key_is(t, &top.m[si], key); si++)
+    ;
+  if (si == top.n) { /* a new array after the last key */
+    size_t at = top.n ? top.m[top.n - 1].val_end : top.open + 1;
+    nub_buf_add(out, t, at);
+    nub_buf_addf(out, "%s%s%s", top.n ? "," : "", st.nl, st.unit);
+    add_json_string(out, key);
+    nub_buf_addf(out, ": [%s%s%s", st.nl, st.unit, st.unit);
+    add_json_string(out, value);
+    nub_buf_addf(out, "%s%s]", st.nl, st.unit);
+    if (!top.n)
+      nub_buf_adds(out, st.nl);
+    nub_buf_add(out, t + at, len - at);
+  } else if (t[top.m[si].val] != '[') {
+    nub_free(top.m);
+    return nub_err_set(err, -NUB_EMANIFEST, "package.json: \"%s\" is not an array", key);
+  } else {
+    /* after the last element (or into "[]"), as the elements are laid out */
+    size_t open = top.m[si].val, close = top.m[si].val_end - 1, last = open, q;
+    char ind[32];
+    for (q = skip_ws(t, len, open + 1); q < close;) {
+      size_t e = skip_value(t, len, q);
+      last = e;
+      q = skip_ws(t, len, e);
+      if (q < close && t[q] == ',')
+        q = skip_ws(t, len, q + 1);
+    }
+    indent_of(t, top.m[si].key, ind, sizeof(ind));
+    if (last == open) {
+      nub_buf_add(out, t, open + 1);
+      nub_buf_addf(out, "%s%s%s", st.nl, ind, st.unit);
+      add_json_string(out, value);
+      nub_buf_addf(out, "%s%s", st.nl, ind);
+      nub_buf_add(out, t + close, len - close);
+    } else {
+      bool multi = memchr(t + open, '\n', close - open) != NULL;
+      nub_buf_add(out, t, last);
+      if (multi)
+        nub_buf_addf(out, ",%s%s%s", st.nl, ind, st.unit);
+      else
+        nub_buf_adds(out, ", ");
+      add_json_string(out, value);
+      nub_buf_add(out, t + last, len - last);
+    }
+  }
   nub_free(top.m);
   return 0;
 }

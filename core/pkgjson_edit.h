@@ -24,4 +24,15 @@ int nub_pkgjson_remove_dep(struct nub_buf *out, const char *text, size_t len,
                            const char *section, const char *name, bool *removed,
                            struct nub_err *err);
 
+/* The same; with drop_empty, a section left empty goes as well (a
+ * dependency moved to another section leaves no "devDependencies": {}). */
+int nub_pkgjson_take_dep(struct nub_buf *out, const char *text, size_t len,
+                         const char *section, const char *name, bool drop_empty, bool *removed,
+                         struct nub_err *err);
+
+/* out = text with value appended to the top-level array `key` (made after
+ * the last key when there is none), laid out like its neighbours. */
+int nub_pkgjson_add_to_array(struct nub_buf *out, const char *text, size_t len,
+                             const char *key, const char *value, struct nub_err *err);
+
 #endif

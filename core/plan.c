@@ -193,6 +193,8 @@ int nub_plan_commit_lock(struct nub_install_ctx *c, struct nub_err *err)
                                   p->lock_bytes.len, 0644);
   if (rc < 0)
     nub_err_set(err, rc, "cannot write %s: %s", path, nub_strerror(rc));
+  else
+    p->lock_written = true;
   nub_free(path);
   return rc;
 }

@@ -38,6 +38,7 @@ struct nub_plan {
   bool lock_staged;
   bool importer_peers;     /* resolve the importers' own peers (bun.lock) */
   bool berry;              /* the tree is yarn berry's (its bins follow berry's rules) */
+  bool lock_written;       /* nub_plan_commit_lock wrote new bytes */
 };
 
 /* The store identity of a graph package (its tarball on the configured

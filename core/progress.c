@@ -11,14 +11,35 @@
 #include "quickhash.h"
 #include "redact.h"
 
+#define BIG_DOWNLOAD (4u << 20)
+
+/* "resolved 3, fetched 1/3 (12.4 MB), linked 0/0" and the big download's
+ * bytes, into line. */
+static void describe(struct nub_progress *p, char *line, size_t cap)
+{
+  uint64_t bytes = __atomic_load_n(&p->bytes, __ATOMIC_RELAXED);
+  int n = snprintf(line, cap, "resolved %zu, fetched %zu/%zu",
+                   __atomic_load_n(&p->resolved, __ATOMIC_RELAXED),
+                   __atomic_load_n(&p->fetched, __ATOMIC_RELAXED),
+                   __atomic_load_n(&p->fetch_total, __ATOMIC_RELAXED));
+
+  if (n > 0 && (size_t)n < cap && bytes >= 100000)
+    n += snprintf(line + n, cap - (size_t)n, " (%.1f MB)", (double)bytes / 1e6);
+  if (n > 0 && (size_t)n < cap)
+    n += snprintf(line + n, cap - (size_t)n, ", linked %zu/%zu",
+                  __atomic_load_n(&p->linked, __ATOMIC_RELAXED),
+                  __atomic_load_n(&p->link_total, __ATOMIC_RELAXED));
+  if (n > 0 && (size_t)n < cap && p->big[0])
+    snprintf(line + n, cap - (size_t)n, "; downloading %s: %.1f MB", p->big,
+             (double)p->big_bytes / 1e6);
+}
+
 static void draw(struct nub_progress *p)
 {
-  fprintf(stderr, "\r\x1b[Kresolved %zu, fetched %zu/%zu, linked %zu/%zu",
-          __atomic_load_n(&p->resolved, __ATOMIC_RELAXED),
-          __atomic_load_n(&p->fetched, __ATOMIC_RELAXED),
-          __atomic_load_n(&p->fetch_total, __ATOMIC_RELAXED),
-          __atomic_load_n(&p->linked, __ATOMIC_RELAXED),
-          __atomic_load_n(&p->link_total, __ATOMIC_RELAXED));
+  char line[512];
+
+  describe(p, line, sizeof(line));
+  fprintf(stderr, "\r\x1b[K%s", line);
   fflush(stderr);
   p->drawn = true;
 }
@@ -35,11 +56,13 @@ static void clear(struct nub_progress *p)
 static void *loop(void *arg)
 {
   struct nub_progress *p = arg;
-  uint64_t t0 = nub_plat_now_ns();
+  uint64_t t0 = nub_plat_now_ns(), last_line = 0;
+  char said[512] = "";
 
   pthread_mutex_lock(&p->lock);
   while (!p->stop) {
     struct timespec ts;
+    uint64_t now;
     clock_gettime(CLOCK_REALTIME, &ts);
     ts.tv_nsec += 100000000;
     if (ts.tv_nsec >= 1000000000) {
@@ -47,13 +70,54 @@ static void *loop(void *arg)
       ts.tv_nsec -= 1000000000;
     }
     pthread_cond_timedwait(&p->cv, &p->lock, &ts);
+    now = nub_plat_now_ns();
+    if (p->stop || nub_plat_interrupted()) {
+      /* after Ctrl-C the line goes at once: the error says the rest */
+      clear(p);
+      if (nub_plat_interrupted())
+        break;
+      continue;
+    }
     /* quick installs finish before a line would be worth drawing */
-    if (!p->stop && nub_plat_now_ns() - t0 > 200000000)
+    if (p->live && now - t0 > 200000000) {
       draw(p);
+    } else if (p->lines && now - t0 >= 1000000000ull && now - last_line >= 1000000000ull) {
+      char line[512];
+      describe(p, line, sizeof(line));
+      if (strcmp(line, said)) { /* only when something moved */
+        printf("Progress: %s\n", line);
+        fflush(stdout);
+        snprintf(said, sizeof(said), "%s", line);
+      }
+      last_line = now;
+    }
   }
   clear(p);
   pthread_mutex_unlock(&p->lock);
   return NULL;
+}
+
+void nub_progress_download_done(struct nub_progress *p, const char *what)
+{
+  if (!(p->live || p->lines))
+    return;
+  pthread_mutex_lock(&p->lock);
+  if (!strcmp(p->big, what))
+    p->big[0] = '\0';
+  pthread_mutex_unlock(&p->lock);
+}
+
+void nub_progress_bytes(struct nub_progress *p, const char *what, uint64_t so_far, size_t n)
+{
+  __atomic_add_fetch(&p->bytes, n, __ATOMIC_RELAXED);
+  if (so_far < BIG_DOWNLOAD || !(p->live || p->lines))
+    return;
+  pthread_mutex_lock(&p->lock);
+  if (!p->big[0] || !strcmp(p->big, what) || so_far > p->big_bytes) {
+    snprintf(p->big, sizeof(p->big), "%s", what);
+    p->big_bytes = so_far;
+  }
+  pthread_mutex_unlock(&p->lock);
 }
 
 void nub_progress_start(struct nub_progress *p, int reporter)
@@ -63,7 +127,8 @@ void nub_progress_start(struct nub_progress *p, int reporter)
   pthread_cond_init(&p->cv, NULL);
   p->silent = reporter == 2;
   p->live = reporter == 0 && nub_plat_isatty(2) && !nub_plat_getenv("CI");
-  if (p->live && pthread_create(&p->thread, NULL, loop, p) == 0)
+  p->lines = (reporter == 0 || reporter == 1) && !p->live;
+  if ((p->live || p->lines) && pthread_create(&p->thread, NULL, loop, p) == 0)
     p->running = true;
 }
 

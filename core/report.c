@@ -2,6 +2,8 @@
  * the end through the progress reporter (so that --silent silences them). */
 #include "report.h"
 
+#include "state.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,4 +145,29 @@ void nub_report_peers(struct nub_install_ctx *c)
     }
   }
   nub_strmap_release(&said, NULL);
+}
+
+void nub_report_count(const struct nub_state *old, const struct nub_state *now, size_t *added,
+                      size_t *changed, size_t *removed)
+{
+  struct nub_strmap was, is;
+
+  *added = *changed = *removed = 0;
+  memset(&was, 0, sizeof(was));
+  memset(&is, 0, sizeof(is));
+  for (size_t i = 0; old && i < old->n; i++)
+    nub_strmap_put(&was, old->paths[i], old->keys[i]);
+  for (size_t i = 0; i < now->n; i++) {
+    const char *key = nub_strmap_get(&was, now->paths[i]);
+    nub_strmap_put(&is, now->paths[i], now->keys[i]);
+    if (!key)
+      (*added)++;
+    else if (strcmp(key, now->keys[i]))
+      (*changed)++;
+  }
+  for (size_t i = 0; old && i < old->n; i++)
+    if (!nub_strmap_get(&is, old->paths[i]))
+      (*removed)++;
+  nub_strmap_release(&was, NULL);
+  nub_strmap_release(&is, NULL);
 }

@@ -21,4 +21,12 @@ void nub_report_peers(struct nub_install_ctx *c);
 void nub_report_changes(char *const *old, size_t nold, char *const *now, size_t nnow,
                         char ***out, size_t *nout);
 
+struct nub_state;
+/* What an install changed in node_modules, from the previous state (NULL:
+ * none) and the new one, package directory by package directory: one that
+ * is new is added, one whose package differs is changed, one gone is
+ * removed. */
+void nub_report_count(const struct nub_state *old, const struct nub_state *now, size_t *added,
+                      size_t *changed, size_t *removed);
+
 #endif

@@ -10,194 +10,202 @@
 #include "nub_plat.h"
 
 const char cli_install_help[] =
-    "usage: nub install [flags]\n"
-    "       nub ci [flags]\n\n"
+    "usage: nub install [flags]            (i)\n"
+    "       nub install <pkg>...           (the same as nub add)\n\n"
     "Install the dependencies of the project in the current directory.\n"
     "An npm lockfile (package-lock.json, npm-shrinkwrap.json) gives the hoisted\n"
-    "layout npm would build; nub.lock, pnpm-lock.yaml or no lockfile gives the\n"
-    "isolated layout. `nub ci` removes node_modules and installs exactly what the\n"
-    "lockfile says (frozen).\n\n"
-    "flags:\n"
-    "  --frozen-lockfile            fail if package.json and the lockfile disagree\n"
-    "                               (default when CI is set and a lockfile exists)\n"
-    "  --prefer-frozen-lockfile     use the lockfile when it satisfies package.json\n"
-    "  --no-frozen-lockfile         always re-resolve\n"
-    "  --lockfile-only              write the lockfile, do not touch node_modules\n"
-    "  --offline                    never use the network; fail on a store miss\n"
-    "  --prefer-offline             use cached metadata without revalidating\n"
-    "  -P, --prod, --production     skip devDependencies (also --omit=dev)\n"
-    "  -D, --dev                    install devDependencies only\n"
-    "  --omit=<dev|optional|peer>   skip a dependency type (repeatable)\n"
-    "  --no-optional                skip optionalDependencies\n"
-    "  --ignore-scripts             do not run lifecycle scripts\n"
-    "  --force                      relink every package\n"
-    "  --node-linker <isolated|hoisted>\n"
-    "                               override the layout chosen from the lockfile\n"
-    "  --package-import-method <auto|hardlink|clone|clone-or-copy|copy>\n"
-    "                               how files get from the store into node_modules\n"
-    "  --no-global-virtual-store    isolated layout: keep packages in the project\n"
-    "  --registry <url>             registry to use (overrides .npmrc)\n"
-    "  --store-dir <dir>            content-addressed store location\n"
-    "  --reporter <default|append-only|silent>, -s/--silent\n"
-    "  -C, --dir <dir>              run in <dir>\n\n"
-    "workspaces (package.json \"workspaces\" or pnpm-workspace.yaml; run anywhere\n"
-    "in the workspace, the whole workspace is installed):\n"
-    "  -F, --filter <selector>      only these packages (repeatable): a name or glob\n"
-    "                               (@app/*), a path (./packages/app, {packages/*}),\n"
-    "                               <sel>... with its dependencies, ...<sel> with its\n"
-    "                               dependents (^ leaves <sel> out), !<sel> to exclude\n"
-    "  --workspace <name|path>      the same as --filter <name|path> (npm's flag)\n"
-    "  -w, --workspace-root         the workspace root's own dependencies\n";
+    "layout npm would build; a yarn.lock yarn's, a bun.lock bun's; nub.lock,\n"
+    "pnpm-lock.yaml or no lockfile gives the isolated layout.\n";
+
+const char cli_ci_help[] =
+    "usage: nub ci [flags]                 (clean-install)\n\n"
+    "Remove node_modules and install exactly what the lockfile says: a lockfile\n"
+    "that does not answer package.json is an error (exit 16), none is exit 10.\n";
+
+const char cli_rebuild_help[] =
+    "usage: nub rebuild [<pkg>...] [flags]  (rb)\n\n"
+    "Run the install scripts of the named dependencies (none: every trusted one)\n"
+    "again, in the installed tree.\n";
 
 const char cli_add_help[] =
-    "usage: nub add <pkg>[@range|@tag|@version]... [flags]\n"
-    "       nub remove <pkg>... [flags]        (rm, uninstall, un)\n"
-    "       nub install <pkg>...               (the same as add)\n\n"
+    "usage: nub add <pkg>[@range|@tag|@version]... [flags]\n\n"
     "Edit package.json (only the dependency changes; indentation, key order and\n"
     "line endings stay) and install: what changed is resolved, the lockfile is\n"
     "written back in the project's format. If the install fails, package.json and\n"
     "the lockfile are put back as they were. Also: <alias>@npm:<pkg>[@range],\n"
-    "file:<dir>, link:<dir>.\n\n"
-    "flags (and every install flag):\n"
-    "  -D, --save-dev        to devDependencies\n"
-    "  -O, --save-optional   to optionalDependencies\n"
-    "  --save-peer           to peerDependencies (and devDependencies)\n"
-    "  -P, --save-prod       to dependencies (the default)\n"
-    "  -E, --save-exact      the exact version, no save-prefix\n"
-    "  -w, --workspace-root  the workspace root's package.json\n"
-    "  -F, --filter <sel>    these workspace packages' package.json\n\n"
-    "nub update [<pkg>...] [-L|--latest]   (up)\n"
-    "  resolve the named packages (none: all) again to the newest versions their\n"
-    "  ranges allow; --latest first moves package.json's ranges to the latest\n"
-    "  version (keeping ^, ~ or exact).\n";
+    "file:<dir>, link:<dir>, git URLs.\n";
 
-/* Flags that take a value and map to a config key. */
-static const struct { const char *flag, *key; } value_flags[] = {
-  {"--node-linker", "node-linker"},
-  {"--package-import-method", "package-import-method"},
-  {"--registry", "registry"},
-  {"--store-dir", "store-dir"},
-  {"--network-concurrency", "network-concurrency"},
-  {"--fetch-retries", "fetch-retries"},
-  {"--fetch-timeout", "fetch-timeout"},
+const char cli_remove_help[] =
+    "usage: nub remove <pkg>... [flags]    (rm, uninstall, un)\n\n"
+    "Take the packages out of package.json (every dependency section) and\n"
+    "install; a name that is no dependency is an error.\n";
+
+const char cli_update_help[] =
+    "usage: nub update [<pkg>...] [flags]  (up)\n\n"
+    "Resolve the named packages (none: all) again to the newest versions their\n"
+    "ranges allow; with --latest, first move package.json's ranges to the\n"
+    "latest version (keeping ^, ~ or exact).\n";
+
+enum {
+  O_DIR = 1, O_FILTER, O_WROOT, O_FROZEN, O_NO_FROZEN, O_PREFER_FROZEN, O_OFFLINE,
+  O_PREFER_OFFLINE, O_PROD, O_DEV, O_NO_OPTIONAL, O_OMIT, O_IGNORE_SCRIPTS, O_LOCKFILE_ONLY,
+  O_FORCE, O_NO_GVS, O_GVS, O_SILENT, O_REPORTER, O_LOGLEVEL,
+  O_CFG_LINKER, O_CFG_IMPORT, O_CFG_REGISTRY, O_CFG_STORE, O_CFG_NETCONC, O_CFG_RETRIES,
+  O_CFG_TIMEOUT, O_SAVE_DEV, O_SAVE_OPTIONAL, O_SAVE_PEER, O_SAVE_PROD, O_SAVE_EXACT, O_SAVE, O_LATEST,
 };
 
-/* pos: where package names go (add, remove); NULL: none are taken. */
-static int parse(int argc, char **argv, struct nub_install_opts *o, char ***cfgv,
-                 const char ***filtv, char **pos, size_t *npos)
+/* Flags that take a value and become the setting of that name. */
+static const struct { int id; const char *key; } setting_flags[] = {
+  {O_CFG_LINKER, "node-linker"}, {O_CFG_IMPORT, "package-import-method"},
+  {O_CFG_REGISTRY, "registry"}, {O_CFG_STORE, "store-dir"},
+  {O_CFG_NETCONC, "network-concurrency"}, {O_CFG_RETRIES, "fetch-retries"},
+  {O_CFG_TIMEOUT, "fetch-timeout"},
+};
+
+const struct cli_opt cli_install_opts[] = {
+  {"flags:", CLI_OPT_TITLE, NULL, NULL},
+  {"--frozen-lockfile", O_FROZEN, NULL,
+   "fail if package.json and the lockfile disagree (default when CI is set)"},
+  {"--prefer-frozen-lockfile", O_PREFER_FROZEN, NULL, "use the lockfile when it answers package.json"},
+  {"--no-frozen-lockfile", O_NO_FROZEN, NULL, "always resolve again"},
+  {"--lockfile-only", O_LOCKFILE_ONLY, NULL, "write the lockfile, leave node_modules"},
+  {"--offline", O_OFFLINE, NULL, "never use the network; fail on a store miss"},
+  {"--prefer-offline", O_PREFER_OFFLINE, NULL, "use cached metadata without revalidating"},
+  {"-P|--prod|--production", O_PROD, NULL, "skip devDependencies (also --omit=dev)"},
+  {"-D|--dev", O_DEV, NULL, "install devDependencies only"},
+  {"--omit", O_OMIT, "<dev|optional|peer>", "skip a kind of dependency (repeatable)"},
+  {"--no-optional", O_NO_OPTIONAL, NULL, "skip optionalDependencies"},
+  {"--ignore-scripts", O_IGNORE_SCRIPTS, NULL, "run no lifecycle scripts"},
+  {"-f|--force", O_FORCE, NULL, "check and relink every package"},
+  {"--node-linker", O_CFG_LINKER, "<isolated|hoisted>", "the layout, whatever the lockfile"},
+  {"--package-import-method", O_CFG_IMPORT, "<auto|hardlink|clone|clone-or-copy|copy>",
+   "how files get from the store into node_modules"},
+  {"--no-global-virtual-store", O_NO_GVS, NULL, "isolated layout: packages in the project"},
+  {"--global-virtual-store", O_GVS, NULL, "isolated layout: packages in the store (default)"},
+  {"--registry", O_CFG_REGISTRY, "<url>", "the registry (over .npmrc)"},
+  {"--store-dir", O_CFG_STORE, "<dir>", "the store's location"},
+  {"--network-concurrency", O_CFG_NETCONC, "<n>", "connections per registry host (16)"},
+  {"--fetch-retries", O_CFG_RETRIES, "<n>", "retries of a failed request (2)"},
+  {"--fetch-timeout", O_CFG_TIMEOUT, "<ms>", "a whole request's time limit (300000)"},
+  {"--reporter", O_REPORTER, "<default|append-only|silent>", "what is printed"},
+  {"-s|--silent", O_SILENT, NULL, "print nothing but errors"},
+  {"--loglevel", O_LOGLEVEL, "<level>", "accepted, as npm's (NUB_LOG=debug for more)"},
+  {"-C|--dir", O_DIR, "<dir>", "run as if started in <dir>"},
+  {"workspaces (run anywhere in one, the whole workspace is installed):", CLI_OPT_TITLE,
+   NULL, NULL},
+  {"-F|--filter|--workspace", O_FILTER, "<sel>",
+   "only these packages (repeatable): a name or glob, a path (./packages/app), "
+   "<sel>... with its dependencies, ...<sel> with its dependents, ^ leaves <sel> "
+   "out, !<sel> excludes"},
+  {"-w|--workspace-root", O_WROOT, NULL, "the workspace root's own dependencies"},
+  {NULL, 0, NULL, NULL},
+};
+
+/* add's, remove's and update's own, before install's (so -D saves to
+ * devDependencies, as every peer reads it there) */
+const struct cli_opt cli_save_opts[] = {
+  {"where to save (add):", CLI_OPT_TITLE, NULL, NULL},
+  {"-D|--dev|--save-dev", O_SAVE_DEV, NULL, "to devDependencies"},
+  {"-O|--optional|--save-optional", O_SAVE_OPTIONAL, NULL, "to optionalDependencies"},
+  {"--peer|--save-peer", O_SAVE_PEER, NULL, "to peerDependencies (and devDependencies)"},
+  {"-P|--prod|--save-prod", O_SAVE_PROD, NULL, "to dependencies (the default)"},
+  {"-E|--exact|--save-exact", O_SAVE_EXACT, NULL, "the exact version, no save-prefix"},
+  {"--save", O_SAVE, NULL, "accepted, as npm's (saving is the default)"},
+  {NULL, 0, NULL, NULL},
+};
+
+const struct cli_opt cli_update_opts[] = {
+  {"update:", CLI_OPT_TITLE, NULL, NULL},
+  {"-L|--latest", O_LATEST, NULL, "move package.json's ranges to the latest version"},
+  {NULL, 0, NULL, NULL},
+};
+
+const struct cli_opt *const cli_install_tabs[] = {cli_install_opts, NULL};
+const struct cli_opt *const cli_add_tabs[] = {cli_save_opts, cli_install_opts, NULL};
+const struct cli_opt *const cli_update_tabs[] = {cli_update_opts, cli_save_opts,
+                                                 cli_install_opts, NULL};
+
+/* The flags of argv into o (and, for add, remove and update, ao); package
+ * names into pos (NULL: none are taken). */
+static int parse(const struct cli_opt *const *tabs, int argc, char **argv,
+                 struct nub_install_opts *o, struct nub_add_opts *ao, bool *latest,
+                 char ***cfgv, const char ***filtv, char **pos, size_t *npos)
 {
   size_t ncfg = 0, nfilt = 0;
   char **cfg = nub_calloc((size_t)argc * 2 + 2, sizeof(char *));
   const char **filt = nub_calloc((size_t)argc + 1, sizeof(char *));
+  int i = 1, id;
+  const char *val;
 
   *cfgv = cfg;
   *filtv = filt;
   o->filters = filt;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *val = NULL;
-    size_t flen;
-    bool matched = false;
-
-    if (!strcmp(a, "-C") || !strcmp(a, "--dir")) {
-      if (i + 1 >= argc)
-        return cli_usage("%s needs a directory", a);
-      o->dir = argv[++i];
-      continue;
-    }
-    if (!strncmp(a, "--dir=", 6)) {
-      o->dir = a + 6;
-      continue;
-    }
-    if (!strcmp(a, "-F") || !strcmp(a, "--filter") || !strcmp(a, "--workspace")) {
-      if (i + 1 >= argc)
-        return cli_usage("%s needs a package name, glob or path", a);
-      filt[nfilt++] = argv[++i];
-      o->nfilters = nfilt;
-      continue;
-    }
-    if (!strncmp(a, "--filter=", 9) || !strncmp(a, "--workspace=", 12)) {
-      filt[nfilt++] = strchr(a, '=') + 1;
-      o->nfilters = nfilt;
-      continue;
-    }
-    if (!strcmp(a, "-w") || !strcmp(a, "--workspace-root")) {
-      o->workspace_root = true;
-      continue;
-    }
-    for (size_t f = 0; f < sizeof(value_flags) / sizeof(value_flags[0]); f++) {
-      flen = strlen(value_flags[f].flag);
-      if (!strncmp(a, value_flags[f].flag, flen) && (a[flen] == '\0' || a[flen] == '=')) {
-        if (a[flen] == '=')
-          val = a + flen + 1;
-        else if (i + 1 < argc)
-          val = argv[++i];
-        else
-          return cli_usage("%s needs a value", a);
-        cfg[ncfg++] = nub_asprintf("%s=%s", value_flags[f].key, val);
-        matched = true;
-        break;
-      }
-    }
-    if (matched)
-      continue;
-    if (!strcmp(a, "--frozen-lockfile"))
-      o->frozen = NUB_FROZEN_YES;
-    else if (!strcmp(a, "--no-frozen-lockfile"))
-      o->frozen = NUB_FROZEN_NO;
-    else if (!strcmp(a, "--prefer-frozen-lockfile"))
-      o->frozen = NUB_FROZEN_PREFER;
-    else if (!strcmp(a, "--offline"))
-      o->offline = true;
-    else if (!strcmp(a, "--prefer-offline"))
-      o->prefer_offline = true;
-    else if (!strcmp(a, "-P") || !strcmp(a, "--prod") || !strcmp(a, "--production"))
-      o->omit_dev = true;
-    else if (!strcmp(a, "-D") || !strcmp(a, "--dev"))
-      o->dev_only = true;
-    else if (!strcmp(a, "--no-optional"))
-      o->omit_optional = true;
-    else if (!strncmp(a, "--omit=", 7) || !strcmp(a, "--omit")) {
-      const char *w = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : "");
-      if (!strcmp(w, "dev"))
+  while ((id = cli_opt_next(tabs, argv[0], argc, argv, &i, &val)) != CLI_OPT_END) {
+    switch (id) {
+    case CLI_OPT_BAD:
+      return 2;
+    case CLI_OPT_ARG:
+      if (!pos)
+        return cli_usage("nub %s takes no package names ('%s')", argv[0], val);
+      pos[(*npos)++] = (char *)val;
+      break;
+    case O_DIR: o->dir = val; break;
+    case O_FILTER: filt[nfilt++] = val; o->nfilters = nfilt; break;
+    case O_WROOT: o->workspace_root = true; break;
+    case O_FROZEN: o->frozen = NUB_FROZEN_YES; break;
+    case O_NO_FROZEN: o->frozen = NUB_FROZEN_NO; break;
+    case O_PREFER_FROZEN: o->frozen = NUB_FROZEN_PREFER; break;
+    case O_OFFLINE: o->offline = true; break;
+    case O_PREFER_OFFLINE: o->prefer_offline = true; break;
+    case O_PROD: o->omit_dev = true; break;
+    case O_DEV: o->dev_only = true; break;
+    case O_NO_OPTIONAL: o->omit_optional = true; break;
+    case O_OMIT:
+      if (!strcmp(val, "dev"))
         o->omit_dev = true;
-      else if (!strcmp(w, "optional"))
+      else if (!strcmp(val, "optional"))
         o->omit_optional = true;
-      else if (!strcmp(w, "peer"))
+      else if (!strcmp(val, "peer"))
         o->omit_peer = true;
       else
-        return cli_usage("--omit takes dev, optional or peer, not '%s'", w);
-    } else if (!strcmp(a, "--ignore-scripts"))
-      o->ignore_scripts = true;
-    else if (!strcmp(a, "--lockfile-only"))
-      o->lockfile_only = true;
-    else if (!strcmp(a, "--force") || !strcmp(a, "-f"))
-      o->force = true;
-    else if (!strcmp(a, "--no-global-virtual-store"))
-      cfg[ncfg++] = nub_strdup("enable-global-virtual-store=false");
-    else if (!strcmp(a, "--global-virtual-store"))
-      cfg[ncfg++] = nub_strdup("enable-global-virtual-store=true");
-    else if (!strcmp(a, "-s") || !strcmp(a, "--silent"))
-      o->reporter = NUB_REPORTER_SILENT;
-    else if (!strncmp(a, "--reporter", 10)) {
-      const char *w = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : "");
-      if (!strcmp(w, "default"))
+        return cli_usage("--omit takes dev, optional or peer, not '%s'", val);
+      break;
+    case O_IGNORE_SCRIPTS: o->ignore_scripts = true; break;
+    case O_LOCKFILE_ONLY: o->lockfile_only = true; break;
+    case O_FORCE: o->force = true; break;
+    case O_NO_GVS: cfg[ncfg++] = nub_strdup("enable-global-virtual-store=false"); break;
+    case O_GVS: cfg[ncfg++] = nub_strdup("enable-global-virtual-store=true"); break;
+    case O_SILENT: o->reporter = NUB_REPORTER_SILENT; break;
+    case O_REPORTER:
+      if (!strcmp(val, "default"))
         o->reporter = NUB_REPORTER_DEFAULT;
-      else if (!strcmp(w, "append-only"))
+      else if (!strcmp(val, "append-only"))
         o->reporter = NUB_REPORTER_APPEND;
-      else if (!strcmp(w, "silent"))
+      else if (!strcmp(val, "silent"))
         o->reporter = NUB_REPORTER_SILENT;
       else
-        return cli_usage("--reporter takes default, append-only or silent, not '%s'", w);
-    } else if (!strcmp(a, "--loglevel")) {
-      i++; /* accepted for compatibility; NUB_LOG steers debug output */
-    } else if (a[0] == '-')
-      return cli_usage("unknown flag '%s' for %s", a, argv[0]);
-    else if (pos)
-      pos[(*npos)++] = argv[i];
-    else
-      return cli_usage("nub %s takes no package names ('%s')", argv[0], a);
+        return cli_usage("--reporter takes default, append-only or silent, not '%s'", val);
+      break;
+    case O_LOGLEVEL: break; /* accepted; NUB_LOG steers debug output */
+    case O_CFG_LINKER: case O_CFG_IMPORT: case O_CFG_REGISTRY: case O_CFG_STORE:
+    case O_CFG_NETCONC: case O_CFG_RETRIES: case O_CFG_TIMEOUT:
+      for (size_t f = 0; f < sizeof(setting_flags) / sizeof(setting_flags[0]); f++)
+        if (setting_flags[f].id == id)
+          cfg[ncfg++] = nub_asprintf("%s=%s", setting_flags[f].key, val);
+      break;
+    case O_SAVE_DEV: ao->save = NUB_SAVE_DEV; break;
+    case O_SAVE_OPTIONAL: ao->save = NUB_SAVE_OPTIONAL; break;
+    case O_SAVE_PEER: ao->save = NUB_SAVE_PEER; break;
+    case O_SAVE_PROD: ao->save = NUB_SAVE_PROD; break;
+    case O_SAVE_EXACT: ao->exact = true; break;
+    case O_SAVE: break;
+    case O_LATEST: *latest = true; break;
+    default: break;
+    }
   }
+  /* what follows "--" is package names too */
+  while (pos && i < argc)
+    pos[(*npos)++] = argv[i++];
   o->cfg = (const char *const *)cfg;
   o->ncfg = ncfg;
   return 0;
@@ -206,30 +214,50 @@ static int parse(int argc, char **argv, struct nub_install_opts *o, char ***cfgv
 /* Whether flag a takes the next argument as its value. */
 static bool takes_value(const char *a)
 {
-  static const char *const with[] = {"-C", "--dir", "-F", "--filter", "--workspace", "--omit",
-                                     "--reporter", "--loglevel", NULL};
   if (strchr(a, '='))
     return false;
-  for (int i = 0; with[i]; i++)
-    if (!strcmp(a, with[i]))
+  for (const struct cli_opt *o = cli_install_opts; o->names; o++) {
+    const char *p = strstr(o->names, a);
+    size_t n = strlen(a);
+    if (o->arg && p && (p == o->names || p[-1] == '|') && (p[n] == '\0' || p[n] == '|'))
       return true;
-  for (size_t f = 0; f < sizeof(value_flags) / sizeof(value_flags[0]); f++)
-    if (!strcmp(a, value_flags[f].flag))
-      return true;
+  }
   return false;
 }
 
 static void print_result(const struct nub_install_opts *o, const struct nub_install_result *res)
 {
+  const size_t counts[4] = {res->added, res->removed, res->changed, res->repaired};
+  static const char *const verbs[4] = {"added", "removed", "changed", "repaired"};
+  bool any = false;
+
   if (o->reporter == NUB_REPORTER_SILENT)
     return;
-  if (res->up_to_date)
+  for (int k = 0; k < 4; k++)
+    any = any || counts[k];
+  if (o->lockfile_only) {
+    if (res->lockfile)
+      printf("wrote %s in %.2fs\n", res->lockfile, res->seconds);
+    else
+      printf("the lockfile is up to date\n");
+  } else if (res->mended && !res->repaired) {
+    printf("repaired node_modules in %.2fs\n", res->seconds);
+  } else if (!any && !res->nchanges && res->lockfile) {
+    printf("updated %s; node_modules did not change (%.2fs)\n", res->lockfile, res->seconds);
+  } else if (res->up_to_date || (!any && !res->nchanges)) {
     printf("Already up to date\n");
-  else if (res->removed)
-    printf("added %zu packages, removed %zu packages in %.2fs\n", res->added, res->removed,
-           res->seconds);
-  else if (!o->lockfile_only)
-    printf("added %zu packages in %.2fs\n", res->added, res->seconds);
+  } else {
+    /* npm's words: "added 1 package, removed 2 packages in 0.05s" */
+    bool first = true;
+    for (int k = 0; k < 4; k++) {
+      if (!counts[k] && (k || any))
+        continue;
+      printf("%s%s %zu package%s", first ? "" : ", ", verbs[k], counts[k],
+             counts[k] == 1 ? "" : "s");
+      first = false;
+    }
+    printf(" in %.2fs\n", res->seconds);
+  }
   for (size_t i = 0; i < res->nchanges; i++)
     printf("%s\n", res->changes[i]);
   fflush(stdout);
@@ -248,7 +276,7 @@ int cmd_rebuild(int argc, char **argv)
   memset(&o, 0, sizeof(o));
   memset(&res, 0, sizeof(res));
   nub_err_clear(&err);
-  rc = parse(argc, argv, &o, &cfg, &filters, pos, &npos);
+  rc = parse(cli_install_tabs, argc, argv, &o, NULL, NULL, &cfg, &filters, pos, &npos);
   if (rc == 0) {
     o.rebuild = true;
     o.rebuild_names = pos;
@@ -281,35 +309,16 @@ static int edit(int argc, char **argv, enum edit_kind kind)
   struct nub_add_opts ao;
   struct nub_install_result res;
   struct nub_err err;
-  char **cfg = NULL, **pos = nub_calloc((size_t)argc + 1, sizeof(char *)), **rest;
+  char **cfg = NULL, **pos = nub_calloc((size_t)argc + 1, sizeof(char *));
   const char **filters = NULL;
   size_t npos = 0;
-  int n = 0, rc;
+  int rc;
 
   memset(&ao, 0, sizeof(ao));
   memset(&res, 0, sizeof(res));
   nub_err_clear(&err);
-  rest = nub_calloc((size_t)argc + 1, sizeof(char *));
-  for (int k = 0; k < argc; k++) {
-    const char *a = argv[k];
-    if (k && (!strcmp(a, "-D") || !strcmp(a, "--save-dev")))
-      ao.save = NUB_SAVE_DEV;
-    else if (k && (!strcmp(a, "-O") || !strcmp(a, "--save-optional")))
-      ao.save = NUB_SAVE_OPTIONAL;
-    else if (k && !strcmp(a, "--save-peer"))
-      ao.save = NUB_SAVE_PEER;
-    else if (k && (!strcmp(a, "-P") || !strcmp(a, "--save-prod")))
-      ao.save = NUB_SAVE_PROD;
-    else if (k && (!strcmp(a, "-E") || !strcmp(a, "--save-exact")))
-      ao.exact = true;
-    else if (k && !strcmp(a, "--save"))
-      continue;
-    else if (k && kind == EDIT_UPDATE && (!strcmp(a, "-L") || !strcmp(a, "--latest")))
-      latest = true;
-    else
-      rest[n++] = argv[k];
-  }
-  rc = parse(n, rest, &ao.install, &cfg, &filters, pos, &npos);
+  rc = parse(kind == EDIT_UPDATE ? cli_update_tabs : cli_add_tabs, argc, argv, &ao.install, &ao,
+             &latest, &cfg, &filters, pos, &npos);
   if (rc == 0 && !npos && kind != EDIT_UPDATE)
     rc = cli_usage("nub %s needs package names", remove ? "remove" : "add");
   /* an edit of package.json is never a frozen install, CI or not */
@@ -332,9 +341,12 @@ static int edit(int argc, char **argv, enum edit_kind kind)
       char **saved = NULL;
       size_t nsaved = 0;
       rc = nub_add(&ao, &res, &saved, &nsaved, &err);
+      static const char *const where[] = {"dependencies", "devDependencies",
+                                          "optionalDependencies",
+                                          "peerDependencies (and devDependencies)"};
       if (rc == 0 && ao.install.reporter != NUB_REPORTER_SILENT)
         for (size_t i = 0; i < nsaved; i++)
-          printf("saved %s\n", saved[i]);
+          printf("saved %s to %s\n", saved[i], where[ao.save]);
       nub_strarray_free(saved, nsaved);
     }
     if (rc < 0)
@@ -350,7 +362,6 @@ static int edit(int argc, char **argv, enum edit_kind kind)
   }
   nub_free(filters);
   nub_free(pos);
-  nub_free(rest);
   return rc;
 }
 
@@ -373,7 +384,7 @@ static int run(int argc, char **argv, bool ci)
       if (argv[k][0] != '-' && !(k > 1 && takes_value(argv[k - 1])))
         return cmd_add(argc, argv);
   }
-  rc = parse(argc, argv, &o, &cfg, &filters, NULL, NULL);
+  rc = parse(cli_install_tabs, argc, argv, &o, NULL, NULL, &cfg, &filters, NULL, NULL);
   if (rc == 0) {
     if (ci) {
       o.ci = true;

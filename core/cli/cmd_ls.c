@@ -10,14 +10,37 @@
 #include "query.h"
 
 const char cli_ls_help[] =
-    "usage: nub ls [--depth N] [--json] [--prod|--dev] [<pkg>...]   (list)\n"
-    "       nub why <pkg>\n\n"
-    "ls: the project's dependencies (each workspace package's too) as the\n"
+    "usage: nub ls [--depth N] [--json] [--prod|--dev] [<pkg>...]   (list)\n\n"
+    "The project's dependencies (each workspace package's too) as the\n"
     "lockfile has them, N levels deep (default 0: the direct ones), with where\n"
     "each is on disk in --json. Names limit the list to those packages and what\n"
     "leads to them.\n"
     "why: every chain of dependencies from the project (or a workspace package)\n"
     "to <pkg>; exit 1 when nothing depends on it.\n";
+
+enum { Q_JSON = 1, Q_DEPTH, Q_ALL, Q_PROD, Q_DEV, Q_DIR };
+static const struct cli_opt ls_opts[] = {
+  {"flags:", CLI_OPT_TITLE, NULL, NULL},
+  {"--json", Q_JSON, NULL, "as JSON, with where each package is on disk"},
+  {"--depth", Q_DEPTH, "<n>", "levels below the direct dependencies (default 0)"},
+  {"-a|--all", Q_ALL, NULL, "every level"},
+  {"-P|--prod|--production", Q_PROD, NULL, "dependencies and optionalDependencies only"},
+  {"-D|--dev", Q_DEV, NULL, "devDependencies only"},
+  {"-C|--dir", Q_DIR, "<dir>", "run as if started in <dir>"},
+  {NULL, 0, NULL, NULL},
+};
+static const struct cli_opt dir_opt[] = {
+  {"flags:", CLI_OPT_TITLE, NULL, NULL},
+  {"-C|--dir", Q_DIR, "<dir>", "run as if started in <dir>"},
+  {NULL, 0, NULL, NULL},
+};
+static const struct cli_opt outdated_opts[] = {
+  {"--json", Q_JSON, NULL, "as JSON: current, wanted, latest, dependent, type"},
+  {NULL, 0, NULL, NULL},
+};
+const struct cli_opt *const cli_ls_tabs[] = {ls_opts, NULL};
+const struct cli_opt *const cli_why_tabs[] = {dir_opt, NULL};
+const struct cli_opt *const cli_outdated_tabs[] = {dir_opt, outdated_opts, NULL};
 
 static const char *const kind_name[NUB_DEP_KINDS] = {"dependencies", "optionalDependencies",
                                                      "devDependencies"};
@@ -223,27 +246,22 @@ int cmd_ls(int argc, char **argv)
   memset(&l, 0, sizeof(l));
   nub_err_clear(&err);
   l.only = nub_calloc((size_t)argc + 1, sizeof(char *));
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--json"))
-      l.json = true;
-    else if (!strcmp(a, "--depth") && i + 1 < argc)
-      l.depth = atoi(argv[++i]);
-    else if (!strncmp(a, "--depth=", 8))
-      l.depth = atoi(a + 8);
-    else if (!strcmp(a, "--all") || !strcmp(a, "-a"))
-      l.depth = 1000;
-    else if (!strcmp(a, "-P") || !strcmp(a, "--prod") || !strcmp(a, "--production"))
-      l.prod = true;
-    else if (!strcmp(a, "-D") || !strcmp(a, "--dev"))
-      l.dev = true;
-    else if ((!strcmp(a, "-C") || !strcmp(a, "--dir")) && i + 1 < argc)
-      dir = argv[++i];
-    else if (a[0] == '-') {
-      nub_free(l.only);
-      return cli_usage("unknown flag '%s' for ls", a);
-    } else
-      l.only[l.nonly++] = (char *)a;
+  {
+    int i = 1, id;
+    const char *val;
+    while ((id = cli_opt_next(cli_ls_tabs, "ls", argc, argv, &i, &val)) != CLI_OPT_END) {
+      switch (id) {
+      case CLI_OPT_BAD: nub_free(l.only); return 2;
+      case CLI_OPT_ARG: l.only[l.nonly++] = (char *)val; break;
+      case Q_JSON: l.json = true; break;
+      case Q_DEPTH: l.depth = atoi(val); break;
+      case Q_ALL: l.depth = 1000; break;
+      case Q_PROD: l.prod = true; break;
+      case Q_DEV: l.dev = true; break;
+      case Q_DIR: dir = val; break;
+      default: break;
+      }
+    }
   }
   if (l.nonly && l.depth < 1000)
     l.depth = l.depth ? l.depth : 1000; /* a name anywhere below */
@@ -315,13 +333,17 @@ int cmd_why(int argc, char **argv)
   int rc;
 
   nub_err_clear(&err);
-  for (int i = 1; i < argc; i++) {
-    if ((!strcmp(argv[i], "-C") || !strcmp(argv[i], "--dir")) && i + 1 < argc)
-      dir = argv[++i];
-    else if (argv[i][0] == '-')
-      return cli_usage("unknown flag '%s' for why", argv[i]);
-    else
-      name = argv[i];
+  {
+    int i = 1, id;
+    const char *val;
+    while ((id = cli_opt_next(cli_why_tabs, "why", argc, argv, &i, &val)) != CLI_OPT_END) {
+      if (id == CLI_OPT_BAD)
+        return 2;
+      if (id == CLI_OPT_ARG)
+        name = val;
+      else if (id == Q_DIR)
+        dir = val;
+    }
   }
   if (!name)
     return cli_usage("nub why needs a package name");
@@ -417,16 +439,22 @@ int cmd_outdated(int argc, char **argv)
 
   nub_err_clear(&err);
   memset(&prog, 0, sizeof(prog));
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--json"))
-      json = true;
-    else if ((!strcmp(argv[i], "-C") || !strcmp(argv[i], "--dir")) && i + 1 < argc)
-      dir = argv[++i];
-    else if (argv[i][0] == '-') {
-      nub_free(only);
-      return cli_usage("unknown flag '%s' for outdated", argv[i]);
-    } else
-      only[nonly++] = argv[i];
+  {
+    int i = 1, id;
+    const char *val;
+    while ((id = cli_opt_next(cli_outdated_tabs, "outdated", argc, argv, &i, &val)) !=
+           CLI_OPT_END) {
+      if (id == CLI_OPT_BAD) {
+        nub_free(only);
+        return 2;
+      }
+      if (id == CLI_OPT_ARG)
+        only[nonly++] = (char *)val;
+      else if (id == Q_JSON)
+        json = true;
+      else if (id == Q_DIR)
+        dir = val;
+    }
   }
   rc = nub_query_open(&q, dir, &err);
   if (rc == 0) {

@@ -18,24 +18,31 @@ const char cli_run_help[] =
     "around it, node_modules/.bin of every directory up on PATH and npm's\n"
     "environment (npm_lifecycle_event, npm_package_*, INIT_CWD, ...). Arguments\n"
     "after the script name (a leading `--` is dropped) go to the script. The exit\n"
-    "status is the script's. Without a script name, lists the scripts.\n\n"
-    "flags:\n"
-    "  --if-present      exit 0 when the script does not exist\n"
-    "  -s, --silent      print nothing of nub's own\n"
-    "  -C, --dir <dir>   run in <dir>\n\n"
-    "workspaces:\n"
-    "  -r, --recursive   in every workspace package that has the script\n"
-    "  -F, --filter <sel>  in the packages selected (as for install)\n"
-    "  -w, --include-workspace-root  the root too\n"
-    "  --workspace-concurrency <n>   at most n at once (default 4); a package\n"
-    "                    runs after the packages it depends on; output lines are\n"
-    "                    prefixed with the package's directory and the script\n";
+    "status is the script's. Without a script name, lists the scripts.\n";
 
 const char cli_exec_help[] =
     "usage: nub exec <command> [args...]\n"
     "       nubx <command> [args...]\n\n"
     "Run a command of the project's node_modules/.bin (or from PATH) in the\n"
     "current directory, with the scripts' environment.\n";
+
+enum { R_IF_PRESENT = 1, R_SILENT, R_DIR, R_RECURSIVE, R_FILTER, R_ROOT, R_CONCURRENCY };
+static const struct cli_opt run_opts[] = {
+  {"flags (before the script's name; what follows it is the script's):", CLI_OPT_TITLE, NULL,
+   NULL},
+  {"--if-present", R_IF_PRESENT, NULL, "exit 0 when the script does not exist"},
+  {"-s|--silent", R_SILENT, NULL, "print nothing of nub's own"},
+  {"-C|--dir", R_DIR, "<dir>", "run as if started in <dir>"},
+  {"workspaces:", CLI_OPT_TITLE, NULL, NULL},
+  {"-r|--recursive", R_RECURSIVE, NULL, "in every workspace package that has the script"},
+  {"-F|--filter", R_FILTER, "<sel>", "in the packages selected (as for install)"},
+  {"-w|--include-workspace-root", R_ROOT, NULL, "the root too"},
+  {"--workspace-concurrency", R_CONCURRENCY, "<n>",
+   "at most n at once (default 4); a package runs after the packages it depends on; "
+   "output lines are prefixed with the package's directory and the script"},
+  {NULL, 0, NULL, NULL},
+};
+const struct cli_opt *const cli_run_tabs[] = {run_opts, NULL};
 
 static void list_scripts(FILE *out, const char *dir, const struct nub_manifest *m)
 {
@@ -166,28 +173,28 @@ static int run(int argc, char **argv, const char *script)
   struct nub_run_opts o;
 
   nub_err_clear(&err);
-  for (; !script && i < argc && argv[i][0] == '-'; i++) {
-    if (!strcmp(argv[i], "--if-present"))
-      if_present = true;
-    else if (!strcmp(argv[i], "-s") || !strcmp(argv[i], "--silent"))
-      silent = true;
-    else if ((!strcmp(argv[i], "-C") || !strcmp(argv[i], "--dir")) && i + 1 < argc)
-      dir = argv[++i];
-    else if (!strcmp(argv[i], "-r") || !strcmp(argv[i], "--recursive"))
-      recursive = true;
-    else if ((!strcmp(argv[i], "-F") || !strcmp(argv[i], "--filter")) && i + 1 < argc)
-      filters[nfilters++] = argv[++i];
-    else if (!strncmp(argv[i], "--filter=", 9))
-      filters[nfilters++] = argv[i] + 9;
-    else if (!strcmp(argv[i], "-w") || !strcmp(argv[i], "--include-workspace-root"))
-      include_root = true;
-    else if (!strcmp(argv[i], "--workspace-concurrency") && i + 1 < argc)
-      concurrency = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--"))
-      continue;
-    else {
-      nub_free(filters);
-      return cli_usage("unknown flag '%s' for run", argv[i]);
+  if (!script) { /* nub's flags up to the script's name, the rest is the script's */
+    int id;
+    const char *val;
+    while ((id = cli_opt_next(cli_run_tabs, "run", argc, argv, &i, &val)) != CLI_OPT_END) {
+      if (id == CLI_OPT_BAD) {
+        nub_free(filters);
+        return 2;
+      }
+      if (id == CLI_OPT_ARG) {
+        i--; /* the script's name: the caller's below */
+        break;
+      }
+      switch (id) {
+      case R_IF_PRESENT: if_present = true; break;
+      case R_SILENT: silent = true; break;
+      case R_DIR: dir = val; break;
+      case R_RECURSIVE: recursive = true; break;
+      case R_FILTER: filters[nfilters++] = (char *)val; break;
+      case R_ROOT: include_root = true; break;
+      case R_CONCURRENCY: concurrency = atoi(val); break;
+      default: break;
+      }
     }
   }
   if (script && i + 1 < argc && !strcmp(argv[i], "--dir")) { /* from `nub -C x <script>` */

@@ -10,9 +10,12 @@ Run: NUB_BIN=build/core/nub python3 tests/e2e/test_commands.py
 """
 
 import json
+import re
 import os
 import shutil
 import subprocess
+import sys
+import tempfile
 import time
 
 
@@ -453,6 +456,238 @@ class ConcurrentEditTest(nubtest.NubTestCase):
                 after = {f: open(os.path.join(self.proj, f)).read() for f in before}
                 self.assertEqual(after, before)
                 self.assertEqual(self.nub("install").stdout.strip(), "Already up to date")
+
+
+class NewcomerTest(nubtest.NubTestCase):
+    """Issue 27: the CLI's conventions (help everywhere, flags that mean what
+    pnpm, npm and bun users type, the nearest name for a typo), output that
+    is true (what changed, singulars, where a package was saved), progress
+    without a terminal, `nub init`."""
+
+    def commands(self):
+        """(name, aliases) of every command `nub --help` lists."""
+        out = self.nub("--help").stdout
+        rows = []
+        for line in out.split("commands:\n", 1)[1].split("\n\n", 1)[0].splitlines():
+            name = line.split()[0]
+            m = re.search(r"\(([a-z, -]+)\)$", line)
+            aliases = [a.strip() for a in m.group(1).split(",")] if m else []
+            rows.append((name, aliases))
+        return rows
+
+    def test_every_command_and_alias_takes_help(self):
+        rows = self.commands()
+        names = [n for n, _ in rows]
+        self.assertEqual(len(names), len(set(names)))  # each listed once
+        for want in ("test", "start", "init", "remove"):
+            self.assertIn(want, names)
+        self.assertNotIn("uninstall", names)  # remove's alias, not a row of its own
+        self.registry.reset_log()
+        for name, aliases in rows:
+            for word in [name] + aliases:
+                for how in ((word, "--help"), (word, "-h"), ("help", word)):
+                    with self.subTest(how=how):
+                        proc = self.nub(*how, cwd=self.tmp)
+                        self.assertRegex(proc.stdout, r"^usage: nub %s\b" % re.escape(name))
+        # dlx and exec take it as theirs, not as a package or a command
+        self.assertEqual(self.registry.requests, [])
+
+    def test_the_guide_says_what_help_says(self):
+        # docs/guide.md's command pages are `nub help`'s, byte for byte
+        root = os.path.dirname(nubtest.TESTS_DIR)
+        proc = self.run_cmd([sys.executable, os.path.join(root, "ci", "gen-guide.py"),
+                             self.nub_bin, "--check"], cwd=root, check=False)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+
+    def test_help_after_a_script_or_command_is_the_script_s(self):
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "scripts": {"echo": "echo got \"$@\""}})
+        self.assertEqual(self.nub("run", "echo", "--help").stdout.strip(), "got --help")
+
+    def test_typos_get_the_nearest_name(self):
+        for args, near in ((("instal",), "install"), (("ad", "x"), "add"),
+                           (("install", "--frozen-lockfle"), "--frozen-lockfile"),
+                           (("add", "--save-dv", "x"), "--save-dev"),
+                           (("ls", "--jsn"), "--json"), (("run", "--if-presnt", "x"), "--if-present"),
+                           (("help", "updat"), "update")):
+            with self.subTest(args=args):
+                proc = self.nub(*args, check=False, cwd=self.tmp)
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                self.assertIn("did you mean '%s'?" % near, proc.stderr)
+
+    def test_add_saves_where_pnpm_npm_and_bun_users_say(self):
+        for flag, section in (("-D", "devDependencies"), ("--dev", "devDependencies"),
+                              ("--save-dev", "devDependencies"),
+                              ("-O", "optionalDependencies"), ("--optional", "optionalDependencies"),
+                              ("--peer", "peerDependencies"), ("-E", "dependencies")):
+            with self.subTest(flag=flag):
+                nubtest._rmtree(self.proj)
+                os.makedirs(self.proj)
+                self.make_project({"name": "p", "version": "1.0.0"})
+                proc = self.nub("add", flag, "e")
+                doc = self.read_json(os.path.join(self.proj, "package.json"))
+                self.assertIn("e", doc[section])
+                self.assertIn("saved e@%s1.0.0 to %s" % ("" if flag == "-E" else "^", section),
+                              proc.stdout)
+                if section != "peerDependencies":
+                    self.assertEqual(self.node_require(self.proj, "e")["name"], "e")
+
+    def test_a_move_leaves_no_empty_section(self):
+        self.make_project({"name": "p", "version": "1.0.0", "devDependencies": {"e": "^1.0.0"}})
+        self.nub("add", "e")
+        doc = self.read_json(os.path.join(self.proj, "package.json"))
+        self.assertEqual(doc["dependencies"], {"e": "^1.0.0"})
+        self.assertNotIn("devDependencies", doc)
+
+    def summary(self, proc):
+        return [l for l in proc.stdout.splitlines() if not l.startswith(("saved ", "Progress:"))][0]
+
+    def pnpm_counts(self, *steps):
+        """pnpm's "Packages: +n -m" for the same steps in a project of its own."""
+        pnpm = nubtest.tool("pnpm")
+        if not pnpm:
+            return None
+        theirs = os.path.join(self.tmp, "theirs")
+        os.makedirs(theirs, exist_ok=True)
+        self.write_json(os.path.join(theirs, "package.json"), {"name": "p", "version": "1.0.0"})
+        got = []
+        for step in steps:
+            # (pnpm 12 reads no npm_config_* variable: flags)
+            out = self.run_cmd([pnpm] + list(step) + [
+                "--reporter", "append-only", "--registry", self.registry.url,
+                "--store-dir", os.path.join(self.tmp, "pnpm-store")], cwd=theirs).stdout
+            m = re.search(r"Packages: ([+-]\d+)(?: ([+-]\d+))?", out)
+            got.append(m.groups() if m else None)
+        return got
+
+    def test_the_summary_counts_what_changed(self):
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
+        self.assertEqual(self.summary(self.nub("install")).split(" in ")[0], "added 2 packages")
+        proc = self.nub("add", "e")
+        self.assertEqual(self.summary(proc).split(" in ")[0], "added 1 package")
+        self.assertIn("+ e 1.0.0", proc.stdout)
+        proc = self.nub("remove", "e")
+        self.assertEqual(self.summary(proc).split(" in ")[0], "removed 1 package")
+        self.assertIn("- e 1.0.0", proc.stdout)
+        self.assertEqual(self.summary(self.nub("update")), "Already up to date")
+        proc = self.nub("update", "notadep")
+        self.assertIn("notadep is not a dependency", proc.stderr)
+        # pnpm counts the same
+        theirs = self.pnpm_counts(("add", "a@^1.0.0"), ("add", "e"), ("remove", "e"))
+        if theirs is not None:
+            self.assertEqual(theirs, [("+2", None), ("+1", None), ("-1", None)])
+
+    def test_add_without_package_json_says_how(self):
+        proc = self.nub_fails("add", "e")
+        self.assertEqual(proc.returncode, 71)
+        self.assertIn("run `nub init`", proc.stderr)
+
+    def test_init_writes_what_npm_init_y_writes(self):
+        proj = os.path.join(self.tmp, "My-App.js")
+        os.makedirs(proj)
+        self.assertIn("wrote", self.nub("init", cwd=proj).stdout)
+        mine = self.read_json(os.path.join(proj, "package.json"))
+        self.assertEqual(mine["name"], "my-app")
+        if nubtest.have_npm():
+            theirs = os.path.join(self.tmp, "theirs", "My-App.js")
+            os.makedirs(theirs)
+            self.npm("init", "-y", cwd=theirs)
+            self.assertEqual(mine, self.read_json(os.path.join(theirs, "package.json")))
+        self.assertEqual(self.nub_fails("init", cwd=proj).returncode, 1)  # it exists
+        # a workspace package, and the root lists it
+        self.nub("init", "-w", "packages/a", cwd=proj)
+        self.assertEqual(self.read_json(os.path.join(proj, "package.json"))["workspaces"],
+                         ["packages/a"])
+        self.assertEqual(self.read_json(os.path.join(proj, "packages/a/package.json"))["name"], "a")
+        self.nub("install", cwd=proj)
+
+    def test_progress_lines_without_a_terminal(self):
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
+        self.registry.add_fault(r"^/b$", "delay", count=None, seconds=2.5)
+        proc = self.nub("install")
+        lines = [l for l in proc.stdout.splitlines() if l.startswith("Progress: ")]
+        self.assertTrue(lines, proc.stdout)
+        self.assertRegex(lines[0], r"^Progress: resolved \d+, fetched \d+/\d+")
+        nubtest._rmtree(os.path.join(self.proj, "node_modules"))
+        os.unlink(os.path.join(self.proj, "nub.lock"))
+        proc = self.nub("install", "--silent")
+        self.assertEqual(proc.stdout, "")
+
+
+class InterruptTest(nubtest.NubTestCase):
+
+    def test_ctrl_c_says_one_line(self):
+        # an install interrupted in the middle of a slow download: exit 130,
+        # one line on stderr, and no progress line once it was told to stop
+        import signal
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
+        self.registry.add_fault(r"/b/-/", "delay", count=None, seconds=20)
+        proc = subprocess.Popen([self.nub_bin, "install"], cwd=self.proj, env=self.env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                universal_newlines=True)
+        time.sleep(2.5)  # past the first progress line
+        sent = time.time()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        self.assertLess(time.time() - sent, 10)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("interrupted", err)
+
+
+class TerminalProgressTest(nubtest.NubTestCase):
+    """On a terminal (driven through tmux), the progress line names a big
+    download and its bytes while it comes, and goes when the install ends."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.registry.stop()
+        cls.fixtures = tempfile.mkdtemp(prefix="nub-big-",
+                                        dir=os.environ.get("NUB_TEST_TMP") or None)
+        d = os.path.join(cls.fixtures, "bigpkg@1.0.0")
+        os.makedirs(d)
+        with open(os.path.join(d, "package.json"), "w") as f:
+            json.dump({"name": "bigpkg", "version": "1.0.0"}, f)
+        with open(os.path.join(d, "blob.bin"), "wb") as f:
+            f.write(os.urandom(8 << 20))  # incompressible: 8 MB on the wire
+        cls.registry = nubtest.Registry(cls.fixtures).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        super().tearDownClass()
+        shutil.rmtree(cls.fixtures)
+
+    def test_a_big_download_shows_its_bytes(self):
+        tmux = shutil.which("tmux")
+        if not tmux:
+            self.skipTest("SKIP: tmux is not installed (ci/bootstrap.sh --test installs it)")
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"bigpkg": "1.0.0"}})
+        self.registry.add_fault(r"/bigpkg/-/", "throttle", rate=2 << 20)  # 4 s
+        sock = os.path.join(self.tmp, "tmux.sock")
+        env_args = []
+        for k, v in self.env.items():
+            env_args += ["-e", "%s=%s" % (k, v)]
+        done = os.path.join(self.tmp, "done")
+        cmd = "%s install; echo $? > %s" % (self.nub_bin, done)
+        self.run_cmd([tmux, "-S", sock, "new-session", "-d", "-x", "160", "-y", "20"] + env_args +
+                     ["-c", self.proj, "sh", "-c", cmd + "; sleep 30"])
+        self.addCleanup(lambda: self.run_cmd([tmux, "-S", sock, "kill-server"], check=False))
+        seen = None
+        deadline = time.time() + 60
+        while time.time() < deadline and not os.path.exists(done):
+            screen = self.run_cmd([tmux, "-S", sock, "capture-pane", "-p"], check=False).stdout
+            m = re.search(r"downloading bigpkg@1\.0\.0: (\d+\.\d) MB", screen)
+            if m:
+                seen = seen or m.group(0)
+            time.sleep(0.2)
+        self.assertIsNotNone(seen, "the line never named the download")
+        self.assertTrue(os.path.exists(done))
+        with open(done) as f:
+            self.assertEqual(f.read().strip(), "0")
+        screen = self.run_cmd([tmux, "-S", sock, "capture-pane", "-p"]).stdout
+        self.assertIn("added 1 package", screen)
+        self.assertNotIn("downloading", screen)  # the line went
 
 
 class UpdateTest(nubtest.NubTestCase):

@@ -80,7 +80,7 @@ INSTALL_SCRIPTS = ("preinstall", "install", "postinstall")
 TIME_BASE = datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
 
 FAULT_KINDS = ("delay", "status", "retry_after", "truncate", "corrupt",
-               "reset", "wrong_integrity", "html", "trickle")
+               "reset", "wrong_integrity", "html", "trickle", "throttle")
 # Faults that replace the whole response; at most one applies per request.
 TERMINAL_FAULTS = ("status", "retry_after", "reset", "html")
 
@@ -464,7 +464,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- a response leaves whole, cut short (truncate) or as a TCP reset
 
     def send(self, resp: Response, head: bool = False, truncate: bool = False,
-             trickle: float = 0.0):
+             trickle: float = 0.0, rate: int = 0):
         self.send_response(resp.status)
         self.send_header("Content-Type", resp.ctype)
         if resp.status != 304:
@@ -491,6 +491,17 @@ class _Handler(BaseHTTPRequestHandler):
             except (BrokenPipeError, ConnectionResetError):
                 pass
             self.close_connection = True
+            return
+        if rate:
+            # the body at `rate` bytes a second, in tenths of a second
+            step = max(1, rate // 10)
+            try:
+                for i in range(0, len(resp.body), step):
+                    self.wfile.write(resp.body[i:i + step])
+                    self.wfile.flush()
+                    time.sleep(0.1)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
             return
         self.wfile.write(resp.body)
 
@@ -633,6 +644,7 @@ class Registry:
           wrong_integrity         packuments (and version documents) advertise wrong
                                   dist.integrity
           html                    200 text/html captive-portal page
+          throttle(rate=1048576)  the body at `rate` bytes a second
 
         Several delays may stack; at most one of status/retry_after/reset/html
         applies (the oldest armed); truncate/corrupt/wrong_integrity modify the
@@ -656,7 +668,7 @@ class Registry:
             if terminal:
                 chosen = delays + terminal
             else:
-                chosen = delays + [f for f in live if f.kind in ("truncate", "corrupt", "trickle")
+                chosen = delays + [f for f in live if f.kind in ("truncate", "corrupt", "trickle", "throttle")
                                    or (f.kind == "wrong_integrity" and is_packument)]
             for f in chosen:
                 f.consume()
@@ -781,7 +793,8 @@ class Registry:
             resp.body = _corrupt(resp.body)
         self._record(handler, resp.status)
         handler.send(resp, head=head, truncate="truncate" in kinds,
-                     trickle=kinds["trickle"].params.get("seconds", 1.0) if "trickle" in kinds else 0.0)
+                     trickle=kinds["trickle"].params.get("seconds", 1.0) if "trickle" in kinds else 0.0,
+                     rate=kinds["throttle"].params.get("rate", 1 << 20) if "throttle" in kinds else 0)
 
     def _handle_unsupported(self, handler):
         # Drain a request body so the keep-alive connection stays in sync.
