@@ -17,11 +17,6 @@
 #include "diag_int.h"
 #include "nub_alloc.h"
 
-bool nub_diag_on_;
-bool nub_diag_debug_;
-
-struct nub_diag_sink nub__diag;
-
 static const char *env_set(const char *name)
 {
   const char *v = nub_plat_getenv(name);
@@ -80,13 +75,6 @@ void nub_diag_init(void)
             (double)s->threshold_ns / 1e6, s->summary ? "true" : "false");
   nub_alloc_set_fatal_hook(nub_diag_flush);
   nub_diag_thread_name("main");
-}
-
-uint64_t nub_diag_t0(void) { return nub__diag.t0; }
-
-double nub_diag_ms(uint64_t ns)
-{
-  return ns >= nub__diag.t0 ? (double)(ns - nub__diag.t0) / 1e6 : 0.0;
 }
 
 /* Caller holds the lock. */
@@ -180,20 +168,6 @@ void nub_diag_event(const char *cat, const char *name, uint64_t start_ns,
             meta ? " " : "", meta ? meta : "");
 }
 
-static const char *const link_event_names[NUB_PRIM__COUNT] = {
-  [NUB_PRIM_CLONEDIR] = "link_clonedir",
-  [NUB_PRIM_REFLINK] = "link_reflink",
-  [NUB_PRIM_SMALL_COPY] = "link_macos_small_copy",
-  [NUB_PRIM_COPY_RANGE] = "link_copy",
-  [NUB_PRIM_COPY] = "link_copy",
-  [NUB_PRIM_HARDLINK] = "link_hardlink",
-};
-
-const char *nub_diag_link_event_name(enum nub_prim p)
-{
-  return (unsigned)p < NUB_PRIM__COUNT ? link_event_names[p] : "link_unknown";
-}
-
 void nub_diag_link_file(enum nub_prim prim, const char *pkg, uint64_t bytes,
                         uint64_t start_ns, uint64_t end_ns, int errno_from,
                         enum nub_prim prim_from)
@@ -226,7 +200,7 @@ void nub_diag_link_file(enum nub_prim prim, const char *pkg, uint64_t bytes,
     nub_jw_int(&w, "errno", -errno_from);
     nub_jw_str(&w, "error", strerror(-errno_from));
   }
-  nub_diag_event("linker", link_event_names[prim], start_ns, end_ns,
+  nub_diag_event("linker", nub_diag_link_event_name(prim), start_ns, end_ns,
                  nub_jw_end(&w));
   if (nub__diag.trace_on) {
     struct nub_diag_sink *s = &nub__diag;
@@ -307,10 +281,37 @@ uint64_t nub_diag_phase_end(struct nub_diag_phase *p, const char *detail)
       meta = nub_jw_end(&w);
     }
     nub_diag_event("install_phase", p->name, p->t0, t1, meta);
-    if (p->ru_ok)
-      nub__diag_kernel_delta(p->name, &p->ru0, p->t0, t1);
+    if (p->ru_ok) {
+      struct nub_jw kw;
+      uint64_t cpu;
+      /* A kernel event is CPU time, not a wall span: t is the phase end and
+       * dur the CPU milliseconds; the critical path ignores this category. */
+      if (nub__diag_kernel_delta(p->name, &p->ru0, p->t0, t1, &kw, &cpu) == 0)
+        nub_diag_event("kernel", p->name, t1 - cpu, t1, nub_jw_end(&kw));
+    }
   }
   return dur;
+}
+
+void nub_diag_thread_name(const char *name)
+{
+  struct nub_diag_sink *s = &nub__diag;
+  uint64_t t;
+  struct nub_jw w;
+  int lane;
+
+  if (!NUB_DIAG_ON())
+    return;
+  lane = nub__diag_lane();
+  t = nub_plat_now_ns();
+  nub_jw_begin(&w);
+  nub_jw_str(&w, "name", name);
+  nub_diag_event("thread", "name", t, t, nub_jw_end(&w));
+  if (!s->trace_on)
+    return;
+  pthread_mutex_lock(&s->lock);
+  nub__diag_trace_thread_locked(s, name, lane);
+  pthread_mutex_unlock(&s->lock);
 }
 
 void nub_diag_set_count(const char *key, long long v)

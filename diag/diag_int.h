@@ -100,9 +100,11 @@ void nub__diag_pkg_add_locked(struct nub_diag_sink *s, const char *meta,
 void nub__diag_record_locked(struct nub_diag_sink *s, const char *cat,
                              const char *name, uint64_t start_ns,
                              uint64_t end_ns, const char *meta);
-void nub__diag_kernel_delta(const char *phase,
-                            const struct nub_plat_rusage *ru0,
-                            uint64_t t0, uint64_t t1);
+/* Record the CPU and kernel counters a phase used since ru0 and write them
+ * into w (begun here) for the "kernel" event the driver emits; *cpu_ns is
+ * the CPU time. -1 when the counters cannot be read. */
+int nub__diag_kernel_delta(const char *phase, const struct nub_plat_rusage *ru0,
+                           uint64_t t0, uint64_t t1, struct nub_jw *w, uint64_t *cpu_ns);
 void nub__diag_print_summary(struct nub_diag_sink *s);
 void nub__diag_print_critpath(struct nub_diag_sink *s);
 void nub__diag_free_records(struct nub_diag_sink *s);
@@ -113,6 +115,7 @@ void nub__diag_trace_event_locked(struct nub_diag_sink *s, const char *cat, cons
                                   int lane);
 void nub__diag_trace_file_locked(struct nub_diag_sink *s, int prim, const char *pkg,
                                  uint64_t bytes, uint64_t start_ns, uint64_t end_ns, int lane);
+void nub__diag_trace_thread_locked(struct nub_diag_sink *s, const char *name, int lane);
 void nub__diag_trace_write(struct nub_diag_sink *s);
 void nub__diag_trace_free(struct nub_diag_sink *s);
 /* Extract the value of "pkg" (or "name") from a meta object into buf. */

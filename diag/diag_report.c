@@ -129,16 +129,14 @@ void nub__diag_free_records(struct nub_diag_sink *s)
 
 /* ---- kernel deltas ----------------------------------------------------- */
 
-void nub__diag_kernel_delta(const char *phase,
-                            const struct nub_plat_rusage *ru0, uint64_t t0,
-                            uint64_t t1)
+int nub__diag_kernel_delta(const char *phase, const struct nub_plat_rusage *ru0,
+                           uint64_t t0, uint64_t t1, struct nub_jw *w, uint64_t *cpu_ns)
 {
   struct nub_diag_sink *s = &nub__diag;
   struct nub_plat_rusage ru1, d;
-  struct nub_jw w;
 
   if (nub_plat_rusage(NUB_RUSAGE_SELF, &ru1) < 0)
-    return;
+    return -1;
   d.user_us = ru1.user_us - ru0->user_us;
   d.sys_us = ru1.sys_us - ru0->sys_us;
   d.max_rss_bytes = ru1.max_rss_bytes;
@@ -148,21 +146,18 @@ void nub__diag_kernel_delta(const char *phase,
   d.nivcsw = ru1.nivcsw - ru0->nivcsw;
   d.inblock = ru1.inblock - ru0->inblock;
   d.oublock = ru1.oublock - ru0->oublock;
-  nub_jw_begin(&w);
-  nub_jw_num(&w, "user_ms", (double)d.user_us / 1e3);
-  nub_jw_num(&w, "sys_ms", (double)d.sys_us / 1e3);
-  nub_jw_int(&w, "rss_peak", (long long)d.max_rss_bytes);
-  nub_jw_int(&w, "minor_faults", (long long)d.minflt);
-  nub_jw_int(&w, "major_faults", (long long)d.majflt);
-  nub_jw_int(&w, "vol_ctxsw", (long long)d.nvcsw);
-  nub_jw_int(&w, "invol_ctxsw", (long long)d.nivcsw);
-  nub_jw_int(&w, "block_in", (long long)d.inblock);
-  nub_jw_int(&w, "block_out", (long long)d.oublock);
-  nub_jw_num(&w, "wall_ms", (double)(t1 - t0) / 1e6);
-  /* A kernel event is CPU time, not a wall span: t is the phase end and dur
-   * the CPU milliseconds; the critical path ignores this category. */
-  nub_diag_event("kernel", phase, t1 - (d.user_us + d.sys_us) * 1000u, t1,
-                 nub_jw_end(&w));
+  nub_jw_begin(w);
+  nub_jw_num(w, "user_ms", (double)d.user_us / 1e3);
+  nub_jw_num(w, "sys_ms", (double)d.sys_us / 1e3);
+  nub_jw_int(w, "rss_peak", (long long)d.max_rss_bytes);
+  nub_jw_int(w, "minor_faults", (long long)d.minflt);
+  nub_jw_int(w, "major_faults", (long long)d.majflt);
+  nub_jw_int(w, "vol_ctxsw", (long long)d.nvcsw);
+  nub_jw_int(w, "invol_ctxsw", (long long)d.nivcsw);
+  nub_jw_int(w, "block_in", (long long)d.inblock);
+  nub_jw_int(w, "block_out", (long long)d.oublock);
+  nub_jw_num(w, "wall_ms", (double)(t1 - t0) / 1e6);
+  *cpu_ns = (d.user_us + d.sys_us) * 1000u;
   pthread_mutex_lock(&s->lock);
   if (s->nkern < NUB_DIAG_MAXPHASES) {
     s->kern[s->nkern].phase = phase;
@@ -171,6 +166,7 @@ void nub__diag_kernel_delta(const char *phase,
     s->nkern++;
   }
   pthread_mutex_unlock(&s->lock);
+  return 0;
 }
 
 /* ---- summary ----------------------------------------------------------- */

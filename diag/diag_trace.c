@@ -24,17 +24,6 @@
 #define NUB_TRACE_MAX_FILES 20000
 #define PHASE_LANE 0 /* the phases, drawn first */
 
-static __thread int tls_lane = -1;
-
-int nub__diag_lane(void)
-{
-  struct nub_diag_sink *s = &nub__diag;
-
-  if (tls_lane < 0)
-    tls_lane = __atomic_add_fetch(&s->next_lane, 1, __ATOMIC_RELAXED);
-  return tls_lane;
-}
-
 static void grow(struct nub_diag_sink *s, size_t more)
 {
   if (s->trace_len + more + 1 <= s->trace_cap)
@@ -55,24 +44,11 @@ static void put_locked(struct nub_diag_sink *s, const char *ev, size_t n)
   s->trace[s->trace_len] = '\0';
 }
 
-void nub_diag_thread_name(const char *name)
+void nub__diag_trace_thread_locked(struct nub_diag_sink *s, const char *name, int lane)
 {
-  struct nub_diag_sink *s = &nub__diag;
   char ev[256], esc[128];
-  int n, lane;
+  int n;
 
-  if (!NUB_DIAG_ON())
-    return;
-  lane = nub__diag_lane();
-  {
-    uint64_t t = nub_plat_now_ns();
-    struct nub_jw w;
-    nub_jw_begin(&w);
-    nub_jw_str(&w, "name", name);
-    nub_diag_event("thread", "name", t, t, nub_jw_end(&w));
-  }
-  if (!s->trace_on)
-    return;
   if (nub_json_escape(esc, sizeof(esc), name, strlen(name)) < 0)
     snprintf(esc, sizeof(esc), "thread");
   n = snprintf(ev, sizeof(ev),
@@ -80,9 +56,7 @@ void nub_diag_thread_name(const char *name)
                "\"args\":{\"name\":\"%s\"}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\","
                "\"pid\":1,\"tid\":%d,\"args\":{\"sort_index\":%d}}",
                lane, esc, lane, lane);
-  pthread_mutex_lock(&s->lock);
   put_locked(s, ev, (size_t)n);
-  pthread_mutex_unlock(&s->lock);
 }
 
 static double us(uint64_t ns)

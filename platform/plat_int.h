@@ -33,8 +33,13 @@ int nub__plat_rename_noreplace_fallback(int sdir, const char *from, int ddir,
 /* nub_plat_newfile_* with a temp name in nf->stage_dir (plat_posix.c). */
 int nub__plat_newfile_named_open(struct nub_plat_newfile *nf, int stage_dir,
                                  unsigned mode);
-int nub__plat_newfile_named_publish(struct nub_plat_newfile *nf, int dir,
-                                    const char *path);
+int nub__plat_newfile_named_publish(struct nub_plat_newfile *nf, int dir, const char *path,
+                                    int (*rename_noreplace)(int, const char *, int,
+                                                            const char *));
+/* Copy sdir/src to a new ddir/dst (mode) through fn (a backend's copy of
+ * one open file into another): what the backends' *_at copies share. */
+int nub__plat_copy_at(int (*fn)(int, int, uint64_t), int sdir, const char *src, int ddir,
+                      const char *dst, unsigned mode, uint64_t size);
 int nub__plat_newfile_named_replace(struct nub_plat_newfile *nf, int dir,
                                     const char *path);
 /* A temp name for nf in nf->stage_dir ("nf.<pid>.<n>"). */

@@ -51,6 +51,10 @@ struct cli_cmd {
 extern const struct cli_cmd cli_cmds[];
 /* The command called name or one of its aliases, or NULL. */
 const struct cli_cmd *cli_find_cmd(const char *name);
+/* The command nearest to a misspelt one, or NULL. */
+const char *cli_nearest_cmd(const char *word);
+/* `nub --help`: every command, a line each. */
+void cli_usage_page(FILE *out);
 /* Print a command's help page (usage, then its flags). */
 void cli_cmd_help(FILE *out, const struct cli_cmd *c);
 

@@ -273,52 +273,6 @@ int cmd_dlx(int argc, char **argv)
   return cli_fail(&err) == 40 ? 127 : 126;
 }
 
-/* ---- completion ------------------------------------------------------------ */
-
-int cmd_completion(int argc, char **argv)
-{
-  struct nub_buf words = NUB_BUF_INIT;
-
-  for (const struct cli_cmd *c = cli_cmds; c->name; c++)
-    nub_buf_addf(&words, "%s%s", words.len ? " " : "", c->name);
-  if (argc < 2 || !strcmp(argv[1], "bash")) {
-    printf("# nub completion for bash: eval \"$(nub completion bash)\"\n"
-           "_nub() {\n"
-           "  local cur=${COMP_WORDS[COMP_CWORD]}\n"
-           "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
-           "    local scripts=$(node -e 'try{console.log(Object.keys(require(\"./package.json\")"
-           ".scripts||{}).join(\" \"))}catch(e){}' 2>/dev/null)\n"
-           "    COMPREPLY=($(compgen -W \"%s $scripts\" -- \"$cur\"))\n"
-           "  elif [ \"${COMP_WORDS[1]}\" = run ]; then\n"
-           "    COMPREPLY=($(compgen -W \"$(node -e 'try{console.log(Object.keys(require("
-           "\"./package.json\").scripts||{}).join(\" \"))}catch(e){}' 2>/dev/null)\" -- \"$cur\"))\n"
-           "  fi\n"
-           "}\n"
-           "complete -o default -F _nub nub\n",
-           nub_buf_str(&words));
-  } else if (!strcmp(argv[1], "zsh")) {
-    printf("#compdef nub\n# nub completion for zsh: eval \"$(nub completion zsh)\"\n"
-           "_nub() {\n"
-           "  if (( CURRENT == 2 )); then\n"
-           "    compadd %s\n"
-           "  else\n"
-           "    _files\n"
-           "  fi\n"
-           "}\n"
-           "compdef _nub nub\n",
-           nub_buf_str(&words));
-  } else if (!strcmp(argv[1], "fish")) {
-    printf("# nub completion for fish: nub completion fish | source\n"
-           "complete -c nub -f -n '__fish_use_subcommand' -a '%s'\n",
-           nub_buf_str(&words));
-  } else {
-    nub_buf_release(&words);
-    return cli_usage("completion takes bash, zsh or fish");
-  }
-  nub_buf_release(&words);
-  return 0;
-}
-
 /* ---- link ------------------------------------------------------------------ */
 
 #include "globallink.h"

@@ -276,12 +276,12 @@ int nub_plat_newfile_publish(struct nub_plat_newfile *nf, int dir, const char *p
   int rc;
 
   if (nf->tmp[0])
-    return nub__plat_newfile_named_publish(nf, dir, path);
+    return nub__plat_newfile_named_publish(nf, dir, path, nub_plat_rename_noreplace_at);
   rc = link_tmpfile(nf->fd, dir, path);
   if (rc == -ENOTSUP) {
     rc = name_in_stage(nf);
     if (rc == 0)
-      return nub__plat_newfile_named_publish(nf, dir, path);
+      return nub__plat_newfile_named_publish(nf, dir, path, nub_plat_rename_noreplace_at);
   }
   close(nf->fd);
   nf->fd = -1;
@@ -375,4 +375,11 @@ int nub_plat_dirstamp_at(int dir, const char *path, uint64_t *ctime_ns, uint64_t
   *ctime_ns = (uint64_t)sx.stx_ctime.tv_sec * 1000000000ull + sx.stx_ctime.tv_nsec;
   *ino = sx.stx_ino;
   return 0;
+}
+
+int nub_plat_copy_range_at(int sdir, const char *src, int ddir, const char *dst,
+                           unsigned mode, uint64_t size)
+{
+  NUB_PLAT_FAULT(NUB_PRIM_COPY_RANGE);
+  return nub__plat_copy_at(nub_plat_copy_range_fd, sdir, src, ddir, dst, mode, size);
 }

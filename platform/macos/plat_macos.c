@@ -146,7 +146,7 @@ int nub_plat_newfile_open(struct nub_plat_newfile *nf, int dir, int stage_dir,
 
 int nub_plat_newfile_publish(struct nub_plat_newfile *nf, int dir, const char *path)
 {
-  return nub__plat_newfile_named_publish(nf, dir, path);
+  return nub__plat_newfile_named_publish(nf, dir, path, nub_plat_rename_noreplace_at);
 }
 
 int nub_plat_newfile_replace(struct nub_plat_newfile *nf, int dir, const char *path)
@@ -195,4 +195,11 @@ char *nub_plat_self_exe(void)
 int nub_plat_dirstamp_at(int dir, const char *path, uint64_t *ctime_ns, uint64_t *ino)
 {
   return nub__plat_dirstamp_stat(dir, path, ctime_ns, ino);
+}
+
+int nub_plat_copy_range_at(int sdir, const char *src, int ddir, const char *dst,
+                           unsigned mode, uint64_t size)
+{
+  NUB_PLAT_FAULT(NUB_PRIM_COPY_RANGE);
+  return nub__plat_copy_at(nub_plat_copy_range_fd, sdir, src, ddir, dst, mode, size);
 }

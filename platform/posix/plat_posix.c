@@ -183,10 +183,8 @@ int nub_plat_copy_stream_fd(int sfd, int dfd, uint64_t len)
   return 0;
 }
 
-typedef int (*copy_fd_fn)(int, int, uint64_t);
-
-static int copy_at(copy_fd_fn fn, int sdir, const char *src, int ddir,
-                   const char *dst, unsigned mode, uint64_t size)
+int nub__plat_copy_at(int (*fn)(int, int, uint64_t), int sdir, const char *src, int ddir,
+                      const char *dst, unsigned mode, uint64_t size)
 {
   int sfd, dfd, rc;
 
@@ -209,18 +207,11 @@ static int copy_at(copy_fd_fn fn, int sdir, const char *src, int ddir,
   return rc;
 }
 
-int nub_plat_copy_range_at(int sdir, const char *src, int ddir, const char *dst,
-                           unsigned mode, uint64_t size)
-{
-  NUB_PLAT_FAULT(NUB_PRIM_COPY_RANGE);
-  return copy_at(nub_plat_copy_range_fd, sdir, src, ddir, dst, mode, size);
-}
-
 int nub_plat_copy_stream_at(int sdir, const char *src, int ddir,
                             const char *dst, unsigned mode, uint64_t size)
 {
   NUB_PLAT_FAULT(NUB_PRIM_COPY);
-  return copy_at(nub_plat_copy_stream_fd, sdir, src, ddir, dst, mode, size);
+  return nub__plat_copy_at(nub_plat_copy_stream_fd, sdir, src, ddir, dst, mode, size);
 }
 
 /* ---- names and directories -------------------------------------------- */
@@ -514,14 +505,15 @@ int nub__plat_newfile_named_open(struct nub_plat_newfile *nf, int stage_dir,
   return 0;
 }
 
-int nub__plat_newfile_named_publish(struct nub_plat_newfile *nf, int dir,
-                                    const char *path)
+int nub__plat_newfile_named_publish(struct nub_plat_newfile *nf, int dir, const char *path,
+                                    int (*rename_noreplace)(int, const char *, int,
+                                                            const char *))
 {
   int rc = close(nf->fd) < 0 ? nub__plat_neg_errno() : 0;
 
   nf->fd = -1;
   if (rc == 0)
-    rc = nub_plat_rename_noreplace_at(nf->stage_dir, nf->tmp, dir, path);
+    rc = rename_noreplace(nf->stage_dir, nf->tmp, dir, path);
   if (rc < 0)
     unlinkat(PD(nf->stage_dir), nf->tmp, 0);
   nf->tmp[0] = '\0';
@@ -987,73 +979,3 @@ void *nub_plat_symbol(void *handle, const char *name) { return dlsym(handle, nam
 
 /* ---- probe ------------------------------------------------------------ */
 
-int nub_plat_probe(int store_dir, int dst_dir, struct nub_plat_probe *out)
-{
-  static unsigned seq;
-  char src[64], dst[64];
-  static const char data[] = "nub link probe\n";
-  struct stat a, b;
-  int fd, rc;
-
-  memset(out, 0, sizeof(*out));
-  if (fstat(store_dir, &a) < 0 || fstat(dst_dir, &b) < 0)
-    return nub__plat_neg_errno();
-  out->src_dev = (uint64_t)a.st_dev;
-  out->dst_dev = (uint64_t)b.st_dev;
-  snprintf(src, sizeof(src), ".nub-probe-src-%d-%u", (int)getpid(),
-           __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
-  fd = openat(store_dir, src, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return nub__plat_neg_errno();
-  rc = nub_plat_write_all(fd, data, sizeof(data) - 1);
-  close(fd);
-  if (rc < 0) {
-    unlinkat(store_dir, src, 0);
-    return rc;
-  }
-  for (int p = 0; p < NUB_PRIM__COUNT; p++) {
-    snprintf(dst, sizeof(dst), ".nub-probe-dst-%d-%u", (int)getpid(),
-             __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
-    switch ((enum nub_prim)p) {
-    case NUB_PRIM_HARDLINK:
-      rc = nub_plat_hardlink_at(store_dir, src, dst_dir, dst);
-      break;
-    case NUB_PRIM_REFLINK:
-      rc = nub_plat_reflink_at(store_dir, src, dst_dir, dst, 0644);
-      break;
-    case NUB_PRIM_COPY_RANGE:
-      rc = nub_plat_copy_range_at(store_dir, src, dst_dir, dst, 0644,
-                                  sizeof(data) - 1);
-      break;
-    case NUB_PRIM_COPY:
-    case NUB_PRIM_SMALL_COPY:
-      rc = nub_plat_copy_stream_at(store_dir, src, dst_dir, dst, 0644,
-                                   sizeof(data) - 1);
-      break;
-    case NUB_PRIM_CLONEDIR: {
-      /* A one-file directory stands for a package tree. */
-      char sd[80];
-      snprintf(sd, sizeof(sd), "%s.d", src);
-      rc = mkdirat(store_dir, sd, 0755) < 0 ? nub__plat_neg_errno() : 0;
-      if (rc == 0) {
-        rc = nub_plat_clonedir_at(store_dir, sd, dst_dir, dst);
-        unlinkat(store_dir, sd, AT_REMOVEDIR);
-        if (rc == 0)
-          unlinkat(dst_dir, dst, AT_REMOVEDIR);
-      }
-      out->works[p] = rc == 0;
-      out->err[p] = rc < 0 ? rc : 0;
-      continue;
-    }
-    default:
-      rc = -ENOTSUP;
-      break;
-    }
-    out->works[p] = rc == 0;
-    out->err[p] = rc < 0 ? rc : 0;
-    if (rc == 0)
-      unlinkat(dst_dir, dst, 0);
-  }
-  unlinkat(store_dir, src, 0);
-  return 0;
-}

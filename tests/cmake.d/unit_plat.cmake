@@ -22,6 +22,7 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
   set(_pdir ${PROJECT_SOURCE_DIR}/platform)
   add_library(nub_platform_macos_shim STATIC
     ${_pdir}/alloc.c
+    ${_pdir}/probe.c
     ${_pdir}/posix/plat_posix.c
     ${_pdir}/macos/plat_macos.c
     ${CMAKE_CURRENT_SOURCE_DIR}/darwin_shim/darwin_shim.c)
