@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "config.h"
 #include "journal.h"
+#include "lockfmt.h"
 #include "manifest.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
@@ -17,6 +18,7 @@
 #include "pool.h"
 #include "progress.h"
 #include "projlock.h"
+#include "session.h"
 #include "registry.h"
 #include "semver.h"
 #include "workspace.h"
@@ -25,20 +27,13 @@ static const char *const sections[] = {"dependencies", "devDependencies", "optio
                                        "peerDependencies"};
 
 struct edit {
-  char *root;                /* the workspace root (or the project) */
-  char *cwd_rel;             /* where nub runs, relative to root */
-  struct nub_config cfg;
-  bool have_cfg;
-  struct nub_manifest root_man;
-  bool have_man;
-  struct nub_workspace ws;
-  bool have_ws;
+  struct nub_session s;      /* the project, its lock held from the first read to
+                              * the last write */
   char **targets;            /* package dirs to edit, absolute */
   size_t ntargets;
   /* the files the edit may change, as they were (journal.h) */
   struct nub_journal_file *files;
   size_t nfiles, capfiles;
-  struct nub_projlock lock; /* held from the first read to the last write */
   struct nub_pool *pool;     /* the registry lookups' */
   struct nub_progress prog;
   bool have_prog;
@@ -69,9 +64,8 @@ static void restore(struct edit *e)
 static void edit_release(struct edit *e)
 {
   /* the edit is over, whole or put back */
-  if (e->lock.journal && e->nfiles)
-    nub_journal_done(e->lock.journal);
-  nub_projlock_release(&e->lock);
+  if (e->s.lock.journal && e->nfiles)
+    nub_journal_done(e->s.lock.journal);
   if (e->have_prog)
     nub_progress_stop(&e->prog);
   if (e->pool)
@@ -82,112 +76,68 @@ static void edit_release(struct edit *e)
   }
   nub_free(e->files);
   nub_strarray_free(e->targets, e->ntargets);
-  if (e->have_ws)
-    nub_workspace_release(&e->ws);
-  if (e->have_man)
-    nub_manifest_release(&e->root_man);
-  if (e->have_cfg)
-    nub_config_release(&e->cfg);
-  nub_free(e->root);
-  nub_free(e->cwd_rel);
+  nub_session_close(&e->s);
 }
 
-static int absolute(const char *dir, char **out, struct nub_err *err)
-{
-  char cwd[4096];
-
-  if (!getcwd(cwd, sizeof(cwd)))
-    return nub_err_set(err, -errno, "cannot read the current directory");
-  *out = !dir ? nub_strdup(cwd) : dir[0] == '/' ? nub_strdup(dir)
-                                                : nub_asprintf("%s/%s", cwd, dir);
-  return 0;
-}
-
-/* The project, its workspace, and the package.json files to edit. */
+/* The project, its workspace, and the package.json files to edit. From
+ * here to the lockfile's write this command alone edits the project: a
+ * second `nub add` waits, then edits this one's result. */
 static int open_edit(struct edit *e, const struct nub_add_opts *o, struct nub_err *err)
 {
   const struct nub_install_opts *io = &o->install;
-  char *start = NULL;
-  int rc = absolute(io->dir, &start, err);
+  struct nub_progress say;
+  struct nub_session_opts so = {io->dir, io->npmrc_dir, io->cfg, io->ncfg, &say, nub_lockfmts,
+                                &nub_lockfmt_none};
+  int rc;
 
   memset(e, 0, sizeof(*e));
-  e->lock.fd = -1;
-  if (rc == 0)
-    rc = nub_workspace_find_root(start, &e->root, &e->root_man, &e->have_man, err);
-  if (rc < 0) {
-    nub_free(start);
-    return rc;
-  }
-  e->cwd_rel = nub_strdup(strlen(start) > strlen(e->root) ? start + strlen(e->root) + 1 : "");
-  nub_free(start);
-  rc = nub_config_load(&e->cfg, e->root, io->cfg, io->ncfg, err);
-  e->have_cfg = rc == 0;
-  /* from here to the lockfile's write this command alone edits the
-   * project: a second `nub add` waits, then edits this one's result */
-  if (rc == 0) {
-    struct nub_progress say;
-    nub_progress_start(&say, io->reporter == NUB_REPORTER_SILENT ? 2 : 3);
-    rc = nub_projlock_take(&e->lock, e->cfg.store_dir, e->root, &say, err);
-    nub_progress_stop(&say);
-  }
-  if (rc == 0 && e->have_man) { /* read again, under the lock */
-    nub_manifest_release(&e->root_man);
-    e->have_man = false;
-  }
-  if (rc == 0 && !e->have_man)
-    rc = nub_manifest_load(&e->root_man, e->root, err);
+  nub_progress_start(&say, io->reporter == NUB_REPORTER_SILENT ? 2 : 3);
+  rc = nub_session_open(&e->s, NUB_OPEN_LOCK | NUB_OPEN_MEMBERS, &so, err);
+  nub_progress_stop(&say);
+  e->s.o.say = NULL;
   if (rc == -NUB_ENOMANIFEST) /* the fix, in the same line */
-    rc = nub_err_set(err, rc, "no package.json in %s; run `nub init` to make one", e->root);
-  e->have_man = rc == 0;
-  if (rc == 0)
-    rc = nub_workspace_discover(&e->ws, e->root, &e->root_man, err);
-  e->have_ws = true;
-  if (rc == 0 && e->ws.source)
-    rc = nub_workspace_load(&e->ws, err);
+    rc = nub_err_set(err, rc, "no package.json in %s; run `nub init` to make one", e->s.root);
   if (rc < 0)
     return rc;
-  e->targets = nub_calloc(e->ws.npkgs + 2, sizeof(char *));
+  e->targets = nub_calloc(e->s.ws.npkgs + 2, sizeof(char *));
   if (io->nfilters || io->workspace_root) {
-    bool *sel = nub_calloc(e->ws.npkgs + 1, sizeof(bool));
-    if (!e->ws.source) {
+    bool *sel = nub_calloc(e->s.ws.npkgs + 1, sizeof(bool));
+    if (!e->s.ws.source) {
       nub_free(sel);
       return nub_err_set(err, -NUB_EUSAGE, "--filter and -w select workspace packages, but "
-                         "%s is not a workspace", e->root);
+                         "%s is not a workspace", e->s.root);
     }
     if (io->nfilters)
-      rc = nub_workspace_select(&e->ws, e->root_man.name, &e->root_man, e->cwd_rel,
+      rc = nub_workspace_select(&e->s.ws, e->s.man.name, &e->s.man, e->s.cwd_rel,
                                 (char *const *)io->filters, io->nfilters, sel, err);
     if (io->workspace_root)
       sel[0] = true;
-    for (size_t i = 0; rc == 0 && i <= e->ws.npkgs; i++)
+    for (size_t i = 0; rc == 0 && i <= e->s.ws.npkgs; i++)
       if (sel[i])
-        e->targets[e->ntargets++] = i ? nub_asprintf("%s/%s", e->root, e->ws.pkgs[i - 1].dir)
-                                      : nub_strdup(e->root);
+        e->targets[e->ntargets++] = i ? nub_asprintf("%s/%s", e->s.root, e->s.ws.pkgs[i - 1].dir)
+                                      : nub_strdup(e->s.root);
     nub_free(sel);
     return rc;
   }
   /* the member nub runs in, else the root */
-  for (size_t i = 0; i < e->ws.npkgs; i++) {
-    size_t dl = strlen(e->ws.pkgs[i].dir);
-    if (!strncmp(e->cwd_rel, e->ws.pkgs[i].dir, dl) &&
-        (e->cwd_rel[dl] == '\0' || e->cwd_rel[dl] == '/')) {
-      e->targets[e->ntargets++] = nub_asprintf("%s/%s", e->root, e->ws.pkgs[i].dir);
+  for (size_t i = 0; i < e->s.ws.npkgs; i++) {
+    size_t dl = strlen(e->s.ws.pkgs[i].dir);
+    if (!strncmp(e->s.cwd_rel, e->s.ws.pkgs[i].dir, dl) &&
+        (e->s.cwd_rel[dl] == '\0' || e->s.cwd_rel[dl] == '/')) {
+      e->targets[e->ntargets++] = nub_asprintf("%s/%s", e->s.root, e->s.ws.pkgs[i].dir);
       return 0;
     }
   }
-  e->targets[e->ntargets++] = nub_strdup(e->root);
+  e->targets[e->ntargets++] = nub_strdup(e->s.root);
   return 0;
 }
 
 /* Every lockfile the install may write, kept so that a failure puts it back. */
 static void keep_lockfiles(struct edit *e)
 {
-  static const char *const names[] = {"package-lock.json", "npm-shrinkwrap.json", "nub.lock",
-                                      "pnpm-lock.yaml", "bun.lock", "yarn.lock"};
-
-  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-    char *p = nub_asprintf("%s/%s", e->root, names[i]);
-    keep_file(e, p);
+  for (size_t i = 0; nub_lockfmts[i]; i++) {
+    char *p = nub_asprintf("%s/%s", e->s.root, nub_lockfmts[i]->file);
+    keep_file(e, p); /* (once per file: keep_file knows it) */
     nub_free(p);
   }
 }
@@ -203,7 +153,7 @@ static int begin_edit(struct edit *e, struct nub_err *err)
     nub_free(pj);
   }
   keep_lockfiles(e);
-  return nub_journal_write(e->lock.journal, e->files, e->nfiles, err);
+  return nub_journal_write(e->s.lock.journal, e->files, e->nfiles, err);
 }
 
 /* ---- what to save ---------------------------------------------------------- */
@@ -280,8 +230,8 @@ static int lookup(struct nub_meta *meta, const char *name, const char *req, char
 static int want_of(struct edit *e, struct nub_meta **meta, const struct nub_add_opts *o,
                    const char *target, const char *arg, struct want *w, struct nub_err *err)
 {
-  const char *req, *prefix = nub_config_get(&e->cfg, "save-prefix");
-  bool exact = o->exact || nub_config_bool(&e->cfg, "save-exact", false);
+  const char *req, *prefix = nub_config_get(&e->s.cfg, "save-prefix");
+  bool exact = o->exact || nub_config_bool(&e->s.cfg, "save-exact", false);
   char real[256], *version = NULL;
   const char *real_req = NULL;
   const struct nub_ws_pkg *member;
@@ -293,9 +243,9 @@ static int want_of(struct edit *e, struct nub_meta **meta, const struct nub_add_
   if (is_path_spec(arg)) {
     bool link = !strncmp(arg, "link:", 5);
     const char *path = !strncmp(arg, "file:", 5) || link ? arg + 5 : arg;
-    char *abs = path[0] == '/' ? nub_strdup(path) : nub_asprintf("%s/%s%s%s", e->root,
-                                                                 e->cwd_rel,
-                                                                 e->cwd_rel[0] ? "/" : "", path);
+    char *abs = path[0] == '/' ? nub_strdup(path) : nub_asprintf("%s/%s%s%s", e->s.root,
+                                                                 e->s.cwd_rel,
+                                                                 e->s.cwd_rel[0] ? "/" : "", path);
     char rel[4096];
     struct nub_manifest m;
     rc = nub_manifest_load(&m, abs, err);
@@ -320,8 +270,8 @@ static int want_of(struct edit *e, struct nub_meta **meta, const struct nub_add_
     w->spec = nub_strdup(req); /* saved as given */
     return 0;
   }
-  if (!req && e->ws.source && (member = nub_workspace_find(&e->ws, w->name)) != NULL) {
-    w->spec = !strcmp(e->ws.source, "pnpm-workspace.yaml") || !member->man.version
+  if (!req && e->s.ws.source && (member = nub_workspace_find(&e->s.ws, w->name)) != NULL) {
+    w->spec = !strcmp(e->s.ws.source, "pnpm-workspace.yaml") || !member->man.version
                   ? nub_strdup("workspace:^")
                   : nub_asprintf("%s%s", exact ? "" : prefix, member->man.version);
     return 0;
@@ -338,7 +288,7 @@ static int want_of(struct edit *e, struct nub_meta **meta, const struct nub_add_
     e->pool = nub_pool_new(1, "registry");
     nub_progress_start(&e->prog, (int)NUB_REPORTER_SILENT);
     e->have_prog = true;
-    rc = nub_meta_new(meta, &e->cfg, e->pool, &e->prog, &mo, err);
+    rc = nub_meta_new(meta, &e->s.cfg, e->pool, &e->prog, &mo, err);
     if (rc < 0)
       return rc;
   }
@@ -413,8 +363,11 @@ static int run_install(struct edit *e, const struct nub_add_opts *o,
   struct nub_install_opts io = o->install;
   int rc;
 
-  io.project_locked = true; /* ours, since open_edit */
-  rc = nub_install(&io, res, err);
+  /* the same project, still locked, its package.json files read again */
+  io.session = &e->s;
+  rc = nub_session_reread(&e->s, err);
+  if (rc == 0)
+    rc = nub_install(&io, res, err);
 
   if (rc < 0)
     restore(e);
@@ -593,7 +546,7 @@ int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_res
     size_t len = 0;
     struct nub_manifest m;
     bool edited = false;
-    const char *prefix = nub_config_get(&e.cfg, "save-prefix");
+    const char *prefix = nub_config_get(&e.s.cfg, "save-prefix");
     rc = read_pj(e.targets[t], &text, &len, err);
     if (rc == 0)
       rc = nub_manifest_parse(&m, text, len, "package.json", err);
@@ -615,14 +568,14 @@ int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_res
           if (!range)
             range = "*";
         }
-        if (!registry_spec(range) || (e.ws.source && nub_workspace_find(&e.ws, name)))
+        if (!registry_spec(range) || (e.s.ws.source && nub_workspace_find(&e.s.ws, name)))
           continue;
         if (!meta) {
           struct nub_meta_opts mo = {o->install.offline, o->install.prefer_offline};
           e.pool = nub_pool_new(1, "registry");
           nub_progress_start(&e.prog, (int)NUB_REPORTER_SILENT);
           e.have_prog = true;
-          rc = nub_meta_new(&meta, &e.cfg, e.pool, &e.prog, &mo, err);
+          rc = nub_meta_new(&meta, &e.s.cfg, e.pool, &e.prog, &mo, err);
           if (rc < 0)
             break;
         }

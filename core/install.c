@@ -30,21 +30,6 @@
 
 /* ---- setting up ------------------------------------------------------------ */
 
-static int absolute_dir(const char *dir, char **out, struct nub_err *err)
-{
-  char cwd[4096];
-
-  if (!getcwd(cwd, sizeof(cwd)))
-    return nub_err_set(err, -errno, "cannot read the current directory");
-  if (!dir)
-    *out = nub_strdup(cwd);
-  else if (dir[0] == '/')
-    *out = nub_strdup(dir);
-  else
-    *out = nub_asprintf("%s/%s", cwd, dir);
-  return 0;
-}
-
 /* The settings that shape node_modules; a change means relink. */
 static void settings_hash(struct nub_install_ctx *c, char out[33])
 {
@@ -52,13 +37,13 @@ static void settings_hash(struct nub_install_ctx *c, char out[33])
   unsigned char h[16];
 
   nub_buf_addf(&b, "nub %s\nlayout %s\nimport %d\nomit_dev %d\nomit_opt %d\ndev_only %d\n",
-               NUB_VERSION, c->layout->name, (int)c->cfg.import_method, c->o->omit_dev,
+               NUB_VERSION, c->layout->name, (int)c->s->cfg.import_method, c->o->omit_dev,
                c->o->omit_optional, c->o->dev_only);
-  nub_buf_addf(&b, "registry %s\nstore %s\ngvs %d\n", c->cfg.registry ? c->cfg.registry : "",
-               c->cfg.store_dir, c->cfg.gvs);
+  nub_buf_addf(&b, "registry %s\nstore %s\ngvs %d\n", c->s->cfg.registry ? c->s->cfg.registry : "",
+               c->s->cfg.store_dir, c->s->cfg.gvs);
   /* a selection of workspace packages is a node_modules of its own */
   for (size_t i = 0; i < c->o->nfilters; i++)
-    nub_buf_addf(&b, "filter %s in %s\n", c->o->filters[i], c->cwd_rel);
+    nub_buf_addf(&b, "filter %s in %s\n", c->o->filters[i], c->s->cwd_rel);
   if (c->o->workspace_root)
     nub_buf_adds(&b, "workspace-root\n");
   nub_quickhash(b.data, b.len, h);
@@ -84,15 +69,15 @@ static bool as_trees(const struct nub_install_ctx *c)
    * isolated one adopts the tree as the package's entry in the global
    * virtual store (isolated.c); without that store, isolated packages share
    * equal files through content names */
-  return c->layout == &nub_layout_hoisted || c->cfg.gvs;
+  return c->layout == &nub_layout_hoisted || c->s->cfg.gvs;
 }
 
 /* pnpm-workspace.yaml's overrides (over package.json's) and
  * onlyBuiltDependencies (when package.json names none) */
 static void merge_workspace_settings(struct nub_install_ctx *c)
 {
-  struct nub_workspace *ws = &c->ws;
-  struct nub_depmap *ov = &c->man.overrides;
+  struct nub_workspace *ws = &c->s->ws;
+  struct nub_depmap *ov = &c->s->man.overrides;
 
   for (size_t i = 0; i < ws->overrides.n; i++) {
     const struct nub_dep *d = &ws->overrides.v[i];
@@ -107,90 +92,40 @@ static void merge_workspace_settings(struct nub_install_ctx *c)
     nub_free(ov->v[k].spec);
     ov->v[k].spec = nub_strdup(d->spec);
   }
-  if (!c->man.ntrusted && ws->nonly_built) {
-    c->man.trusted = nub_calloc(ws->nonly_built, sizeof(char *));
+  if (!c->s->man.ntrusted && ws->nonly_built) {
+    c->s->man.trusted = nub_calloc(ws->nonly_built, sizeof(char *));
     for (size_t i = 0; i < ws->nonly_built; i++)
-      c->man.trusted[i] = nub_strdup(ws->only_built[i]);
-    c->man.ntrusted = ws->nonly_built;
+      c->s->man.trusted[i] = nub_strdup(ws->only_built[i]);
+    c->s->man.ntrusted = ws->nonly_built;
   }
 }
 
-/* An edit of the project (nub add) that was interrupted is undone before
- * package.json is read: both it and the lockfile are then as they were. */
-static int finish_interrupted_edit(struct nub_install_ctx *c, const char *dir,
-                                   struct nub_err *err)
+/* What follows from the project once it is open: the layout, frozen or
+ * not, the settings' fingerprint. */
+static void setup(struct nub_install_ctx *c)
 {
-  int rc;
-
-  struct nub_progress say;
-  bool undone;
-
-  if (c->o->project_locked || !nub_projlock_pending(c->cfg.store_dir, dir))
-    return 0;
-  /* (the install's own reporter starts later; this is said whatever
-   * follows, an up-to-date project too) */
-  nub_progress_start(&say, c->o->reporter == NUB_REPORTER_SILENT ? 2 : 3);
-  rc = nub_projlock_take(&c->plock, c->cfg.store_dir, dir, &say, err);
-  nub_progress_stop(&say);
-  undone = c->plock.recovered;
-  nub_projlock_release(&c->plock);
-  if (rc == 0 && undone && c->have_man) {
-    nub_manifest_release(&c->man);
-    c->have_man = false;
-  }
-  return rc;
-}
-
-static int setup(struct nub_install_ctx *c, const char *dir, struct nub_err *err)
-{
-  int rc = nub_config_load_for(&c->cfg, dir, c->o->npmrc_dir ? c->o->npmrc_dir : dir, c->o->cfg,
-                               c->o->ncfg, err);
-
-  if (rc < 0)
-    return rc;
-  c->have_cfg = true;
-  rc = finish_interrupted_edit(c, dir, err);
-  if (rc < 0)
-    return rc;
-  /* read while the workspace root was looked for; again only to say why
-   * it cannot be read */
-  if (!c->have_man) {
-    rc = nub_manifest_load(&c->man, dir, err);
-    if (rc < 0)
-      return rc;
-    c->have_man = true;
-  }
-  rc = nub_workspace_discover(&c->ws, dir, &c->man, err);
-  c->have_ws = true;
-  if (rc < 0)
-    return rc;
   merge_workspace_settings(c);
-  rc = nub_project_detect(&c->proj, dir, &c->cfg, c->man.package_manager, err);
-  c->have_proj = true; /* released whatever detect did */
-  if (rc < 0)
-    return rc;
   nub_plat_caps(&c->caps);
-  c->layout = c->proj.layout == NUB_LINKER_HOISTED ? &nub_layout_hoisted : &nub_layout_isolated;
+  c->layout = c->s->proj.layout == NUB_LINKER_HOISTED ? &nub_layout_hoisted : &nub_layout_isolated;
   c->frozen = c->o->frozen == NUB_FROZEN_YES ||
-              (c->o->frozen == NUB_FROZEN_DEFAULT && nub_plat_getenv("CI") && c->proj.lockfile);
+              (c->o->frozen == NUB_FROZEN_DEFAULT && nub_plat_getenv("CI") && c->s->proj.lockfile);
   settings_hash(c, c->settings);
-  return 0;
 }
 
 /* The files the state fingerprints, in order: the lockfile, package.json,
  * the workspace's definition and its members' package.json. */
 static size_t input_files(const struct nub_install_ctx *c, const char *lockfile, char ***out)
 {
-  size_t n = 0, cap = c->ws.npkgs + 3;
+  size_t n = 0, cap = c->s->ws.npkgs + 3;
   char **v = nub_calloc(cap, sizeof(char *));
 
   if (lockfile)
     v[n++] = nub_strdup(lockfile);
   v[n++] = nub_strdup("package.json");
-  if (c->ws.source && !strcmp(c->ws.source, "pnpm-workspace.yaml"))
+  if (c->s->ws.source && !strcmp(c->s->ws.source, "pnpm-workspace.yaml"))
     v[n++] = nub_strdup("pnpm-workspace.yaml");
-  for (size_t i = 0; i < c->ws.npkgs; i++)
-    v[n++] = nub_asprintf("%s/package.json", c->ws.pkgs[i].dir);
+  for (size_t i = 0; i < c->s->ws.npkgs; i++)
+    v[n++] = nub_asprintf("%s/package.json", c->s->ws.pkgs[i].dir);
   *out = v;
   return n;
 }
@@ -202,17 +137,17 @@ static int select_projects(struct nub_install_ctx *c, struct nub_err *err)
 
   if (!o->nfilters && !o->workspace_root)
     return 0;
-  if (!c->ws.source)
+  if (!c->s->ws.source)
     return nub_err_set(err, -NUB_EUSAGE, "%s selects workspace packages, but %s is not a "
                        "workspace (no \"workspaces\" in package.json, no pnpm-workspace.yaml)",
-                       o->nfilters ? "--filter" : "--workspace-root", c->proj.dir);
+                       o->nfilters ? "--filter" : "--workspace-root", c->s->proj.dir);
   if (c->layout == &nub_layout_hoisted)
     return nub_err_set(err, -NUB_EUSAGE, "--filter selects workspace packages in the isolated "
                        "layout; the hoisted layout (%s) installs the whole workspace",
-                       c->proj.layout_source);
-  c->selected = nub_calloc(c->ws.npkgs + 1, sizeof(bool));
+                       c->s->proj.layout_source);
+  c->selected = nub_calloc(c->s->ws.npkgs + 1, sizeof(bool));
   if (o->nfilters) {
-    int rc = nub_workspace_select(&c->ws, c->man.name, &c->man, c->cwd_rel,
+    int rc = nub_workspace_select(&c->s->ws, c->s->man.name, &c->s->man, c->s->cwd_rel,
                                   (char *const *)o->filters, o->nfilters, c->selected, err);
     if (rc < 0)
       return rc;
@@ -233,17 +168,17 @@ static bool up_to_date(struct nub_install_ctx *c)
   if (c->o->force || c->o->ci || c->o->lockfile_only || c->o->frozen == NUB_FROZEN_NO ||
       c->o->nupdate || c->o->update_all || c->o->rebuild)
     return false;
-  if (nub_state_read(&s, c->proj.dir_fd, true) < 0)
+  if (nub_state_read(&s, c->s->proj.dir_fd, true) < 0)
     return false;
-  n = input_files(c, c->proj.lockfile, &names);
+  n = input_files(c, c->s->proj.lockfile, &names);
   fresh = !strcmp(s.settings, c->settings) && (size_t)s.nfiles == n;
   for (size_t i = 0; fresh && i < n; i++)
     fresh = !strcmp(s.files[i].name, names[i]);
-  fresh = fresh && nub_state_files_match(&s, c->proj.dir_fd);
+  fresh = fresh && nub_state_files_match(&s, c->s->proj.dir_fd);
   /* the inputs as they were, but node_modules not: a repair, whatever it
    * changes (the summary says so) */
-  if (fresh && !(nub_state_checks_exist(&s, c->proj.dir_fd) &&
-                 nub_state_dirs_match(&s, c->proj.dir_fd))) {
+  if (fresh && !(nub_state_checks_exist(&s, c->s->proj.dir_fd) &&
+                 nub_state_dirs_match(&s, c->s->proj.dir_fd))) {
     fresh = false;
     c->damaged = true;
   }
@@ -253,12 +188,12 @@ static bool up_to_date(struct nub_install_ctx *c)
 }
 
 /* One command at a time per project, whatever the store; add, remove and
- * update hold the lock already (projlock.h). */
+ * update hold the lock already, in their session (projlock.h). */
 static int lock_project(struct nub_install_ctx *c, struct nub_err *err)
 {
-  if (c->o->project_locked)
+  if (c->s->opened & NUB_OPEN_LOCK)
     return 0;
-  return nub_projlock_take(&c->plock, c->cfg.store_dir, c->proj.dir, &c->prog, err);
+  return nub_projlock_take(&c->plock, c->s->cfg.store_dir, c->s->proj.dir, &c->prog, err);
 }
 
 /* Concurrency sample for diag (every 50 ms while NUB_DIAG_* is on). */
@@ -284,11 +219,11 @@ static int start_work(struct nub_install_ctx *c, struct nub_err *err)
   int rc, n;
 
   nub_progress_start(&c->prog, (int)c->o->reporter);
-  for (size_t i = 0; i < c->cfg.nwarnings; i++)
-    nub_progress_warn(&c->prog, "%s", c->cfg.warnings[i]);
-  for (size_t i = 0; i < c->ws.nwarnings; i++)
-    nub_progress_warn(&c->prog, "%s", c->ws.warnings[i]);
-  rc = nub_store_open(&c->store, c->cfg.store_dir, err);
+  for (size_t i = 0; i < c->s->cfg.nwarnings; i++)
+    nub_progress_warn(&c->prog, "%s", c->s->cfg.warnings[i]);
+  for (size_t i = 0; i < c->s->ws.nwarnings; i++)
+    nub_progress_warn(&c->prog, "%s", c->s->ws.warnings[i]);
+  rc = nub_store_open(&c->store, c->s->cfg.store_dir, err);
   if (rc < 0)
     return rc;
   c->have_store = true;
@@ -311,17 +246,17 @@ static int start_work(struct nub_install_ctx *c, struct nub_err *err)
   n = jobs && atoi(jobs) > 0 ? atoi(jobs) : 2 * c->caps.ncpu;
   c->pool = nub_pool_new(n > 1 ? n - 1 : 0, "workers");
   nub_diag_sampler_start(sample, c);
-  nub_diag_debugf("node-linker: %s (%s)", c->layout->name, c->proj.layout_source);
+  nub_diag_debugf("node-linker: %s (%s)", c->layout->name, c->s->proj.layout_source);
   if (NUB_DIAG_ON()) {
     char v[64];
     nub_diag_set_meta("nub", NUB_VERSION);
     nub_diag_set_meta("layout", c->layout->name);
-    nub_diag_set_meta("layout_source", c->proj.layout_source ? c->proj.layout_source : "");
-    nub_diag_set_meta("lockfile", c->proj.lockfile ? c->proj.lockfile : "");
+    nub_diag_set_meta("layout_source", c->s->proj.layout_source ? c->s->proj.layout_source : "");
+    nub_diag_set_meta("lockfile", c->s->proj.lockfile ? c->s->proj.lockfile : "");
     nub_diag_set_meta("store", c->store.root);
     snprintf(v, sizeof(v), "%d", n);
     nub_diag_set_meta("threads", v);
-    nub_diag_set_meta("global_virtual_store", c->cfg.gvs ? "true" : "false");
+    nub_diag_set_meta("global_virtual_store", c->s->cfg.gvs ? "true" : "false");
   }
   return 0;
 }
@@ -331,21 +266,6 @@ static int start_work(struct nub_install_ctx *c, struct nub_err *err)
 /* A workspace member's own scripts, run after its dependencies' */
 static const char *const member_events[] = {"preinstall", "install", "postinstall", "prepare"};
 
-/* Which source makes the plan: the lockfile's kind decides. */
-static int make_plan(struct nub_install_ctx *c, struct nub_err *err)
-{
-  switch (c->proj.lock) {
-  case NUB_LOCK_NPM:
-  case NUB_LOCK_SHRINKWRAP:
-  case NUB_LOCK_BUN:
-    return nub_plan_from_tree_lockfile(c, err);
-  case NUB_LOCK_YARN:
-    return nub_plan_from_yarn(c, err);
-  default:
-    return nub_plan_from_graph(c, err);
-  }
-}
-
 static int phase_plan(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_diag_phase ph;
@@ -353,11 +273,11 @@ static int phase_plan(struct nub_install_ctx *c, struct nub_err *err)
   int rc;
 
   nub_diag_phase_begin(&ph, "resolve");
-  rc = make_plan(c, err);
+  rc = c->s->proj.fmt->plan(c, err); /* the lockfile's format makes the plan (lockfmt.h) */
   /* every reader's names, checked once before anything is made of them
    * (a tree's paths are checked as it is finished, tree.h) */
   if (rc == 0 && c->plan.have_graph)
-    rc = nub_graph_check_names(&c->plan.graph, c->proj.lockfile ? c->proj.lockfile
+    rc = nub_graph_check_names(&c->plan.graph, c->s->proj.lockfile ? c->s->proj.lockfile
                                                                 : "package.json", err);
   if (rc == 0)
     nub_install_select_importers(c);
@@ -383,8 +303,8 @@ static int fresh_linker(struct nub_install_ctx *c)
 
   if (c->have_linker)
     nub_linker_release(&c->linker);
-  rc = nub_linker_init(&c->linker, &c->store, c->cfg.import_method);
-  c->linker.verify = c->cfg.verify_store;
+  rc = nub_linker_init(&c->linker, &c->store, c->s->cfg.import_method);
+  c->linker.verify = c->s->cfg.verify_store;
   c->have_linker = true;
   return rc;
 }
@@ -400,7 +320,7 @@ static void start_early(struct nub_install_ctx *c)
     return;
   if (fresh_linker(c) < 0)
     return;
-  c->early = nub_hoisted_early_begin(c->proj.dir_fd, &c->plan.tree, &c->linker,
+  c->early = nub_hoisted_early_begin(c->s->proj.dir_fd, &c->plan.tree, &c->linker,
                                      nub_pool_size(c->pool), &c->prog);
 }
 
@@ -433,7 +353,7 @@ static int phase_fetch(struct nub_install_ctx *c, struct nub_err *err)
     rc = c->layout->after_fetch(c, err);
   if (rc < 0 && c->early) {
     /* there was no node_modules: there is none again */
-    nub_plat_rm_rf_at(c->proj.dir_fd, "node_modules");
+    nub_plat_rm_rf_at(c->s->proj.dir_fd, "node_modules");
     nub_hoisted_early_free(c->early);
     c->early = NULL;
   }
@@ -453,16 +373,16 @@ static int keep_previous(struct nub_install_ctx *c, const struct nub_state *old,
   *keep = old && !c->o->ci && !c->o->force && !strcmp(old->layout, c->layout->name) &&
           !strcmp(old->settings, c->settings);
   /* (a node_modules made while the fetch ran is this install's own) */
-  if (!*keep && !c->early && nub_plat_stat_at(c->proj.dir_fd, "node_modules", &st) == 0) {
-    rc = nub_plat_rm_rf_at(c->proj.dir_fd, "node_modules");
+  if (!*keep && !c->early && nub_plat_stat_at(c->s->proj.dir_fd, "node_modules", &st) == 0) {
+    rc = nub_plat_rm_rf_at(c->s->proj.dir_fd, "node_modules");
     if (rc < 0)
       return nub_err_set(err, rc, "cannot clear node_modules: %s", nub_strerror(rc));
   }
-  for (size_t i = 0; !*keep && i < c->ws.npkgs; i++) {
-    char *nm = nub_asprintf("%s/node_modules", c->ws.pkgs[i].dir);
+  for (size_t i = 0; !*keep && i < c->s->ws.npkgs; i++) {
+    char *nm = nub_asprintf("%s/node_modules", c->s->ws.pkgs[i].dir);
     rc = 0; /* (a member without node_modules has nothing to clear) */
-    if (nub_plat_stat_at(c->proj.dir_fd, nm, &st) == 0 && st.type == NUB_FT_DIR)
-      rc = nub_plat_rm_rf_at(c->proj.dir_fd, nm);
+    if (nub_plat_stat_at(c->s->proj.dir_fd, nm, &st) == 0 && st.type == NUB_FT_DIR)
+      rc = nub_plat_rm_rf_at(c->s->proj.dir_fd, nm);
     if (rc < 0)
       rc = nub_err_set(err, rc, "cannot clear %s: %s", nm, nub_strerror(rc));
     nub_free(nm);
@@ -471,7 +391,7 @@ static int keep_previous(struct nub_install_ctx *c, const struct nub_state *old,
   }
   /* From here on node_modules is being changed: a stale state must not
    * survive an interrupted link. */
-  nub_plat_unlink_at(c->proj.dir_fd, NUB_STATE_FILE, false);
+  nub_plat_unlink_at(c->s->proj.dir_fd, NUB_STATE_FILE, false);
   return 0;
 }
 
@@ -584,17 +504,17 @@ static void phase_state(struct nub_install_ctx *c, const struct nub_state *old,
   memcpy(s.settings, c->settings, sizeof(s.settings));
   {
     char **names;
-    size_t n = input_files(c, c->proj.lockfile ? c->proj.lockfile
+    size_t n = input_files(c, c->s->proj.lockfile ? c->s->proj.lockfile
                               : c->plan.have_graph ? c->plan.lockname
                                                    : NULL, &names);
     for (size_t i = 0; i < n; i++)
-      nub_state_add_file(&s, c->proj.dir_fd, names[i]);
+      nub_state_add_file(&s, c->s->proj.dir_fd, names[i]);
     nub_strarray_free(names, n);
   }
-  nub_plat_mkdir_at(c->proj.dir_fd, NUB_STATE_DIR, 0755); /* before any time is read */
+  nub_plat_mkdir_at(c->s->proj.dir_fd, NUB_STATE_DIR, 0755); /* before any time is read */
   c->layout->state(c, &s);
-  nub_state_write(&s, c->proj.dir_fd);
-  nub_store_register_project(&c->store, c->proj.dir); /* what prune keeps */
+  nub_state_write(&s, c->s->proj.dir_fd);
+  nub_store_register_project(&c->store, c->s->proj.dir); /* what prune keeps */
   nub_report_changes(c->old_directs, c->nold_directs, s.directs, s.ndirects, &res->changes,
                      &res->nchanges);
   nub_report_count(old, &s, &res->added, &res->changed, &res->removed);
@@ -620,14 +540,14 @@ static void phase_state(struct nub_install_ctx *c, const struct nub_state *old,
 static bool recordable(const struct nub_install_ctx *c)
 {
   const struct nub_install_opts *o = c->o;
-  bool scripts = !o->ignore_scripts && !c->cfg.ignore_scripts;
+  bool scripts = !o->ignore_scripts && !c->s->cfg.ignore_scripts;
 
-  return c->layout == &nub_layout_isolated && c->cfg.gvs && c->proj.lockfile &&
-         !c->ws.source && !o->ci && !o->force && !o->lockfile_only &&
+  return c->layout == &nub_layout_isolated && c->s->cfg.gvs && c->s->proj.lockfile &&
+         !c->s->ws.source && !o->ci && !o->force && !o->lockfile_only &&
          o->frozen != NUB_FROZEN_NO && !o->nupdate && !o->update_all && !o->rebuild &&
          !o->nfilters && !o->workspace_root &&
-         !(scripts && (c->man.preinstall || c->man.install || c->man.postinstall ||
-                       c->man.prepare));
+         !(scripts && (c->s->man.preinstall || c->s->man.install || c->s->man.postinstall ||
+                       c->s->man.prepare));
 }
 
 /* The record's name: what shapes node_modules, this machine, and the bytes
@@ -636,19 +556,19 @@ static int record_digest(const struct nub_install_ctx *c, char out[33])
 {
   struct nub_buf ctx = NUB_BUF_INIT;
   char **names;
-  size_t n = input_files(c, c->proj.lockfile, &names);
+  size_t n = input_files(c, c->s->proj.lockfile, &names);
   int rc;
 
   nub_buf_addf(&ctx, "settings %s\nos %s\ncpu %s\nlibc %s\nscripts %d\nomit_peer %d\n",
                c->settings, c->caps.npm_os, c->caps.npm_cpu, c->caps.libc ? c->caps.libc : "-",
-               !c->o->ignore_scripts && !c->cfg.ignore_scripts, c->o->omit_peer);
+               !c->o->ignore_scripts && !c->s->cfg.ignore_scripts, c->o->omit_peer);
   /* every setting of every layer but credentials: what any of them makes
    * of the install (a stricter peer rule, say) is then a new record */
-  for (size_t i = 0; i < c->cfg.nent; i++)
-    if (!nub_config_is_credential(c->cfg.ent[i].key))
-      nub_buf_addf(&ctx, "cfg %d %s=%s\n", (int)c->cfg.ent[i].layer, c->cfg.ent[i].key,
-                   c->cfg.ent[i].val ? c->cfg.ent[i].val : "");
-  rc = nub_record_digest(c->proj.dir_fd, ctx.data, names, n, out);
+  for (size_t i = 0; i < c->s->cfg.nent; i++)
+    if (!nub_config_is_credential(c->s->cfg.ent[i].key))
+      nub_buf_addf(&ctx, "cfg %d %s=%s\n", (int)c->s->cfg.ent[i].layer, c->s->cfg.ent[i].key,
+                   c->s->cfg.ent[i].val ? c->s->cfg.ent[i].val : "");
+  rc = nub_record_digest(c->s->proj.dir_fd, ctx.data, names, n, out);
   nub_strarray_free(names, n);
   nub_buf_release(&ctx);
   return rc;
@@ -666,23 +586,23 @@ static bool replay(struct nub_install_ctx *c, struct nub_install_result *res)
   size_t n;
   int rc;
 
-  if (!recordable(c) || nub_plat_stat_at(c->proj.dir_fd, "node_modules", &st) != -ENOENT ||
+  if (!recordable(c) || nub_plat_stat_at(c->s->proj.dir_fd, "node_modules", &st) != -ENOENT ||
       record_digest(c, digest) < 0)
     return false;
   nub_diag_phase_begin(&ph, "replay");
-  rc = nub_record_replay(&c->store, digest, c->proj.dir_fd, &r);
+  rc = nub_record_replay(&c->store, digest, c->s->proj.dir_fd, &r);
   if (rc < 0) {
     nub_diag_phase_end(&ph, rc == -ENOENT ? "no record" : "the record is stale");
     return false;
   }
   for (size_t i = 0; i < r.nwarnings; i++)
     nub_progress_warn(&c->prog, "%s", r.warnings[i]);
-  n = input_files(c, c->proj.lockfile, &names);
+  n = input_files(c, c->s->proj.lockfile, &names);
   for (size_t i = 0; i < n; i++)
-    nub_state_add_file(&r.state, c->proj.dir_fd, names[i]);
+    nub_state_add_file(&r.state, c->s->proj.dir_fd, names[i]);
   nub_strarray_free(names, n);
-  nub_state_write(&r.state, c->proj.dir_fd);
-  nub_store_register_project(&c->store, c->proj.dir); /* what prune keeps */
+  nub_state_write(&r.state, c->s->proj.dir_fd);
+  nub_store_register_project(&c->store, c->s->proj.dir); /* what prune keeps */
   nub_report_changes(NULL, 0, r.state.directs, r.state.ndirects, &res->changes,
                      &res->nchanges);
   res->added = c->installed = r.added;
@@ -701,7 +621,7 @@ static void remember(struct nub_install_ctx *c, const struct nub_layout_result *
 
   if (!c->record || !lr->entries || record_digest(c, digest) < 0)
     return;
-  nub_record_save(&c->store, digest, c->proj.dir_fd, lr->entries, lr->nentries, c->installed,
+  nub_record_save(&c->store, digest, c->s->proj.dir_fd, lr->entries, lr->nentries, c->installed,
                   c->prog.said, c->prog.nsaid);
 }
 
@@ -721,9 +641,9 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
    * the lockfile included, is written */
   rc = nub_lifecycle_members_check(c, member_events, 4, err);
   /* git packages the project trusts by name are prepared before packing */
-  if (!c->o->ignore_scripts && !c->cfg.ignore_scripts) {
-    c->plan.pkgs.prepare_names = c->man.trusted;
-    c->plan.pkgs.nprepare = c->man.ntrusted;
+  if (!c->o->ignore_scripts && !c->s->cfg.ignore_scripts) {
+    c->plan.pkgs.prepare_names = c->s->man.trusted;
+    c->plan.pkgs.nprepare = c->s->man.ntrusted;
   }
   c->plan.pkgs.as_trees = as_trees(c);
   if (rc == 0 && replay(c, res))
@@ -731,12 +651,12 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
   if (rc == 0)
     rc = phase_plan(c, err);
   if (rc == 0 && c->o->lockfile_only && c->plan.lock_written) /* (static names) */
-    res->lockfile = c->plan.lockname ? c->plan.lockname : c->proj.lockfile;
+    res->lockfile = c->plan.lockname ? c->plan.lockname : c->s->proj.lockfile;
   if (rc < 0 || c->o->lockfile_only)
     return rc;
   /* what the previous install left, read once: its direct dependencies
    * for the summary (whatever its layout), its directories for mending */
-  have_old = nub_state_read(&old, c->proj.dir_fd, false) == 0;
+  have_old = nub_state_read(&old, c->s->proj.dir_fd, false) == 0;
   if (have_old) {
     c->old_directs = old.directs;
     c->nold_directs = old.ndirects;
@@ -772,7 +692,7 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
     phase_state(c, have_old ? &old : NULL, &lr, res);
     remember(c, &lr);
     if (c->plan.lock_written)
-      res->lockfile = c->plan.lockname ? c->plan.lockname : c->proj.lockfile;
+      res->lockfile = c->plan.lockname ? c->plan.lockname : c->s->proj.lockfile;
   }
   if (have_old)
     nub_state_release(&old);
@@ -786,48 +706,50 @@ int nub_install(const struct nub_install_opts *o, struct nub_install_result *res
                 struct nub_err *err)
 {
   struct nub_install_ctx c;
-  char *dir = NULL;
   int rc;
 
   memset(&c, 0, sizeof(c));
   memset(res, 0, sizeof(*res));
   c.o = o;
   c.plock.fd = -1;
+  c.own.lock.fd = -1;
   c.gc_lock_fd = -1;
   c.t0 = nub_diag_t0() ? nub_diag_t0() : nub_plat_now_ns();
   nub_plat_trap_interrupts();
   nub_plat_raise_nofile();
-  rc = absolute_dir(o->dir, &dir, err);
-  if (rc == 0) {
-    /* run in a workspace package, the install is the workspace's */
-    char *root = NULL;
-    rc = nub_workspace_find_root(dir, &root, &c.man, &c.have_man, err);
-    if (rc == 0) {
-      size_t rl = strlen(root);
-      c.cwd_rel = nub_strdup(strlen(dir) > rl ? dir + rl + 1 : "");
-      nub_free(dir);
-      dir = root;
-    }
+  if (o->session) { /* the caller's (add's): open, locked, package.json read anew */
+    c.s = o->session;
+    rc = nub_session_more(c.s, NUB_OPEN_PROJECT, err);
+  } else {
+    /* run in a workspace package, the install is the workspace's; an edit
+     * a killed command left is undone first (said whatever follows, an
+     * up-to-date project too) */
+    struct nub_progress say;
+    struct nub_session_opts so = {o->dir, o->npmrc_dir, o->cfg, o->ncfg, &say, nub_lockfmts,
+                                  &nub_lockfmt_none};
+    nub_progress_start(&say, o->reporter == NUB_REPORTER_SILENT ? 2 : 3);
+    c.s = &c.own;
+    rc = nub_session_open(&c.own, NUB_OPEN_PROJECT | NUB_OPEN_RECOVER, &so, err);
+    nub_progress_stop(&say);
+    c.own.o.say = NULL;
   }
-  if (rc == 0)
-    rc = setup(&c, dir, err);
   if (rc < 0)
     goto out;
+  setup(&c);
   if (up_to_date(&c)) {
     res->up_to_date = true;
     goto out;
   }
-  if (c.ws.source) {
-    rc = nub_workspace_load(&c.ws, err);
-    if (rc < 0)
-      goto out;
-  }
+  rc = nub_session_more(c.s, NUB_OPEN_MEMBERS, err);
+  if (rc < 0)
+    goto out;
   rc = select_projects(&c, err);
   if (rc < 0)
     goto out;
-  if (o->frozen == NUB_FROZEN_YES && !c.proj.lockfile) {
+  if (o->frozen == NUB_FROZEN_YES && !c.s->proj.lockfile) {
     rc = nub_err_set(err, -NUB_ENOLOCKFILE,
-                     "no lockfile in %s and --frozen-lockfile is set (nub ci needs one)", dir);
+                     "no lockfile in %s and --frozen-lockfile is set (nub ci needs one)",
+                     c.s->root);
     goto out;
   }
   rc = start_work(&c, err);
@@ -844,7 +766,7 @@ int nub_install(const struct nub_install_opts *o, struct nub_install_result *res
     nub_diag_event("install", "total", c.t0, nub_plat_now_ns(), nub_jw_end(&w));
   }
   if (rc == 0)
-    nub_diag_bench_line(dir, nub_plat_now_ns() - c.t0);
+    nub_diag_bench_line(c.s->root, nub_plat_now_ns() - c.t0);
 out:
   if (nub_plat_interrupted() && rc < 0 && rc != -NUB_EINTR)
     rc = nub_err_set(err, -NUB_EINTR, "interrupted");
@@ -860,14 +782,7 @@ out:
   nub_projlock_release(&c.plock);
   if (c.have_store)
     nub_store_close(&c.store);
-  if (c.have_proj)
-    nub_project_release(&c.proj);
-  if (c.have_ws)
-    nub_workspace_release(&c.ws);
-  if (c.have_man)
-    nub_manifest_release(&c.man);
-  if (c.have_cfg)
-    nub_config_release(&c.cfg);
+  nub_session_close(&c.own);
   for (size_t i = 0; i < c.nblocked; i++) {
     nub_free(c.blocked[i]);
     nub_free(c.blocked_note[i]);
@@ -875,10 +790,8 @@ out:
   nub_free(c.blocked);
   nub_free(c.blocked_note);
   nub_free(c.selected);
-  nub_free(c.cwd_rel);
   nub_free(c.secrets);
   nub_strarray_free(c.old_directs, c.nold_directs);
-  nub_free(dir);
   return rc;
 }
 

@@ -8,6 +8,8 @@
 
 #include "err.h"
 
+struct nub_session;
+
 enum nub_frozen {
   NUB_FROZEN_DEFAULT, /* frozen when CI is set and a lockfile exists, else prefer */
   NUB_FROZEN_YES,
@@ -20,7 +22,9 @@ enum nub_reporter { NUB_REPORTER_DEFAULT, NUB_REPORTER_APPEND, NUB_REPORTER_SILE
 struct nub_install_opts {
   const char *dir;          /* project directory (default: cwd) */
   const char *npmrc_dir;    /* whose .npmrc is the project's layer (default: dir) */
-  bool project_locked;      /* the caller holds the project's lock (projlock.h) */
+  /* the project, opened by the caller (add's, holding the project's lock:
+   * session.h), or NULL: the install opens it from dir */
+  struct nub_session *session;
   enum nub_frozen frozen;
   enum nub_reporter reporter;
   bool ci;                  /* `nub ci`: remove node_modules, frozen */

@@ -7,8 +7,8 @@
 
 bool nub_install_trusted(const struct nub_install_ctx *c, const char *name)
 {
-  for (size_t i = 0; i < c->man.ntrusted; i++)
-    if (!strcmp(c->man.trusted[i], name))
+  for (size_t i = 0; i < c->s->man.ntrusted; i++)
+    if (!strcmp(c->s->man.trusted[i], name))
       return true;
   return false;
 }
@@ -32,9 +32,9 @@ void nub_install_select_importers(struct nub_install_ctx *c)
 
   for (size_t m = 0; c->selected && m < g->nimporters; m++) {
     struct nub_importer *im = &g->importers[m];
-    const struct nub_ws_pkg *wp = nub_workspace_at(&c->ws, im->path);
+    const struct nub_ws_pkg *wp = nub_workspace_at(&c->s->ws, im->path);
     im->skip = !strcmp(im->path, ".") ? !c->selected[0]
-               : wp                   ? !c->selected[1 + (size_t)(wp - c->ws.pkgs)]
+               : wp                   ? !c->selected[1 + (size_t)(wp - c->s->ws.pkgs)]
                                       : true;
   }
 }
@@ -45,15 +45,15 @@ void nub_install_fetch_opts(struct nub_install_ctx *c, struct nub_fetch_opts *fo
   fo->offline = c->o->offline;
   fo->verify_all = c->o->ci || c->o->force;
   if (!c->secrets) { /* the root's and every member's, once */
-    size_t n = c->man.secrets.n;
-    for (size_t i = 0; i < c->ws.npkgs; i++)
-      n += c->ws.pkgs[i].man.secrets.n;
+    size_t n = c->s->man.secrets.n;
+    for (size_t i = 0; i < c->s->ws.npkgs; i++)
+      n += c->s->ws.pkgs[i].man.secrets.n;
     c->secrets = nub_calloc(n + 1, sizeof(char *));
-    for (size_t i = 0; i < c->man.secrets.n; i++)
-      c->secrets[c->nsecrets++] = c->man.secrets.v[i].spec;
-    for (size_t i = 0; i < c->ws.npkgs; i++)
-      for (size_t k = 0; k < c->ws.pkgs[i].man.secrets.n; k++)
-        c->secrets[c->nsecrets++] = c->ws.pkgs[i].man.secrets.v[k].spec;
+    for (size_t i = 0; i < c->s->man.secrets.n; i++)
+      c->secrets[c->nsecrets++] = c->s->man.secrets.v[i].spec;
+    for (size_t i = 0; i < c->s->ws.npkgs; i++)
+      for (size_t k = 0; k < c->s->ws.pkgs[i].man.secrets.n; k++)
+        c->secrets[c->nsecrets++] = c->s->ws.pkgs[i].man.secrets.v[k].spec;
   }
   fo->secrets = c->secrets;
   fo->nsecrets = c->nsecrets;

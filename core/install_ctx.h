@@ -21,6 +21,7 @@
 #include "progress.h"
 #include "project.h"
 #include "projlock.h"
+#include "session.h"
 #include "store.h"
 #include "workspace.h"
 
@@ -28,11 +29,11 @@ struct nub_layout;
 
 struct nub_install_ctx {
   const struct nub_install_opts *o;
-  struct nub_config cfg;
-  struct nub_manifest man;   /* the root's; pnpm-workspace.yaml's overrides and
-                              * onlyBuiltDependencies merged in */
-  struct nub_workspace ws;   /* members (none when not a workspace) */
-  struct nub_project proj;
+  /* the project (session.h): the caller's (add's), or own. Its man is the
+   * root's package.json with pnpm-workspace.yaml's overrides and
+   * onlyBuiltDependencies merged in; ws has its members read. */
+  struct nub_session *s;
+  struct nub_session own;
   struct nub_store store;
   struct nub_pool *pool;
   struct nub_progress prog;
@@ -42,10 +43,10 @@ struct nub_install_ctx {
   struct nub_plan plan;
   const struct nub_layout *layout;
   struct nub_plat_caps caps;
-  struct nub_projlock plock;
+  struct nub_projlock plock; /* held while it installs, unless the caller holds it */
   bool damaged;         /* the inputs as the last install left them, node_modules not */
   int gc_lock_fd;       /* the store's gc lock, held shared (store_gc.h) */
-  bool have_cfg, have_man, have_ws, have_proj, have_store, have_linker;
+  bool have_store, have_linker;
   bool frozen;          /* the lockfile must already match package.json */
   uint64_t t0;
   char settings[33];    /* fingerprint of what shapes node_modules */
@@ -56,7 +57,6 @@ struct nub_install_ctx {
    * what to say of each (or NULL); one entry per package */
   char **blocked, **blocked_note;
   size_t nblocked;
-  char *cwd_rel;        /* where nub runs, relative to the root ("" at the root) */
   bool *selected;       /* --filter: project 0 the root, i the member i - 1; NULL: all */
   char **secrets;       /* specs with credentials (nub_manifest_secret), borrowed */
   size_t nsecrets;

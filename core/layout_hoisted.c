@@ -38,8 +38,8 @@ static void count_installed(struct nub_install_ctx *c)
 static void prune_unreached(struct nub_install_ctx *c)
 {
   struct nub_tree *t = &c->plan.tree;
-  const struct nub_depmap *roots[4] = {&c->man.deps, &c->man.optional, &c->man.peer,
-                                       &c->man.dev};
+  const struct nub_depmap *roots[4] = {&c->s->man.deps, &c->s->man.optional, &c->s->man.peer,
+                                       &c->s->man.dev};
   bool *seen = nub_calloc(t->n + 1, sizeof(bool));
   long *stack = nub_malloc(sizeof(long) * (t->n + 1));
   size_t sp = 0;
@@ -162,10 +162,10 @@ static int hoisted_shape(struct nub_install_ctx *c, struct nub_err *err)
   struct nub_plan *p = &c->plan;
   int rc;
 
-  if (!p->have_tree && c->proj.lock == NUB_LOCK_YARN) {
+  if (!p->have_tree && (c->s->proj.fmt->caps & NUB_LF_PLACE_AFTER_FETCH)) {
     /* yarn places packages knowing their peer dependencies, which yarn.lock
      * does not record: every package is fetched first, placed after
-     * (nub_plan_yarn_place) */
+     * (the format's place) */
     for (size_t i = 0; i < p->graph.npkgs; i++) {
       struct nub_gpkg *g = p->graph.pkgs[i];
       g->fetch = nub_plan_identity(c, g->name, g->version, g->tarball, g->integrity);
@@ -179,7 +179,7 @@ static int hoisted_shape(struct nub_install_ctx *c, struct nub_err *err)
     /* --node-linker hoisted on a graph: placed npm's way */
     nub_tree_init(&p->tree, &p->pkgs);
     p->have_tree = true;
-    rc = nub_tree_from_graph(&p->tree, &p->graph, c->ws.source ? &c->ws : NULL, &c->cfg, err);
+    rc = nub_tree_from_graph(&p->tree, &p->graph, c->s->ws.source ? &c->s->ws : NULL, &c->s->cfg, err);
     if (rc < 0)
       return rc;
   }
@@ -193,17 +193,17 @@ static int hoisted_shape(struct nub_install_ctx *c, struct nub_err *err)
 static int hoisted_after_fetch(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_tree *t = &c->plan.tree;
-  bool yarn = c->proj.lock == NUB_LOCK_YARN && !c->plan.have_tree;
+  bool later = (c->s->proj.fmt->caps & NUB_LF_PLACE_AFTER_FETCH) && !c->plan.have_tree;
 
-  if (yarn) {
+  if (later) {
     struct nub_diag_phase ph;
     int rc;
     char detail[64];
     nub_diag_phase_begin(&ph, "place");
-    rc = nub_plan_yarn_place(c, err);
+    rc = c->s->proj.fmt->place(c, err);
     if (rc == 0)
       rc = filter(c, err);
-    snprintf(detail, sizeof(detail), "yarn's hoisting, %zu nodes", t->n);
+    snprintf(detail, sizeof(detail), "%s's hoisting, %zu nodes", c->s->proj.fmt->tool, t->n);
     nub_diag_phase_end(&ph, detail);
     if (rc < 0)
       return rc;
@@ -224,10 +224,10 @@ static int hoisted_after_fetch(struct nub_install_ctx *c, struct nub_err *err)
     if (!(n->flags & (NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL)) || !n->pkg || !n->pkg->index)
       continue;
     x = n->pkg->index;
-    /* yarn 1 looks at os and cpu only */
     if (!nub_platform_allows_csv(x->os, c->caps.npm_os) ||
         !nub_platform_allows_csv(x->cpu, c->caps.npm_cpu) ||
-        (!yarn && c->caps.libc && !nub_platform_allows_csv(x->libc, c->caps.libc)))
+        (!(c->s->proj.fmt->caps & NUB_LF_OS_CPU_ONLY) && c->caps.libc &&
+         !nub_platform_allows_csv(x->libc, c->caps.libc)))
       n->skip = true;
   }
   prune_unreached(c);
@@ -239,7 +239,7 @@ static int hoisted_link(struct nub_install_ctx *c, const struct nub_state *old,
                 struct nub_layout_result *r, struct nub_err *err)
 {
   struct nub_hoisted_result hr;
-  int rc = nub_hoisted_link(c->proj.dir_fd, &c->plan.tree, old, &c->linker, c->pool, &c->prog,
+  int rc = nub_hoisted_link(c->s->proj.dir_fd, &c->plan.tree, old, &c->linker, c->pool, &c->prog,
                             c->early, &hr, err);
 
   r->packages = hr.packages;
@@ -252,14 +252,11 @@ static int hoisted_link(struct nub_install_ctx *c, const struct nub_state *old,
 
 static int hoisted_bins(struct nub_install_ctx *c, size_t *nlinks, struct nub_err *err)
 {
-  const struct nub_depmap direct[] = {c->man.deps, c->man.dev, c->man.optional};
+  const struct nub_depmap direct[] = {c->s->man.deps, c->s->man.dev, c->s->man.optional};
 
-  if (c->proj.lock == NUB_LOCK_YARN && c->plan.have_graph)
-    return nub_bins_link_yarn(c->proj.dir_fd, &c->plan.tree, nlinks, err);
-  if (c->plan.berry)
-    return nub_bins_link_berry(c->proj.dir_fd, &c->plan.tree, &c->man,
-                               c->ws.source ? &c->ws : NULL, nlinks, err);
-  return nub_bins_link(c->proj.dir_fd, &c->plan.tree, direct, 3, nlinks, err);
+  if (c->s->proj.fmt->bins) /* its tool's rule */
+    return c->s->proj.fmt->bins(c, nlinks, err);
+  return nub_bins_link(c->s->proj.dir_fd, &c->plan.tree, direct, 3, nlinks, err);
 }
 
 /* Deepest first: a package's dependencies are built before it. */
@@ -281,7 +278,7 @@ static size_t hoisted_script_targets(struct nub_install_ctx *c, struct nub_scrip
         continue;
       NUB_GROW(v, cap, n + 1);
       v[n].pkg = nd->pkg;
-      v[n].dir = nub_asprintf("%s/%s", c->proj.dir, nd->path);
+      v[n].dir = nub_asprintf("%s/%s", c->s->proj.dir, nd->path);
       n++;
     }
   *out = v;
@@ -302,7 +299,7 @@ static void add_dir_once(struct nub_state *s, int fd, struct nub_strmap *seen, c
 static void add_dirs(struct nub_install_ctx *c, struct nub_state *s)
 {
   const struct nub_tree *t = &c->plan.tree;
-  int fd = c->proj.dir_fd;
+  int fd = c->s->proj.dir_fd;
   struct nub_strmap seen;
 
   memset(&seen, 0, sizeof(seen));
@@ -328,7 +325,7 @@ static void add_dirs(struct nub_install_ctx *c, struct nub_state *s)
 static void hoisted_state(struct nub_install_ctx *c, struct nub_state *s)
 {
   const struct nub_tree *t = &c->plan.tree;
-  const struct nub_depmap *maps[3] = {&c->man.deps, &c->man.optional, &c->man.dev};
+  const struct nub_depmap *maps[3] = {&c->s->man.deps, &c->s->man.optional, &c->s->man.dev};
   size_t k = 0;
 
   add_dirs(c, s);

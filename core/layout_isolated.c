@@ -104,7 +104,7 @@ static int isolated_shape(struct nub_install_ctx *c, struct nub_err *err)
     /* --node-linker isolated on an npm or bun lockfile */
     nub_graph_init(&p->graph);
     p->have_graph = true;
-    rc = nub_graph_from_tree(&p->graph, &p->tree, &c->man, c->ws.source ? &c->ws : NULL, err);
+    rc = nub_graph_from_tree(&p->graph, &p->tree, &c->s->man, c->s->ws.source ? &c->s->ws : NULL, err);
     if (rc < 0)
       return rc;
   }
@@ -211,7 +211,7 @@ static void sweep(int fd, const struct nub_state *old, const char *dir,
  * project's top-level links, .bin and hidden hoist are made again. */
 static void reconcile(struct nub_install_ctx *c, const struct nub_state *old)
 {
-  int fd = c->proj.dir_fd;
+  int fd = c->s->proj.dir_fd;
   struct nub_strmap entries, top;
 
   memset(&entries, 0, sizeof(entries));
@@ -264,14 +264,14 @@ static int isolated_link(struct nub_install_ctx *c, const struct nub_state *old,
   if (old)
     reconcile(c, old);
   memset(&io, 0, sizeof(io));
-  io.gvs = c->cfg.gvs;
+  io.gvs = c->s->cfg.gvs;
   io.omit_dev = c->o->omit_dev;
   io.omit_optional = c->o->omit_optional;
-  io.trusted = c->man.trusted;
-  io.ntrusted = c->man.ntrusted;
-  io.proj_dir = c->proj.dir;
+  io.trusted = c->s->man.trusted;
+  io.ntrusted = c->s->man.ntrusted;
+  io.proj_dir = c->s->proj.dir;
   io.list_entries = c->record;
-  rc = nub_isolated_link(c->proj.dir_fd, &c->plan.graph, &c->store, &c->linker, c->pool,
+  rc = nub_isolated_link(c->s->proj.dir_fd, &c->plan.graph, &c->store, &c->linker, c->pool,
                          &c->prog, &io, &ir, err);
   r->packages = ir.packages;
   r->files = ir.files;
@@ -285,8 +285,8 @@ static int isolated_link(struct nub_install_ctx *c, const struct nub_state *old,
 
 static int isolated_bins(struct nub_install_ctx *c, size_t *nlinks, struct nub_err *err)
 {
-  return nub_bins_link_importers(c->proj.dir_fd, c->proj.dir, &c->plan.graph,
-                                 c->ws.source ? &c->ws : NULL, c->o->omit_dev, nlinks, err);
+  return nub_bins_link_importers(c->s->proj.dir_fd, c->s->proj.dir, &c->plan.graph,
+                                 c->s->ws.source ? &c->s->ws : NULL, c->o->omit_dev, nlinks, err);
 }
 
 /* Packages in key order; their directories in the project (only packages
@@ -306,7 +306,7 @@ static size_t isolated_script_targets(struct nub_install_ctx *c, struct nub_scri
     nub_dep_path_filename(p->key, dir, sizeof(dir));
     NUB_GROW(v, cap, n + 1);
     v[n].pkg = p->fetch;
-    v[n].dir = nub_asprintf("%s/node_modules/.nub/%s/node_modules/%s", c->proj.dir, dir,
+    v[n].dir = nub_asprintf("%s/node_modules/.nub/%s/node_modules/%s", c->s->proj.dir, dir,
                             p->name);
     n++;
   }
@@ -340,7 +340,7 @@ static void isolated_state(struct nub_install_ctx *c, struct nub_state *s)
       if (d[i].alias[0] == '@') { /* the scope's directory, once */
         path[strlen(path) - strlen(d[i].alias) + strcspn(d[i].alias, "/")] = '\0';
         if (!nub_strmap_put(&scopes, path, (void *)1))
-          nub_state_add_dir(s, c->proj.dir_fd, path);
+          nub_state_add_dir(s, c->s->proj.dir_fd, path);
       }
       nub_free(path);
       nub_free(rest);
@@ -355,12 +355,12 @@ static void isolated_state(struct nub_install_ctx *c, struct nub_state *s)
       continue;
     nm = nub_importer_file(&g->importers[m], "node_modules");
     bin = nub_importer_file(&g->importers[m], "node_modules/.bin");
-    nub_state_add_dir(s, c->proj.dir_fd, nm);
-    nub_state_add_dir(s, c->proj.dir_fd, bin);
+    nub_state_add_dir(s, c->s->proj.dir_fd, nm);
+    nub_state_add_dir(s, c->s->proj.dir_fd, bin);
     nub_free(nm);
     nub_free(bin);
   }
-  nub_state_add_dir(s, c->proj.dir_fd, "node_modules/.nub");
+  nub_state_add_dir(s, c->s->proj.dir_fd, "node_modules/.nub");
   for (size_t i = 0; i < g->npkgs; i++) {
     const struct nub_gpkg *p = g->pkgs[i];
     char dir[300];
@@ -374,8 +374,8 @@ static void isolated_state(struct nub_install_ctx *c, struct nub_state *s)
     if (p->local) {
       char *nm = nub_asprintf("%s/node_modules", s->paths[k]);
       char *pkg = nub_asprintf("%s/%s", nm, p->name);
-      nub_state_add_dir(s, c->proj.dir_fd, nm);
-      nub_state_add_dir(s, c->proj.dir_fd, pkg);
+      nub_state_add_dir(s, c->s->proj.dir_fd, nm);
+      nub_state_add_dir(s, c->s->proj.dir_fd, pkg);
       nub_free(nm);
       nub_free(pkg);
     }

@@ -18,7 +18,7 @@
 
 static bool scripts_off(const struct nub_install_ctx *c)
 {
-  return c->o->ignore_scripts || c->cfg.ignore_scripts;
+  return c->o->ignore_scripts || c->s->cfg.ignore_scripts;
 }
 
 int nub_lifecycle_root(struct nub_install_ctx *c, const char *const *events, int nevents,
@@ -27,14 +27,14 @@ int nub_lifecycle_root(struct nub_install_ctx *c, const char *const *events, int
   if (scripts_off(c) || !nub_install_selected(c, 0))
     return 0;
   for (int i = 0; i < nevents; i++) {
-    const char *cmd = !strcmp(events[i], "preinstall")    ? c->man.preinstall
-                      : !strcmp(events[i], "install")     ? c->man.install
-                      : !strcmp(events[i], "postinstall") ? c->man.postinstall
-                                                          : c->man.prepare;
+    const char *cmd = !strcmp(events[i], "preinstall")    ? c->s->man.preinstall
+                      : !strcmp(events[i], "install")     ? c->s->man.install
+                      : !strcmp(events[i], "postinstall") ? c->s->man.postinstall
+                                                          : c->s->man.prepare;
     int rc;
     if (!cmd)
       continue;
-    rc = nub_script_run(c->proj.dir, c->proj.dir, c->man.name, c->man.version, events[i], cmd,
+    rc = nub_script_run(c->s->proj.dir, c->s->proj.dir, c->s->man.name, c->s->man.version, events[i], cmd,
                         err);
     if (rc < 0)
       return rc;
@@ -62,14 +62,14 @@ struct members_run {
 static void run_member(void *ud, size_t k, int worker)
 {
   struct members_run *mr = ud;
-  const struct nub_ws_pkg *m = &mr->c->ws.pkgs[mr->todo[k]];
-  char *dir = nub_asprintf("%s/%s", mr->c->proj.dir, m->dir);
+  const struct nub_ws_pkg *m = &mr->c->s->ws.pkgs[mr->todo[k]];
+  char *dir = nub_asprintf("%s/%s", mr->c->s->proj.dir, m->dir);
 
   (void)worker;
   for (int i = 0; i < mr->nevents && mr->rc[k] == 0; i++) {
     const char *cmd = event_cmd(&m->man, mr->events[i]);
     if (cmd)
-      mr->rc[k] = nub_script_run(mr->c->proj.dir, dir, m->man.name, m->man.version,
+      mr->rc[k] = nub_script_run(mr->c->s->proj.dir, dir, m->man.name, m->man.version,
                                  mr->events[i], cmd, &mr->errs[k]);
   }
   nub_free(dir);
@@ -96,7 +96,7 @@ static size_t member_deps(const struct nub_workspace *ws, size_t i, size_t *out)
 static int member_levels(struct nub_install_ctx *c, const bool *scripted, int *level,
                          struct nub_err *err)
 {
-  const struct nub_workspace *ws = &c->ws;
+  const struct nub_workspace *ws = &c->s->ws;
   size_t n = ws->npkgs;
   int *state = nub_calloc(n + 1, sizeof(int)); /* 0 new, 1 on the path, 2 done */
   size_t *path = nub_calloc(n + 1, sizeof(size_t)), *deps = nub_calloc(n * 3 + 1, sizeof(size_t));
@@ -167,7 +167,7 @@ static int member_levels(struct nub_install_ctx *c, const bool *scripted, int *l
 int nub_lifecycle_members_check(struct nub_install_ctx *c, const char *const *events,
                                 int nevents, struct nub_err *err)
 {
-  size_t n = c->ws.npkgs;
+  size_t n = c->s->ws.npkgs;
   bool *scripted;
   int *level, rc;
 
@@ -177,7 +177,7 @@ int nub_lifecycle_members_check(struct nub_install_ctx *c, const char *const *ev
   level = nub_calloc(n + 1, sizeof(int));
   for (size_t i = 0; i < n; i++)
     for (int e = 0; e < nevents; e++)
-      scripted[i] = scripted[i] || event_cmd(&c->ws.pkgs[i].man, events[e]) != NULL;
+      scripted[i] = scripted[i] || event_cmd(&c->s->ws.pkgs[i].man, events[e]) != NULL;
   rc = member_levels(c, scripted, level, err);
   nub_free(scripted);
   nub_free(level);
@@ -187,7 +187,7 @@ int nub_lifecycle_members_check(struct nub_install_ctx *c, const char *const *ev
 int nub_lifecycle_members(struct nub_install_ctx *c, const char *const *events, int nevents,
                           struct nub_err *err)
 {
-  size_t n = c->ws.npkgs;
+  size_t n = c->s->ws.npkgs;
   bool *scripted;
   int *level, maxlevel = -1, rc;
 
@@ -197,7 +197,7 @@ int nub_lifecycle_members(struct nub_install_ctx *c, const char *const *events, 
   level = nub_calloc(n + 1, sizeof(int));
   for (size_t i = 0; i < n; i++)
     for (int e = 0; e < nevents; e++)
-      scripted[i] = scripted[i] || event_cmd(&c->ws.pkgs[i].man, events[e]) != NULL;
+      scripted[i] = scripted[i] || event_cmd(&c->s->ws.pkgs[i].man, events[e]) != NULL;
   rc = member_levels(c, scripted, level, err);
   for (size_t i = 0; i < n; i++)
     if (level[i] > maxlevel)
@@ -267,7 +267,7 @@ static int run_one(struct nub_install_ctx *c, const struct nub_script_target *t,
       cmds[1] = "node-gyp rebuild";
     for (int e = 0; e < 4 && rc == 0; e++)
       if (cmds[e])
-        rc = nub_script_run(c->proj.dir, t->dir, t->pkg->name, t->pkg->version, ev[e], cmds[e],
+        rc = nub_script_run(c->s->proj.dir, t->dir, t->pkg->name, t->pkg->version, ev[e], cmds[e],
                             err);
   }
   nub_manifest_release(&pm);

@@ -17,7 +17,7 @@ struct nub_pkg *nub_plan_identity(struct nub_install_ctx *c, const char *name,
                                   const char *version, const char *tarball,
                                   const char *integrity)
 {
-  char *url = nub_pkg_tarball_url(&c->cfg, c->proj.dir, name, version, tarball);
+  char *url = nub_pkg_tarball_url(&c->s->cfg, c->s->proj.dir, name, version, tarball);
   struct nub_pkg *p = nub_pkgtab_get(&c->plan.pkgs, name, version, url, integrity);
 
   nub_free(url);
@@ -48,7 +48,7 @@ static int registry_integrities(struct nub_install_ctx *c, struct nub_fetch *f,
     return 0;
   if (!p->meta) {
     struct nub_meta_opts mo = {c->o->offline, c->o->prefer_offline};
-    rc = nub_meta_new(&p->meta, &c->cfg, c->pool, &c->prog, &mo, err);
+    rc = nub_meta_new(&p->meta, &c->s->cfg, c->pool, &c->prog, &mo, err);
     if (rc < 0)
       return rc;
   }
@@ -81,9 +81,9 @@ static int registry_integrities(struct nub_install_ctx *c, struct nub_fetch *f,
     if (rc == 0 && !pv)
       rc = nub_err_set(err, -NUB_ENOVERSION, "%s@%s is in %s but not on the registry (%s)",
                        k->name, k->version, p->lockname ? p->lockname : "the lockfile",
-                       c->cfg.registry ? c->cfg.registry : "none configured");
+                       c->s->cfg.registry ? c->s->cfg.registry : "none configured");
     if (rc == 0 && !pv->integrity &&
-        !nub_config_bool(&c->cfg, "allow-missing-integrity", false))
+        !nub_config_bool(&c->s->cfg, "allow-missing-integrity", false))
       rc = nub_err_set(err, -NUB_EINTEGRITY, "the registry gives no integrity for %s@%s, so "
                        "its download cannot be checked; set allow-missing-integrity=true to "
                        "install it unchecked", k->name, k->version);
@@ -112,7 +112,7 @@ int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr, struc
     fo.on_stored_ud = c->early;
   }
   if (!f) {
-    rc = nub_fetch_begin(&f, &c->store, &c->cfg, c->pool, &c->prog, &fo,
+    rc = nub_fetch_begin(&f, &c->store, &c->s->cfg, c->pool, &c->prog, &fo,
                          p->meta ? nub_meta_http(p->meta, err) : NULL, err);
     if (rc < 0)
       return rc;
@@ -182,13 +182,13 @@ int nub_plan_commit_lock(struct nub_install_ctx *c, struct nub_err *err)
   if (!p->lock_staged)
     return 0;
   p->lock_staged = false;
-  if (nub_plat_read_file_at(c->proj.dir_fd, p->lockname, 1u << 30, &old, &oldlen) == 0 &&
+  if (nub_plat_read_file_at(c->s->proj.dir_fd, p->lockname, 1u << 30, &old, &oldlen) == 0 &&
       oldlen == p->lock_bytes.len && !memcmp(old, p->lock_bytes.data, oldlen)) {
     nub_free(old);
     return 0;
   }
   nub_free(old);
-  path = nub_asprintf("%s/%s", c->proj.dir, p->lockname);
+  path = nub_asprintf("%s/%s", c->s->proj.dir, p->lockname);
   rc = nub_plat_write_file_atomic(path, p->lock_bytes.data ? p->lock_bytes.data : "",
                                   p->lock_bytes.len, 0644);
   if (rc < 0)

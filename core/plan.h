@@ -37,7 +37,6 @@ struct nub_plan {
   struct nub_buf lock_bytes;
   bool lock_staged;
   bool importer_peers;     /* resolve the importers' own peers (bun.lock) */
-  bool berry;              /* the tree is yarn berry's (its bins follow berry's rules) */
   bool lock_written;       /* nub_plan_commit_lock wrote new bytes */
 };
 
@@ -64,16 +63,15 @@ int nub_plan_stage_lock(struct nub_install_ctx *c, struct nub_buf *bytes, struct
  * file's (no churn); 0 when nothing was staged. */
 int nub_plan_commit_lock(struct nub_install_ctx *c, struct nub_err *err);
 
-/* The sources (the driver picks one by the lockfile's kind). Each reads or
- * resolves the plan for c's project: a lockfile that must match
+/* The sources, each a format's plan in the table of lockfmt.h. Each reads
+ * or resolves the plan for c's project: a lockfile that must match
  * package.json and does not is an error naming the dependency; the
  * resolver's lockfile is written when its bytes change. */
-int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err);
+int nub_plan_from_npm(struct nub_install_ctx *c, struct nub_err *err);
+int nub_plan_from_bun(struct nub_install_ctx *c, struct nub_err *err);
 int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err);
 int nub_plan_from_yarn(struct nub_install_ctx *c, struct nub_err *err);
-/* yarn.lock of yarn berry (its text): plan_berry.c. */
-int nub_plan_from_berry(struct nub_install_ctx *c, const char *text, size_t len,
-                        struct nub_err *err);
+int nub_plan_from_berry(struct nub_install_ctx *c, struct nub_err *err);
 /* yarn.lock, after the fetch: each package's peer dependencies from its
  * package.json, resolved as yarn resolves them (the version an ancestor on
  * its shortest path asks for, the nearest first), then yarn's hoisting

@@ -11,6 +11,7 @@
  * dependency: nub does not write berry's lockfile. */
 #include "berry.h"
 #include "install_ctx.h"
+#include "nub_alloc.h"
 #include "plan.h"
 
 static struct nub_pkg *identity(void *ud, const char *name, const char *version,
@@ -22,31 +23,38 @@ static struct nub_pkg *identity(void *ud, const char *name, const char *version,
   return p;
 }
 
-int nub_plan_from_berry(struct nub_install_ctx *c, const char *text, size_t len,
-                        struct nub_err *err)
+int nub_plan_from_berry(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
+  char *text = NULL;
+  size_t len = 0;
+  int rc;
   struct nub_berry_project bp = {
-      .dir = c->proj.dir,
-      .lockname = p->lockname,
-      .root = &c->man,
-      .ws = c->ws.source ? &c->ws : NULL,
+      .dir = c->s->proj.dir,
+      .lockname = c->s->proj.lockfile,
+      .root = &c->s->man,
+      .ws = c->s->ws.source ? &c->s->ws : NULL,
       .os = c->caps.npm_os,
       .cpu = c->caps.npm_cpu,
       .libc = c->caps.libc,
-      .cfg = &c->cfg,
-      .linker_given = c->cfg.linker != NUB_LINKER_AUTO,
+      .cfg = &c->s->cfg,
+      .linker_given = c->s->cfg.linker != NUB_LINKER_AUTO,
       .identity = identity,
       .ud = c,
   };
 
+  p->lockname = c->s->proj.lockfile;
   /* resolving again means writing berry's lockfile */
   if (c->o->nupdate || c->o->update_all || c->o->frozen == NUB_FROZEN_NO)
     return nub_err_set(err, -NUB_EUSAGE, "%s is yarn berry's, which nub installs but does not "
                        "write: update it with yarn (yarn up, yarn install)",
                        p->lockname);
+  rc = nub_project_read_lockfile(&c->s->proj, &c->s->cfg, &text, &len, err);
+  if (rc < 0)
+    return rc;
   nub_tree_init(&p->tree, &p->pkgs);
   p->have_tree = true;
-  p->berry = true;
-  return nub_berry_tree(&p->tree, text, len, &bp, err);
+  rc = nub_berry_tree(&p->tree, text, len, &bp, err);
+  nub_free(text);
+  return rc;
 }

@@ -99,8 +99,8 @@ static bool importer_in_sync(const struct nub_importer *im, const struct nub_man
 static bool catalogs_in_sync(const struct nub_install_ctx *c, const struct nub_graph *g,
                              const struct nub_importer *im, char *why, size_t cap)
 {
-  const struct nub_catalog *cats = c->ws.source ? c->ws.catalogs : c->man.catalogs;
-  size_t ncats = c->ws.source ? c->ws.ncatalogs : c->man.ncatalogs;
+  const struct nub_catalog *cats = c->s->ws.source ? c->s->ws.catalogs : c->s->man.catalogs;
+  size_t ncats = c->s->ws.source ? c->s->ws.ncatalogs : c->s->man.ncatalogs;
 
   for (int k = 0; k < NUB_DEP_KINDS; k++) {
     const struct nub_gdirect *d;
@@ -138,15 +138,15 @@ static bool in_sync(const struct nub_install_ctx *c, const struct nub_graph *g, 
     snprintf(why, cap, "the lockfile has no importer for the project");
     return false;
   }
-  if (!overrides_in_sync(g, &c->man.overrides, why, cap))
+  if (!overrides_in_sync(g, &c->s->man.overrides, why, cap))
     return false;
-  if (g->nimporters != 1 + c->ws.npkgs) {
-    for (size_t i = 0; i < c->ws.npkgs; i++) {
+  if (g->nimporters != 1 + c->s->ws.npkgs) {
+    for (size_t i = 0; i < c->s->ws.npkgs; i++) {
       bool found = false;
       for (size_t k = 0; k < g->nimporters && !found; k++)
-        found = !strcmp(g->importers[k].path, c->ws.pkgs[i].dir);
+        found = !strcmp(g->importers[k].path, c->s->ws.pkgs[i].dir);
       if (!found) {
-        snprintf(why, cap, "the workspace package %s is new", c->ws.pkgs[i].dir);
+        snprintf(why, cap, "the workspace package %s is new", c->s->ws.pkgs[i].dir);
         return false;
       }
     }
@@ -155,14 +155,14 @@ static bool in_sync(const struct nub_install_ctx *c, const struct nub_graph *g, 
   }
   for (size_t i = 0; i < g->nimporters; i++) {
     const struct nub_importer *im = &g->importers[i];
-    const struct nub_ws_pkg *m = im == root ? NULL : nub_workspace_at(&c->ws, im->path);
+    const struct nub_ws_pkg *m = im == root ? NULL : nub_workspace_at(&c->s->ws, im->path);
     if (!catalogs_in_sync(c, g, im, why, cap))
       return false;
     if (im != root && !m) {
       snprintf(why, cap, "the lockfile's importer %s is not a workspace package", im->path);
       return false;
     }
-    if (!importer_in_sync(im, m ? &m->man : &c->man, why, cap))
+    if (!importer_in_sync(im, m ? &m->man : &c->s->man, why, cap))
       return false;
   }
   return true;
@@ -172,11 +172,11 @@ static int read_lock(struct nub_install_ctx *c, struct nub_graph *g, struct nub_
 {
   char *text = NULL;
   size_t len = 0;
-  int rc = nub_project_read_lockfile(&c->proj, &c->cfg, &text, &len, err);
+  int rc = nub_project_read_lockfile(&c->s->proj, &c->s->cfg, &text, &len, err);
 
   if (rc < 0)
     return rc;
-  rc = nub_lockfile_pnpm_parse(g, text, len, c->proj.lockfile, err);
+  rc = nub_lockfile_pnpm_parse(g, text, len, c->s->proj.lockfile, err);
   nub_free(text);
   return rc;
 }
@@ -190,34 +190,34 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
   struct nub_resolve_opts ro;
   int rc;
 
-  rc = nub_meta_new(&p->meta, &c->cfg, c->pool, &c->prog, &mo, err);
+  rc = nub_meta_new(&p->meta, &c->s->cfg, c->pool, &c->prog, &mo, err);
   if (rc < 0)
     return rc;
   if (!c->o->lockfile_only) {
     struct nub_fetch_opts fo;
     struct nub_http *h = c->o->offline ? NULL : nub_meta_http(p->meta, err);
     nub_install_fetch_opts(c, &fo);
-    rc = nub_fetch_begin(&p->fetch, &c->store, &c->cfg, c->pool, &c->prog, &fo, h, err);
+    rc = nub_fetch_begin(&p->fetch, &c->store, &c->s->cfg, c->pool, &c->prog, &fo, h, err);
     if (rc < 0)
       return rc;
   }
   memset(&ro, 0, sizeof(ro));
-  ro.project_dir = c->proj.dir;
-  ro.ws = c->ws.source ? &c->ws : NULL;
+  ro.project_dir = c->s->proj.dir;
+  ro.ws = c->s->ws.source ? &c->s->ws : NULL;
   ro.previous = prev;
   ro.forget = c->o->update;
   ro.nforget = c->o->nupdate;
   ro.forget_all = c->o->update_all;
-  ro.overrides = &c->man.overrides;
-  ro.allow_missing_integrity = nub_config_bool(&c->cfg, "allow-missing-integrity", false);
+  ro.overrides = &c->s->man.overrides;
+  ro.allow_missing_integrity = nub_config_bool(&c->s->cfg, "allow-missing-integrity", false);
   ro.on_pick = p->fetch ? on_pick : NULL;
   ro.on_checkout = p->fetch ? on_checkout : NULL;
   ro.on_tarball = p->fetch ? on_tarball : NULL;
   ro.ud = c;
   ro.prog = &c->prog;
-  ro.cfg = &c->cfg;
+  ro.cfg = &c->s->cfg;
   ro.importer_peers = p->importer_peers;
-  rc = nub_resolve(&p->graph, &c->man, p->meta, &ro, err);
+  rc = nub_resolve(&p->graph, &c->s->man, p->meta, &ro, err);
   p->resolved = true;
   return rc;
 }
@@ -234,8 +234,8 @@ int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err)
   nub_graph_init(&prev);
   p->have_graph = true;
   /* pnpm-lock.yaml stays pnpm-lock.yaml; everything else is nub.lock */
-  p->lockname = c->proj.lock == NUB_LOCK_PNPM ? "pnpm-lock.yaml" : "nub.lock";
-  if (c->proj.lockfile) {
+  p->lockname = c->s->proj.lockfile ? c->s->proj.lockfile : "nub.lock"; /* (none: the resolver's) */
+  if (c->s->proj.lockfile) {
     rc = read_lock(c, &prev, err);
     if (rc < 0)
       goto out;
@@ -245,7 +245,7 @@ int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err)
   if (c->frozen && !fresh) {
     rc = nub_err_set(err, -NUB_EOUTDATED,
                      "%s is out of date with package.json: %s; run `nub install` without "
-                     "--frozen-lockfile to update it", c->proj.lockfile, why);
+                     "--frozen-lockfile to update it", c->s->proj.lockfile, why);
     goto out;
   }
   if (have_prev && fresh && c->o->frozen != NUB_FROZEN_NO && !c->o->nupdate &&

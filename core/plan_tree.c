@@ -19,11 +19,6 @@
 #include "plan.h"
 #include "sync.h"
 
-static const char *tool_of(const struct nub_install_ctx *c)
-{
-  return c->proj.lock == NUB_LOCK_BUN ? "bun install" : "npm install";
-}
-
 /* The lockfile's answer for each direct dependency of one importer (the
  * project, from = -1, or a workspace member's folder node): the node Node
  * finds from there and the spec the lockfile recorded. */
@@ -117,14 +112,14 @@ static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
   const struct nub_depmap *root[4] = {&t->root_deps, &t->root_dev, &t->root_optional,
                                       &t->root_peer};
 
-  if (!importer_in_sync(c, &c->man, -1, root, why, cap))
+  if (!importer_in_sync(c, &c->s->man, -1, root, why, cap))
     return false;
-  if (t->has_overrides && !overrides_in_sync(&c->man, t)) {
+  if (t->has_overrides && !overrides_in_sync(&c->s->man, t)) {
     snprintf(why, cap, "its overrides are not package.json's");
     return false;
   }
-  for (size_t i = 0; i < c->ws.npkgs; i++) {
-    const struct nub_ws_pkg *m = &c->ws.pkgs[i];
+  for (size_t i = 0; i < c->s->ws.npkgs; i++) {
+    const struct nub_ws_pkg *m = &c->s->ws.pkgs[i];
     long ni = nub_tree_lookup(t, m->dir);
     const struct nub_node *nd = ni >= 0 ? &t->nodes[ni] : NULL;
     const struct nub_depmap *specs[4];
@@ -142,7 +137,7 @@ static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
   }
   for (size_t i = 0; i < t->n; i++)
     if ((t->nodes[i].flags & NUB_NF_LOCAL) && t->nodes[i].member_specs &&
-        !nub_workspace_at(&c->ws, t->nodes[i].path)) {
+        !nub_workspace_at(&c->s->ws, t->nodes[i].path)) {
       snprintf(why, cap, "it has the workspace package %s, which the workspace no longer "
                "lists", t->nodes[i].path);
       return false;
@@ -158,7 +153,7 @@ static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
 static bool root_specs_stale(const struct nub_install_ctx *c, char *why, size_t cap)
 {
   const struct nub_tree *t = &c->plan.tree;
-  const struct nub_depmap *want[3] = {&c->man.deps, &c->man.dev, &c->man.optional};
+  const struct nub_depmap *want[3] = {&c->s->man.deps, &c->s->man.dev, &c->s->man.optional};
   const struct nub_depmap *have[3] = {&t->root_deps, &t->root_dev, &t->root_optional};
   static const char *const field[3] = {"dependencies", "devDependencies",
                                        "optionalDependencies"};
@@ -187,7 +182,7 @@ static int resolve_again(struct nub_install_ctx *c, const char *why, struct nub_
 
   nub_diag_debugf("re-resolving %s: %s", p->lockname, why);
   nub_graph_init(&prev);
-  rc = nub_graph_from_tree(&prev, &p->tree, &c->man, c->ws.source ? &c->ws : NULL, err);
+  rc = nub_graph_from_tree(&prev, &p->tree, &c->s->man, c->s->ws.source ? &c->s->ws : NULL, err);
   nub_tree_release(&p->tree);
   nub_tree_init(&p->tree, &p->pkgs);
   nub_graph_init(&p->graph);
@@ -206,11 +201,11 @@ static int re_resolve_npm(struct nub_install_ctx *c, const char *why, struct nub
   int rc = resolve_again(c, why, err);
 
   if (rc == 0)
-    rc = nub_tree_from_graph(&p->tree, &p->graph, c->ws.source ? &c->ws : NULL, &c->cfg, err);
+    rc = nub_tree_from_graph(&p->tree, &p->graph, c->s->ws.source ? &c->s->ws : NULL, &c->s->cfg, err);
   if (rc == 0) {
     struct nub_buf b = NUB_BUF_INIT;
-    nub_lockfile_npm_write(&c->plan.tree, &c->plan.graph, &c->man,
-                           c->ws.source ? &c->ws : NULL, &b);
+    nub_lockfile_npm_write(&c->plan.tree, &c->plan.graph, &c->s->man,
+                           c->s->ws.source ? &c->s->ws : NULL, &b);
     rc = nub_plan_stage_lock(c, &b, err);
   }
   return rc;
@@ -230,34 +225,34 @@ static int re_resolve_bun(struct nub_install_ctx *c, const char *why, struct nub
   p->importer_peers = true; /* bun installs a project's own peers */
   rc = resolve_again(c, why, err);
   if (rc == 0)
-    rc = nub_lockfile_bun_write(&p->graph, &c->man, c->ws.source ? &c->ws : NULL, &c->cfg,
+    rc = nub_lockfile_bun_write(&p->graph, &c->s->man, c->s->ws.source ? &c->s->ws : NULL, &c->s->cfg,
                                 version, config_version, &b, err);
   if (rc == 0)
-    rc = nub_lockfile_bun_parse(&p->tree, b.data, b.len, p->lockname, &c->cfg, err);
+    rc = nub_lockfile_bun_parse(&p->tree, b.data, b.len, p->lockname, &c->s->cfg, err);
   if (rc == 0)
     rc = nub_plan_stage_lock(c, &b, err);
   nub_buf_release(&b);
   return rc;
 }
 
-int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err)
+/* npm's or bun's lockfile: a tree (bun: bun.lock's rules). */
+static int from_tree(struct nub_install_ctx *c, bool bun, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
   char *text = NULL, why[512];
   size_t len = 0;
-  bool bun = c->proj.lock == NUB_LOCK_BUN;
   int rc;
 
-  p->lockname = c->proj.lockfile;
-  rc = nub_project_read_lockfile(&c->proj, &c->cfg, &text, &len, err);
+  p->lockname = c->s->proj.lockfile;
+  rc = nub_project_read_lockfile(&c->s->proj, &c->s->cfg, &text, &len, err);
   if (rc < 0)
     return rc;
   nub_tree_init(&p->tree, &p->pkgs);
   p->have_tree = true;
   if (bun)
-    rc = nub_lockfile_bun_parse(&p->tree, text, len, p->lockname, &c->cfg, err);
+    rc = nub_lockfile_bun_parse(&p->tree, text, len, p->lockname, &c->s->cfg, err);
   else
-    rc = nub_lockfile_npm_parse(&p->tree, text, len, p->lockname, &c->cfg, err);
+    rc = nub_lockfile_npm_parse(&p->tree, text, len, p->lockname, &c->s->cfg, err);
   nub_free(text);
   if (rc < 0)
     return rc;
@@ -275,6 +270,16 @@ int nub_plan_from_tree_lockfile(struct nub_install_ctx *c, struct nub_err *err)
     return nub_err_set(err, -NUB_EOUTDATED,
                        "%s is out of date with package.json: %s; run `nub install` or `%s` "
                        "to update it (or delete %s and let nub resolve)", p->lockname, why,
-                       tool_of(c), p->lockname);
+                       c->s->proj.fmt->install_cmd, p->lockname);
   return bun ? re_resolve_bun(c, why, err) : re_resolve_npm(c, why, err);
+}
+
+int nub_plan_from_npm(struct nub_install_ctx *c, struct nub_err *err)
+{
+  return from_tree(c, false, err);
+}
+
+int nub_plan_from_bun(struct nub_install_ctx *c, struct nub_err *err)
+{
+  return from_tree(c, true, err);
 }

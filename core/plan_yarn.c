@@ -37,20 +37,15 @@ int nub_plan_from_yarn(struct nub_install_ctx *c, struct nub_err *err)
   bool stale = false, again = c->o->frozen == NUB_FROZEN_NO || c->o->nupdate || c->o->update_all;
   int rc;
 
-  p->lockname = c->proj.lockfile;
-  rc = nub_project_read_lockfile(&c->proj, &c->cfg, &text, &len, err);
+  p->lockname = c->s->proj.lockfile;
+  rc = nub_project_read_lockfile(&c->s->proj, &c->s->cfg, &text, &len, err);
   if (rc < 0)
     return rc;
-  if (nub_lockfile_is_berry(text, len)) {
-    rc = nub_plan_from_berry(c, text, len, err);
-    nub_free(text);
-    return rc;
-  }
   nub_graph_init(&p->graph);
   p->have_graph = true;
   /* frozen (nub ci, CI): the lockfile must answer package.json as it is */
-  rc = nub_lockfile_yarn_parse(&p->graph, text, len, p->lockname, &c->man,
-                               c->ws.source ? &c->ws : NULL, &c->cfg,
+  rc = nub_lockfile_yarn_parse(&p->graph, text, len, p->lockname, &c->s->man,
+                               c->s->ws.source ? &c->s->ws : NULL, &c->s->cfg,
                                c->frozen ? NULL : &stale, err);
   nub_free(text);
   if (rc < 0 || (!stale && !again))
@@ -63,7 +58,7 @@ int nub_plan_from_yarn(struct nub_install_ctx *c, struct nub_err *err)
   if (rc == 0) {
     struct nub_buf b = NUB_BUF_INIT;
     keep_resolved(&p->graph, &prev);
-    nub_lockfile_yarn_write(&c->plan.graph, &c->cfg, &b);
+    nub_lockfile_yarn_write(&c->plan.graph, &c->s->cfg, &b);
     rc = nub_plan_stage_lock(c, &b, err);
   }
   nub_graph_release(&prev);
@@ -270,7 +265,7 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
   p->have_tree = true;
   {
     uint64_t t0 = nub_plat_now_ns();
-    rc = nub_tree_from_graph_yarn(&p->tree, g, c->ws.source ? &c->ws : NULL, &c->cfg,
+    rc = nub_tree_from_graph_yarn(&p->tree, g, c->s->ws.source ? &c->s->ws : NULL, &c->s->cfg,
                                   has_peers, NULL, err);
     nub_diag_debugf("yarn: hoisted in %.1f ms", (double)(nub_plat_now_ns() - t0) / 1e6);
   }

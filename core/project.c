@@ -8,26 +8,26 @@
 #include "nub_alloc.h"
 #include "nub_plat.h"
 
-static const struct {
-  enum nub_lock_kind kind;
-  const char *file;
-  const char *tool; /* packageManager name that owns it */
-} locks[] = {
-  {NUB_LOCK_NUB, "nub.lock", "nub"},
-  {NUB_LOCK_PNPM, "pnpm-lock.yaml", "pnpm"},
-  {NUB_LOCK_SHRINKWRAP, "npm-shrinkwrap.json", "npm"},
-  {NUB_LOCK_NPM, "package-lock.json", "npm"},
-  {NUB_LOCK_YARN, "yarn.lock", "yarn"},
-  {NUB_LOCK_BUN, "bun.lock", "bun"},
-};
-
-int nub_project_detect(struct nub_project *p, const char *dir,
-                       const struct nub_config *cfg, const char *package_manager,
-                       struct nub_err *err)
+/* The first bytes of a file, enough for a format to know its own. */
+static size_t head_of(int dir_fd, const char *file, char *buf, size_t cap)
 {
-  bool present[sizeof(locks) / sizeof(locks[0])];
+  int fd = nub_plat_open_read_at(dir_fd, file);
+  long n = fd >= 0 ? nub_plat_read(fd, buf, cap) : -1;
+
+  if (fd >= 0)
+    nub_plat_close(fd);
+  return n > 0 ? (size_t)n : 0;
+}
+
+int nub_project_detect(struct nub_project *p, const char *dir, const struct nub_config *cfg,
+                       const char *package_manager, const struct nub_lockfmt *const *fmts,
+                       const struct nub_lockfmt *none, struct nub_err *err)
+{
+  bool present[16] = {false};
   int npresent = 0, first = -1;
-  char tool[32] = "";
+  char tool[32] = "", head[4096];
+  size_t nhead = 0;
+  const char *headfile = NULL;
 
   memset(p, 0, sizeof(*p));
   p->dir = nub_strdup(dir);
@@ -43,15 +43,23 @@ int nub_project_detect(struct nub_project *p, const char *dir,
       tool[n] = '\0';
     }
   }
-  for (size_t i = 0; i < sizeof(locks) / sizeof(locks[0]); i++) {
+  for (size_t i = 0; fmts[i] && i < 16; i++) {
     struct nub_plat_stat st;
-    present[i] = nub_plat_stat_follow_at(p->dir_fd, locks[i].file, &st) == 0 &&
+    present[i] = nub_plat_stat_follow_at(p->dir_fd, fmts[i]->file, &st) == 0 &&
                  st.type == NUB_FT_FILE;
+    if (present[i] && fmts[i]->detect) { /* one file, two formats: its bytes tell */
+      if (!headfile || strcmp(headfile, fmts[i]->file)) {
+        nhead = head_of(p->dir_fd, fmts[i]->file, head, sizeof(head));
+        headfile = fmts[i]->file;
+      }
+      present[i] = fmts[i]->detect(head, nhead);
+    }
     if (!present[i])
       continue;
-    /* npm itself prefers npm-shrinkwrap.json over package-lock.json */
-    if (locks[i].kind == NUB_LOCK_NPM && first >= 0 &&
-        locks[first].kind == NUB_LOCK_SHRINKWRAP)
+    /* two files of one tool's one format: the earlier wins, as its tool
+     * reads it (npm prefers npm-shrinkwrap.json over package-lock.json) */
+    if (first >= 0 && !strcmp(fmts[first]->tool, fmts[i]->tool) &&
+        fmts[first]->plan == fmts[i]->plan)
       continue;
     npresent++;
     if (first < 0)
@@ -69,17 +77,17 @@ int nub_project_detect(struct nub_project *p, const char *dir,
   }
   if (npresent > 1) {
     int pick = -1;
-    for (size_t i = 0; i < sizeof(locks) / sizeof(locks[0]) && tool[0]; i++)
-      if (present[i] && !strcmp(locks[i].tool, tool) && pick < 0)
+    for (size_t i = 0; fmts[i] && i < 16 && tool[0]; i++)
+      if (present[i] && !strcmp(fmts[i]->tool, tool) && pick < 0)
         pick = (int)i;
     if (pick < 0) {
       char names[256] = "";
-      for (size_t i = 0; i < sizeof(locks) / sizeof(locks[0]); i++) {
+      for (size_t i = 0; fmts[i] && i < 16; i++) {
         if (!present[i])
           continue;
         if (names[0])
           strncat(names, " and ", sizeof(names) - strlen(names) - 1);
-        strncat(names, locks[i].file, sizeof(names) - strlen(names) - 1);
+        strncat(names, fmts[i]->file, sizeof(names) - strlen(names) - 1);
       }
       return nub_err_set(err, -NUB_EAMBIGUOUS,
                          "found %s; nub cannot tell which tool owns this project: "
@@ -88,22 +96,10 @@ int nub_project_detect(struct nub_project *p, const char *dir,
     }
     first = pick;
   }
-  if (first >= 0) {
-    p->lock = locks[first].kind;
-    p->lockfile = locks[first].file;
-  }
-  switch (p->lock) {
-  case NUB_LOCK_NPM:
-  case NUB_LOCK_SHRINKWRAP:
-  case NUB_LOCK_YARN:
-  case NUB_LOCK_BUN:
-    p->layout = NUB_LINKER_HOISTED;
-    p->layout_source = p->lockfile;
-    break;
-  default:
-    p->layout = NUB_LINKER_ISOLATED;
-    p->layout_source = p->lockfile ? p->lockfile : "default";
-  }
+  p->fmt = first >= 0 ? fmts[first] : none;
+  p->lockfile = first >= 0 ? fmts[first]->file : NULL;
+  p->layout = p->fmt->layout;
+  p->layout_source = p->lockfile ? p->lockfile : "default";
   if (cfg->linker != NUB_LINKER_AUTO) {
     p->layout = cfg->linker;
     p->layout_source = nub_config_layer(cfg, "node-linker") == NUB_CFG_CLI

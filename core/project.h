@@ -10,31 +10,25 @@
 
 #include "config.h"
 #include "err.h"
+#include "lockfmt.h"
 #include "manifest.h"
-
-enum nub_lock_kind {
-  NUB_LOCK_NONE,
-  NUB_LOCK_NPM,        /* package-lock.json */
-  NUB_LOCK_SHRINKWRAP, /* npm-shrinkwrap.json */
-  NUB_LOCK_NUB,        /* nub.lock */
-  NUB_LOCK_PNPM,       /* pnpm-lock.yaml */
-  NUB_LOCK_YARN,       /* yarn.lock */
-  NUB_LOCK_BUN,        /* bun.lock */
-};
 
 struct nub_project {
   char *dir;
   int dir_fd;
-  enum nub_lock_kind lock;
-  const char *lockfile; /* file name, or NULL */
+  const struct nub_lockfmt *fmt; /* the lockfile's format; nub_lockfmt_none-like
+                                  * (file NULL) when there is none */
+  const char *lockfile; /* fmt->file, or NULL */
   enum nub_node_linker layout;
   const char *layout_source; /* "package-lock.json", "--node-linker", ... */
 };
 
-/* Detect the lockfile and the layout. Does not parse package.json. */
-int nub_project_detect(struct nub_project *p, const char *dir,
-                       const struct nub_config *cfg, const char *package_manager,
-                       struct nub_err *err);
+/* Detect the lockfile among the formats fmts (in order; a format whose
+ * file is there and whose detect takes its first bytes) and the layout;
+ * none: `none` (the resolver's). Does not parse package.json. */
+int nub_project_detect(struct nub_project *p, const char *dir, const struct nub_config *cfg,
+                       const char *package_manager, const struct nub_lockfmt *const *fmts,
+                       const struct nub_lockfmt *none, struct nub_err *err);
 void nub_project_release(struct nub_project *p);
 /* The project's lockfile, read whole (caller frees *text): a file larger
  * than max-lockfile-size is refused (-NUB_ELIMIT, naming the setting)

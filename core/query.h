@@ -13,19 +13,16 @@
 #include "manifest.h"
 #include "pkgtab.h"
 #include "project.h"
+#include "session.h"
 #include "tree.h"
 #include "workspace.h"
 
 struct nub_query {
-  char *root; /* the project (the workspace root) */
-  struct nub_config cfg;
-  struct nub_manifest man;
-  struct nub_workspace ws;
-  struct nub_project proj;
+  struct nub_session s;   /* the project (the workspace root), its members */
   struct nub_pkgtab pkgs;
   struct nub_tree tree;
   struct nub_graph graph; /* sorted */
-  bool have_cfg, have_man, have_ws, have_proj, have_tree, have_graph;
+  bool have_tree, have_graph;
 };
 
 /* Open the project nub runs in (dir: NULL for the working directory) and

@@ -174,11 +174,11 @@ static void print_pkg(struct ls *l, const char *alias, const char *ref, const st
 
 static void print_importer(struct ls *l, const struct nub_importer *im, bool first)
 {
-  const struct nub_ws_pkg *wp = strcmp(im->path, ".") ? nub_workspace_at(&l->q->ws, im->path)
+  const struct nub_ws_pkg *wp = strcmp(im->path, ".") ? nub_workspace_at(&l->q->s.ws, im->path)
                                                       : NULL;
-  const struct nub_manifest *m = wp ? &wp->man : &l->q->man;
-  char *abs = strcmp(im->path, ".") ? nub_asprintf("%s/%s", l->q->root, im->path)
-                                    : nub_strdup(l->q->root);
+  const struct nub_manifest *m = wp ? &wp->man : &l->q->s.man;
+  char *abs = strcmp(im->path, ".") ? nub_asprintf("%s/%s", l->q->s.root, im->path)
+                                    : nub_strdup(l->q->s.root);
   size_t total = 0, shown = 0;
 
   for (int k = 0; k < NUB_DEP_KINDS; k++) {
@@ -360,9 +360,9 @@ int cmd_why(int argc, char **argv)
   w.on_path = nub_calloc(q.graph.npkgs + 1, sizeof(bool));
   for (size_t m = 0; m < q.graph.nimporters; m++) {
     const struct nub_importer *im = &q.graph.importers[m];
-    const struct nub_ws_pkg *wp = strcmp(im->path, ".") ? nub_workspace_at(&q.ws, im->path)
+    const struct nub_ws_pkg *wp = strcmp(im->path, ".") ? nub_workspace_at(&q.s.ws, im->path)
                                                         : NULL;
-    const char *pname = wp ? wp->man.name : q.man.name;
+    const char *pname = wp ? wp->man.name : q.s.man.name;
     for (int k = 0; k < NUB_DEP_KINDS; k++) {
       const struct nub_gdirect *d;
       size_t n = nub_importer_directs(im, k, &d);
@@ -379,7 +379,7 @@ int cmd_why(int argc, char **argv)
     }
   }
   if (!w.found)
-    fprintf(stderr, "nub: nothing in %s depends on %s\n", q.proj.lockfile, name);
+    fprintf(stderr, "nub: nothing in %s depends on %s\n", q.s.proj.lockfile, name);
   fwrite(w.out.data ? w.out.data : "", 1, w.out.len, stdout);
   nub_buf_release(&w.out);
   nub_free(w.path);
@@ -460,7 +460,7 @@ int cmd_outdated(int argc, char **argv)
   if (rc == 0) {
     pool = nub_pool_new(1, "registry");
     nub_progress_start(&prog, 2 /* silent */);
-    rc = nub_meta_new(&meta, &q.cfg, pool, &prog, &mo, &err);
+    rc = nub_meta_new(&meta, &q.s.cfg, pool, &prog, &mo, &err);
   }
   if (!json && rc == 0)
     nub_buf_addf(&out, "%-30s %-12s %-12s %-12s %s\n", "Package", "Current", "Wanted", "Latest",
@@ -469,9 +469,9 @@ int cmd_outdated(int argc, char **argv)
     nub_buf_adds(&out, "{");
   for (size_t m = 0; rc == 0 && m < q.graph.nimporters; m++) {
     const struct nub_importer *im = &q.graph.importers[m];
-    const struct nub_ws_pkg *wp = strcmp(im->path, ".") ? nub_workspace_at(&q.ws, im->path)
+    const struct nub_ws_pkg *wp = strcmp(im->path, ".") ? nub_workspace_at(&q.s.ws, im->path)
                                                         : NULL;
-    const char *who = wp ? wp->man.name : q.man.name ? q.man.name : ".";
+    const char *who = wp ? wp->man.name : q.s.man.name ? q.s.man.name : ".";
     for (int k = 0; rc == 0 && k < NUB_DEP_KINDS; k++) {
       const struct nub_gdirect *d;
       size_t n = nub_importer_directs(im, k, &d);

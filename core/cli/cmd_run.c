@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "nub_alloc.h"
 #include "run.h"
+#include "session.h"
 #include "workspace.h"
 
 const char cli_run_help[] =
@@ -87,39 +88,29 @@ static int run_many(const char *cwd, const char *script, char *const *filters, s
                     bool include_root, int concurrency, bool if_present, char **args,
                     size_t nargs)
 {
-  char *root = NULL;
-  struct nub_manifest man;
-  struct nub_workspace ws;
+  struct nub_session s;
+  struct nub_session_opts so = {cwd, NULL, NULL, 0, NULL, NULL, NULL};
   struct nub_err err;
   struct nub_run_many_opts mo;
   struct out_ctx oc = {script};
   bool *sel = NULL;
-  bool have_man = false, have_ws = false;
   int rc, status = 0;
   size_t ran = 0;
 
   nub_err_clear(&err);
-  rc = nub_workspace_find_root(cwd, &root, &man, &have_man, &err);
-  if (rc == 0 && !have_man) /* to say why it cannot be read */
-    rc = nub_manifest_load(&man, root, &err);
-  have_man = rc == 0;
-  if (rc == 0) {
-    rc = nub_workspace_discover(&ws, root, &man, &err);
-    have_ws = true;
-  }
-  if (rc == 0 && !ws.source)
+  rc = nub_session_open(&s, NUB_OPEN_WORKSPACE, &so, &err);
+  if (rc == 0 && !s.ws.source)
     rc = nub_err_set(&err, -NUB_EUSAGE, "-r and --filter run in workspace packages, but %s "
-                     "is not a workspace", root);
+                     "is not a workspace", s.root);
   if (rc == 0)
-    rc = nub_workspace_load(&ws, &err);
+    rc = nub_session_more(&s, NUB_OPEN_MEMBERS, &err);
   if (rc == 0) {
-    sel = nub_calloc(ws.npkgs + 1, sizeof(bool));
+    sel = nub_calloc(s.ws.npkgs + 1, sizeof(bool));
     if (nfilters) {
-      size_t rl = strlen(root);
-      rc = nub_workspace_select(&ws, man.name, &man, strlen(cwd) > rl ? cwd + rl + 1 : "",
-                                filters, nfilters, sel, &err);
+      rc = nub_workspace_select(&s.ws, s.man.name, &s.man, s.cwd_rel, filters, nfilters, sel,
+                                &err);
     } else {
-      for (size_t i = 1; i <= ws.npkgs; i++)
+      for (size_t i = 1; i <= s.ws.npkgs; i++)
         sel[i] = true;
     }
     if (include_root)
@@ -127,10 +118,10 @@ static int run_many(const char *cwd, const char *script, char *const *filters, s
   }
   if (rc == 0) {
     memset(&mo, 0, sizeof(mo));
-    mo.root = root;
+    mo.root = s.root;
     mo.init_cwd = cwd;
-    mo.ws = &ws;
-    mo.root_man = &man;
+    mo.ws = &s.ws;
+    mo.root_man = &s.man;
     mo.selected = sel;
     mo.script = script;
     mo.args = args;
@@ -144,11 +135,7 @@ static int run_many(const char *cwd, const char *script, char *const *filters, s
     rc = nub_err_set(&err, -NUB_ESCRIPT, "none of the selected packages has a script '%s'",
                      script);
   nub_free(sel);
-  if (have_ws)
-    nub_workspace_release(&ws);
-  if (have_man)
-    nub_manifest_release(&man);
-  nub_free(root);
+  nub_session_close(&s);
   if (rc < 0) {
     int ex = cli_fail(&err);
     return ex == 50 ? 1 : ex;

@@ -1,0 +1,82 @@
+/* lockfmt.h - each lockfile format behind one table of operations (as
+ * curl's TLS backends, libalpm's db_operations, libsolv's repo readers).
+ *
+ * Everything nub does differently per format is here and in the format's
+ * own files: which file it is, how it is told apart from another of that
+ * name (yarn 1 and berry both write yarn.lock), the layout its tool builds,
+ * how it becomes a plan (read, checked against package.json, resolved again
+ * and written back where its tool would), how it reads as a graph for the
+ * commands that look (ls, why, outdated), how its tool places a graph into
+ * a tree and links .bin. The driver, the layouts and the queries call
+ * these; nothing else asks which format a project has. Adding a format is
+ * a file and a row of nub_lockfmts. */
+#ifndef NUB_LOCKFMT_H
+#define NUB_LOCKFMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "err.h"
+
+struct nub_install_ctx;
+struct nub_manifest;
+struct nub_workspace;
+struct nub_pkgtab;
+struct nub_tree;
+struct nub_graph;
+
+/* What a reader needs of the project besides the lockfile's text. */
+struct nub_lockfmt_src {
+  const char *dir;                 /* the project (absolute) */
+  const char *lockname;            /* the file, as errors name it */
+  const struct nub_manifest *man;  /* the root's package.json */
+  const struct nub_workspace *ws;  /* its members, or NULL */
+  const struct nub_config *cfg;
+  struct nub_pkgtab *pkgs;         /* where packages go */
+};
+
+enum {
+  NUB_LF_WRITES = 1u << 0,           /* nub writes it back as its tool does */
+  NUB_LF_PLACE_AFTER_FETCH = 1u << 1, /* its tool places packages knowing their
+                                      * package.json (yarn 1's peers): the
+                                      * hoisted tree comes after the fetch */
+  NUB_LF_OS_CPU_ONLY = 1u << 2,       /* its tool leaves out optional packages
+                                      * of other platforms by os and cpu, not
+                                      * libc (yarn 1) */
+};
+
+struct nub_lockfmt {
+  const char *name;        /* "npm", "bun", "yarn", "berry", "pnpm", "nub" */
+  const char *file;        /* the file it lives in */
+  const char *tool;        /* package.json "packageManager" naming its tool */
+  const char *install_cmd; /* what its tool runs to bring it up to date */
+  enum nub_node_linker layout; /* the layout its tool builds */
+  unsigned caps;           /* NUB_LF_* */
+  /* Whether the file's first bytes are this format's, where two formats
+   * share a file name; NULL: the name says it. */
+  bool (*detect)(const char *head, size_t len);
+  /* c->plan from the lockfile (or, for the resolver, from package.json and
+   * the registry): checked against package.json, resolved again and
+   * staged for writing where its tool would write it, or refused under
+   * --frozen-lockfile naming the dependency. */
+  int (*plan)(struct nub_install_ctx *c, struct nub_err *err);
+  /* The lockfile's text as a graph (the commands that look: ls, why,
+   * outdated); a tree format fills tree and converts it. */
+  int (*graph)(const struct nub_lockfmt_src *src, const char *text, size_t len,
+               struct nub_tree *tree, struct nub_graph *out, struct nub_err *err);
+  /* The hoisted layout's tree from the plan's graph, as its tool places it;
+   * NULL: npm's placement. */
+  int (*place)(struct nub_install_ctx *c, struct nub_err *err);
+  /* The hoisted layout's .bin links, by its tool's rule; NULL: npm's. */
+  int (*bins)(struct nub_install_ctx *c, size_t *nlinks, struct nub_err *err);
+};
+
+/* Every format with a file, in the order a project's files are looked for
+ * (npm-shrinkwrap.json before package-lock.json, as npm prefers it). */
+extern const struct nub_lockfmt *const nub_lockfmts[];
+/* A project without a lockfile: resolved from package.json, nub.lock
+ * written. */
+extern const struct nub_lockfmt nub_lockfmt_none;
+
+#endif
