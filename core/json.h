@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "err.h"
-#include "manifest.h"
+#include "dep.h"
 #include "text.h"
 
 #define NUB_JSON_MAX_DEPTH 512

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "bins.h"
-#include "convert.h"
+#include "hoist_npm.h"
 #include "diag.h"
 #include "hoist_yarn.h"
 #include "hoisted.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "bins.h"
-#include "convert.h"
+#include "tree_graph.h"
 #include "install_ctx.h"
 #include "isolated.h"
 #include "layout.h"

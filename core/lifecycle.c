@@ -8,7 +8,7 @@
 #include "pool.h"
 #include "workspace.h"
 
-#include "git.h"
+#include "gitspec.h"
 #include "install_ctx.h"
 #include "layout.h"
 #include "manifest.h"

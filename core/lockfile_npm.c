@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "git.h"
+#include "gitspec.h"
 #include "integrity.h"
 #include "json.h"
 #include "nub_alloc.h"

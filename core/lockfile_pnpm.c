@@ -18,7 +18,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "git.h"
+#include "gitspec.h"
 #include "nub_alloc.h"
 #include "text.h"
 #include "yaml_emit.h"

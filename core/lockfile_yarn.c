@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "git.h"
+#include "gitspec.h"
 #include "integrity.h"
 #include "nub_alloc.h"
 #include "path.h"

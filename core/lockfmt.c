@@ -6,7 +6,7 @@
 
 #include "berry.h"
 #include "bins.h"
-#include "convert.h"
+#include "tree_graph.h"
 #include "install_ctx.h"
 #include "lockfile_berry.h"
 #include "lockfile_bun.h"

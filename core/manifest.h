@@ -6,26 +6,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "dep.h"
 #include "err.h"
-
-struct nub_dep {
-  char *name, *spec;
-};
-
-struct nub_depmap {
-  struct nub_dep *v;
-  size_t n;
-};
 
 /* A named set of version ranges that "catalog:<name>" specs refer to
  * (pnpm-workspace.yaml, bun's package.json); the default one is "default". */
 struct nub_catalog {
   char *name;
   struct nub_depmap deps;
-};
-
-struct nub_bin {
-  char *name, *target; /* validated command name, normalised relative path */
 };
 
 struct nub_manifest {
@@ -85,23 +73,5 @@ void nub_manifest_release(struct nub_manifest *m);
 /* The spec of dependency `name` as package.json wrote it, credential and
  * all, when it carried one; else NULL. */
 const char *nub_manifest_secret(const struct nub_manifest *m, const char *name);
-
-void nub_depmap_release(struct nub_depmap *m);
-void nub_strarray_free(char **v, size_t n);
-/* An npm alias spec, "npm:<name>[@<range>]": true with the name (into
- * name, cap bytes) and *range (NULL when none is given); false for any
- * other spec. The name runs to the first '@' after its scope, as npm
- * reads it. */
-bool nub_spec_npm_alias(const char *spec, char *name, size_t cap, const char **range);
-/* Whether s is one of v[0..n). */
-bool nub_strarray_has(char *const *v, size_t n, const char *s);
-const char *nub_depmap_get(const struct nub_depmap *m, const char *name);
-
-
-/* npm's os/cpu/libc filter: entries may be negated with '!'; an empty list
- * allows everything. */
-bool nub_platform_allows(char *const *list, size_t n, const char *value);
-/* The same for a comma-joined list ("darwin,!win32"). */
-bool nub_platform_allows_csv(const char *csv, const char *value);
 
 #endif

@@ -2,6 +2,7 @@
 #include "path.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "nub_alloc.h"
@@ -192,4 +193,30 @@ char *nub_project_path(const char *project_dir, const char *path)
 {
   return path[0] == '/' || !project_dir ? nub_strdup(path)
                                         : nub_asprintf("%s/%s", project_dir, path);
+}
+
+char *nub_path_nm_child(const char *level, const char *alias)
+{
+  return level[0] ? nub_asprintf("%s/node_modules/%s", level, alias)
+                  : nub_asprintf("node_modules/%s", alias);
+}
+
+/* The level above `level`: "node_modules/a/node_modules/b" -> "node_modules/a",
+ * "node_modules/a" -> "". Writes into out. */
+bool nub_path_nm_parent(const char *level, char *out, size_t cap)
+{
+  const char *nm;
+
+  if (!level[0])
+    return false;
+  /* the last "/node_modules/" before the folder name */
+  nm = NULL;
+  for (const char *p = level; (p = strstr(p, "/node_modules/")) != NULL; p++)
+    nm = p;
+  if (!nm) {
+    out[0] = '\0';
+    return true;
+  }
+  snprintf(out, cap, "%.*s", (int)(nm - level), level);
+  return true;
 }

@@ -30,6 +30,14 @@ bool nub_bin_name(const char *in, char *out, size_t cap);
  * path), or NULL when path does not end in a node_modules entry. */
 const char *nub_path_pkg_name(const char *path);
 
+/* The path of `alias` in the node_modules of the package at `level` (""
+ * for the project): "node_modules/<alias>" or "<level>/node_modules/<alias>".
+ * Caller frees. */
+char *nub_path_nm_child(const char *level, const char *alias);
+/* The level above `level`: "node_modules/a/node_modules/b" ->
+ * "node_modules/a", "node_modules/a" -> "" (into out); false for "". */
+bool nub_path_nm_parent(const char *level, char *out, size_t cap);
+
 /* The relative path from the directory from_dir to `to`, both absolute,
  * "." and ".." applied by their names (as a symlink target: "../../x").
  * -EINVAL when a path is not absolute or the result does not fit. */

@@ -3,11 +3,11 @@
 
 #include <string.h>
 
-#include "git.h"
+#include "gitspec.h"
 #include "integrity.h"
 #include "manifest.h"
 #include "nub_alloc.h"
-#include "store.h"
+#include "index.h"
 
 void nub_pkg_key(const char *integrity, const char *tarball, char out[65])
 {

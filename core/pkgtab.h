@@ -9,12 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct nub_index;
+#include "registry_url.h" /* NUB_LOCAL_DIR */
 
-/* The tarball of a package that is a directory of the user's, copied as it
- * is (bun's file: directories): "local-dir+<absolute path>". It is
- * imported again on every install, since the directory may have changed. */
-#define NUB_LOCAL_DIR "local-dir+"
+struct nub_index;
 
 /* One fetchable package, unique by store key (tarball identity). */
 struct nub_pkg {

@@ -5,7 +5,6 @@
 
 #include "nub_alloc.h"
 #include "path.h"
-#include "pkgtab.h"
 
 char *nub_tarball_url_on(const char *reg, const char *name, const char *version)
 {

@@ -10,6 +10,11 @@
 #include "config.h"
 #include "url.h" /* nub_is_http_url for every reader */
 
+/* The tarball of a package that is a directory of the user's, copied as it
+ * is (bun's file: directories): "local-dir+<absolute path>". It is
+ * imported again on every install, since the directory may have changed. */
+#define NUB_LOCAL_DIR "local-dir+"
+
 /* <reg><name>/-/<basename>-<version>.tgz, the registry tarball path (reg
  * ends in '/'; caller frees). */
 char *nub_tarball_url_on(const char *reg, const char *name, const char *version);

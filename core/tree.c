@@ -9,7 +9,7 @@
 
 #include "nub_alloc.h"
 #include "path.h"
-#include "store.h"
+#include "index.h"
 
 void nub_tree_init(struct nub_tree *t, struct nub_pkgtab *pkgs)
 {

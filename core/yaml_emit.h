@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "manifest.h"
+#include "dep.h"
 
 struct nub_buf;
 struct nub_ynode;

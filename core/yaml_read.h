@@ -11,7 +11,7 @@
 #include <yaml.h>
 
 #include "err.h"
-#include "manifest.h"
+#include "dep.h"
 
 /* Parse text into doc (the caller deletes it with yaml_document_delete on
  * success). Refused first, as -NUB_ELOCKFILE naming line and column (code

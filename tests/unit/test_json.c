@@ -7,6 +7,7 @@
 #include "err.h"
 #include "buf.h"
 #include "json.h"
+#include "manifest.h"
 #include "nub_alloc.h"
 
 static int parse(const char *text, size_t len, unsigned flags, struct nub_err *err)

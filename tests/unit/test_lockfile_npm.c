@@ -10,7 +10,8 @@
 
 #include "buf.h"
 #include "config.h"
-#include "convert.h"
+#include "hoist_npm.h"
+#include "tree_graph.h"
 #include "err.h"
 #include "graph.h"
 #include "lockfile_bun.h"
