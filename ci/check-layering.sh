@@ -2,11 +2,15 @@
 # The layering rules of DESIGN.md, checked mechanically:
 #  1. no OS conditional outside platform/;
 #  2. core/ and diag/ never call the OS file primitives platform/ wraps;
-#  3. includes and CMake links run one way: core -> diag -> platform;
+#  3. includes and CMake links run one way: core -> diag -> platform, and
+#     inside core cli -> cmd -> install -> {formats, store} -> {model, net}
+#     -> project -> base (each folder a library; the build refuses an
+#     include from above);
 #  4. nub's own code allocates through nub_malloc & co and avoids the banned
 #     string functions;
 #  5. given a build directory (ci/check-layering.sh build), no two files of
-#     core/ call each other, directly or around a cycle (ci/check-cycles.py,
+#     the binary call each other, directly or around a cycle, nor call into
+#     a folder above their own (ci/check-cycles.py,
 #     from the symbols of the built objects).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +37,22 @@ $hits"
 grep -qE 'target_link_libraries\(nub_platform PUBLIC [^)]*nub_(diag|core)' platform/CMakeLists.txt && report "platform links an upper layer"
 grep -qE 'target_link_libraries\(nub_diag [^)]*nub_core' diag/CMakeLists.txt && report "diag links core"
 grep -qE 'target_link_libraries\(nub_diag PUBLIC nub_platform\)' diag/CMakeLists.txt || report "diag must link nub_platform (and only it)"
-grep -qE 'target_link_libraries\(nub_core PUBLIC nub_diag' core/CMakeLists.txt || report "core must link nub_diag"
+grep -qE 'LINKS [^)]*nub_diag' core/base/CMakeLists.txt || report "core/base must link nub_diag"
+# core's folders link only the ones below them (core/CMakeLists.txt's order);
+# a link upward would put an upper folder's headers on a lower one's path
+hits=$(python3 - <<'PY'
+import re
+order = [["base"], ["project"], ["model", "net"], ["formats", "store"], ["install"], ["cmd"]]
+rank = {f: i for i, g in enumerate(order) for f in g}
+for f in rank:
+    text = open("core/%s/CMakeLists.txt" % f).read()
+    links = re.search(r"LINKS([^)]*)\)", text)
+    for t in re.findall(r"nub_(\w+)", links.group(1) if links else ""):
+        if t in rank and rank[t] >= rank[f]:
+            print("core/%s links nub_%s, which is not below it" % (f, t))
+PY
+)
+[ -n "$hits" ] && report "$hits"
 
 hits=$(grep -rnE '(^|[^_a-z])(malloc|calloc|realloc|free|strdup|strndup)\s*\(' core diag --include='*.c' | grep -vE 'nub_(malloc|calloc|realloc|free|strdup|strndup)|mi_|curl_free|//|/\*' || true)
 [ -n "$hits" ] && report "raw allocation (use nub_malloc & co):
@@ -47,6 +66,6 @@ if [ -n "${1:-}" ]; then
 fi
 
 if [ "$fail" = 0 ]; then
-  echo "layering: ok (core -> diag -> platform; no OS conditionals or primitives above platform/)"
+  echo "layering: ok (core's folders -> diag -> platform; no OS conditionals or primitives above platform/)"
 fi
 exit "$fail"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates core/berry_compat_data.h: the package-extension table that
+# Regenerates core/formats/berry_compat_data.h: the package-extension table that
 # yarn berry (and pnpm) apply to the registry's packages before placing
 # them, as the published @yarnpkg/extensions package carries it (yarn
 # 4.18.1 bundles version 2.0.7 unchanged). A developer runs this when yarn
@@ -10,7 +10,7 @@ ver=${1:-2.0.7}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$tmp" && npm i --no-audit --no-fund --ignore-scripts "@yarnpkg/extensions@$ver" >/dev/null)
-NODE_PATH="$tmp/node_modules" node - "$ver" >core/berry_compat_data.h <<'JS'
+NODE_PATH="$tmp/node_modules" node - "$ver" >core/formats/berry_compat_data.h <<'JS'
 const ver = process.argv[2];
 const exts = require('@yarnpkg/extensions').packageExtensions;
 const q = s => JSON.stringify(s);
@@ -59,4 +59,4 @@ for (const [sel, ext] of exts) {
 out.push(`};`);
 console.log(out.join('\n'));
 JS
-echo "core/berry_compat_data.h: $(grep -c "^  {" core/berry_compat_data.h) rows from @yarnpkg/extensions@$ver"
+echo "core/formats/berry_compat_data.h: $(grep -c "^  {" core/formats/berry_compat_data.h) rows from @yarnpkg/extensions@$ver"

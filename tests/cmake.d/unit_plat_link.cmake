@@ -6,14 +6,14 @@
 nub_unit_test(link unit/test_link.c)
 
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET nub_platform_macos_shim)
-  get_target_property(_core_srcs nub_core SOURCES)
-  list(TRANSFORM _core_srcs PREPEND ${PROJECT_SOURCE_DIR}/core/)
+  get_property(_core_srcs GLOBAL PROPERTY NUB_CORE_SOURCES)
+  get_property(_core_incs GLOBAL PROPERTY NUB_CORE_INCLUDES)
   get_target_property(_diag_srcs nub_diag SOURCES)
   list(TRANSFORM _diag_srcs PREPEND ${PROJECT_SOURCE_DIR}/diag/)
   add_executable(test_link_macos_shim unit/test_link.c
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/nub_test.c ${_core_srcs} ${_diag_srcs})
   target_include_directories(test_link_macos_shim PRIVATE
-    ${PROJECT_SOURCE_DIR}/core ${PROJECT_BINARY_DIR}/core ${PROJECT_SOURCE_DIR}/diag
+    ${_core_incs} ${PROJECT_SOURCE_DIR}/diag
     ${CMAKE_CURRENT_SOURCE_DIR}/unit)
   target_compile_definitions(test_link_macos_shim PRIVATE ${NUB_CORE_DEFINES})
   target_include_directories(test_link_macos_shim SYSTEM PRIVATE ${CURL_INCLUDE_DIRS}

@@ -1,6 +1,6 @@
 /* test_lockfile_npm.c - core/lockfile_npm.h and lockfile_bun.h: the plan an
  * npm or bun lockfile gives (the basic fixture in v1, v2, v3 and bun.lock:
- * the same tree), and what a damaged entry does. Also convert.h: that tree
+ * the same tree), and what a damaged entry does. Also hoist_npm.h and tree_graph.h: that tree
  * as a graph and back. */
 #include "nub_test.h"
 

@@ -1,6 +1,6 @@
 /* tree.h - the hoisted layout's plan: nodes (the directories of the layout
  * and the package each holds, from the package table). npm and bun
- * lockfile readers produce it, convert.c makes it from a graph, the
+ * lockfile readers produce it, hoist_npm.c makes it from a graph, the
  * hoisted linker materialises it. */
 #ifndef NUB_TREE_H
 #define NUB_TREE_H
@@ -50,7 +50,7 @@ struct nub_node {
    * package.json saying, [0] dependencies, [1] devDependencies,
    * [2] optionalDependencies, [3] peerDependencies; NULL when it did not */
   struct nub_depmap *member_specs;
-  const struct nub_gpkg *gpkg; /* made from a graph (convert.c): its package */
+  const struct nub_gpkg *gpkg; /* made from a graph (hoist_npm.c): its package */
   long order;        /* yarn's flat-tree position (bins' precedence), else 0 */
 };
 
@@ -67,10 +67,6 @@ struct nub_tree {
   bool has_overrides;
   struct nub_depmap overrides;
 };
-
-/* A member's recorded specs from a lockfile object with "dependencies",
- * "devDependencies", ... maps (npm's packages[dir], bun's workspaces[dir]). */
-void nub_node_set_member_specs(struct nub_node *n, const void *cjson_obj);
 
 /* An empty tree whose packages go into pkgs. */
 void nub_tree_init(struct nub_tree *t, struct nub_pkgtab *pkgs);

@@ -16,7 +16,7 @@
 
 #include "diag.h"
 #include "install_ctx.h"
-#include "hoisted.h"
+#include "link_hoisted.h"
 #include "integrity.h"
 #include "layout.h"
 #include "lifecycle.h"
@@ -67,7 +67,7 @@ static bool as_trees(const struct nub_install_ctx *c)
     return false;
   /* the hoisted layout links each file from its package's tree, and the
    * isolated one adopts the tree as the package's entry in the global
-   * virtual store (isolated.c); without that store, isolated packages share
+   * virtual store (link_isolated.c); without that store, isolated packages share
    * equal files through content names */
   return c->layout == &nub_layout_hoisted || c->s->cfg.gvs;
 }

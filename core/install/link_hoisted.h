@@ -1,10 +1,10 @@
-/* hoisted.h - the hoisted (npm) layout: every node at its lockfile path as a
+/* link_hoisted.h - the hoisted (npm) layout: every node at its lockfile path as a
  * real directory, files from the store through the linker, spread over the
  * worker pool one depth level at a time (a nested node needs its parent's
  * directory). An existing node_modules keeps the package directories that
  * still match the previous state and loses what the plan no longer has. */
-#ifndef NUB_HOISTED_H
-#define NUB_HOISTED_H
+#ifndef NUB_LINK_HOISTED_H
+#define NUB_LINK_HOISTED_H
 
 #include "err.h"
 #include "link.h"

@@ -23,7 +23,7 @@ int nub_lockfile_npm_parse(struct nub_tree *t, const char *text, size_t len,
 struct nub_graph;
 struct nub_workspace;
 
-/* package-lock.json (lockfileVersion 3) for tree t, which convert.c made
+/* package-lock.json (lockfileVersion 3) for tree t, which hoist_npm.c made
  * from graph g (the nodes' gpkg): the root entry from root (and its
  * workspace globs), one entry per node with version, resolved, integrity,
  * npm's dev / optional / devOptional flags and the package's own

@@ -1,4 +1,4 @@
-/* isolated.h - the isolated (pnpm-style) layout:
+/* link_isolated.h - the isolated (pnpm-style) layout:
  *
  *   node_modules/<dep>              -> .nub/<dir>/node_modules/<dep>
  *   node_modules/.nub/<dir>/node_modules/<name>/...   the package's files
@@ -22,8 +22,8 @@
  * Packages that run build scripts (and their dependents) stay in the
  * project, in .nub as above; their links to the others point into the
  * store the same way. */
-#ifndef NUB_ISOLATED_H
-#define NUB_ISOLATED_H
+#ifndef NUB_LINK_ISOLATED_H
+#define NUB_LINK_ISOLATED_H
 
 #include <stdbool.h>
 

@@ -1,6 +1,6 @@
 /* json.h - reading JSON documents (package.json, npm and bun lockfiles,
  * packuments) with cJSON, as strictly as JSON.parse: the modules that read
- * JSON include this header; no cJSON type crosses into the rest of core.
+ * JSON include this header, and no other header names a cJSON type.
  *
  * Strict means what npm refuses is refused here too: anything but
  * whitespace after the top-level value, bytes that are not UTF-8, raw
@@ -42,6 +42,11 @@ bool nub_json_true(const cJSON *obj, const char *key);
  * as empty, a value that is not a string as "*". */
 void nub_json_depmap(const cJSON *obj, struct nub_depmap *out);
 /* A list of strings; a lone string is a list of one ("os": "linux"). */
+/* A workspace member's recorded specs from a lockfile object with
+ * "dependencies", "devDependencies", "optionalDependencies" and
+ * "peerDependencies" maps (npm's packages[dir], bun's workspaces[dir]): four
+ * maps in that order (struct nub_node's member_specs; its owner frees). */
+struct nub_depmap *nub_json_member_specs(const cJSON *obj);
 void nub_json_strarray(const cJSON *arr, char ***out, size_t *n);
 /* package.json "bin" (a string names the package's own command). Unsafe
  * command names and targets are dropped, as npm drops them. */

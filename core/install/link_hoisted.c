@@ -1,5 +1,5 @@
-/* hoisted.c - materialise a hoisted tree. */
-#include "hoisted.h"
+/* link_hoisted.c - materialise a hoisted tree. */
+#include "link_hoisted.h"
 
 #include <errno.h>
 #include <pthread.h>

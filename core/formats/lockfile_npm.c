@@ -223,7 +223,7 @@ static int parse_v2(struct nub_tree *t, const cJSON *packages, const char *fname
                                           !nub_path_pkg_name(key))) {
       n->flags |= NUB_NF_LOCAL; /* a workspace folder of the project */
       if (is_member(packages, key))
-        nub_node_set_member_specs(n, e);
+        n->member_specs = nub_json_member_specs(e);
       continue;
     }
     if (!nub_path_pkg_name(key))

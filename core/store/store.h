@@ -13,9 +13,9 @@
  *                               nub_import_as_tree): its files under their
  *                               own paths, not content names
  *   packages/<key>/owner, ready symlinks naming the global-virtual-store
- *                               entry the tree is claimed for (isolated.c)
+ *                               entry the tree is claimed for (link_isolated.c)
  *   links/<dir>-<hash>/         the global virtual store's entries for
- *                               other closures (isolated.c builds them in
+ *                               other closures (link_isolated.c builds them in
  *                               links/.tmp-<pid>-<n> and renames them in)
  *   locks/<hash>                one lock file per project path, so two
  *                               installs of one project wait for each other
@@ -118,7 +118,7 @@ void nub_import_reuse(struct nub_import *im, struct nub_buf *buf);
  * of the store (packages/<key>/node_modules/<name>, published with one
  * rename at commit) instead of a content-addressed file. That costs no
  * content hash and gives each file one name, which the isolated layout's
- * global virtual store then adopts as the package's entry (isolated.c), so
+ * global virtual store then adopts as the package's entry (link_isolated.c), so
  * that a cold install neither hashes nor links its files; the price is that
  * files equal across packages are not shared. Call before the first entry.
  * false (and the import stays content-addressed) when name cannot be a

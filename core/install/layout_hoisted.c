@@ -9,7 +9,7 @@
 #include "hoist_npm.h"
 #include "diag.h"
 #include "hoist_yarn.h"
-#include "hoisted.h"
+#include "link_hoisted.h"
 #include "install_ctx.h"
 #include "layout.h"
 #include "lifecycle.h"

@@ -565,7 +565,7 @@ int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
     }
     idx = nub_tree_add_node(t, e->string);
     t->nodes[idx].flags |= NUB_NF_LOCAL;
-    nub_node_set_member_specs(&t->nodes[idx], e);
+    t->nodes[idx].member_specs = nub_json_member_specs(e);
   }
   nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root_ws, "dependencies"), &t->root_deps);
   nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root_ws, "devDependencies"), &t->root_dev);

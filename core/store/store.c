@@ -88,7 +88,7 @@ int nub_store_open(struct nub_store *s, const char *dir, struct nub_err *err)
   }
   /* Shards and staging directories start hierarchies of their own: spread,
    * their files do not queue behind the inodes of a store deleted just
-   * before (see hoisted.c). */
+   * before (see link_hoisted.c). */
   nub_plat_spread_hint(s->files_fd);
   nub_plat_spread_hint(s->index_fd);
   nub_plat_spread_hint(s->tmp_fd);

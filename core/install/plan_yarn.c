@@ -1,7 +1,7 @@
 /* plan_yarn.c - the plan from yarn.lock (yarn 1): its graph, each direct
  * dependency found by its "name@spec" among the entries (yarn's
  * --frozen-lockfile rule), placed by the layout (hoisted by default, as
- * yarn 1 places packages; see convert.h). A yarn.lock that no longer
+ * yarn 1 places packages; see hoist_npm.h). A yarn.lock that no longer
  * answers package.json is resolved again and written back as yarn writes
  * it, or refused, naming the dependency, under --frozen-lockfile. */
 #include <string.h>

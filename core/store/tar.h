@@ -3,12 +3,14 @@
  * links being skipped) and GNU long names ('L'; 'K' is passed over).
  *
  * Why not libarchive: it converts every pax path (UTF-8 by the standard)
- * to the current locale. In the C locale it refuses non-ASCII names
- * ("Pathname can't be converted from UTF-8 to current locale"); in a UTF-8
- * locale it rewrites them to Unicode NFC on Linux and NFD on macOS, so an
- * NFD name from the tarball comes out with other bytes (measured with
- * Debian's libarchive 3.6.2). npm writes the bytes the tarball has, and so
- * does this reader: names are never converted.
+ * to the current locale. In the C locale it keeps a non-ASCII name's bytes
+ * but returns ARCHIVE_WARN ("Pathname can't be converted from UTF-8 to
+ * current locale") for its header, which a reader must then tell apart
+ * from a damaged one; in a UTF-8 locale it rewrites the name to Unicode
+ * NFC on Linux, so an NFD name from the tarball comes out with other bytes
+ * (measured with Debian's libarchive 3.6.2: "cafe\xcc\x81" read as
+ * "caf\xc3\xa9"). npm writes the bytes the tarball has, and so does this
+ * reader: names are never converted, whatever the locale.
  *
  * Hostile input: a header whose checksum does not add up, a size past the
  * end of the buffer, a pax record that does not parse or a name with a NUL

@@ -1,4 +1,4 @@
-/* lockfmt.c - the table of lockfile formats (lockfmt.h): each row names
+/* lockfmts.c - the table of lockfile formats (lockfmt.h): each row names
  * the format's own code, which lives in its files (lockfile_<fmt>.c reads
  * and writes it, hoist_<tool>.c places as its tool, plan_<shape>.c makes
  * the install's plan of it). */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "hoisted.h"
+#include "link_hoisted.h"
 #include "install_ctx.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"

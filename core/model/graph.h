@@ -69,7 +69,7 @@ struct nub_gpkg {
   bool skip;              /* filtered out for this platform / --prod */
   bool dev_only;          /* reachable only from devDependencies */
   bool local;             /* isolated layout: its entry is a directory in the
-                           * project, not a link into the store (isolated.c) */
+                           * project, not a link into the store (link_isolated.c) */
   size_t index;           /* position in graph->pkgs */
 };
 

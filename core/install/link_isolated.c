@@ -1,5 +1,5 @@
-/* isolated.c - the isolated layout and the global virtual store. */
-#include "isolated.h"
+/* link_isolated.c - the isolated layout and the global virtual store. */
+#include "link_isolated.h"
 
 #include <errno.h>
 #include <pthread.h>

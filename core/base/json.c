@@ -335,3 +335,14 @@ void nub_json_bins(const cJSON *pkg, const char *pkgname, struct nub_bin **out, 
     }
   }
 }
+
+struct nub_depmap *nub_json_member_specs(const cJSON *obj)
+{
+  static const char *const keys[4] = {"dependencies", "devDependencies",
+                                      "optionalDependencies", "peerDependencies"};
+  struct nub_depmap *v = nub_calloc(4, sizeof(*v));
+
+  for (int k = 0; k < 4; k++)
+    nub_json_depmap(cJSON_GetObjectItemCaseSensitive(obj, keys[k]), &v[k]);
+  return v;
+}

@@ -11,7 +11,7 @@
 #include "bins.h"
 #include "tree_graph.h"
 #include "install_ctx.h"
-#include "isolated.h"
+#include "link_isolated.h"
 #include "layout.h"
 #include "lifecycle.h"
 #include "nub_alloc.h"

@@ -1,7 +1,6 @@
 /* tree.c - the install plan's containers. */
 #include "tree.h"
 
-#include "json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,13 +198,3 @@ size_t nub_node_holder_len(const struct nub_node *n)
   return n->folder[0] == '@' ? nm + 1 + strcspn(n->folder, "/") : nm;
 }
 
-void nub_node_set_member_specs(struct nub_node *n, const void *obj)
-{
-  static const char *const keys[4] = {"dependencies", "devDependencies",
-                                      "optionalDependencies", "peerDependencies"};
-  const cJSON *o = obj;
-
-  n->member_specs = nub_calloc(4, sizeof(*n->member_specs));
-  for (int k = 0; k < 4; k++)
-    nub_json_depmap(cJSON_GetObjectItemCaseSensitive(o, keys[k]), &n->member_specs[k]);
-}
