@@ -261,7 +261,10 @@ int nub_plat_wait_child(int pid);
 int nub_plat_exec(const char *const argv[], const char *cwd, const char *const envp[]);
 
 /* Load a shared library by path (dlopen with lazy binding, local symbols);
- * *handle receives it. -ENOENT with msg filled (dlerror) when it cannot. */
+ * *handle receives it. When nothing loads from the path, its file name (the
+ * soname) is tried in the loader's own paths, as a binary moved to another
+ * libdir layout needs. -ENOENT with msg filled (dlerror, for the path) when
+ * neither loads. */
 int nub_plat_load_library(const char *path, void **handle, char *msg, size_t cap);
 /* Address of a symbol in a loaded library, or NULL. */
 void *nub_plat_symbol(void *handle, const char *name);

@@ -965,7 +965,19 @@ int nub_plat_exec(const char *const argv[], const char *cwd, const char *const e
 int nub_plat_load_library(const char *path, void **handle, char *msg, size_t cap)
 {
   void *h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+  const char *base = strrchr(path, '/');
 
+  if (!h && base && base[1]) {
+    /* The path is the library's place where nub was built; a distribution
+     * may keep it in another libdir. Its file name is the soname, which the
+     * dynamic loader finds in its own paths. The first error is the one
+     * that names the configured path. */
+    const char *e = dlerror();
+    snprintf(msg, cap, "%s", e ? e : "unknown error");
+    h = dlopen(base + 1, RTLD_LAZY | RTLD_LOCAL);
+    if (!h)
+      return -ENOENT;
+  }
   if (!h) {
     const char *e = dlerror();
     snprintf(msg, cap, "%s", e ? e : "unknown error");

@@ -13,6 +13,8 @@ else()
 endif()
 
 nub_unit_test(plat unit/test_plat.c ${_plat_extents})
+# the libcrypto nub loads, for the test that moves it (test_load_library)
+target_compile_definitions(test_plat PRIVATE NUB_TEST_LIBCRYPTO="${NUB_LIBCRYPTO_FILE}")
 
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
   # The macOS backend with NUB_DARWIN_SHIM: darwin_sys.h then includes

@@ -1416,6 +1416,19 @@ static void test_load_library(void **state)
   assert_int_equal(nub_plat_load_library("/nonexistent/libnope.so", &h, msg, sizeof(msg)),
                    -ENOENT);
   assert_true(msg[0] != '\0');
+#ifdef NUB_TEST_LIBCRYPTO
+  {
+    /* A binary built where libcrypto lives in one directory, run where it
+     * lives in another: the configured path is missing, the soname is not. */
+    const char *so = strrchr(NUB_TEST_LIBCRYPTO, '/');
+    char moved[512];
+    snprintf(moved, sizeof(moved), "/nonexistent-libdir%s", so ? so : "/" NUB_TEST_LIBCRYPTO);
+    h = NULL;
+    assert_int_equal(nub_plat_load_library(moved, &h, msg, sizeof(msg)), 0);
+    assert_non_null(h);
+    assert_non_null(nub_plat_symbol(h, "EVP_MD_CTX_new"));
+  }
+#endif
 }
 
 int main(void)
