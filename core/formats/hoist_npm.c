@@ -83,6 +83,15 @@ static void enqueue_children(struct hitem **q, size_t *n, size_t *cap, const str
 }
 
 /* A member's "link:../lib" as a path from the project: "packages/lib". */
+/* Whether a place holding a serves an edge to b. npm knows no peer
+ * contexts: another variant of the same name@version ("p@1.0.0(react@17)"
+ * beside "p@1.0.0(react@18)") is the same package to it, its edge met, so
+ * it is not placed a second time. */
+static bool same_package(const struct nub_gpkg *a, const struct nub_gpkg *b)
+{
+  return a == b || (a && a->pkg_key && b->pkg_key && !strcmp(a->pkg_key, b->pkg_key));
+}
+
 static char *link_from_root(const struct nub_importer *im, const char *ref)
 {
   char from[4096], to[4096], rel[4096];
@@ -187,7 +196,7 @@ int nub_tree_from_graph(struct nub_tree *t, const struct nub_graph *g,
       const struct place *pl = nub_strmap_get(&h.at, path);
       nub_free(path);
       if (pl) {
-        reuse = pl->p == it.q;
+        reuse = same_package(pl->p, it.q);
         break; /* taken: the same package (reuse) or a conflict */
       }
       snprintf(best, sizeof(best), "%s", level);
@@ -230,7 +239,7 @@ int nub_tree_from_graph(struct nub_tree *t, const struct nub_graph *g,
         if (!c || c->skip)
           continue;
         found = resolve_from(&h, pl->path, ed->alias);
-        if (found && found->p == c)
+        if (found && same_package(found->p, c))
           continue;
         {
           char *path = nub_path_nm_child(pl->path, ed->alias);

@@ -124,8 +124,8 @@ const struct nub_lockfmt nub_lockfmt_nub = {
   NULL, nub_plan_from_graph, graph_pnpm, NULL, NULL,
 };
 const struct nub_lockfmt nub_lockfmt_pnpm = {
-  "pnpm", "pnpm-lock.yaml", "pnpm", "pnpm install", NUB_LINKER_ISOLATED, NUB_LF_WRITES,
-  NULL, nub_plan_from_graph, graph_pnpm, NULL, NULL,
+  "pnpm", "pnpm-lock.yaml", "pnpm", "pnpm install", NUB_LINKER_ISOLATED,
+  NUB_LF_WRITES | NUB_LF_WORKSPACE_LINKS_ONLY, NULL, nub_plan_from_graph, graph_pnpm, NULL, NULL,
 };
 const struct nub_lockfmt nub_lockfmt_shrinkwrap = {
   "npm-shrinkwrap", "npm-shrinkwrap.json", "npm", "npm install", NUB_LINKER_HOISTED,
@@ -137,7 +137,8 @@ const struct nub_lockfmt nub_lockfmt_npm = {
 };
 const struct nub_lockfmt nub_lockfmt_yarn = {
   "yarn", "yarn.lock", "yarn", "yarn install", NUB_LINKER_HOISTED,
-  NUB_LF_WRITES | NUB_LF_PLACE_AFTER_FETCH | NUB_LF_OS_CPU_ONLY, is_yarn1, nub_plan_from_yarn, graph_yarn,
+  NUB_LF_WRITES | NUB_LF_PLACE_AFTER_FETCH | NUB_LF_OS_CPU_ONLY | NUB_LF_NO_AUTO_PEERS,
+  is_yarn1, nub_plan_from_yarn, graph_yarn,
   nub_plan_yarn_place, bins_yarn,
 };
 const struct nub_lockfmt nub_lockfmt_berry = {

@@ -182,6 +182,19 @@ static int read_lock(struct nub_install_ctx *c, struct nub_graph *g, struct nub_
 }
 
 
+/* A boolean setting of pnpm's: pnpm-workspace.yaml's `key` (camelCase),
+ * else .npmrc's `npmrc_key`; -1 when neither says. */
+static int pnpm_setting(const struct nub_install_ctx *c, const char *key, const char *npmrc_key)
+{
+  const char *v = nub_depmap_get(&c->s->ws.settings, key);
+
+  if (v)
+    return !strcmp(v, "true");
+  if (nub_config_get(&c->s->cfg, npmrc_key))
+    return nub_config_bool(&c->s->cfg, npmrc_key, false);
+  return -1;
+}
+
 int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
                      struct nub_err *err)
 {
@@ -215,9 +228,24 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
   ro.on_tarball = p->fetch ? on_tarball : NULL;
   ro.ud = c;
   ro.prog = &c->prog;
-  ro.cfg = &c->s->cfg;
   ro.importer_peers = p->importer_peers;
-  rc = nub_resolve(&p->graph, &c->s->man, p->meta, &ro, err);
+  /* missing peers: installed unless the format's tool installs none, or
+   * the project says no (pnpm-workspace.yaml, .npmrc; else the lockfile's
+   * setting) */
+  {
+    int auto_peers = pnpm_setting(c, "autoInstallPeers", "auto-install-peers");
+    int link_ws = pnpm_setting(c, "linkWorkspacePackages", "link-workspace-packages");
+    ro.no_auto_peers = (c->s->proj.fmt->caps & NUB_LF_NO_AUTO_PEERS) || auto_peers == 0 ||
+                       (auto_peers < 0 && prev && !prev->auto_install_peers);
+    ro.no_plain_member_links = link_ws == 0 ||
+                               (link_ws < 0 && (c->s->proj.fmt->caps & NUB_LF_WORKSPACE_LINKS_ONLY));
+  }
+  {
+    struct nub_source_reg reg = {p->meta, &c->s->cfg, &c->prog};
+    struct nub_source src;
+    nub_source_registry(&src, &reg);
+    rc = nub_resolve(&p->graph, &c->s->man, &src, &ro, err);
+  }
   p->resolved = true;
   return rc;
 }

@@ -11,8 +11,7 @@
 
 #include "buf.h"
 #include "extract.h"
-#include "git.h"
-#include "http.h"
+#include "gitspec.h"
 #include "integrity.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
@@ -73,7 +72,7 @@ struct res {
   const struct nub_manifest *man;
   struct imp *imps;
   size_t nimps;
-  struct nub_meta *meta;
+  const struct nub_source *src;
   const struct nub_resolve_opts *o;
   struct nub_err *err;
   struct nub_strmap nodes;                           /* base -> rnode */
@@ -284,7 +283,7 @@ static void expand(struct res *r, struct rnode *n)
     if (nub_strarray_has(bundled, nbundled, sorted[i].name))
       continue; /* ships inside the tarball */
     push(r, n, sorted[i].name, sorted[i].spec, optional, false, 0);
-    nub_meta_want(r->meta, sorted[i].name);
+    r->src->want(r->src->ud, sorted[i].name);
   }
   nub_free(sorted);
 }
@@ -522,16 +521,12 @@ static int pick_tarball_url(struct res *r, struct qitem *it, const char *url,
 {
   struct rnode *n = local_node(r, it->alias, url);
   struct nub_buf body = NUB_BUF_INIT;
-  struct nub_http *h;
   int rc;
 
   *out = n;
   if (n)
     return 0;
-  h = nub_meta_http(r->meta, r->err);
-  if (!h)
-    return r->err->code ? r->err->code : -NUB_ENETWORK;
-  rc = nub_http_get(h, r->o->cfg, r->o->prog, get_url, 1u << 30, &body, r->err);
+  rc = r->src->download(r->src->ud, get_url, &body, r->err);
   if (rc < 0) {
     nub_err_wrap(r->err, "%s@%s", it->alias, url);
   } else {
@@ -565,13 +560,13 @@ static int pick_git(struct res *r, struct qitem *it, const char *spec, struct rn
   rc = nub_git_parse(spec, &g, r->err);
   if (rc < 0)
     return rc;
-  rc = nub_git_resolve(&g, what, commit, r->err);
+  rc = r->src->git_commit(r->src->ud, &g, what, commit, r->err);
   dir = nub_asprintf("%s/nub-git-%d-%u", tmp && *tmp ? tmp : "/tmp", nub_plat_pid(),
                      __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
   nub_plat_rm_rf(dir);
   if (rc == -NUB_ENOTFOUND && nub_git_is_short_commit(g.ref)) {
     /* an abbreviated commit: found in a clone, checked out there */
-    rc = nub_git_checkout_short(g.url, g.ref, dir, what, commit, r->err);
+    rc = r->src->git_checkout(r->src->ud, g.url, g.ref, dir, what, commit, r->err);
     checked_out = rc == 0;
     if (rc < 0) {
       nub_plat_rm_rf(dir);
@@ -595,7 +590,7 @@ static int pick_git(struct res *r, struct qitem *it, const char *spec, struct rn
     return 0;
   }
   if (!checked_out)
-    rc = nub_git_checkout(g.url, commit, dir, what, r->err);
+    rc = r->src->git_checkout(r->src->ud, g.url, commit, dir, what, commit, r->err);
   if (rc == 0) {
     n = new_node(r, it->alias, base);
     *out = n;
@@ -660,7 +655,7 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
     nub_free(abs);
     return rc2;
   }
-  if ((!strncmp(spec, "https://", 8) || !strncmp(spec, "http://", 7)) && r->meta && r->o->cfg)
+  if ((!strncmp(spec, "https://", 8) || !strncmp(spec, "http://", 7)) && r->src->download)
     return pick_tarball_url(r, it, spec, secret ? secret : spec, out);
   if (nub_git_is_spec(spec) && strncmp(spec, "npm:", 4))
     return pick_git(r, it, secret ? secret : spec, out);
@@ -703,7 +698,7 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
     *out = n;
     return 0;
   }
-  rc = nub_meta_get(r->meta, name, &p, r->err);
+  rc = r->src->versions(r->src->ud, name, false, &p, r->err);
   if (rc < 0) {
     nub_range_free(range);
     if (rc == -NUB_ENOTFOUND)
@@ -717,7 +712,7 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   if (!pv)
     pv = choose(r, p, name, range_s, range);
   if (!pv) {
-    rc = nub_meta_refetch(r->meta, name, &p, r->err);
+    rc = r->src->versions(r->src->ud, name, true, &p, r->err);
     if (rc == 0)
       pv = choose(r, p, name, range_s, range);
   }
@@ -847,8 +842,10 @@ static int importer_spec(struct res *r, const struct qitem *it, const char **spe
     *link = member_link(r, it->imp, m);
     return 0;
   }
-  /* npm's rule: a member that satisfies the range is used, not the registry's */
-  if (ws && (m = nub_workspace_find(ws, it->alias)) != NULL && member_satisfies(m, s) &&
+  /* npm's rule: a member that satisfies the range is used, not the registry's
+   * (pnpm's link-workspace-packages=false takes the registry's) */
+  if (ws && !r->o->no_plain_member_links && (m = nub_workspace_find(ws, it->alias)) != NULL &&
+      member_satisfies(m, s) &&
       strcmp(m->dir, r->imps[it->imp].path))
     *link = member_link(r, it->imp, m);
   return 0;
@@ -955,7 +952,7 @@ static void queue_peers(struct res *r, size_t from)
         continue;
       push(r, n, sorted[k].name, sorted[k].spec, true, true, 0);
       if (nub_valid_pkg_name(sorted[k].name)) /* (pick refuses it) */
-        nub_meta_want(r->meta, sorted[k].name);
+        r->src->want(r->src->ud, sorted[k].name);
     }
     nub_free(sorted);
   }
@@ -1461,7 +1458,7 @@ static void queue_importer(struct res *r, size_t imp)
           strncmp(sorted[i].spec, "workspace:", 10)) {
         char nm[512];
         const char *rg;
-        nub_meta_want(r->meta,
+        r->src->want(r->src->ud,
                       nub_spec_npm_alias(sorted[i].spec, nm, sizeof(nm), &rg) ? nm
                                                                                : sorted[i].name);
       }
@@ -1476,7 +1473,7 @@ static void queue_importer(struct res *r, size_t imp)
     push(r, NULL, nm, spec, false, false, 0);
     r->q[(r->qhead + r->qlen - 1) % r->qcap].imp = imp;
     if (strncmp(spec, "link:", 5) && strncmp(spec, "file:", 5) && strncmp(spec, "workspace:", 10))
-      nub_meta_want(r->meta, nm);
+      r->src->want(r->src->ud, nm);
   }
 }
 
@@ -1553,7 +1550,7 @@ static int run_instances(struct res *r)
   return 0;
 }
 
-int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nub_meta *meta,
+int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, const struct nub_source *src,
                 const struct nub_resolve_opts *o, struct nub_err *err)
 {
   struct res r;
@@ -1562,7 +1559,7 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nu
 
   memset(&r, 0, sizeof(r));
   r.man = man;
-  r.meta = meta;
+  r.src = src;
   r.o = o;
   r.err = err;
   r.g = out;
@@ -1589,7 +1586,8 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, struct nu
     queue_importer(&r, i);
   rc = run_queue(&r);
   before = 0;
-  while (rc == 0) {
+  out->auto_install_peers = !o->no_auto_peers;
+  while (rc == 0 && !o->no_auto_peers) {
     size_t n = r.nall;
     queue_peers(&r, before);
     before = n;

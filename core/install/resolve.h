@@ -11,12 +11,13 @@
  * range, who asked for it, and the newest versions.
  *
  * Peer dependencies are resolved from the dependent's ancestors (nearest
- * first); missing non-optional peers are installed automatically; packages
+ * first); missing non-optional peers are installed automatically (unless
+ * o->no_auto_peers); packages
  * whose peers resolve differently get distinct keys
  * ("react-dom@18.2.0(react@18.2.0)"), pnpm-style, transitive peers included.
  *
- * Packuments of children are requested as soon as a version is picked, and
- * on_pick lets the caller start the tarball download at once.
+ * Packuments of children are requested (src->want) as soon as a version is
+ * picked, and on_pick lets the caller start the tarball download at once.
  *
  * Any depth up to NUB_RESOLVE_MAX_DEPTH packages in one chain (cycles
  * closed where they meet) resolves whole; a deeper one is refused
@@ -31,6 +32,7 @@
 #include "manifest.h"
 #include "progress.h"
 #include "registry.h"
+#include "source.h"
 
 #define NUB_RESOLVE_MAX_DEPTH 10000
 
@@ -40,7 +42,8 @@ struct nub_workspace;
  * ("."), with its own direct dependencies. A direct dependency
  * "workspace:<range>" (also "*", "^", "~", "<alias>@<range>") links the
  * member of that name, and so does a plain range the member satisfies (npm's
- * rule: the local package wins over the registry's); "catalog:" and
+ * rule: the local package wins over the registry's; not with
+ * o->no_plain_member_links, pnpm's default); "catalog:" and
  * "catalog:<name>" take the range from the workspace's catalogs. */
 struct nub_resolve_opts {
   const char *project_dir;
@@ -66,15 +69,23 @@ struct nub_resolve_opts {
   void (*on_tarball)(void *ud, const char *url, struct nub_buf *body);
   void *ud;
   struct nub_progress *prog; /* its "resolved" count moves with each pick */
-  const struct nub_config *cfg; /* retries for tarballs named by URL */
+  /* A plain range links no member (pnpm's link-workspace-packages=false):
+   * only workspace: specs do. */
+  bool no_plain_member_links;
+  /* No missing peer is installed (yarn 1 and berry install none; pnpm's
+   * auto-install-peers=false): a peer no ancestor provides stays missing. */
+  bool no_auto_peers;
   /* An importer's peerDependencies that its other maps do not name are
    * installed as its dependencies (bun installs them; npm and pnpm leave
    * a project's own peers to it). */
   bool importer_peers;
 };
 
+/* The graph of man (and o->ws's members) from what src says of packages,
+ * git refs and tarballs: nothing else is read but the project's own files
+ * (file: dependencies). */
 int nub_resolve(struct nub_graph *out, const struct nub_manifest *man,
-                struct nub_meta *meta, const struct nub_resolve_opts *o,
+                const struct nub_source *src, const struct nub_resolve_opts *o,
                 struct nub_err *err);
 
 #endif

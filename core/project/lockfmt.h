@@ -44,6 +44,12 @@ enum {
   NUB_LF_OS_CPU_ONLY = 1u << 2,       /* its tool leaves out optional packages
                                       * of other platforms by os and cpu, not
                                       * libc (yarn 1) */
+  NUB_LF_NO_AUTO_PEERS = 1u << 3,     /* its tool installs no missing peer
+                                      * dependency when it resolves (yarn 1) */
+  NUB_LF_WORKSPACE_LINKS_ONLY = 1u << 4, /* its tool links a workspace member
+                                      * for workspace: specs only, a plain
+                                      * range taking the registry's (pnpm,
+                                      * unless linkWorkspacePackages) */
 };
 
 struct nub_lockfmt {

@@ -325,6 +325,14 @@ static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len
       rc = ymap(&r, v, "overrides", &ws->overrides);
     else if (!strcmp(k, "onlyBuiltDependencies"))
       rc = yseq(&r, v, "onlyBuiltDependencies", &ws->only_built, &ws->nonly_built);
+    else if (yscalar(v)) {
+      /* pnpm's other settings, as written (linkWorkspacePackages: true) */
+      struct nub_depmap *m = &ws->settings;
+      m->v = nub_realloc(m->v, (m->n + 1) * sizeof(*m->v));
+      m->v[m->n].name = nub_strdup(k);
+      m->v[m->n].spec = nub_strdup(yscalar(v));
+      m->n++;
+    }
   }
   yaml_document_delete(&doc);
   return rc;
@@ -717,6 +725,7 @@ void nub_workspace_release(struct nub_workspace *ws)
   nub_free(ws->pkgs);
   nub_catalogs_free(ws->catalogs, ws->ncatalogs);
   nub_depmap_release(&ws->overrides);
+  nub_depmap_release(&ws->settings);
   nub_strarray_free(ws->only_built, ws->nonly_built);
   nub_strarray_free(ws->warnings, ws->nwarnings);
   memset(ws, 0, sizeof(*ws));

@@ -36,6 +36,9 @@ struct nub_workspace {
   struct nub_depmap overrides;
   char **only_built;
   size_t nonly_built;
+  /* pnpm-workspace.yaml's other settings whose value is a scalar, as
+   * written: key -> "true", "500", ... */
+  struct nub_depmap settings;
   char **warnings; /* one line each: a glob that matches nothing */
   size_t nwarnings;
 };

@@ -88,6 +88,29 @@ class YarnLockTest(nubtest.NubTestCase):
         self.assertEqual(self.installed(),
                          [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
 
+    def test_a_missing_peer_is_not_installed(self):
+        # yarn 1 installs no missing peer dependency (it warns): plugin's
+        # react-like is neither written to yarn.lock nor installed
+        self.project()
+        self.nub("add", "plugin@1.0.0")
+        with open(os.path.join(self.proj, "yarn.lock")) as f:
+            lock = f.read()
+        self.assertIn("\nplugin@", lock)
+        self.assertNotIn("react-like", lock)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules", "react-like")))
+        yarn = nubtest.tool("yarn")
+        if not yarn:
+            self.skipTest("SKIP: yarn 1 is not installed: its frozen check is left out")
+        theirs = os.path.join(self.tmp, "theirs")
+        os.makedirs(theirs)
+        for f in ("package.json", "yarn.lock"):
+            shutil.copy(os.path.join(self.proj, f), theirs)
+        self.run_cmd([yarn, "install", "--frozen-lockfile", "--ignore-scripts", "--non-interactive",
+                      "--registry", self.registry.url, "--cache-folder",
+                      os.path.join(self.tmp, "yarn-cache")], cwd=theirs)
+        with open(os.path.join(theirs, "yarn.lock")) as f:
+            self.assertEqual(f.read(), lock)
+
     def test_isolated_and_ls(self):
         self.project()
         self.nub("install", "--node-linker", "isolated")

@@ -311,6 +311,49 @@ class PnpmLockfileTest(WorkspaceTestCase):
             self.assertEqual(self.lock(), f.read())
 
 
+    def test_a_plain_range_takes_the_registry_as_pnpm_does(self):
+        # pnpm links a member for workspace: specs only (linkWorkspacePackages
+        # is false by default): app's "b": "^1.0.0" is the registry's b, not
+        # the member named b; with linkWorkspacePackages: true it is the member
+        pnpm = nubtest.tool("pnpm")
+        if not pnpm:
+            self.skipTest("SKIP: pnpm is not installed")
+        for link in (False, True):
+            with self.subTest(linkWorkspacePackages=link):
+                shutil.rmtree(self.proj, ignore_errors=True)
+                os.makedirs(self.proj)
+                self.make_project({"name": "mono", "version": "1.0.0", "private": True})
+                write(os.path.join(self.proj, "pnpm-workspace.yaml"),
+                      "packages:\n  - packages/*\n" +
+                      ("linkWorkspacePackages: true\n" if link else ""))
+                self.member("packages/b", {"name": "b", "version": "1.0.0"})
+                self.member("packages/app", {"name": "app", "version": "0.1.0",
+                                             "dependencies": {"a": "^1.0.0"}})
+                theirs = os.path.join(self.tmp, "theirs")
+                shutil.rmtree(theirs, ignore_errors=True)
+                shutil.copytree(self.proj, theirs)
+                write(os.path.join(theirs, ".npmrc"), "registry=%s\n" % self.registry.url)
+                env = {"npm_config_registry": None, "PNPM_HOME": None,
+                       "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")}
+                self.run_cmd([pnpm, "install", "--lockfile-only", "--ignore-scripts"],
+                             cwd=theirs, env=env)
+                shutil.copy(os.path.join(theirs, "pnpm-lock.yaml"), self.proj)
+                # the lockfile falls behind package.json: both resolve again
+                for where in (self.proj, theirs):
+                    app = os.path.join(where, "packages", "app", "package.json")
+                    doc = self.read_json(app)
+                    doc["dependencies"]["b"] = "^1.0.0"
+                    self.write_json(app, doc)
+                self.run_cmd([pnpm, "install", "--lockfile-only", "--ignore-scripts"],
+                             cwd=theirs, env=env)
+                self.nub("install", "--lockfile-only")
+                with open(os.path.join(theirs, "pnpm-lock.yaml")) as f:
+                    want = f.read()
+                with open(os.path.join(self.proj, "pnpm-lock.yaml")) as f:
+                    self.assertEqual(f.read(), want)
+                self.assertEqual("link:../b" in want, link)
+
+
 class FilterTest(WorkspaceTestCase):
 
     def three(self):
