@@ -241,10 +241,12 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
                                (link_ws < 0 && (c->s->proj.fmt->caps & NUB_LF_WORKSPACE_LINKS_ONLY));
   }
   {
-    struct nub_source_reg reg = {p->meta, &c->s->cfg, &c->prog};
+    char *tmp = nub_asprintf("%s/tmp", c->store.root);
+    struct nub_source_reg reg = {p->meta, &c->s->cfg, &c->prog, tmp};
     struct nub_source src;
     nub_source_registry(&src, &reg);
     rc = nub_resolve(&p->graph, &c->s->man, &src, &ro, err);
+    nub_free(tmp);
   }
   p->resolved = true;
   return rc;

@@ -547,12 +547,9 @@ static int pick_tarball_url(struct res *r, struct qitem *it, const char *url,
  * to on_checkout (the fetch packs it from there) or is removed. */
 static int pick_git(struct res *r, struct qitem *it, const char *spec, struct rnode **out)
 {
-  static unsigned seq;
   struct nub_gitspec g;
   struct rnode *n;
-  char commit[41], what[600], *base, *dir;
-  const char *tmp = nub_plat_getenv("TMPDIR");
-  bool checked_out = false;
+  char commit[41], what[600], *base, *dir = NULL;
   int rc;
 
   *out = NULL;
@@ -561,21 +558,10 @@ static int pick_git(struct res *r, struct qitem *it, const char *spec, struct rn
   if (rc < 0)
     return rc;
   rc = r->src->git_commit(r->src->ud, &g, what, commit, r->err);
-  dir = nub_asprintf("%s/nub-git-%d-%u", tmp && *tmp ? tmp : "/tmp", nub_plat_pid(),
-                     __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
-  nub_plat_rm_rf(dir);
-  if (rc == -NUB_ENOTFOUND && nub_git_is_short_commit(g.ref)) {
+  if (rc == -NUB_ENOTFOUND && nub_git_is_short_commit(g.ref))
     /* an abbreviated commit: found in a clone, checked out there */
-    rc = r->src->git_checkout(r->src->ud, g.url, g.ref, dir, what, commit, r->err);
-    checked_out = rc == 0;
-    if (rc < 0) {
-      nub_plat_rm_rf(dir);
-      nub_free(dir);
-      nub_gitspec_release(&g);
-      return rc;
-    }
-  } else if (rc < 0) {
-    nub_free(dir);
+    rc = r->src->git_checkout(r->src->ud, g.url, g.ref, what, commit, &dir, r->err);
+  if (rc < 0) {
     nub_gitspec_release(&g);
     return rc;
   }
@@ -583,14 +569,15 @@ static int pick_git(struct res *r, struct qitem *it, const char *spec, struct rn
   n = local_node(r, it->alias, base);
   if (n) {
     *out = n;
-    nub_plat_rm_rf(dir);
+    if (dir)
+      nub_plat_rm_rf(dir);
     nub_free(dir);
     nub_free(base);
     nub_gitspec_release(&g);
     return 0;
   }
-  if (!checked_out)
-    rc = r->src->git_checkout(r->src->ud, g.url, commit, dir, what, commit, r->err);
+  if (!dir)
+    rc = r->src->git_checkout(r->src->ud, g.url, commit, what, commit, &dir, r->err);
   if (rc == 0) {
     n = new_node(r, it->alias, base);
     *out = n;
@@ -603,7 +590,7 @@ static int pick_git(struct res *r, struct qitem *it, const char *spec, struct rn
   }
   if (rc == 0 && r->o->on_checkout) {
     r->o->on_checkout(r->o->ud, base, dir);
-  } else {
+  } else if (dir) {
     nub_plat_rm_rf(dir);
     nub_free(dir);
   }

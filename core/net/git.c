@@ -246,3 +246,27 @@ int nub_git_checkout(const char *url, const char *commit, const char *dir, const
   nub_buf_release(&out);
   return rc;
 }
+
+int nub_git_checkout_new(const char *tmp_root, const char *url, const char *ref,
+                         const char *what, char commit[41], char **dir, struct nub_err *err)
+{
+  static unsigned seq;
+  int rc;
+
+  *dir = nub_asprintf("%s/%d-git-%u", tmp_root, nub_plat_pid(),
+                      __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+  nub_plat_rm_rf(*dir);
+  if (strlen(ref) == 40 && is_hex(ref, 40)) {
+    if (commit != ref)
+      memcpy(commit, ref, 41);
+    rc = nub_git_checkout(url, ref, *dir, what, err);
+  } else {
+    rc = nub_git_checkout_short(url, ref, *dir, what, commit, err);
+  }
+  if (rc < 0) {
+    nub_plat_rm_rf(*dir);
+    nub_free(*dir);
+    *dir = NULL;
+  }
+  return rc;
+}

@@ -25,5 +25,12 @@ int nub_git_checkout_short(const char *url, const char *ref, const char *dir, co
 /* Clone url into dir (which must not exist) and check out commit there. */
 int nub_git_checkout(const char *url, const char *commit, const char *dir, const char *what,
                      struct nub_err *err);
+/* The one place a checkout is made for nub's own use: a new directory under
+ * tmp_root ("<tmp_root>/<pid>-git-<n>": a killed install leaves nothing
+ * the store's tmp cleaning does not find), the commit `ref` names (40 hex,
+ * or abbreviated) checked out there; *commit the full one, *dir the
+ * directory (caller removes and frees it). */
+int nub_git_checkout_new(const char *tmp_root, const char *url, const char *ref,
+                         const char *what, char commit[41], char **dir, struct nub_err *err);
 
 #endif

@@ -27,16 +27,11 @@ static int reg_git_commit(void *ud, const struct nub_gitspec *g, const char *wha
   return nub_git_resolve(g, what, commit, err);
 }
 
-static int reg_git_checkout(void *ud, const char *url, const char *ref, const char *dir,
-                            const char *what, char commit[41], struct nub_err *err)
+static int reg_git_checkout(void *ud, const char *url, const char *ref, const char *what,
+                            char commit[41], char **dir, struct nub_err *err)
 {
-  (void)ud;
-  if (strlen(ref) == 40 && strspn(ref, "0123456789abcdefABCDEF") == 40) {
-    if (commit != ref)
-      memcpy(commit, ref, 41);
-    return nub_git_checkout(url, ref, dir, what, err);
-  }
-  return nub_git_checkout_short(url, ref, dir, what, commit, err);
+  struct nub_source_reg *r = ud;
+  return nub_git_checkout_new(r->tmp_root, url, ref, what, commit, dir, err);
 }
 
 static int reg_download(void *ud, const char *url, struct nub_buf *body, struct nub_err *err)

@@ -3,8 +3,9 @@
  * names and its checkout, a tarball named by URL. The resolver asks only
  * through it, so the same resolver runs on the registry and on packuments a
  * test writes (tests/cases). nub_source_registry is the real one: the
- * registry client (registry.h), the system's git (git.h) and the HTTP
- * client the registry client started. */
+ * registry client (registry.h), the system's git (git.h: the checkouts
+ * the fetch makes too) and the HTTP client the registry client started,
+ * which the fetch shares. */
 #ifndef NUB_SOURCE_H
 #define NUB_SOURCE_H
 
@@ -31,10 +32,11 @@ struct nub_source {
    * only a checkout finds those). `what` names the dependency in errors. */
   int (*git_commit)(void *ud, const struct nub_gitspec *g, const char *what, char commit[41],
                     struct nub_err *err);
-  /* Check out the commit `ref` names (40 hex, or abbreviated) into dir, which
-   * must not exist; commit receives the full one. */
-  int (*git_checkout)(void *ud, const char *url, const char *ref, const char *dir,
-                      const char *what, char commit[41], struct nub_err *err);
+  /* Check out the commit `ref` names (40 hex, or abbreviated) into a new
+   * directory, *dir (the caller removes and frees it); commit receives the
+   * full one. */
+  int (*git_checkout)(void *ud, const char *url, const char *ref, const char *what,
+                      char commit[41], char **dir, struct nub_err *err);
   /* The bytes at url (a tarball). NULL: tarballs by URL are not available. */
   int (*download)(void *ud, const char *url, struct nub_buf *body, struct nub_err *err);
 };
@@ -47,6 +49,7 @@ struct nub_source_reg {
   struct nub_meta *meta;
   const struct nub_config *cfg;
   struct nub_progress *prog;
+  const char *tmp_root; /* where checkouts go (the store's tmp) */
 };
 void nub_source_registry(struct nub_source *out, struct nub_source_reg *reg);
 

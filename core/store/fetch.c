@@ -401,7 +401,6 @@ static char *with_secret(const struct fetcher *f, const char *url, bool git)
 
 static void git_job(void *arg, int worker)
 {
-  static unsigned seq;
   struct job *j = arg;
   struct fetcher *f = j->f;
   struct nub_err err;
@@ -424,12 +423,9 @@ static void git_job(void *arg, int worker)
   if (dir) {
     rc = 0; /* the resolver's checkout of this commit */
   } else {
-    /* <pid>-...: what a killed install leaves the store's tmp cleaning finds */
-    dir = nub_asprintf("%s/tmp/%d-git-%u", f->store->root, nub_plat_pid(),
-                       __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
-    char *cred = with_secret(f, url, true);
-    nub_plat_rm_rf(dir);
-    rc = nub_git_checkout(cred ? cred : url, commit, dir, j->what, &err);
+    char *cred = with_secret(f, url, true), *tmp = nub_asprintf("%s/tmp", f->store->root);
+    rc = nub_git_checkout_new(tmp, cred ? cred : url, commit, j->what, commit, &dir, &err);
+    nub_free(tmp);
     nub_free(cred);
   }
   form = nub_git_form_of(j->pkg->tarball);
@@ -443,7 +439,8 @@ static void git_job(void *arg, int worker)
   }
   if (rc == 0)
     rc = import_dir(j, dir, packed, &err);
-  nub_plat_rm_rf(dir);
+  if (dir)
+    nub_plat_rm_rf(dir);
   nub_free(dir);
   nub_free(url);
   dir_done(j, rc, &err);

@@ -351,8 +351,8 @@ static int reg_git(void *ud, const struct nub_gitspec *g, const char *what, char
   return nub_err_set(err, -NUB_ENETWORK, "%s: the cases have no git", what);
 }
 
-static int reg_checkout(void *ud, const char *url, const char *ref, const char *dir,
-                        const char *what, char commit[41], struct nub_err *err)
+static int reg_checkout(void *ud, const char *url, const char *ref, const char *what,
+                        char commit[41], char **dir, struct nub_err *err)
 {
   (void)ud;
   (void)url;
