@@ -40,7 +40,7 @@ command -v hyperfine >/dev/null || { echo "bench: hyperfine is missing" >&2; exi
 reg=$(npm config get registry); reg=${reg%/}
 tools=$BENCH_DIR/tools
 mkdir -p "$BENCH_DIR"
-for t in "bun bun bun" "pnpm pnpm pnpm@12.4.2" "rnub nub @nubjs/nub"; do
+for t in "bun bun bun" "pnpm pnpm pnpm@12.23.0" "rnub nub @nubjs/nub"; do
   set -- $t
   [ -x "$tools/$1/bin/$2" ] || npm i -g --prefix "$tools/$1" "$3" >/dev/null 2>&1 ||
     echo "bench: cannot install $3" >&2

@@ -21,7 +21,7 @@ BENCH_DIR=${BENCH_DIR:-$root/build/bench-run}
 reg=$(npm config get registry); reg=${reg%/}
 tools=$BENCH_DIR/tools
 mkdir -p "$BENCH_DIR"
-for t in "bun bun bun" "pnpm pnpm pnpm@12.4.2"; do
+for t in "bun bun bun" "pnpm pnpm pnpm@12.23.0"; do
   set -- $t
   [ -x "$tools/$1/bin/$2" ] || npm i -g --prefix "$tools/$1" "$3" --allow-scripts=bun >/dev/null 2>&1 ||
     npm i -g --prefix "$tools/$1" "$3" >/dev/null 2>&1 || echo "bench: cannot install $3" >&2

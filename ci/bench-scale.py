@@ -47,7 +47,7 @@ def install_peers(tools_dir):
     benches do, so that the Rust nub's `nub` never shadows ours); the tools
     left out (the Rust nub, when npm cannot install it)."""
     out = []
-    for name, exe_name, spec in (("bun", "bun", "bun@1.4.5"), ("pnpm", "pnpm", "pnpm@12.4.2"),
+    for name, exe_name, spec in (("bun", "bun", "bun@1.4.5"), ("pnpm", "pnpm", "pnpm@12.23.0"),
                                  ("rnub", "nub", "@nubjs/nub")):
         exe = os.path.join(tools_dir, name, "bin", exe_name)
         if not os.access(exe, os.X_OK):

@@ -50,7 +50,7 @@ for p in $PEERS; do
   case $p in
     npm) have+=(npm) ;;
     bun) install_peer bun bun bun && have+=(bun) ;;
-    pnpm) install_peer pnpm pnpm pnpm@12.4.2 && have+=(pnpm) ;;
+    pnpm) install_peer pnpm pnpm pnpm@12.23.0 && have+=(pnpm) ;;
     rnub) install_peer rnub nub @nubjs/nub && have+=(rnub) ;;
   esac
 done

@@ -3,7 +3,7 @@
 # fixtures were recorded with, under build/tools (never the system's):
 # Node.js 22 or newer (the system's when it is that new, else the
 # registry's node-<os>-<arch> package), npm 11 (from its own tarball),
-# pnpm 12.4.2, yarn 1, bun 1.4.5, yarn berry 4.18.1 and Verdaccio 6.8.0.
+# pnpm 12.23.0, yarn 1, bun 1.4.5, yarn berry 4.18.1 and Verdaccio 6.8.0.
 # Idempotent: what is there at the right version stays. A tool that cannot
 # be installed stops the run with its own error lines.
 #
@@ -52,10 +52,14 @@ fi
 export PATH="$tools/npm/bin:$PATH"
 
 # ---- the peers ---------------------------------------------------------------
-for t in "pnpm pnpm@12.4.2" "yarn yarn@1" "bun bun@1.4.5" "berry @yarnpkg/cli-dist@4.18.1"; do
+# each at its version: one installed at another is replaced
+for t in "pnpm pnpm@12.23.0 pnpm 12.23.0" "yarn yarn@1 yarn 1." "bun bun@1.4.5 bun 1.4.5" \
+         "berry @yarnpkg/cli-dist@4.18.1 yarn 4.18.1"; do
   set -- $t
-  { [ -x "$tools/$1/bin/$1" ] || [ -f "$tools/$1/bin/yarn" ]; } && continue
+  have=$("$tools/$1/bin/$3" --version 2>/dev/null || true)
+  case "$have" in "$4"*) continue ;; esac
   say "installing $2"
+  rm -rf "${tools:?}/$1"
   npm i -g --prefix "$tools/$1" "$2" --no-audit --no-fund >"$tools/$1.log" 2>&1 ||
     fail "$2" "$tools/$1.log"
 done

@@ -91,7 +91,7 @@ def have_node():
 # fixtures were recorded with (ci/tools.sh installs them): another version
 # builds other trees, so a test that finds one says SKIP rather than
 # comparing with it.
-TOOL_VERSIONS = {"npm": "11.", "pnpm": "12.4.2", "yarn": "1.", "bun": "1.4.5",
+TOOL_VERSIONS = {"npm": "11.", "pnpm": "12.23.", "yarn": "1.", "bun": "1.4.5",
                  "berry": "4.18.1"}
 _tools = {}
 
