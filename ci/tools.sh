@@ -3,7 +3,8 @@
 # fixtures were recorded with, under build/tools (never the system's):
 # Node.js 22 or newer (the system's when it is that new, else the
 # registry's node-<os>-<arch> package), npm 11 (from its own tarball),
-# pnpm 12.23.0, yarn 1, bun 1.4.5, yarn berry 4.18.1 and Verdaccio 6.8.0.
+# pnpm 12.23.0, yarn 1, bun 1.4.5, yarn berry 4.18.1, the Rust nub 0.9.2 and
+# Verdaccio 6.8.0.
 # Idempotent: what is there at the right version stays. A tool that cannot
 # be installed stops the run with its own error lines.
 #
@@ -63,6 +64,15 @@ for t in "pnpm pnpm@12.23.0 pnpm 12.23.0" "yarn yarn@1 yarn 1." "bun bun@1.4.5 b
   npm i -g --prefix "$tools/$1" "$2" --no-audit --no-fund >"$tools/$1.log" 2>&1 ||
     fail "$2" "$tools/$1.log"
 done
+# the Rust nub (e2e.rnub_interop), under a prefix of its own so that its
+# `nub` never shadows ours
+have=$("$tools/rnub/bin/nub" --version 2>/dev/null || true)
+if [ "$have" != v0.9.2 ]; then
+  say "installing @nubjs/nub@0.9.2"
+  rm -rf "$tools/rnub"
+  npm i -g --prefix "$tools/rnub" @nubjs/nub@0.9.2 --no-audit --no-fund >"$tools/rnub.log" 2>&1 ||
+    fail @nubjs/nub@0.9.2 "$tools/rnub.log"
+fi
 # Verdaccio, the registry server of e2e.verdaccio: 6.8.0 with node-fetch
 # held at 2.7.0
 if [ ! -f "$tools/verdaccio/node_modules/verdaccio/bin/verdaccio" ]; then
@@ -78,6 +88,7 @@ fi
 # ---- for the tests -------------------------------------------------------------
 printf 'export PATH=%q\n' "$tools/pnpm/bin:$tools/npm/bin:$tools/yarn/bin:$tools/bun/bin:$node_bin:$path0"
 printf 'export NUB_BERRY=%q\n' "$tools/berry/bin/yarn"
+printf 'export RUST_NUB=%q\n' "$tools/rnub/bin/nub"
 printf 'export NUB_VERDACCIO=%q\n' "$tools/verdaccio/node_modules/verdaccio/bin/verdaccio"
 say "node $(node --version), npm $(npm --version), pnpm $("$tools/pnpm/bin/pnpm" --version)," \
     "yarn $("$tools/yarn/bin/yarn" --version), bun $("$tools/bun/bin/bun" --version)," \
