@@ -93,3 +93,15 @@ bool nub_platform_allows_csv(const char *csv, const char *value)
   nub_free(copy);
   return ok;
 }
+
+char **nub_strarray_dup(char *const *v, size_t n)
+{
+  char **out;
+
+  if (!n)
+    return NULL;
+  out = nub_calloc(n, sizeof(char *));
+  for (size_t i = 0; i < n; i++)
+    out[i] = nub_strdup(v[i]);
+  return out;
+}

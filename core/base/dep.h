@@ -22,6 +22,8 @@ struct nub_bin {
 
 void nub_depmap_release(struct nub_depmap *m);
 void nub_strarray_free(char **v, size_t n);
+/* A copy of v[0..n) (NULL for none); nub_strarray_free it. */
+char **nub_strarray_dup(char *const *v, size_t n);
 /* An npm alias spec, "npm:<name>[@<range>]": true with the name (into
  * name, cap bytes) and *range (NULL when none is given); false for any
  * other spec. The name runs to the first '@' after its scope, as npm

@@ -280,6 +280,13 @@ int nub_tree_from_graph(struct nub_tree *t, const struct nub_graph *g,
     }
     if (pl->p->optional)
       nd->flags |= NUB_NF_OPTIONAL;
+    /* its platform, as the graph records it (npm writes it so) */
+    nd->os = nub_strarray_dup(pl->p->os, pl->p->nos);
+    nd->nos = pl->p->nos;
+    nd->cpu = nub_strarray_dup(pl->p->cpu, pl->p->ncpu);
+    nd->ncpu = pl->p->ncpu;
+    nd->libc = nub_strarray_dup(pl->p->libc, pl->p->nlibc);
+    nd->nlibc = pl->p->nlibc;
     /* its dependencies by name, as an npm lockfile lists them */
     nd->deps = nub_calloc(pl->p->ndeps + pl->p->noptional_deps + 1, sizeof(char *));
     for (size_t e = 0; e < pl->p->ndeps + pl->p->noptional_deps; e++)

@@ -332,6 +332,7 @@ int nub_lockfile_npm_parse(struct nub_tree *t, const char *text, size_t len,
   packages = cJSON_GetObjectItemCaseSensitive(root, "packages");
   deps = cJSON_GetObjectItemCaseSensitive(root, "dependencies");
   t->lockfile_version = cJSON_IsNumber(ver) ? ver->valueint : 0;
+  t->platform_unrecorded = t->lockfile_version < 2; /* v1 records no os or cpu */
   if (t->lockfile_version > 3) {
     rc = nub_err_set(err, -NUB_ELOCKVERSION,
                      "%s has lockfileVersion %d, newer than nub reads (1-3); "

@@ -64,11 +64,17 @@ static void prune_unreached(struct nub_install_ctx *c)
   while (sp) {
     long at = stack[--sp];
     const struct nub_node *n = &t->nodes[at];
-    for (size_t d = 0; d < n->ndeps; d++) {
+    /* a member's devDependencies are installed too (its lockfile entry
+     * lists them apart from the edges in n->deps) */
+    const struct nub_depmap *dev = (n->flags & NUB_NF_LOCAL) && n->member_specs &&
+                                           !c->o->omit_dev ? &n->member_specs[1] : NULL;
+    size_t ndev = dev ? dev->n : 0;
+    for (size_t d = 0; d < n->ndeps + ndev; d++) {
+      const char *name = d < n->ndeps ? n->deps[d] : dev->v[d - n->ndeps].name;
       long hit;
-      if (nub_strarray_has(n->opt_peers, n->nopt_peers, n->deps[d]))
+      if (nub_strarray_has(n->opt_peers, n->nopt_peers, name))
         continue;
-      hit = nub_tree_resolve(t, at, n->deps[d]);
+      hit = nub_tree_resolve(t, at, name);
       if (hit >= 0 && !seen[hit] && !t->nodes[hit].skip) {
         seen[hit] = true;
         stack[sp++] = hit;
@@ -221,7 +227,8 @@ static int hoisted_after_fetch(struct nub_install_ctx *c, struct nub_err *err)
       n->skip = true;
       continue;
     }
-    if (!(n->flags & (NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL)) || !n->pkg || !n->pkg->index)
+    if (!(n->flags & (NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL)) || !n->pkg || !n->pkg->index ||
+        !(t->platform_unrecorded || (c->s->proj.fmt->caps & NUB_LF_PLACE_AFTER_FETCH)))
       continue;
     x = n->pkg->index;
     if (!nub_platform_allows_csv(x->os, c->caps.npm_os) ||

@@ -59,6 +59,12 @@ struct nub_tree {
   size_t n, cap;
   struct nub_pkgtab *pkgs; /* where its packages live (not owned) */
   int lockfile_version;
+  /* The lockfile records no platform of its packages (npm's v1, yarn 1's):
+   * an optional package's os, cpu and libc are its package.json's, read
+   * after the fetch. Else the lockfile's fields are the whole rule: what
+   * they do not say (a libc older npm and bun versions left out) does not
+   * filter, as their tools do not. */
+  bool platform_unrecorded;
   int config_version;   /* bun.lock's "configVersion" (0 when it has none) */
   bool has_root_deps; /* the lockfile records the root's dependency specs */
   struct nub_depmap root_deps, root_dev, root_optional, root_peer;

@@ -822,6 +822,25 @@ class NpmDifferentialTest(NpmLockMixin, nubtest.NubTestCase):
 
 
     @nubtest.requires_npm
+    def test_a_lockfile_that_records_no_libc(self):
+        # npm versions before libc was recorded wrote only os and cpu for a
+        # musl build; npm ci then installs it on glibc too: the rule is the
+        # lockfile's, not the package.json's
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "proj", "version": "1.0.0",
+                         "optionalDependencies": {"opt-musl": "1.0.0"}})
+        lock = self.lock_v3({}, {"node_modules/opt-musl": {"version": "1.0.0",
+                                                           "optional": True}})
+        lock["packages"][""]["optionalDependencies"] = {"opt-musl": "1.0.0"}
+        del lock["packages"][""]["dependencies"]
+        self.write_json(os.path.join(self.proj, "package-lock.json"), lock)
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.npm("ci", "--ignore-scripts", cwd=theirs)
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+
+    @nubtest.requires_npm
     def test_workspace_same_tree_as_npm_ci(self):
         OddPackagesTest.make_workspace_project(self)
         npm_dir = os.path.join(self.tmp, "npm-ws")

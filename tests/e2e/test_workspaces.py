@@ -447,6 +447,28 @@ class IncumbentLockfileTest(WorkspaceTestCase):
         "packages/app/node_modules/b/", "packages/app/node_modules/b/index.js",
         "packages/app/node_modules/b/package.json"]
 
+    def test_npm_lock_a_members_dev_tools_optional_dependency(self):
+        # an optional dependency of a member's dev tool, on no platform in
+        # particular: "dev": true, "optional": true in package-lock.json;
+        # npm ci installs it and links its bin
+        if not nubtest.have_npm():
+            self.skipTest("SKIP: npm is not installed")
+        self.make_project({"name": "mono", "version": "1.0.0", "private": True,
+                           "workspaces": ["packages/*"]})
+        self.member("packages/m", {"name": "m", "version": "1.0.0",
+                                   "devDependencies": {"opt-tool": "1.0.0"}})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=theirs)
+        entry = self.read_json(os.path.join(theirs, "package-lock.json"))["packages"][
+            "node_modules/opt-helper"]
+        self.assertTrue(entry.get("dev") and entry.get("optional"), entry)
+        shutil.copy(os.path.join(theirs, "package-lock.json"), self.proj)
+        self.npm("ci", "--ignore-scripts", cwd=theirs)
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+        self.assertTrue(os.path.isfile(os.path.join(self.proj, "node_modules/opt-helper/index.js")))
+
     def test_bun_lock_workspace(self):
         self.make_project("bun-workspace")
         self.write_lock_template("bun-workspace/bun.lock.template", "bun.lock")
