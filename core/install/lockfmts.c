@@ -120,20 +120,23 @@ static bool is_yarn1(const char *head, size_t len)
 }
 
 const struct nub_lockfmt nub_lockfmt_nub = {
-  "nub", "nub.lock", "nub", "nub install", NUB_LINKER_ISOLATED, NUB_LF_WRITES,
+  "nub", "nub.lock", "nub", "nub install", NUB_LINKER_ISOLATED,
+  NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_OPTIONAL_IMPORTER_PEERS,
   NULL, nub_plan_from_graph, graph_pnpm, NULL, NULL,
 };
 const struct nub_lockfmt nub_lockfmt_pnpm = {
   "pnpm", "pnpm-lock.yaml", "pnpm", "pnpm install", NUB_LINKER_ISOLATED,
-  NUB_LF_WRITES | NUB_LF_WORKSPACE_LINKS_ONLY, NULL, nub_plan_from_graph, graph_pnpm, NULL, NULL,
+  NUB_LF_WRITES | NUB_LF_WORKSPACE_LINKS_ONLY | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_OPTIONAL_IMPORTER_PEERS,
+  NULL, nub_plan_from_graph,
+  graph_pnpm, NULL, NULL,
 };
 const struct nub_lockfmt nub_lockfmt_shrinkwrap = {
   "npm-shrinkwrap", "npm-shrinkwrap.json", "npm", "npm install", NUB_LINKER_HOISTED,
-  NUB_LF_WRITES, NULL, nub_plan_from_npm, graph_npm, NULL, NULL,
+  NUB_LF_WRITES | NUB_LF_MEMBER_PEERS, NULL, nub_plan_from_npm, graph_npm, NULL, NULL,
 };
 const struct nub_lockfmt nub_lockfmt_npm = {
-  "npm", "package-lock.json", "npm", "npm install", NUB_LINKER_HOISTED, NUB_LF_WRITES,
-  NULL, nub_plan_from_npm, graph_npm, NULL, NULL,
+  "npm", "package-lock.json", "npm", "npm install", NUB_LINKER_HOISTED,
+  NUB_LF_WRITES | NUB_LF_MEMBER_PEERS, NULL, nub_plan_from_npm, graph_npm, NULL, NULL,
 };
 const struct nub_lockfmt nub_lockfmt_yarn = {
   "yarn", "yarn.lock", "yarn", "yarn install", NUB_LINKER_HOISTED,
@@ -146,11 +149,13 @@ const struct nub_lockfmt nub_lockfmt_berry = {
   nub_lockfile_is_berry, nub_plan_from_berry, graph_berry, NULL, bins_berry,
 };
 const struct nub_lockfmt nub_lockfmt_bun = {
-  "bun", "bun.lock", "bun", "bun install", NUB_LINKER_HOISTED, NUB_LF_WRITES,
-  NULL, nub_plan_from_bun, graph_bun, NULL, NULL,
+  "bun", "bun.lock", "bun", "bun install", NUB_LINKER_HOISTED,
+  NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS, NULL, nub_plan_from_bun,
+  graph_bun, NULL, NULL,
 };
 const struct nub_lockfmt nub_lockfmt_none = {
-  "none", NULL, NULL, "nub install", NUB_LINKER_ISOLATED, NUB_LF_WRITES,
+  "none", NULL, NULL, "nub install", NUB_LINKER_ISOLATED,
+  NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_OPTIONAL_IMPORTER_PEERS,
   NULL, nub_plan_from_graph, NULL, NULL, NULL,
 };
 

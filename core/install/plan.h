@@ -36,7 +36,6 @@ struct nub_plan {
   /* the lockfile to write (its bytes), held until node_modules is built */
   struct nub_buf lock_bytes;
   bool lock_staged;
-  bool importer_peers;     /* resolve the importers' own peers (bun.lock) */
   bool lock_written;       /* nub_plan_commit_lock wrote new bytes */
 };
 

@@ -228,7 +228,6 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
   ro.on_tarball = p->fetch ? on_tarball : NULL;
   ro.ud = c;
   ro.prog = &c->prog;
-  ro.importer_peers = p->importer_peers;
   /* missing peers: installed unless the format's tool installs none, or
    * the project says no (pnpm-workspace.yaml, .npmrc; else the lockfile's
    * setting) */
@@ -237,6 +236,11 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
     int link_ws = pnpm_setting(c, "linkWorkspacePackages", "link-workspace-packages");
     ro.no_auto_peers = (c->s->proj.fmt->caps & NUB_LF_NO_AUTO_PEERS) || auto_peers == 0 ||
                        (auto_peers < 0 && prev && !prev->auto_install_peers);
+    unsigned caps = c->s->proj.fmt->caps;
+    ro.importer_peers = ro.no_auto_peers ? 0
+                        : ((caps & NUB_LF_ROOT_PEERS) ? NUB_PEERS_ROOT : 0) |
+                              ((caps & NUB_LF_MEMBER_PEERS) ? NUB_PEERS_MEMBERS : 0) |
+                              ((caps & NUB_LF_OPTIONAL_IMPORTER_PEERS) ? NUB_PEERS_OPTIONAL : 0);
     ro.no_plain_member_links = link_ws == 0 ||
                                (link_ws < 0 && (c->s->proj.fmt->caps & NUB_LF_WORKSPACE_LINKS_ONLY));
   }

@@ -223,7 +223,6 @@ static int re_resolve_bun(struct nub_install_ctx *c, const char *why, struct nub
   int version = p->tree.lockfile_version, config_version = p->tree.config_version;
   int rc;
 
-  p->importer_peers = true; /* bun installs a project's own peers */
   rc = resolve_again(c, why, err);
   if (rc == 0)
     rc = nub_lockfile_bun_write(&p->graph, &c->s->man, c->s->ws.source ? &c->s->ws : NULL, &c->s->cfg,

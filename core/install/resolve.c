@@ -1420,6 +1420,11 @@ static void free_rnode(struct rnode *n)
 /* An importer's direct dependencies, queued: dependencies and
  * optionalDependencies, then devDependencies; a name in two maps counts
  * once (npm's precedence). */
+static bool peer_is_optional(const struct nub_manifest *man, const char *name)
+{
+  return nub_strarray_has(man->peers_optional, man->npeers_optional, name);
+}
+
 static void queue_importer(struct res *r, size_t imp)
 {
   const struct nub_manifest *man = r->imps[imp].man;
@@ -1452,10 +1457,13 @@ static void queue_importer(struct res *r, size_t imp)
     }
     nub_free(sorted);
   }
-  for (size_t i = 0; r->o->importer_peers && i < man->peer.n; i++) {
+  for (size_t i = 0; (r->o->importer_peers & (imp ? NUB_PEERS_MEMBERS : NUB_PEERS_ROOT)) &&
+                     i < man->peer.n; i++) {
     const char *nm = man->peer.v[i].name, *spec = man->peer.v[i].spec;
     if (nub_depmap_get(&man->deps, nm) || nub_depmap_get(&man->dev, nm) ||
         nub_depmap_get(&man->optional, nm))
+      continue;
+    if (!(r->o->importer_peers & NUB_PEERS_OPTIONAL) && peer_is_optional(man, nm))
       continue;
     push(r, NULL, nm, spec, false, false, 0);
     r->q[(r->qhead + r->qlen - 1) % r->qcap].imp = imp;

@@ -38,6 +38,8 @@
 
 struct nub_workspace;
 
+enum { NUB_PEERS_ROOT = 1u << 0, NUB_PEERS_MEMBERS = 1u << 1, NUB_PEERS_OPTIONAL = 1u << 2 };
+
 /* Workspaces: every member of o->ws is an importer beside the project
  * ("."), with its own direct dependencies. A direct dependency
  * "workspace:<range>" (also "*", "^", "~", "<alias>@<range>") links the
@@ -76,9 +78,10 @@ struct nub_resolve_opts {
    * auto-install-peers=false): a peer no ancestor provides stays missing. */
   bool no_auto_peers;
   /* An importer's peerDependencies that its other maps do not name are
-   * installed as its dependencies (bun installs them; npm and pnpm leave
-   * a project's own peers to it). */
-  bool importer_peers;
+   * installed as its dependencies: the project's (NUB_PEERS_ROOT: pnpm and
+   * bun), each member's (NUB_PEERS_MEMBERS: pnpm, bun, npm), the optional
+   * ones too (NUB_PEERS_OPTIONAL: pnpm); yarn installs none. */
+  unsigned importer_peers;
 };
 
 /* The graph of man (and o->ws's members) from what src says of packages,

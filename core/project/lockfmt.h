@@ -46,6 +46,12 @@ enum {
                                       * libc (yarn 1) */
   NUB_LF_NO_AUTO_PEERS = 1u << 3,     /* its tool installs no missing peer
                                       * dependency when it resolves (yarn 1) */
+  /* which importers' own peerDependencies its tool installs: the project's
+   * (pnpm, bun), each workspace member's (pnpm, bun, npm), and whether the
+   * optional ones too (pnpm) */
+  NUB_LF_ROOT_PEERS = 1u << 5,
+  NUB_LF_MEMBER_PEERS = 1u << 6,
+  NUB_LF_OPTIONAL_IMPORTER_PEERS = 1u << 7,
   NUB_LF_WORKSPACE_LINKS_ONLY = 1u << 4, /* its tool links a workspace member
                                       * for workspace: specs only, a plain
                                       * range taking the registry's (pnpm,

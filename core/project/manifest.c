@@ -259,6 +259,20 @@ int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
   nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root, "optionalDependencies"),
                   &out->optional);
   nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root, "peerDependencies"), &out->peer);
+  {
+    /* peerDependenciesMeta: the peers marked optional */
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(root, "peerDependenciesMeta"), *it;
+    if (!cJSON_IsObject(meta))
+      meta = NULL;
+    cJSON_ArrayForEach(it, meta)
+    {
+      if (!it->string || !nub_json_true(it, "optional"))
+        continue;
+      out->peers_optional = nub_realloc(out->peers_optional,
+                                        (out->npeers_optional + 1) * sizeof(char *));
+      out->peers_optional[out->npeers_optional++] = nub_strdup(it->string);
+    }
+  }
   keep_secrets_aside(out);
   {
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "bundleDependencies");
@@ -363,6 +377,7 @@ void nub_manifest_release(struct nub_manifest *m)
   nub_free(m->prepare);
   nub_depmap_release(&m->scripts);
   nub_strarray_free(m->trusted, m->ntrusted);
+  nub_strarray_free(m->peers_optional, m->npeers_optional);
   nub_strarray_free(m->workspaces, m->nworkspaces);
   nub_catalogs_free(m->catalogs, m->ncatalogs);
   memset(m, 0, sizeof(*m));

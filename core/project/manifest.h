@@ -19,6 +19,7 @@ struct nub_catalog {
 struct nub_manifest {
   char *name, *version; /* NULL when absent */
   struct nub_depmap deps, dev, optional, peer; /* specs without secrets (url.h) */
+  char **peers_optional; size_t npeers_optional; /* peerDependenciesMeta's optional */
   /* the specs above that carried userinfo, as written (name -> spec): only
    * for the git command or download that needs the credential; nothing
    * written to a file takes them */

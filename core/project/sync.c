@@ -96,6 +96,12 @@ bool nub_sync_check(const struct nub_manifest *m, const struct nub_locked *l, si
   for (size_t i = 0; i < n; i++) {
     if (!l[i].listed)
       continue;
+    const char *peer = nub_depmap_get(&m->peer, l[i].alias);
+    /* a project's own peer, installed for it (pnpm records it among the
+     * dependencies, with the peer's range as the specifier) */
+    if (peer && (!l[i].spec || !strcmp(l[i].spec, peer) ||
+                 (l[i].name && nub_sync_satisfies(peer, l[i].alias, l[i].name, l[i].version))))
+      continue;
     if (!nub_depmap_get(&m->deps, l[i].alias) && !nub_depmap_get(&m->dev, l[i].alias) &&
         !nub_depmap_get(&m->optional, l[i].alias)) {
       snprintf(why, cap, "%s is in the lockfile but no longer in package.json", l[i].alias);

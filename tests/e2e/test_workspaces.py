@@ -354,6 +354,41 @@ class PnpmLockfileTest(WorkspaceTestCase):
                 self.assertEqual("link:../b" in want, link)
 
 
+    def test_importers_own_peers_as_pnpm(self):
+        # pnpm installs a project's and each member's own peerDependencies,
+        # the optional ones too, and records them among its dependencies:
+        # its lockfile installs frozen, and nub writes the same bytes
+        pnpm = nubtest.tool("pnpm")
+        if not pnpm:
+            self.skipTest("SKIP: pnpm is not installed")
+        self.make_project({"name": "mono", "version": "1.0.0", "private": True,
+                           "dependencies": {"a": "^1.0.0"},
+                           "peerDependencies": {"b": "^1.0.0", "react-like": "^1.0.0"},
+                           "peerDependenciesMeta": {"react-like": {"optional": True}}})
+        write(os.path.join(self.proj, "pnpm-workspace.yaml"), "packages:\n  - packages/*\n")
+        self.member("packages/m", {"name": "m", "version": "1.0.0",
+                                   "peerDependencies": {"c": "^1.0.0"}})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        write(os.path.join(theirs, ".npmrc"), "registry=%s\n" % self.registry.url)
+        self.run_cmd([pnpm, "install", "--lockfile-only", "--ignore-scripts"], cwd=theirs,
+                     env={"npm_config_registry": None, "PNPM_HOME": None,
+                          "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")})
+        with open(os.path.join(theirs, "pnpm-lock.yaml")) as f:
+            want = f.read()
+        self.assertIn("react-like:", want)
+        # nub's own lockfile from package.json alone: pnpm's bytes
+        self.nub("install", "--lockfile-only")
+        self.assertEqual(self.lock(), want)
+        os.remove(os.path.join(self.proj, "nub.lock"))
+        # pnpm's lockfile, frozen: accepted, every peer installed
+        shutil.copy(os.path.join(theirs, "pnpm-lock.yaml"), self.proj)
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.node_require(self.proj, "react-like")["version"], "1.0.0")
+        self.assertEqual(self.node_require(os.path.join(self.proj, "packages/m"),
+                                           "c")["version"], "1.0.0")
+
+
 class FilterTest(WorkspaceTestCase):
 
     def three(self):

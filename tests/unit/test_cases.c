@@ -515,6 +515,13 @@ static void run_expect(struct tcase *c, const struct expect *e, const char *dir,
    * pnpm's graph links members for workspace: only (NUB_LF_WORKSPACE_LINKS_ONLY) */
   ro.no_auto_peers = !strcmp(e->what, "tree yarn");
   ro.no_plain_member_links = !strcmp(e->what, "graph");
+  /* a project's own peers, as each tool installs them (the formats'
+   * NUB_LF_ROOT_PEERS, _MEMBER_PEERS, _OPTIONAL_IMPORTER_PEERS) */
+  ro.importer_peers = !strcmp(e->what, "graph")      ? NUB_PEERS_ROOT | NUB_PEERS_MEMBERS |
+                                                           NUB_PEERS_OPTIONAL
+                      : !strcmp(e->what, "tree bun") ? NUB_PEERS_ROOT | NUB_PEERS_MEMBERS
+                      : !strcmp(e->what, "tree npm") ? NUB_PEERS_MEMBERS
+                                                     : 0;
   if (!strcmp(e->what, "tree berry")) {
     struct nub_pkgtab pt = {0};
     struct nub_tree t;
