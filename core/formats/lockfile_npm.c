@@ -243,8 +243,17 @@ static int parse_v2(struct nub_tree *t, const cJSON *packages, const char *fname
       n->link_target = nub_strdup(target);
       continue;
     }
-    if (n->flags & NUB_NF_BUNDLED)
-      continue; /* comes inside its parent's tarball */
+    if (n->flags & NUB_NF_BUNDLED) {
+      /* comes inside its parent's tarball, when that parent is a package;
+       * what the project (or a member) bundles is installed like any
+       * other dependency, as npm ci installs it (arborist's inDepBundle) */
+      const char *last = NULL;
+      for (const char *q = key; (q = strstr(q, "/node_modules/")) != NULL; q++)
+        last = q;
+      if (last && (!strncmp(key, "node_modules/", 13) || strstr(key, "/node_modules/") < last))
+        continue;
+      n->flags &= ~NUB_NF_BUNDLED;
+    }
     {
       const char *folder = nub_path_pkg_name(key);
       const char *real = jstr(e, "name");

@@ -179,8 +179,30 @@ static size_t node_bin_pairs(const struct nub_node *nd, const struct nub_tree *t
   return nb;
 }
 
+/* The node of nd's platform package under bun's native rule, or -1. */
+static long native_package(const struct nub_tree *t, size_t i,
+                           const struct nub_bins_native *native)
+{
+  const struct nub_node *nd = &t->nodes[i];
+
+  if (!native || !nd->pkg || !nub_strarray_has(native->names, native->nnames, nd->pkg->name) ||
+      !strcmp(native->os, "win32"))
+    return -1;
+  for (size_t d = 0; d < nd->ndeps; d++) {
+    long r = nub_tree_resolve(t, (long)i, nd->deps[d]);
+    const struct nub_node *x = r >= 0 ? &t->nodes[r] : NULL;
+    if (!x || x->skip || !x->pkg || !x->nos || !x->ncpu)
+      continue;
+    if (nub_platform_allows(x->os, x->nos, native->os) &&
+        nub_platform_allows(x->cpu, x->ncpu, native->cpu))
+      return r;
+  }
+  return -1;
+}
+
 int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap *direct,
-                  size_t ndirect, size_t *nlinks, struct nub_err *err)
+                  size_t ndirect, const struct nub_bins_native *native, size_t *nlinks,
+                  struct nub_err *err)
 {
   struct binlink *v = NULL;
   size_t n = 0, cap = 0;
@@ -192,6 +214,7 @@ int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap
     struct nub_manifest m;
     bool have_m = false;
     size_t nb, plen;
+    long native_at;
     if (nd->skip || !nd->folder || (nd->flags & NUB_NF_LOCAL))
       continue;
     if (!nd->pkg && !(nd->flags & (NUB_NF_LINK | NUB_NF_BUNDLED)))
@@ -200,12 +223,27 @@ int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap
       continue;
     nb = node_bin_pairs(nd, t, proj_fd, &m, &have_m, &bins);
     plen = (size_t)(nd->folder - nd->path);
+    native_at = native_package(t, i, native);
     for (size_t b = 0; b < nb; b++) {
       const char *name = bins[b].name, *tg = bins[b].target;
       NUB_GROW(v, cap, n + 1);
       v[n].dir = nub_asprintf("%.*s.bin", (int)plen, nd->path);
       v[n].name = nub_strdup(name);
-      v[n].target = nub_asprintf("../%s/%s", nd->folder, tg);
+      v[n].target = NULL;
+      if (native_at >= 0) {
+        /* the platform package's file of the same path, when it has it */
+        char *file = nub_asprintf("%s/%s", t->nodes[native_at].path, tg), rel[4096];
+        char *from = nub_asprintf("/%s", v[n].dir), *to = nub_asprintf("/%s", file);
+        struct nub_plat_stat st;
+        if (nub_plat_stat_at(proj_fd, file, &st) == 0 && st.type == NUB_FT_FILE &&
+            nub_path_relative(from, to, rel, sizeof(rel)) == 0)
+          v[n].target = nub_strdup(rel);
+        nub_free(from);
+        nub_free(to);
+        nub_free(file);
+      }
+      if (!v[n].target)
+        v[n].target = nub_asprintf("../%s/%s", nd->folder, tg);
       v[n].prio = nd->depth == 1 && is_direct(direct, ndirect, nd->folder) ? 0 : 1;
       v[n].order = nd->path;
       /* a linked folder's files are not from the store: its mode is fixed here */

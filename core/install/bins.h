@@ -12,11 +12,24 @@
 #include "graph.h"
 #include "tree.h"
 
+/* bun's native bin links: the bins of a package named here link straight
+ * to the binary of its platform package, the first of its dependencies
+ * whose os and cpu are both stated and both this machine's (bun's
+ * postinstall optimizer: esbuild's bin/esbuild as @esbuild/linux-x64's),
+ * when that package has the file; else to its own. */
+struct nub_bins_native {
+  char *const *names;
+  size_t nnames;
+  const char *os, *cpu; /* npm's names for this machine */
+};
+
 /* The hoisted layout: the bins of every installed node. Direct dependencies of the project
  * win a name clash at the top level; otherwise the first path in sorted
- * order wins. *nlinks receives the count. */
+ * order wins. native: bun's rule above, or NULL. *nlinks receives the
+ * count. */
 int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap *direct,
-                  size_t ndirect, size_t *nlinks, struct nub_err *err);
+                  size_t ndirect, const struct nub_bins_native *native, size_t *nlinks,
+                  struct nub_err *err);
 
 /* yarn 1's bins (a tree from hoist_yarn.c): every package's dependencies'
  * bins in that package's own node_modules/.bin (the nearest installed copy

@@ -263,7 +263,7 @@ static int hoisted_bins(struct nub_install_ctx *c, size_t *nlinks, struct nub_er
 
   if (c->s->proj.fmt->bins) /* its tool's rule */
     return c->s->proj.fmt->bins(c, nlinks, err);
-  return nub_bins_link(c->s->proj.dir_fd, &c->plan.tree, direct, 3, nlinks, err);
+  return nub_bins_link(c->s->proj.dir_fd, &c->plan.tree, direct, 3, NULL, nlinks, err);
 }
 
 /* Deepest first: a package's dependencies are built before it. */

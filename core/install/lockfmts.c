@@ -4,6 +4,8 @@
  * the install's plan of it). */
 #include "lockfmt.h"
 
+#include <string.h>
+
 #include "berry.h"
 #include "bins.h"
 #include "tree_graph.h"
@@ -112,6 +114,28 @@ static int bins_berry(struct nub_install_ctx *c, size_t *nlinks, struct nub_err 
                              c->s->ws.source ? &c->s->ws : NULL, nlinks, err);
 }
 
+/* bun links the bins of esbuild and @anthropic-ai/claude-code (or of the
+ * project's "nativeDependencies", which replace them) to their platform
+ * package's binary (its postinstall optimizer); the rest as npm does. */
+static int bins_bun(struct nub_install_ctx *c, size_t *nlinks, struct nub_err *err)
+{
+  static char *const defaults[] = {"esbuild", "@anthropic-ai/claude-code"};
+  const struct nub_depmap direct[] = {c->s->man.deps, c->s->man.dev, c->s->man.optional};
+  struct nub_bins_native native = {defaults, 2, c->caps.npm_os, c->caps.npm_cpu};
+
+  if (c->s->man.has_native_deps) {
+    native.names = c->s->man.native_deps;
+    native.nnames = c->s->man.nnative_deps;
+  }
+  {
+    /* bun's own switch, honoured as bun reads it ("1" or "true") */
+    const char *off = nub_plat_getenv("BUN_FEATURE_FLAG_DISABLE_NATIVE_DEPENDENCY_LINKER");
+    if (off && (!strcmp(off, "1") || !strcmp(off, "true")))
+      native.nnames = 0;
+  }
+  return nub_bins_link(c->s->proj.dir_fd, &c->plan.tree, direct, 3, &native, nlinks, err);
+}
+
 /* ---- the table -------------------------------------------------------------- */
 
 static bool is_yarn1(const char *head, size_t len)
@@ -151,7 +175,7 @@ const struct nub_lockfmt nub_lockfmt_berry = {
 const struct nub_lockfmt nub_lockfmt_bun = {
   "bun", "bun.lock", "bun", "bun install", NUB_LINKER_HOISTED,
   NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS, NULL, nub_plan_from_bun,
-  graph_bun, NULL, NULL,
+  graph_bun, NULL, bins_bun,
 };
 const struct nub_lockfmt nub_lockfmt_none = {
   "none", NULL, NULL, "nub install", NUB_LINKER_ISOLATED,

@@ -14,6 +14,7 @@
 #include "lockfile_bun.h"
 #include "hoist_npm.h"
 #include "tree_graph.h"
+#include "workspace.h"
 #include "lockfile_npm.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
@@ -65,6 +66,14 @@ static bool importer_in_sync(struct nub_install_ctx *c, const struct nub_manifes
         if (nd->pkg) {
           l[n].name = nd->pkg->name;
           l[n].version = nd->pkg->version;
+        } else if ((nd->flags & NUB_NF_LINK) && nd->link_target) {
+          /* a link to a workspace member: the member's own version answers
+           * the range, as npm ci takes it */
+          const struct nub_ws_pkg *wp = nub_workspace_at(&c->s->ws, nd->link_target);
+          if (wp && wp->man.name && wp->man.version) {
+            l[n].name = wp->man.name;
+            l[n].version = wp->man.version;
+          }
         }
       }
       n++;

@@ -299,6 +299,10 @@ int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
   }
   /* Which dependencies may run install scripts: bun's trustedDependencies,
    * pnpm's onlyBuiltDependencies, or nub's own allowBuilds list. */
+  out->has_native_deps = cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root,
+                                                                       "nativeDependencies"));
+  nub_json_strarray(cJSON_GetObjectItemCaseSensitive(root, "nativeDependencies"),
+                    &out->native_deps, &out->nnative_deps);
   nub_json_strarray(cJSON_GetObjectItemCaseSensitive(root, "trustedDependencies"),
                     &out->trusted, &out->ntrusted);
   pnpm = cJSON_GetObjectItemCaseSensitive(root, "pnpm");
@@ -378,6 +382,7 @@ void nub_manifest_release(struct nub_manifest *m)
   nub_depmap_release(&m->scripts);
   nub_strarray_free(m->trusted, m->ntrusted);
   nub_strarray_free(m->peers_optional, m->npeers_optional);
+  nub_strarray_free(m->native_deps, m->nnative_deps);
   nub_strarray_free(m->workspaces, m->nworkspaces);
   nub_catalogs_free(m->catalogs, m->ncatalogs);
   memset(m, 0, sizeof(*m));

@@ -47,6 +47,10 @@ struct nub_manifest {
   struct nub_depmap scripts; /* every script: name -> command, in file order */
   bool has_scripts_field;
   char **trusted; size_t ntrusted; /* trustedDependencies / allowBuilds names */
+  /* bun's "nativeDependencies": packages whose bins link to their platform
+   * package's binary (has_native_deps when the field is there at all) */
+  char **native_deps; size_t nnative_deps;
+  bool has_native_deps;
   /* "workspaces": the array, or the object form's "packages" (globs, '!'
    * excludes); has_workspaces when the field is there at all */
   char **workspaces; size_t nworkspaces;

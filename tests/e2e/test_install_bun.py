@@ -532,6 +532,28 @@ class BunWriteBackTest(nubtest.NubTestCase):
         self.assertEqual(self.read(self.lock), written)
 
 
+    def test_a_native_bin_links_to_the_platform_build(self):
+        # bun links the bin of a package of "nativeDependencies" (esbuild's
+        # by default) straight to its platform package's binary
+        self.bun()
+        for f in ("bun.lock", "package.json"):
+            os.unlink(os.path.join(self.proj, f))
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "p", "version": "1.0.0",
+                         "dependencies": {"nativetool": "1.0.0"},
+                         "nativeDependencies": ["nativetool"]})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.run_bun(theirs, "install")
+        shutil.copy(os.path.join(theirs, "bun.lock"), self.proj)
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.installed(modes=True),
+                         [p for p in self.installed(theirs, modes=True)])
+        link = os.readlink(os.path.join(self.proj, "node_modules", ".bin", "nativetool"))
+        if nubtest.npm_os() in ("linux", "darwin") and nubtest.npm_cpu() in ("x64", "arm64"):
+            self.assertEqual(link, "../@nt/%s-%s/bin/nativetool" % (nubtest.npm_os(),
+                                                                  nubtest.npm_cpu()))
+
     def test_scoped_overrides_as_bun_writes_them(self):
         # npm's nested form, which bun 1.4 follows one level deep and
         # records as an object (lockfileVersion 3); before, nub refused

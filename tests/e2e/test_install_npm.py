@@ -841,6 +841,25 @@ class NpmDifferentialTest(NpmLockMixin, nubtest.NubTestCase):
         self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
 
     @nubtest.requires_npm
+    def test_the_projects_own_bundled_dependencies(self):
+        # what the project bundles ("inBundle": true at the top) is
+        # installed from the registry by npm ci; only a package's bundle
+        # comes inside that package's tarball
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "proj", "version": "1.0.0",
+                         "dependencies": {"a": "^1.0.0", "c": "^1.0.0"},
+                         "bundleDependencies": ["a"]})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=theirs)
+        lock = self.read_json(os.path.join(theirs, "package-lock.json"))
+        self.assertTrue(lock["packages"]["node_modules/a"].get("inBundle"))
+        shutil.copy(os.path.join(theirs, "package-lock.json"), self.proj)
+        self.npm("ci", "--ignore-scripts", cwd=theirs)
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+
+    @nubtest.requires_npm
     def test_workspace_same_tree_as_npm_ci(self):
         OddPackagesTest.make_workspace_project(self)
         npm_dir = os.path.join(self.tmp, "npm-ws")

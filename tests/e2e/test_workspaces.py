@@ -504,6 +504,28 @@ class IncumbentLockfileTest(WorkspaceTestCase):
         self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
         self.assertTrue(os.path.isfile(os.path.join(self.proj, "node_modules/opt-helper/index.js")))
 
+    def test_npm_lock_a_members_range_its_member_still_answers(self):
+        # a member's range for another member changed in package.json but
+        # not in package-lock.json: npm ci takes it when the member's
+        # version satisfies the new range
+        if not nubtest.have_npm():
+            self.skipTest("SKIP: npm is not installed")
+        self.make_project({"name": "mono", "version": "1.0.0", "private": True,
+                           "workspaces": ["packages/*"]})
+        self.member("packages/lib", {"name": "@mono/lib", "version": "1.2.0"})
+        self.member("packages/app", {"name": "app", "version": "0.1.0",
+                                     "dependencies": {"@mono/lib": "^1.0.0", "a": "^1.0.0"}})
+        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=self.proj)
+        app = os.path.join(self.proj, "packages/app/package.json")
+        doc = self.read_json(app)
+        doc["dependencies"]["@mono/lib"] = "^1.1.0"
+        self.write_json(app, doc)
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.npm("ci", "--ignore-scripts", cwd=theirs)
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+
     def test_bun_lock_workspace(self):
         self.make_project("bun-workspace")
         self.write_lock_template("bun-workspace/bun.lock.template", "bun.lock")
