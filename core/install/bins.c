@@ -25,7 +25,53 @@ struct binlink {
   int prio;
   const char *order;
   char *fix_mode; /* a target outside the store, made executable here (owned) */
+  bool lf_shebang; /* a CRLF on its target's #! line becomes LF (npm, bun) */
 };
+
+/* npm's bin-links (fix-bin.js), and bun after it: a bin target whose
+ * first line is "#!..." ending in CRLF (seen in its first 2048 bytes) gets
+ * that line's CR removed, so the kernel finds the interpreter. The file in
+ * node_modules is a link into the store: a copy with the line fixed
+ * replaces it, the store's stays as the tarball had it. */
+static void fix_shebang(int dir, const char *path)
+{
+  char head[2048], *data = NULL, *tmp;
+  long got;
+  size_t len = 0, cr = 0;
+  struct nub_plat_stat st;
+  int fd = nub_plat_open_read_at(dir, path);
+
+  if (fd < 0)
+    return;
+  got = nub_plat_read(fd, head, sizeof(head));
+  nub_plat_close(fd);
+  if (got < 4 || head[0] != '#' || head[1] != '!')
+    return;
+  for (long i = 2; i < got; i++)
+    if (head[i] == '\n') {
+      cr = i >= 4 && head[i - 1] == '\r' ? (size_t)i - 1 : 0;
+      break;
+    }
+  if (!cr || nub_plat_read_file_stat_at(dir, path, (size_t)1 << 30, &data, &len, &st) < 0)
+    return;
+  if (len > cr && data[cr] == '\r') {
+    memmove(data + cr, data + cr + 1, len - cr - 1);
+    tmp = nub_asprintf("%s.nub-lf-%d", path, nub_plat_pid());
+    fd = nub_plat_create_excl_at(dir, tmp, (st.mode & 0777) | 0111);
+    if (fd >= 0) {
+      int rc = nub_plat_write_all(fd, data, len - 1);
+      nub_plat_close(fd);
+      if (rc == 0)
+        rc = nub_plat_chmod_at(dir, tmp, (st.mode & 0777) | 0111); /* past the umask */
+      if (rc == 0)
+        rc = nub_plat_rename_at(dir, tmp, dir, path);
+      if (rc < 0)
+        nub_plat_unlink_at(dir, tmp, false);
+    }
+    nub_free(tmp);
+  }
+  nub_free(data);
+}
 
 static int cmp_link(const void *a, const void *b)
 {
@@ -61,7 +107,8 @@ static int write_links(int proj_fd, struct binlink *v, size_t n, size_t *nlinks,
     nub_sort(v, n, sizeof(*v), cmp_link);
   for (size_t i = 0; i < n; i++) {
     struct nub_plat_stat st;
-    char *lp;
+    char *lp, rel[4096];
+    const char *target_rel = NULL;
     if (made && !strcmp(v[i].dir, made->dir) && !strcmp(v[i].name, made->name))
       continue; /* a clash: the first one won */
     /* a target that is not there (a file the package lacks, a symlink
@@ -70,14 +117,14 @@ static int write_links(int proj_fd, struct binlink *v, size_t n, size_t *nlinks,
     {
       /* ".." applied by name: the .bin directory may not be there yet */
       bool absolute = v[i].dir[0] == '/';
-      char rel[4096], *abs = nub_asprintf("%s%s/%s", absolute ? "" : "/r/", v[i].dir,
-                                          v[i].target);
+      char *abs = nub_asprintf("%s%s/%s", absolute ? "" : "/r/", v[i].dir, v[i].target);
       rc = nub_path_relative(absolute ? "/" : "/r", abs, rel + 1, sizeof(rel) - 1);
       nub_free(abs);
       rel[0] = '/';
       if (rc < 0 || nub_plat_stat_follow_at(absolute ? NUB_PLAT_CWD : proj_fd,
                                             absolute ? rel : rel + 1, &st) < 0)
         continue;
+      target_rel = rel + 1;
     }
     if (!lastdir || strcmp(lastdir, v[i].dir)) {
       rc = nub_mkdirs_at(proj_fd, v[i].dir);
@@ -93,6 +140,8 @@ static int write_links(int proj_fd, struct binlink *v, size_t n, size_t *nlinks,
     }
     if (rc == 0 && v[i].fix_mode && (st.mode & 0111) != 0111) /* (st: the target's) */
       nub_plat_chmod_at(proj_fd, v[i].fix_mode, st.mode | 0111);
+    if (rc == 0 && v[i].lf_shebang && !v[i].fix_mode && v[i].dir[0] != '/')
+      fix_shebang(proj_fd, target_rel); /* (not in a folder of the user's) */
     if (rc < 0) {
       nub_err_set(err, rc, "cannot link %s: %s", lp, nub_strerror(rc));
       nub_free(lp);
@@ -244,6 +293,7 @@ int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap
       }
       if (!v[n].target)
         v[n].target = nub_asprintf("../%s/%s", nd->folder, tg);
+      v[n].lf_shebang = native ? native->lf_shebang : true;
       v[n].prio = nd->depth == 1 && is_direct(direct, ndirect, nd->folder) ? 0 : 1;
       v[n].order = nd->path;
       /* a linked folder's files are not from the store: its mode is fixed here */

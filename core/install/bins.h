@@ -21,12 +21,14 @@ struct nub_bins_native {
   char *const *names;
   size_t nnames;
   const char *os, *cpu; /* npm's names for this machine */
+  bool lf_shebang;      /* a target's CRLF #! line made LF (npm: always) */
 };
 
 /* The hoisted layout: the bins of every installed node. Direct dependencies of the project
  * win a name clash at the top level; otherwise the first path in sorted
- * order wins. native: bun's rule above, or NULL. *nlinks receives the
- * count. */
+ * order wins. A target whose "#!" line ends in CRLF gets an LF there (npm's
+ * bin-links; a copy replaces the store's link). native: bun's rules
+ * above, or NULL for npm's. *nlinks receives the count. */
 int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap *direct,
                   size_t ndirect, const struct nub_bins_native *native, size_t *nlinks,
                   struct nub_err *err);

@@ -121,7 +121,7 @@ static int bins_bun(struct nub_install_ctx *c, size_t *nlinks, struct nub_err *e
 {
   static char *const defaults[] = {"esbuild", "@anthropic-ai/claude-code"};
   const struct nub_depmap direct[] = {c->s->man.deps, c->s->man.dev, c->s->man.optional};
-  struct nub_bins_native native = {defaults, 2, c->caps.npm_os, c->caps.npm_cpu};
+  struct nub_bins_native native = {defaults, 2, c->caps.npm_os, c->caps.npm_cpu, true};
 
   if (c->s->man.has_native_deps) {
     native.names = c->s->man.native_deps;

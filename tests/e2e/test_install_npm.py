@@ -860,6 +860,32 @@ class NpmDifferentialTest(NpmLockMixin, nubtest.NubTestCase):
         self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
 
     @nubtest.requires_npm
+    def test_a_bin_with_a_crlf_shebang_line(self):
+        # npm's bin-links makes the #! line of a bin target end in LF (the
+        # kernel would look for "node\r"); the rest of the file as it was
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "proj", "version": "1.0.0",
+                         "dependencies": {"crlf-bin": "1.0.0"}})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=theirs)
+        shutil.copy(os.path.join(theirs, "package-lock.json"), self.proj)
+        self.npm("ci", "--ignore-scripts", cwd=theirs)
+        self.nub("install", "--frozen-lockfile")
+        rel = os.path.join("node_modules", "crlf-bin", "bin", "cli.js")
+        with open(os.path.join(theirs, rel), "rb") as f:
+            want = f.read()
+        self.assertEqual(want, b'#!/usr/bin/env node\nconsole.log("crlf");\r\n')
+        with open(os.path.join(self.proj, rel), "rb") as f:
+            self.assertEqual(f.read(), want)
+        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+        # the store keeps the tarball's bytes: a reinstall makes the same
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.nub("install", "--frozen-lockfile", "--offline")
+        with open(os.path.join(self.proj, rel), "rb") as f:
+            self.assertEqual(f.read(), want)
+
+    @nubtest.requires_npm
     def test_workspace_same_tree_as_npm_ci(self):
         OddPackagesTest.make_workspace_project(self)
         npm_dir = os.path.join(self.tmp, "npm-ws")
