@@ -46,7 +46,7 @@ CORPUS = os.path.join(ROOT, "tests", "fixtures", "real-projects")
 PLACEHOLDER = "@@REGISTRY@@"
 # what each tool keeps for itself inside node_modules
 BOOKKEEPING = re.compile(r"(^|/)node_modules/(\.package-lock\.json|\.yarn-integrity|"
-                         r"\.yarn-state\.yml|\.nub-state|\.modules\.yaml|\.pnpm|\.nub|"
+                         r"\.yarn-state\.yml|\.package-map\.json|\.nub-state|\.modules\.yaml|\.pnpm|\.nub|"
                          r"\.cache|\.bun-tag|\.bun|\.vite|\.bin/\.)")
 
 
@@ -144,8 +144,10 @@ def incumbent(fmt, proj, scratch, reg, log):
     if fmt == "npm":
         argv, env = ["npm", "ci", "--ignore-scripts"], {}
     elif fmt == "pnpm":
+        # (the project's packageManager names another pnpm: this one installs)
         argv = ["pnpm", "install", "--frozen-lockfile", "--ignore-scripts", "--store-dir",
-                os.path.join(scratch, "pnpm-store"), "--registry", reg + "/"]
+                os.path.join(scratch, "pnpm-store"), "--registry", reg + "/",
+                "--config.manage-package-manager-versions=false", "--config.pm-on-fail=ignore"]
         env = {}
     elif fmt == "bun":
         argv = ["bun", "install", "--frozen-lockfile", "--ignore-scripts"]
@@ -200,6 +202,12 @@ def tree(proj):
                     digest = hashlib.sha256(f.read()).hexdigest()[:16]
                 out[rel] = "%s %s" % (digest, "x" if os.stat(p).st_mode & 0o111 else "-")
     return out
+
+
+def isolated(proj):
+    """Whether the tool laid node_modules out isolated (bun's or pnpm's
+    store inside it): then the graph is compared, not the paths."""
+    return any(os.path.isdir(os.path.join(proj, "node_modules", d)) for d in (".bun", ".pnpm"))
 
 
 def declared(pkg_dir):
@@ -327,7 +335,7 @@ def main():
             verdict = "nub failed (%d)" % rc_n
             details = open(os.path.join(scratch, "nub.log")).read().splitlines()[-5:]
         else:
-            if fmt == "pnpm":
+            if fmt == "pnpm" or isolated(theirs):
                 imps = importers_of(theirs)
                 n, details = diff(graph(theirs, imps), graph(ours, imps))
             else:

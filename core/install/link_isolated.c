@@ -64,9 +64,12 @@ struct ipkg {
   size_t linelen;
   unsigned char disp; /* enum disp, decided before anything is linked */
   bool local;      /* materialised in the project, not shared */
+  bool has_link;   /* links a folder of the project (so it is local) */
   struct iedge {
     const char *alias;
-    struct ipkg *to; /* NULL for link:/file: edges */
+    struct ipkg *to;  /* NULL for a link: edge */
+    const char *link; /* a link: edge's folder, from the project (pnpm writes
+                       * a workspace package that meets a peer so) */
   } *edges;
   size_t nedges;
 };
@@ -182,6 +185,13 @@ static void closure_hash(struct ictx *c, struct ipkg *p, bool *seen, size_t *sta
   nub_buf_release(&b);
 }
 
+/* A folder of the project named by a lockfile: relative, no "..". */
+static bool safe_rel(const char *path)
+{
+  char norm[4096];
+  return nub_path_normalize(path, norm, sizeof(norm)) > 0;
+}
+
 struct keyed {
   const char *key;
   size_t i;
@@ -276,10 +286,21 @@ static int prepare(struct ictx *c)
       char *t = nub_gedge_target(e->alias, e->ref);
       struct ipkg *to = t ? nub_strmap_get(&c->bykey, t) : NULL;
       nub_free(t);
+      if (!to && !strncmp(e->ref, "link:", 5) && e->ref[5] && e->ref[5] != '/' &&
+          safe_rel(e->ref + 5)) {
+        /* a folder of the project: this package's entry is the project's */
+        p->edges[p->nedges].alias = e->alias;
+        p->edges[p->nedges].to = NULL;
+        p->edges[p->nedges].link = e->ref + 5;
+        p->nedges++;
+        p->has_link = true;
+        continue;
+      }
       if (!to)
-        continue; /* skipped (another platform) or a link */
+        continue; /* skipped (another platform) */
       p->edges[p->nedges].alias = e->alias;
       p->edges[p->nedges].to = to;
+      p->edges[p->nedges].link = NULL;
       p->nedges++;
     }
     /* a lockfile may not say that a package builds (npm's, bun's, yarn's
@@ -287,7 +308,7 @@ static int prepare(struct ictx *c)
     p->local = !c->o->gvs ||
                ((g->requires_build || (g->fetch && nub_lifecycle_builds(g->fetch))) &&
                 trusted(c->o, g->name)) ||
-               g->directory;
+               g->directory || p->has_link;
   }
   add_phantom_edges(c);
   /* a package that links to a project-local one is project-local too */
@@ -297,7 +318,7 @@ static int prepare(struct ictx *c)
       if (c->p[i].local)
         continue;
       for (size_t e = 0; e < c->p[i].nedges; e++)
-        if (c->p[i].edges[e].to->local) {
+        if (c->p[i].edges[e].to && c->p[i].edges[e].to->local) {
           c->p[i].local = true;
           changed = true;
           break;
@@ -378,7 +399,12 @@ static int link_deps(struct ictx *c, struct ipkg *p, int base_fd, const char *pr
     nub_buf_reset(&path);
     nub_buf_reset(&tgt);
     nub_buf_addf(&path, "%snode_modules/%s", prefix, alias);
-    if (!to_links && !t->local) {
+    if (!t) {
+      /* a folder of the project, from node_modules/.nub/<dir>/node_modules
+       * (this package is the project's: never in the shared store) */
+      up_levels(&tgt, alias, 2);
+      nub_buf_addf(&tgt, "../../%s", p->edges[e].link);
+    } else if (!to_links && !t->local) {
       gvs_target(c, t, &tgt);
     } else {
       up_levels(&tgt, alias, 2);
@@ -559,7 +585,9 @@ static int link_dir_deps(struct ictx *c, struct ipkg *p)
     struct ipkg *t = p->edges[e].to;
     char *at = nub_asprintf("%s/%s", nm, p->edges[e].alias), *parent = nub_strdup(at);
     char *to, rel[4096];
-    if (t->local) {
+    if (!t) {
+      to = abs_of(c, p->edges[e].link);
+    } else if (t->local) {
       to = nub_asprintf("%s/node_modules/.nub/%s/node_modules/%s", c->o->proj_dir, t->dir,
                         t->g->name);
     } else {
@@ -569,7 +597,7 @@ static int link_dir_deps(struct ictx *c, struct ipkg *p)
     }
     *strrchr(parent, '/') = '\0';
     nub_plat_mkdir_p(parent, 0755); /* a scope */
-    if (t->local ? nub_path_relative(parent, to, rel, sizeof(rel)) < 0
+    if (!t || t->local ? nub_path_relative(parent, to, rel, sizeof(rel)) < 0
                  : (size_t)snprintf(rel, sizeof(rel), "%s", to) >= sizeof(rel)) {
       rc = fail_rc(c, -ENAMETOOLONG, "cannot link %s: the path is too long", at);
     } else {

@@ -85,6 +85,8 @@ struct res {
   size_t nroots, caproots;
   /* phase 2 */
   struct nub_strmap memo; /* key -> struct nub_gpkg */
+  char **linkids;         /* link_id's strings (owned) */
+  size_t nlinkids, caplinkids;
   /* edges written while their target was still being made (a cycle): the
    * key was not known yet, and is filled in when it is */
   struct fixup {
@@ -1016,6 +1018,8 @@ struct frame {
   bool *optional;
   char **inst;               /* resolved dep path per slot (borrowed) */
   bool *busy;
+  const char **link;         /* the project's frames: a link slot's peer id,
+                              * "<name>@link:<path from the root>" (borrowed) */
 };
 
 static void frame_init(struct frame *f, struct frame *up, struct rnode *owner, size_t n)
@@ -1030,6 +1034,7 @@ static void frame_init(struct frame *f, struct frame *up, struct rnode *owner, s
   f->optional = nub_calloc(n + 1, sizeof(bool));
   f->inst = nub_calloc(n + 1, sizeof(char *));
   f->busy = nub_calloc(n + 1, sizeof(bool));
+  f->link = nub_calloc(n + 1, sizeof(char *));
 }
 
 static void frame_release(struct frame *f)
@@ -1040,6 +1045,7 @@ static void frame_release(struct frame *f)
   nub_free(f->optional);
   nub_free(f->inst);
   nub_free(f->busy);
+  nub_free(f->link);
 }
 
 static const char *instance(struct res *r, struct frame *f, size_t i);
@@ -1054,7 +1060,8 @@ static const char *lookup(struct res *r, struct frame *f, const struct rnode *se
       if (strcmp(g->alias[j], x) || (g == f && g->to[j] == self && !g->peer[j]))
         continue;
       if (!g->to[j])
-        return NULL; /* a link (a workspace member): not a peer the graph can name */
+        /* a link (a workspace member): pnpm names it by its folder */
+        return g->link[j];
       if (g->peer[j]) {
         /* the owner's own peer, as the owner resolved it (if it did) */
         if (g->inst[j])
@@ -1319,15 +1326,25 @@ static const char *instance(struct res *r, struct frame *f, size_t i)
         }
     }
   }
-  /* the peers' ids in byte order, as pnpm's createPeerDepGraphHash */
+  /* the peers' ids in byte order, as pnpm's createPeerDepGraphHash; a
+   * workspace folder's is "<name>@<path, '/' as '+'>" */
   ids = nub_calloc(k->npn + 1, sizeof(*ids));
   for (size_t j = 0; j < k->npn; j++)
-    if (resv[j])
-      ids[nids++] = resv[j];
+    if (resv[j]) {
+      const char *l = strstr(resv[j], "@link:");
+      char *id = l ? nub_asprintf("%.*s@%s", (int)(l - resv[j]), resv[j], l + 6)
+                   : nub_strdup(resv[j]);
+      for (char *q = l ? strchr(id, '@') + 1 : NULL; q && *q; q++)
+        if (*q == '/')
+          *q = '+';
+      ids[nids++] = id;
+    }
   nub_sort(ids, nids, sizeof(*ids), cmp_cstr);
   nub_buf_adds(&key, k->base);
-  for (size_t j = 0; j < nids; j++)
+  for (size_t j = 0; j < nids; j++) {
     nub_buf_addf(&key, "(%s)", ids[j]);
+    nub_free((char *)ids[j]);
+  }
   nub_free(ids);
   g = nub_strmap_get(&r->memo, key.data);
   if (!g) {
@@ -1473,6 +1490,21 @@ static void queue_importer(struct res *r, size_t imp)
 }
 
 /* Phase 2 for one importer: its direct dependencies' dependency paths. */
+/* "<alias>@link:<path from the root>" for importer imp's link to rel: how
+ * a peer met by a workspace folder is named (kept until the resolver ends). */
+static const char *link_id(struct res *r, size_t imp, const char *alias, const char *rel)
+{
+  char *to = nub_asprintf("%s/%s", r->imps[imp].abs, rel), path[4096];
+  const char *id;
+
+  if (nub_path_relative(r->imps[0].abs, to, path, sizeof(path)) < 0)
+    snprintf(path, sizeof(path), "%s", rel);
+  nub_free(to);
+  NUB_GROW(r->linkids, r->caplinkids, r->nlinkids + 1);
+  id = r->linkids[r->nlinkids++] = nub_asprintf("%s@link:%s", alias, path);
+  return id;
+}
+
 static void finish_importer(struct res *r, size_t imp, struct nub_importer *im)
 {
   struct frame root;
@@ -1484,8 +1516,11 @@ static void finish_importer(struct res *r, size_t imp, struct nub_importer *im)
       idx[n++] = i;
   frame_init(&root, NULL, NULL, n);
   for (size_t j = 0; j < n; j++) {
-    root.alias[j] = r->roots[idx[j]].alias;
-    root.to[j] = r->roots[idx[j]].to;
+    const struct rootedge *e = &r->roots[idx[j]];
+    root.alias[j] = e->alias;
+    root.to[j] = e->to;
+    if (!e->to && e->link && !strncmp(e->link, "link:", 5))
+      root.link[j] = link_id(r, imp, e->alias, e->link + 5);
   }
   im->path = nub_strdup(r->imps[imp].path);
   for (size_t j = 0; j < n; j++) {
@@ -1628,6 +1663,9 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, const str
   nub_strmap_release(&r.nodes, NULL);
   nub_strmap_release(&r.byname, free_namelist);
   nub_strmap_release(&r.memo, NULL);
+  for (size_t i = 0; i < r.nlinkids; i++)
+    nub_free(r.linkids[i]);
+  nub_free(r.linkids);
   nub_strmap_release(&r.prev_by_pkg, NULL);
   for (size_t i = 0; i < r.nfix; i++)
     nub_free(r.fix[i].alias);

@@ -354,6 +354,37 @@ class PnpmLockfileTest(WorkspaceTestCase):
                 self.assertEqual("link:../b" in want, link)
 
 
+    def test_a_peer_met_by_a_workspace_package(self):
+        # pnpm meets plugin's peer react-like with the workspace's own
+        # react-like (its snapshot: "react-like: link:packages/react-like");
+        # from plugin's folder, require finds that member
+        pnpm = nubtest.tool("pnpm")
+        if not pnpm:
+            self.skipTest("SKIP: pnpm is not installed")
+        self.make_project({"name": "mono", "version": "1.0.0", "private": True,
+                           "dependencies": {"plugin": "1.0.0",
+                                            "react-like": "workspace:*"}})
+        write(os.path.join(self.proj, "pnpm-workspace.yaml"), "packages:\n  - packages/*\n")
+        self.member("packages/react-like", {"name": "react-like", "version": "2.0.0"})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        write(os.path.join(theirs, ".npmrc"), "registry=%s\n" % self.registry.url)
+        self.run_cmd([pnpm, "install", "--lockfile-only", "--ignore-scripts"], cwd=theirs,
+                     env={"npm_config_registry": None, "PNPM_HOME": None,
+                          "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")})
+        with open(os.path.join(theirs, "pnpm-lock.yaml")) as f:
+            want = f.read()
+        self.assertIn("react-like: link:packages/react-like", want)
+        # nub's resolver from package.json alone: pnpm's bytes
+        self.nub("install", "--lockfile-only")
+        self.assertEqual(self.lock(), want)
+        os.remove(os.path.join(self.proj, "nub.lock"))
+        shutil.copy(os.path.join(theirs, "pnpm-lock.yaml"), self.proj)
+        self.nub("install", "--frozen-lockfile")
+        plugin = os.path.realpath(os.path.join(self.proj, "node_modules", "plugin"))
+        got = self.node_require(plugin, "react-like")
+        self.assertEqual((got["version"], got.get("local")), ("2.0.0", True))
+
     def test_importers_own_peers_as_pnpm(self):
         # pnpm installs a project's and each member's own peerDependencies,
         # the optional ones too, and records them among its dependencies:
