@@ -623,6 +623,11 @@ int nub_tree_from_graph_yarn(struct nub_tree *t, const struct nub_graph *g,
   struct root *roots = NULL;
   size_t nroots = 0, caproots = 0;
   const struct nub_importer *im = g->nimporters ? &g->importers[0] : NULL;
+  struct {
+    const char *alias;
+    char *to; /* from the project */
+  } *links = NULL;
+  size_t nlinks = 0, caplinks = 0;
   int rc = 0;
 
   memset(&h, 0, sizeof(h));
@@ -641,8 +646,17 @@ int nub_tree_from_graph_yarn(struct nub_tree *t, const struct nub_graph *g,
       if (!p && d[i].ref && !strncmp(d[i].ref, "link:", 5)) {
         long m = h.ws ? linked_member(h.ws, im, d[i].ref) : -1;
         nub_free(tk); /* a workspace member, linked */
-        if (m < 0)
+        if (m < 0) {
+          /* a folder of the project's: linked at the top as it is */
+          char *to = nub_importer_link_path(im, d[i].ref);
+          if (to) {
+            NUB_GROW(links, caplinks, nlinks + 1);
+            links[nlinks].alias = d[i].alias;
+            links[nlinks].to = to;
+            nlinks++;
+          }
           continue;
+        }
         p = h.virt[m];
         tk = NULL;
       }
@@ -783,6 +797,18 @@ int nub_tree_from_graph_yarn(struct nub_tree *t, const struct nub_graph *g,
           nub_strdup(e < info->pkg->ndeps ? info->pkg->deps[e].alias
                                           : info->pkg->optional_deps[e - info->pkg->ndeps].alias);
   }
+  for (size_t i = 0; i < nlinks; i++) {
+    char *path = nub_path_nm_child("", links[i].alias);
+    if (rc == 0 && nub_tree_lookup(t, path) < 0) {
+      size_t idx = nub_tree_add_node(t, path);
+      t->nodes[idx].flags |= NUB_NF_LINK | NUB_NF_DIRECT;
+      t->nodes[idx].link_target = links[i].to;
+      links[i].to = NULL;
+    }
+    nub_free(path);
+    nub_free(links[i].to);
+  }
+  nub_free(links);
   for (size_t i = 0; i < h.nall; i++) {
     nub_strarray_free(h.all[i]->parts, h.all[i]->nparts);
     nub_free(h.all[i]->key);

@@ -235,6 +235,13 @@ static int make_pkg(struct yrd *r, struct nub_graph *g, struct nub_strmap *bykey
   char *name = key_name(e->keys[0], &range), *key;
   struct nub_gpkg *p;
 
+  if (!strncmp(range, "link:", 5)) {
+    /* a folder of the project's, linked as it is (yarn records it with
+     * version 0.0.0 and nothing to fetch): no package */
+    nub_free(name);
+    e->g = NULL;
+    return 0;
+  }
   if (!strncmp(range, "npm:", 4)) { /* alias@npm:real@range */
     const char *r2;
     char *real = key_name(range + 4, &r2);
@@ -330,6 +337,8 @@ static char *ref_to(const char *alias, const struct nub_gpkg *p)
 
 static int add_edges(struct yrd *r, struct nub_strmap *byspec, struct yentry *e)
 {
+  if (!e->g)
+    return 0; /* a link: entry */
   for (int o = 0; o < 2; o++) {
     const struct nub_depmap *m = o ? &e->optional : &e->deps;
     for (size_t i = 0; i < m->n; i++) {
@@ -339,6 +348,8 @@ static int add_edges(struct yrd *r, struct nub_strmap *byspec, struct yentry *e)
       size_t *nv = o ? &e->g->noptional_deps : &e->g->ndeps;
       bool dup = false;
       nub_free(spec);
+      if (t && !t->g)
+        continue; /* a link: of a package's own: nothing yarn installs */
       if (!t) {
         if (o)
           continue; /* an optional dependency yarn could not resolve */
@@ -394,7 +405,9 @@ static int add_importer(struct yrd *r, struct nub_graph *g, struct nub_strmap *b
       if ((k == 0 && nub_depmap_get(&m->optional, d->name)) ||
           (k == 2 && (nub_depmap_get(&m->deps, d->name) || nub_depmap_get(&m->optional, d->name))))
         continue;
-      if (!t && member) { /* yarn links a workspace member, unlocked */
+      if (!strncmp(d->spec, "link:", 5)) {
+        ref = nub_strdup(d->spec); /* a folder, linked from the importer's */
+      } else if (!t && member) { /* yarn links a workspace member, unlocked */
         char from[4096], to[4096], rel[4096];
         snprintf(from, sizeof(from), "/%s", strcmp(path, ".") ? path : "");
         snprintf(to, sizeof(to), "/%s", member->dir);

@@ -111,6 +111,30 @@ class YarnLockTest(nubtest.NubTestCase):
         with open(os.path.join(theirs, "yarn.lock")) as f:
             self.assertEqual(f.read(), lock)
 
+    def test_a_link_dependency(self):
+        # "link:<folder>": yarn links the folder and records an entry with
+        # version 0.0.0 and nothing to fetch
+        yarn = nubtest.tool("yarn")
+        if not yarn:
+            self.skipTest("SKIP: yarn 1 is not installed")
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "p", "version": "1.0.0",
+                         "dependencies": {"a": "^1.0.0", "local-rules": "link:rules"}})
+        os.makedirs(os.path.join(self.proj, "rules"))
+        self.write_json(os.path.join(self.proj, "rules", "package.json"),
+                        {"name": "local-rules", "version": "0.0.0"})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.run_cmd([yarn, "install", "--ignore-scripts", "--non-interactive",
+                      "--registry", self.registry.url, "--cache-folder",
+                      os.path.join(self.tmp, "yarn-cache")], cwd=theirs)
+        with open(os.path.join(theirs, "yarn.lock")) as f:
+            self.assertIn('"local-rules@link:rules":', f.read())
+        shutil.copy(os.path.join(theirs, "yarn.lock"), self.proj)
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.installed(),
+                         [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
+
     def test_isolated_and_ls(self):
         self.project()
         self.nub("install", "--node-linker", "isolated")
