@@ -189,6 +189,7 @@ static int hoisted_shape(struct nub_install_ctx *c, struct nub_err *err)
     if (rc < 0)
       return rc;
   }
+  p->tree.gitignore_as_npmignore = c->s->proj.fmt->caps & NUB_LF_GITIGNORE_AS_NPMIGNORE;
   return filter(c, err);
 }
 

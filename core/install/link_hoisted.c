@@ -44,6 +44,33 @@ static void make_roots(struct wave *w)
   }
 }
 
+/* npm's pacote unpacks each ".gitignore" of a package as ".npmignore",
+ * unless the package has a .npmignore beside it, which then stays alone
+ * (whatever their order in the tarball, the .npmignore is what is left):
+ * the linked files follow, the store keeps the tarball's names. */
+static void npmignore_names(int proj_fd, const char *root, const struct nub_index *idx)
+{
+  for (uint32_t f = 0; f < idx->nfiles; f++) {
+    const char *p = idx->files[f].path, *slash = strrchr(p, '/');
+    size_t dl = slash ? (size_t)(slash - p) + 1 : 0;
+    bool has_npmignore = false;
+    char *from, *to;
+    if (strcmp(p + dl, ".gitignore"))
+      continue;
+    for (uint32_t k = 0; k < idx->nfiles && !has_npmignore; k++)
+      has_npmignore = !strncmp(idx->files[k].path, p, dl) &&
+                      !strcmp(idx->files[k].path + dl, ".npmignore");
+    from = nub_asprintf("%s/%s", root, p);
+    to = nub_asprintf("%s/%.*s.npmignore", root, (int)dl, p);
+    if (has_npmignore)
+      nub_plat_unlink_at(proj_fd, from, false);
+    else
+      nub_plat_rename_at(proj_fd, from, proj_fd, to);
+    nub_free(from);
+    nub_free(to);
+  }
+}
+
 static void link_node(void *vctx, size_t job, int worker)
 {
   struct wave *w = vctx;
@@ -91,6 +118,8 @@ static void link_node(void *vctx, size_t job, int worker)
     snprintf(what, sizeof(what), "%s@%s", n->pkg->name, n->pkg->version);
     rc = nub_link_package(w->l, n->pkg->index, w->proj_fd, n->path, what,
                           &w->stats[worker], &err);
+    if (rc == 0 && w->t->gitignore_as_npmignore)
+      npmignore_names(w->proj_fd, n->path, n->pkg->index);
   }
   if (rc < 0)
     goto fail;
@@ -364,6 +393,8 @@ void nub_hoisted_early_stored(void *ud, struct nub_pkg *p, int worker)
       nub_plat_rm_rf_at(e->proj_fd, n->path);
       continue;
     }
+    if (e->t->gitignore_as_npmignore)
+      npmignore_names(e->proj_fd, n->path, p->index);
     e->done[at - 1] = true;
     __atomic_add_fetch(&e->ndone, 1, __ATOMIC_RELAXED);
     nub_progress_add(e->prog, &e->prog->linked, 1);

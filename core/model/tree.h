@@ -65,6 +65,10 @@ struct nub_tree {
    * they do not say (a libc older npm and bun versions left out) does not
    * filter, as their tools do not. */
   bool platform_unrecorded;
+  /* The tool unpacks a package's ".gitignore" as ".npmignore" (npm's
+   * pacote; one of the package's own .npmignore wins): the hoisted linker
+   * does the same. */
+  bool gitignore_as_npmignore;
   int config_version;   /* bun.lock's "configVersion" (0 when it has none) */
   bool has_root_deps; /* the lockfile records the root's dependency specs */
   struct nub_depmap root_deps, root_dev, root_optional, root_peer;

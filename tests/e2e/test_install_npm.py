@@ -886,6 +886,29 @@ class NpmDifferentialTest(NpmLockMixin, nubtest.NubTestCase):
             self.assertEqual(f.read(), want)
 
     @nubtest.requires_npm
+    def test_gitignore_files_as_npm_unpacks_them(self):
+        # npm's pacote unpacks ".gitignore" as ".npmignore", and drops it
+        # where the package has a .npmignore beside it
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "proj", "version": "1.0.0",
+                         "dependencies": {"gitignored": "1.0.0"}})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=theirs)
+        shutil.copy(os.path.join(theirs, "package-lock.json"), self.proj)
+        self.npm("ci", "--ignore-scripts", cwd=theirs)
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+        with open(os.path.join(self.proj, "node_modules/gitignored/sub/.npmignore")) as f:
+            self.assertEqual(f.read(), "test\n")
+        # made again over what is there, and from the store alone
+        self.nub("install", "--force")
+        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.nub("install", "--offline")
+        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+
+    @nubtest.requires_npm
     def test_workspace_same_tree_as_npm_ci(self):
         OddPackagesTest.make_workspace_project(self)
         npm_dir = os.path.join(self.tmp, "npm-ws")
