@@ -362,7 +362,7 @@ int cmd_why(int argc, char **argv)
     const struct nub_importer *im = &q.graph.importers[m];
     const struct nub_ws_pkg *wp = strcmp(im->path, ".") ? nub_workspace_at(&q.s.ws, im->path)
                                                         : NULL;
-    const char *pname = wp ? wp->man.name : q.s.man.name;
+    const char *pname = wp ? (wp->man.name ? wp->man.name : wp->dir) : q.s.man.name;
     for (int k = 0; k < NUB_DEP_KINDS; k++) {
       const struct nub_gdirect *d;
       size_t n = nub_importer_directs(im, k, &d);
@@ -471,7 +471,8 @@ int cmd_outdated(int argc, char **argv)
     const struct nub_importer *im = &q.graph.importers[m];
     const struct nub_ws_pkg *wp = strcmp(im->path, ".") ? nub_workspace_at(&q.s.ws, im->path)
                                                         : NULL;
-    const char *who = wp ? wp->man.name : q.s.man.name ? q.s.man.name : ".";
+    const char *who = wp ? (wp->man.name ? wp->man.name : wp->dir)
+                         : q.s.man.name ? q.s.man.name : ".";
     for (int k = 0; rc == 0 && k < NUB_DEP_KINDS; k++) {
       const struct nub_gdirect *d;
       size_t n = nub_importer_directs(im, k, &d);

@@ -121,8 +121,8 @@ int nub_tree_from_graph(struct nub_tree *t, const struct nub_graph *g,
   for (size_t m = 0; ws && m < g->nimporters; m++) {
     const struct nub_ws_pkg *wp = nub_workspace_at(ws, g->importers[m].path);
     char *path;
-    if (!wp)
-      continue;
+    if (!wp || !wp->man.name)
+      continue; /* (an unnamed member is pnpm's: nothing links it) */
     put(&h, g->importers[m].path, NULL, NULL);
     path = nub_path_nm_child("", wp->man.name);
     if (!nub_strmap_get(&h.at, path))

@@ -526,13 +526,17 @@ int nub_workspace_load(struct nub_workspace *ws, struct nub_err *err)
     nub_free(shown);
     if (rc < 0)
       return rc;
+    /* pnpm takes a package without a name (an importer known by its
+     * folder, as test fixtures are); npm and bun need one */
+    if (!p->man.name && ws->source && !strcmp(ws->source, "pnpm-workspace.yaml"))
+      continue;
     if (!p->man.name || !nub_valid_pkg_name(p->man.name))
       return nub_err_set(err, -NUB_EWORKSPACE,
                          "the workspace package %s/package.json has %s \"name\"; every "
                          "package of a workspace needs its own valid name", p->dir,
                          p->man.name ? "an invalid" : "no");
     for (size_t k = 0; k < i; k++)
-      if (!strcmp(ws->pkgs[k].man.name, p->man.name))
+      if (ws->pkgs[k].man.name && !strcmp(ws->pkgs[k].man.name, p->man.name))
         return nub_err_set(err, -NUB_EWORKSPACE,
                            "two workspace packages are named %s: %s and %s; rename one "
                            "(\"name\" in its package.json)", p->man.name, ws->pkgs[k].dir,
@@ -545,7 +549,7 @@ int nub_workspace_load(struct nub_workspace *ws, struct nub_err *err)
 const struct nub_ws_pkg *nub_workspace_find(const struct nub_workspace *ws, const char *name)
 {
   for (size_t i = 0; ws->loaded && i < ws->npkgs; i++)
-    if (!strcmp(ws->pkgs[i].man.name, name))
+    if (ws->pkgs[i].man.name && !strcmp(ws->pkgs[i].man.name, name))
       return &ws->pkgs[i];
   return NULL;
 }
