@@ -276,6 +276,7 @@ int nub_bins_link(int proj_fd, const struct nub_tree *t, const struct nub_depmap
     for (size_t b = 0; b < nb; b++) {
       const char *name = bins[b].name, *tg = bins[b].target;
       NUB_GROW(v, cap, n + 1);
+      v[n] = (struct binlink){0};
       v[n].dir = nub_asprintf("%.*s.bin", (int)plen, nd->path);
       v[n].name = nub_strdup(name);
       v[n].target = NULL;
@@ -361,6 +362,7 @@ int nub_bins_link_importers(int proj_fd, const char *proj_dir, const struct nub_
         const char *name = wm ? wm->man.bins[b].name : idx->bins[b].name;
         const char *tg = wm ? wm->man.bins[b].target : idx->bins[b].target;
         NUB_GROW(v, cap, n + 1);
+        v[n] = (struct binlink){0};
         v[n].dir = nub_strdup(bindir);
         v[n].name = nub_strdup(name);
         v[n].target = nub_asprintf("../%s/%s", d[i].alias, tg);
@@ -399,6 +401,7 @@ static bool push_berry_bin(int proj_fd, struct binlink **v, size_t *n, size_t *c
     return false;
   }
   NUB_GROW(*v, *cap, *n + 1);
+  (*v)[*n] = (struct binlink){0};
   (*v)[*n].dir = nub_strdup(dir);
   (*v)[*n].name = nub_strdup(name);
   (*v)[*n].target = nub_strdup(rel);
@@ -525,6 +528,7 @@ static void push_yarn_bin(int proj_fd, struct binlink **v, size_t *n, size_t *ca
     return;
   }
   NUB_GROW(*v, *cap, *n + 1);
+  (*v)[*n] = (struct binlink){0};
   (*v)[*n].dir = nub_strdup(dir);
   (*v)[*n].name = nub_strdup(name);
   (*v)[*n].target = nub_strdup(rel);
