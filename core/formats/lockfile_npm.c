@@ -178,6 +178,36 @@ static bool is_member(const cJSON *packages, const char *key)
   return in;
 }
 
+/* arborist's inDepBundle: an entry is bundled by the nearest ancestor's
+ * bundler, found from the top down. When the package right under the project
+ * (or a member) is itself in a bundle, the bundler is the project: npm ci
+ * installs it and everything bundled beneath it like any other dependency.
+ * Otherwise the bundler is a package, whose tarball brings the entry. */
+static bool in_dep_bundle(const cJSON *packages, const char *key)
+{
+  const char *nm = strstr(key, "node_modules/");
+  const char *name, *end;
+  const cJSON *top_entry;
+  char top[4096];
+  size_t len;
+
+  if (!nm)
+    return false;
+  name = nm + 13;
+  end = strchr(name, '/');
+  if (end && name[0] == '@')
+    end = strchr(end + 1, '/');
+  if (!end)
+    return false; /* right under the project or a member: its bundler is that */
+  len = (size_t)(end - key);
+  if (len >= sizeof(top))
+    return true;
+  memcpy(top, key, len);
+  top[len] = '\0';
+  top_entry = cJSON_GetObjectItemCaseSensitive(packages, top);
+  return !top_entry || !(jtrue(top_entry, "inBundle") || jtrue(top_entry, "bundled"));
+}
+
 static int parse_v2(struct nub_tree *t, const cJSON *packages, const char *fname,
                     const struct nub_config *cfg, struct nub_err *err)
 {
@@ -243,17 +273,9 @@ static int parse_v2(struct nub_tree *t, const cJSON *packages, const char *fname
       n->link_target = nub_strdup(target);
       continue;
     }
-    if (n->flags & NUB_NF_BUNDLED) {
-      /* comes inside its parent's tarball, when that parent is a package;
-       * what the project (or a member) bundles is installed like any
-       * other dependency, as npm ci installs it (arborist's inDepBundle) */
-      const char *last = NULL;
-      for (const char *q = key; (q = strstr(q, "/node_modules/")) != NULL; q++)
-        last = q;
-      if (last && (!strncmp(key, "node_modules/", 13) || strstr(key, "/node_modules/") < last))
-        continue;
-      n->flags &= ~NUB_NF_BUNDLED;
-    }
+    if ((n->flags & NUB_NF_BUNDLED) && in_dep_bundle(packages, key))
+      continue; /* comes inside its bundler's tarball */
+    n->flags &= ~NUB_NF_BUNDLED;
     {
       const char *folder = nub_path_pkg_name(key);
       const char *real = jstr(e, "name");

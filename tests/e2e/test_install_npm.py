@@ -860,6 +860,28 @@ class NpmDifferentialTest(NpmLockMixin, nubtest.NubTestCase):
         self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
 
     @nubtest.requires_npm
+    def test_nested_in_what_the_project_bundles(self):
+        # a dependency of a package the project bundles, nested under it
+        # ("node_modules/a/node_modules/b", inBundle too): its bundler is
+        # the project (arborist's getBundler asks the parent first), so
+        # npm ci installs it; it is no package's tarball's to bring
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "proj", "version": "1.0.0",
+                         "dependencies": {"a": "^1.0.0", "b": "^2.0.0"},
+                         "bundleDependencies": ["a"]})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=theirs)
+        lock = self.read_json(os.path.join(theirs, "package-lock.json"))
+        self.assertTrue(lock["packages"]["node_modules/a/node_modules/b"].get("inBundle"))
+        shutil.copy(os.path.join(theirs, "package-lock.json"), self.proj)
+        self.npm("ci", "--ignore-scripts", cwd=theirs)
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+        self.assertTrue(os.path.isfile(os.path.join(
+            self.proj, "node_modules", "a", "node_modules", "b", "package.json")))
+
+    @nubtest.requires_npm
     def test_a_bin_with_a_crlf_shebang_line(self):
         # npm's bin-links makes the #! line of a bin target end in LF (the
         # kernel would look for "node\r"); the rest of the file as it was
