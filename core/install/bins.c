@@ -547,7 +547,9 @@ static size_t yarn_bins(const struct nub_node *d, const struct nub_bin **mb,
     *mb = d->bins;
     return d->nbins;
   }
-  return *idx && !((*idx)->flags & NUB_IDX_BINS_FROM_DIR) ? (*idx)->nbins : 0;
+  /* "directories.bin" counts: yarn 1's manifest normalising makes each file
+   * of that folder a bin when there is no "bin" (sshpk 1.x) */
+  return *idx ? (*idx)->nbins : 0;
 }
 
 /* A workspace member's folder or its link at the top. */

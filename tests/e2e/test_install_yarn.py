@@ -135,6 +135,27 @@ class YarnLockTest(nubtest.NubTestCase):
         self.assertEqual(self.installed(),
                          [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
 
+    def test_bins_from_directories_bin(self):
+        # a package with no "bin" but "directories": {"bin": "./bin"}
+        # (sshpk 1.x): yarn 1 makes each file of that folder a bin
+        yarn = nubtest.tool("yarn")
+        if not yarn:
+            self.skipTest("SKIP: yarn 1 is not installed")
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "p", "version": "1.0.0",
+                         "dependencies": {"a": "^1.0.0", "dir-bins": "1.0.0"}})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.run_cmd([yarn, "install", "--ignore-scripts", "--non-interactive",
+                      "--registry", self.registry.url, "--cache-folder",
+                      os.path.join(self.tmp, "yarn-cache")], cwd=theirs)
+        shutil.copy(os.path.join(theirs, "yarn.lock"), self.proj)
+        self.nub("install", "--frozen-lockfile")
+        self.assertIn("node_modules/.bin/dir-bins-conv -> ../dir-bins/bin/dir-bins-conv",
+                      self.installed(theirs))
+        self.assertEqual(self.installed(),
+                         [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
+
     def test_isolated_and_ls(self):
         self.project()
         self.nub("install", "--node-linker", "isolated")
