@@ -55,9 +55,14 @@ static void prune_unreached(struct nub_install_ctx *c)
       }
     }
   }
-  /* workspace folders and what links point at start walks of their own */
+  /* workspace folders, what links point at and every required node start
+   * walks of their own: a kept package's optional dependencies are needed
+   * however it was reached (a member's dependency, whose edges a lockfile
+   * may record on the member's entry only: bun.lock) */
   for (size_t i = 0; i < t->n; i++)
-    if (!t->nodes[i].skip && (t->nodes[i].flags & (NUB_NF_LOCAL | NUB_NF_LINK)) && !seen[i]) {
+    if (!t->nodes[i].skip && !seen[i] &&
+        ((t->nodes[i].flags & (NUB_NF_LOCAL | NUB_NF_LINK)) ||
+         !(t->nodes[i].flags & (NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL | NUB_NF_BUNDLED)))) {
       seen[i] = true;
       stack[sp++] = (long)i;
     }

@@ -554,6 +554,33 @@ class BunWriteBackTest(nubtest.NubTestCase):
             self.assertEqual(link, "../@nt/%s-%s/bin/nativetool" % (nubtest.npm_os(),
                                                                   nubtest.npm_cpu()))
 
+    def test_a_members_dependencys_optional_dependency(self):
+        # a member's dependency (opt-tool) with an optional dependency of
+        # its own (opt-helper, any platform): bun installs both
+        self.bun()
+        for f in ("bun.lock", "package.json"):
+            os.unlink(os.path.join(self.proj, f))
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "p", "version": "1.0.0", "workspaces": ["app"]})
+        os.makedirs(os.path.join(self.proj, "app"))
+        self.write_json(os.path.join(self.proj, "app", "package.json"),
+                        {"name": "app", "version": "1.0.0",
+                         "dependencies": {"opt-tool": "1.0.0"}})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        # bun's hoisted tree (a new workspace gets the isolated one)
+        with open(os.path.join(self.proj, "bunfig.toml"), "w") as f:
+            f.write('[install]\nlinker = "hoisted"\n')
+        with open(os.path.join(theirs, "bunfig.toml"), "w") as f:
+            f.write('[install]\nlinker = "hoisted"\nregistry = "%s"\n' % self.registry.url)
+        self.run_cmd([self.bun(), "install", "--ignore-scripts"], cwd=theirs,
+                     env={"BUN_INSTALL_CACHE_DIR": os.path.join(self.tmp, "bun-cache"),
+                          "npm_config_registry": None})
+        shutil.copy(os.path.join(theirs, "bun.lock"), self.proj)
+        self.nub("install", "--frozen-lockfile")
+        self.assertIn("node_modules/opt-helper/package.json", self.installed(theirs))
+        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+
     def test_scoped_overrides_as_bun_writes_them(self):
         # npm's nested form, which bun 1.4 follows one level deep and
         # records as an object (lockfileVersion 3); before, nub refused
