@@ -517,7 +517,10 @@ static void push_yarn_bin(int proj_fd, struct binlink **v, size_t *n, size_t *ca
   char *src = nub_asprintf("%s/%s", base, target), from[4096], to[4096], rel[4096];
   struct nub_plat_stat st;
 
-  if (nub_plat_stat_follow_at(proj_fd, src, &st) < 0) { /* yarn skips these */
+  if (nub_plat_stat_follow_at(proj_fd, src, &st) < 0) {
+    /* yarn links no bin whose file is missing, but has made the folder for
+     * it already (package-linker's linkSelfDependencies) */
+    (void)nub_mkdirs_at(proj_fd, dir); /* not made: only the tree differs */
     nub_free(src);
     return;
   }

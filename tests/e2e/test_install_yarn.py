@@ -156,6 +156,27 @@ class YarnLockTest(nubtest.NubTestCase):
         self.assertEqual(self.installed(),
                          [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
 
+    def test_a_bin_whose_file_is_missing(self):
+        # yarn 1 links no bin whose file the package lacks, but makes the
+        # .bin folder for it all the same (package-linker's
+        # linkSelfDependencies: mkdirp, then each bin that exists)
+        yarn = nubtest.tool("yarn")
+        if not yarn:
+            self.skipTest("SKIP: yarn 1 is not installed")
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "p", "version": "1.0.0",
+                         "dependencies": {"a": "^1.0.0", "bin-missing": "1.0.0"}})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.run_cmd([yarn, "install", "--ignore-scripts", "--non-interactive",
+                      "--registry", self.registry.url, "--cache-folder",
+                      os.path.join(self.tmp, "yarn-cache")], cwd=theirs)
+        shutil.copy(os.path.join(theirs, "yarn.lock"), self.proj)
+        self.nub("install", "--frozen-lockfile")
+        self.assertIn("node_modules/.bin/", self.installed(theirs))
+        self.assertEqual(self.installed(),
+                         [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
+
     def test_isolated_and_ls(self):
         self.project()
         self.nub("install", "--node-linker", "isolated")
