@@ -133,6 +133,14 @@ int nub_graph_from_tree(struct nub_graph *g, const struct nub_tree *t,
         p->integrity = n->pkg->integrity ? nub_strdup(n->pkg->integrity) : NULL;
         p->tarball = n->pkg->tarball ? nub_strdup(n->pkg->tarball) : NULL;
         p->optional = (n->flags & (NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL)) != 0;
+        /* the platform the lockfile records, for the isolated layout's
+         * filter as for the hoisted one's */
+        p->os = nub_strarray_dup(n->os, n->nos);
+        p->nos = n->nos;
+        p->cpu = nub_strarray_dup(n->cpu, n->ncpu);
+        p->ncpu = n->ncpu;
+        p->libc = nub_strarray_dup(n->libc, n->nlibc);
+        p->nlibc = n->nlibc;
         p->fetch = n->pkg;
         nub_graph_add(g, p);
         break;

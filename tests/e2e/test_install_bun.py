@@ -55,6 +55,12 @@ class BunLockTest(nubtest.NubTestCase):
         self.nub("install", "--node-linker", "isolated")
         self.assertTrue(os.path.isdir(os.path.join(self.nm, ".nub")))
         self.assertEqual(self.node_require(self.proj, "c")["name"], "c")
+        # another platform's optional package is left out, as in the
+        # hoisted layout: not linked, not fetched
+        other = "opt-win" if nubtest.npm_os() != "win32" else "opt-darwin"
+        self.assertFalse(os.path.lexists(os.path.join(self.nm, other)))
+        self.assertTrue(os.path.isdir(os.path.join(self.nm, "opt-linux"))
+                        == (nubtest.npm_os() == "linux"))
 
     def test_malformed(self):
         with open(os.path.join(self.proj, "bun.lock"), "w") as f:
