@@ -26,7 +26,7 @@ differ (the first ones listed), each tool's cold time and peak RSS.
 
 usage: ci/real_projects.py [--nub PATH] [--only SUBSTR] [--offline-check]
                            [--keep DIR] [project-dir...]
-needs: the tools of ci/tools.sh on PATH (NUB_BERRY for berry), GNU time.
+needs: the tools of ci/tools.sh on PATH (NUB_BERRY for berry).
 Exit status 1 when a project differs (or an install fails), else 0.
 """
 
@@ -107,18 +107,16 @@ def packages_in_lock(d, fmt):
 
 
 def timed(argv, cwd, env, log):
-    """Run argv under GNU time: (exit status, seconds, peak RSS in MB)."""
-    rss_file = log + ".rss"
+    """Run argv: (exit status, seconds, peak RSS in MB), the RSS as wait4
+    gives it (GNU time's way; on macOS too)."""
     t0 = time.monotonic()
     with open(log, "w") as out:
-        p = subprocess.run(["/usr/bin/time", "-o", rss_file, "-f", "%M"] + argv, cwd=cwd,
-                           env=env, stdout=out, stderr=subprocess.STDOUT)
+        p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
     secs = time.monotonic() - t0
-    try:
-        rss = int(open(rss_file).read().split()[-1]) / 1024.0
-    except (OSError, ValueError, IndexError):
-        rss = 0.0
-    return p.returncode, secs, rss
+    unit = 1024.0 * 1024.0 if sys.platform == "darwin" else 1024.0
+    return p.returncode, secs, usage.ru_maxrss / unit
 
 
 def tool_env(base, scratch, reg):

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The README's second command: set up, build and run every test - the layering
 # check, the unit and end-to-end suites (CTest), the platform contract on a
-# loop-mounted XFS image when root, and the same suites under ASan+UBSan.
+# loop-mounted XFS image when root, a few real projects' lockfiles against
+# their incumbents (NUB_SKIP_REAL=1 skips them), and the same suites under
+# ASan+UBSan.
 # Set NUB_SKIP_SANITIZE=1 to skip the sanitizer pass. Then every parser is
 # fuzzed for FUZZ_SECONDS (60) each (ci/fuzz.sh; Linux with clang's
 # libFuzzer); NUB_SKIP_FUZZ=1 skips that.
@@ -21,6 +23,13 @@ bash ci/check-layering.sh build
 eval "$(bash ci/tools.sh)"
 
 (cd build && ctest --output-on-failure -j"$jobs")
+
+# A few real projects' own lockfiles, each incumbent's frozen install against
+# nub's, path by path (ci/real_projects.py; the whole corpus runs weekly in
+# the GitHub workflow). NUB_SKIP_REAL=1 skips it.
+if [ "${NUB_SKIP_REAL:-0}" != 1 ]; then
+  python3 ci/real_projects.py --nub build/core/nub ${NUB_REAL_PROJECTS:-npm-readability npm-cli yarn1-metro berry-react-pdf bun-hono pnpm-vue-core}
+fi
 
 if [ "${NUB_SKIP_SANITIZE:-0}" != 1 ]; then
   NUB_BUILD_TYPE=Debug NUB_SANITIZE=1 bash ci/build.sh build-asan
