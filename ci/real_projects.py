@@ -106,15 +106,38 @@ def packages_in_lock(d, fmt):
         return 0
 
 
+def gnu_time():
+    """GNU time's path, or None (macOS's time has no -f)."""
+    try:
+        out = subprocess.run(["/usr/bin/time", "--version"], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, universal_newlines=True).stdout
+    except OSError:
+        return None
+    return "/usr/bin/time" if "GNU" in out else None
+
+
+GNU_TIME = gnu_time()
+
+
 def timed(argv, cwd, env, log):
-    """Run argv: (exit status, seconds, peak RSS in MB), the RSS as wait4
-    gives it (GNU time's way; on macOS too)."""
+    """Run argv: (exit status, seconds, peak RSS in MB). Under GNU time where
+    there is one: a child forked from this process keeps this process's
+    peak RSS in its own across exec (Linux), so wait4 alone would report at
+    least the harness's size; elsewhere wait4's figure."""
     t0 = time.monotonic()
+    rss_file = log + ".rss"
+    if GNU_TIME:
+        argv = [GNU_TIME, "-o", rss_file, "-f", "%M"] + argv
     with open(log, "w") as out:
         p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
     secs = time.monotonic() - t0
+    if GNU_TIME:
+        try:
+            return p.returncode, secs, int(open(rss_file).read().split()[-1]) / 1024.0
+        except (OSError, ValueError, IndexError):
+            return p.returncode, secs, 0.0
     unit = 1024.0 * 1024.0 if sys.platform == "darwin" else 1024.0
     return p.returncode, secs, usage.ru_maxrss / unit
 
