@@ -194,7 +194,7 @@ static int hoisted_shape(struct nub_install_ctx *c, struct nub_err *err)
     if (rc < 0)
       return rc;
   }
-  p->tree.gitignore_as_npmignore = c->s->proj.fmt->caps & NUB_LF_GITIGNORE_AS_NPMIGNORE;
+  p->tree.pacote_unpack = c->s->proj.fmt->caps & NUB_LF_PACOTE_UNPACK;
   return filter(c, err);
 }
 

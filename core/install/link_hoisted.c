@@ -44,11 +44,31 @@ static void make_roots(struct wave *w)
   }
 }
 
-/* npm's pacote unpacks each ".gitignore" of a package as ".npmignore",
- * unless the package has a .npmignore beside it, which then stays alone
- * (whatever their order in the tarball, the .npmignore is what is left):
- * the linked files follow, the store keeps the tarball's names. */
-static void npmignore_names(int proj_fd, const char *root, const struct nub_index *idx)
+/* Whether a file of idx lies under folder dir (idx's files sorted by path). */
+static bool has_file_under(const struct nub_index *idx, const char *dir)
+{
+  size_t dl = strlen(dir), lo = 0, hi = idx->nfiles;
+
+  while (lo < hi) { /* the first path not below "dir/" */
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strncmp(idx->files[mid].path, dir, dl);
+    if (c < 0 || (c == 0 && (unsigned char)idx->files[mid].path[dl] < '/'))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < idx->nfiles && !strncmp(idx->files[lo].path, dir, dl) &&
+         idx->files[lo].path[dl] == '/';
+}
+
+/* npm's pacote, after the package is linked at root:
+ * - each ".gitignore" becomes ".npmignore", unless the package has a
+ *   .npmignore beside it, which then stays alone (whatever their order in
+ *   the tarball); the store keeps the tarball's names;
+ * - its tar filter keeps file entries only, so a folder exists only as a
+ *   file's parent: the tarball's empty folders go (deepest first; never a
+ *   node_modules, where nested packages go). */
+static void pacote_fixups(int proj_fd, const char *root, const struct nub_index *idx)
 {
   for (uint32_t f = 0; f < idx->nfiles; f++) {
     const char *p = idx->files[f].path, *slash = strrchr(p, '/');
@@ -68,6 +88,16 @@ static void npmignore_names(int proj_fd, const char *root, const struct nub_inde
       nub_plat_rename_at(proj_fd, from, proj_fd, to);
     nub_free(from);
     nub_free(to);
+  }
+  for (uint32_t d = idx->ndirs; d-- > 0;) {
+    const char *dir = idx->dirs[d];
+    char *path;
+    if (has_file_under(idx, dir) || !strcmp(dir, "node_modules") ||
+        !strncmp(dir, "node_modules/", 13) || strstr(dir, "/node_modules"))
+      continue;
+    path = nub_asprintf("%s/%s", root, dir);
+    nub_plat_unlink_at(proj_fd, path, true);
+    nub_free(path);
   }
 }
 
@@ -118,8 +148,8 @@ static void link_node(void *vctx, size_t job, int worker)
     snprintf(what, sizeof(what), "%s@%s", n->pkg->name, n->pkg->version);
     rc = nub_link_package(w->l, n->pkg->index, w->proj_fd, n->path, what,
                           &w->stats[worker], &err);
-    if (rc == 0 && w->t->gitignore_as_npmignore)
-      npmignore_names(w->proj_fd, n->path, n->pkg->index);
+    if (rc == 0 && w->t->pacote_unpack)
+      pacote_fixups(w->proj_fd, n->path, n->pkg->index);
   }
   if (rc < 0)
     goto fail;
@@ -393,8 +423,8 @@ void nub_hoisted_early_stored(void *ud, struct nub_pkg *p, int worker)
       nub_plat_rm_rf_at(e->proj_fd, n->path);
       continue;
     }
-    if (e->t->gitignore_as_npmignore)
-      npmignore_names(e->proj_fd, n->path, p->index);
+    if (e->t->pacote_unpack)
+      pacote_fixups(e->proj_fd, n->path, p->index);
     e->done[at - 1] = true;
     __atomic_add_fetch(&e->ndone, 1, __ATOMIC_RELAXED);
     nub_progress_add(e->prog, &e->prog->linked, 1);

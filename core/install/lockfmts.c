@@ -156,11 +156,11 @@ const struct nub_lockfmt nub_lockfmt_pnpm = {
 };
 const struct nub_lockfmt nub_lockfmt_shrinkwrap = {
   "npm-shrinkwrap", "npm-shrinkwrap.json", "npm", "npm install", NUB_LINKER_HOISTED,
-  NUB_LF_WRITES | NUB_LF_MEMBER_PEERS | NUB_LF_GITIGNORE_AS_NPMIGNORE, NULL, nub_plan_from_npm, graph_npm, NULL, NULL,
+  NUB_LF_WRITES | NUB_LF_MEMBER_PEERS | NUB_LF_PACOTE_UNPACK, NULL, nub_plan_from_npm, graph_npm, NULL, NULL,
 };
 const struct nub_lockfmt nub_lockfmt_npm = {
   "npm", "package-lock.json", "npm", "npm install", NUB_LINKER_HOISTED,
-  NUB_LF_WRITES | NUB_LF_MEMBER_PEERS | NUB_LF_GITIGNORE_AS_NPMIGNORE, NULL, nub_plan_from_npm, graph_npm, NULL, NULL,
+  NUB_LF_WRITES | NUB_LF_MEMBER_PEERS | NUB_LF_PACOTE_UNPACK, NULL, nub_plan_from_npm, graph_npm, NULL, NULL,
 };
 const struct nub_lockfmt nub_lockfmt_yarn = {
   "yarn", "yarn.lock", "yarn", "yarn install", NUB_LINKER_HOISTED,

@@ -65,10 +65,11 @@ struct nub_tree {
    * they do not say (a libc older npm and bun versions left out) does not
    * filter, as their tools do not. */
   bool platform_unrecorded;
-  /* The tool unpacks a package's ".gitignore" as ".npmignore" (npm's
-   * pacote; one of the package's own .npmignore wins): the hoisted linker
-   * does the same. */
-  bool gitignore_as_npmignore;
+  /* The tool unpacks as npm's pacote does, and the hoisted linker after it:
+   * a package's ".gitignore" becomes ".npmignore" (one of the package's own
+   * .npmignore wins), and a tarball's directory entries make no folder (a
+   * folder is there as a file's parent only). */
+  bool pacote_unpack;
   int config_version;   /* bun.lock's "configVersion" (0 when it has none) */
   bool has_root_deps; /* the lockfile records the root's dependency specs */
   struct nub_depmap root_deps, root_dev, root_optional, root_peer;

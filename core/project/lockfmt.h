@@ -49,8 +49,9 @@ enum {
   /* which importers' own peerDependencies its tool installs: the project's
    * (pnpm, bun), each workspace member's (pnpm, bun, npm), and whether the
    * optional ones too (pnpm) */
-  /* its tool unpacks a package's .gitignore as .npmignore (npm's pacote) */
-  NUB_LF_GITIGNORE_AS_NPMIGNORE = 1u << 8,
+  /* its tool unpacks as npm's pacote does: a package's .gitignore becomes
+   * .npmignore, and only files make folders (no empty directory entries) */
+  NUB_LF_PACOTE_UNPACK = 1u << 8,
   NUB_LF_ROOT_PEERS = 1u << 5,
   NUB_LF_MEMBER_PEERS = 1u << 6,
   NUB_LF_OPTIONAL_IMPORTER_PEERS = 1u << 7,

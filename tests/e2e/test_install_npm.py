@@ -882,6 +882,22 @@ class NpmDifferentialTest(NpmLockMixin, nubtest.NubTestCase):
             self.proj, "node_modules", "a", "node_modules", "b", "package.json")))
 
     @nubtest.requires_npm
+    def test_an_empty_directory_in_a_tarball(self):
+        # pacote's unpacking keeps file entries only: a folder exists as a
+        # file's parent, and a tarball's empty directory is not made
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "proj", "version": "1.0.0",
+                         "dependencies": {"empty-dir": "1.0.0"}})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=theirs)
+        shutil.copy(os.path.join(theirs, "package-lock.json"), self.proj)
+        self.npm("ci", "--ignore-scripts", cwd=theirs)
+        self.nub("install", "--frozen-lockfile")
+        self.assertIn("node_modules/empty-dir/src/a.js -", self.installed(theirs, modes=True))
+        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+
+    @nubtest.requires_npm
     def test_a_bin_with_a_crlf_shebang_line(self):
         # npm's bin-links makes the #! line of a bin target end in LF (the
         # kernel would look for "node\r"); the rest of the file as it was
