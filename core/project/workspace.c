@@ -535,7 +535,10 @@ int nub_workspace_load(struct nub_workspace *ws, struct nub_err *err)
                          "the workspace package %s/package.json has %s \"name\"; every "
                          "package of a workspace needs its own valid name", p->dir,
                          p->man.name ? "an invalid" : "no");
-    for (size_t k = 0; k < i; k++)
+    /* pnpm takes two packages of one name too (an importer is its folder;
+     * a dependency on the name gets the first); npm and yarn refuse them */
+    for (size_t k = 0; k < i && !(ws->source && !strcmp(ws->source, "pnpm-workspace.yaml"));
+         k++)
       if (ws->pkgs[k].man.name && !strcmp(ws->pkgs[k].man.name, p->man.name))
         return nub_err_set(err, -NUB_EWORKSPACE,
                            "two workspace packages are named %s: %s and %s; rename one "

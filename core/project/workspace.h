@@ -56,9 +56,11 @@ int nub_workspace_find_root(const char *dir, char **root, struct nub_manifest *r
 int nub_workspace_discover(struct nub_workspace *ws, const char *root,
                            const struct nub_manifest *root_man, struct nub_err *err);
 /* Parse every member's package.json. A member without a name, or two with
- * one name, is an error naming both directories. */
+ * one name, is an error naming both directories, except in a pnpm workspace
+ * (pnpm-workspace.yaml), whose importers are their folders. */
 int nub_workspace_load(struct nub_workspace *ws, struct nub_err *err);
-/* The member named `name`, or NULL. */
+/* The member named `name` (the first, in a pnpm workspace with two), or
+ * NULL. */
 const struct nub_ws_pkg *nub_workspace_find(const struct nub_workspace *ws, const char *name);
 /* The member at dir (relative to the root), or NULL. */
 const struct nub_ws_pkg *nub_workspace_at(const struct nub_workspace *ws, const char *dir);

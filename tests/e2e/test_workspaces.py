@@ -381,6 +381,37 @@ class PnpmLockfileTest(WorkspaceTestCase):
         self.assertEqual(self.node_require(os.path.join(self.proj, "packages/fixture"),
                                            "a")["version"], "1.0.0")
 
+    def test_two_members_of_one_name(self):
+        # pnpm takes two workspace packages of one name (vite's fixtures
+        # "mylib"): importers are known by their folders; npm and yarn
+        # refuse such a workspace
+        pnpm = nubtest.tool("pnpm")
+        if not pnpm:
+            self.skipTest("SKIP: pnpm is not installed")
+        self.make_project({"name": "mono", "version": "1.0.0", "private": True})
+        write(os.path.join(self.proj, "pnpm-workspace.yaml"), "packages:\n  - packages/*\n")
+        self.member("packages/one", {"name": "mylib", "version": "1.0.0",
+                                     "dependencies": {"a": "^1.0.0"}})
+        self.member("packages/two", {"name": "mylib", "version": "1.0.0",
+                                     "dependencies": {"b": "^2.0.0"}})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        write(os.path.join(theirs, ".npmrc"), "registry=%s\n" % self.registry.url)
+        self.run_cmd([pnpm, "install", "--lockfile-only", "--ignore-scripts"], cwd=theirs,
+                     env={"npm_config_registry": None, "PNPM_HOME": None,
+                          "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")})
+        with open(os.path.join(theirs, "pnpm-lock.yaml")) as f:
+            want = f.read()
+        self.nub("install", "--lockfile-only")
+        self.assertEqual(self.lock(), want)
+        os.remove(os.path.join(self.proj, "nub.lock"))
+        shutil.copy(os.path.join(theirs, "pnpm-lock.yaml"), self.proj)
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.node_require(os.path.join(self.proj, "packages/one"),
+                                           "a")["version"], "1.0.0")
+        self.assertEqual(self.node_require(os.path.join(self.proj, "packages/two"),
+                                           "b")["version"], "2.0.0")
+
     def test_a_peer_met_by_a_workspace_package(self):
         # pnpm meets plugin's peer react-like with the workspace's own
         # react-like (its snapshot: "react-like: link:packages/react-like");
