@@ -358,6 +358,23 @@ static const struct nub_berry_entry *lookup(struct berry *b, const char *name,
   return NULL;
 }
 
+/* The patch: that package.json's resolutions give name under any key form
+ * berry reads ("name", "name@range", "parent/name"), or NULL. */
+static const char *patch_resolution(const struct berry *b, const char *name)
+{
+  const struct nub_depmap *r = b->o->resolutions;
+  size_t nl = strlen(name);
+
+  for (size_t i = 0; r && i < r->n; i++) {
+    const char *k = r->v[i].name, *gt = strrchr(k, '>');
+    const char *last = gt ? gt + 1 : k;
+    if (!strncmp(r->v[i].spec, "patch:", 6) && !strncmp(last, name, nl) &&
+        (last[nl] == '\0' || last[nl] == '@'))
+      return r->v[i].spec;
+  }
+  return NULL;
+}
+
 /* The shared descriptor for name@range, resolved. */
 static int resolve_dep(struct berry *b, struct bpkg *from, const char *name, const char *range,
                        struct bdesc **out)
@@ -368,6 +385,12 @@ static int resolve_dep(struct berry *b, struct bpkg *from, const char *name, con
 
   e = lookup(b, name, range, &key);
   if (!e) {
+    const char *patch = patch_resolution(b, name);
+    if (patch)
+      return nub_err_set(b->err, -NUB_ESPEC,
+                         "package.json's resolutions patch %s (%s); nub does not apply "
+                         "yarn's patch: protocol yet: install this project with yarn",
+                         name, patch);
     if (from->ws >= 0)
       return nub_err_set(b->err, -NUB_EOUTDATED,
                          "yarn.lock does not resolve %s@%s, which %s/package.json asks for; "

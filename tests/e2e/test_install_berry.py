@@ -324,5 +324,23 @@ class BerryLockTest(nubtest.NubTestCase):
         self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
 
 
+    def test_a_patch_by_resolutions_is_refused_as_such(self):
+        # jest's package.json: "resolutions": {"lru-cache@^10.0.1":
+        # "patch:lru-cache@npm:10.4.3#./.yarn/patches/..."}; the lockfile
+        # is right, the patch is what nub does not apply: so it says
+        src = os.path.join(nubtest.FIXTURES_DIR, "real-projects", "berry-jest")
+        shutil.copytree(src, self.proj, dirs_exist_ok=True)
+        lock = os.path.join(self.proj, "yarn.lock")
+        with open(lock) as f:
+            text = f.read().replace("@@REGISTRY@@", self.registry.url.rstrip("/"))
+        with open(lock, "w") as f:
+            f.write(text)
+        proc = self.nub_fails("install", "--frozen-lockfile")
+        self.assertEqual(proc.returncode, 21, proc.stderr)
+        self.assertIn("resolutions patch lru-cache", proc.stderr)
+        self.assertIn("install this project with yarn", proc.stderr)
+        self.assertNotIn("repair", proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
+
 if __name__ == "__main__":
     nubtest.main()
