@@ -72,6 +72,22 @@ static bool as_trees(const struct nub_install_ctx *c)
   return c->layout == &nub_layout_hoisted || c->s->cfg.gvs;
 }
 
+/* "$name": the project's own spec for name, as pnpm records an override
+ * that refers to it (vite's "rolldown: $rolldown"); else spec itself. */
+static const char *own_spec(const struct nub_manifest *m, const char *spec)
+{
+  const char *own = NULL;
+
+  if (spec[0] != '$')
+    return spec;
+  own = nub_depmap_get(&m->deps, spec + 1);
+  if (!own)
+    own = nub_depmap_get(&m->dev, spec + 1);
+  if (!own)
+    own = nub_depmap_get(&m->optional, spec + 1);
+  return own ? own : spec;
+}
+
 /* pnpm-workspace.yaml's overrides (over package.json's) and
  * onlyBuiltDependencies (when package.json names none) */
 static void merge_workspace_settings(struct nub_install_ctx *c)
@@ -90,7 +106,7 @@ static void merge_workspace_settings(struct nub_install_ctx *c)
       ov->v[ov->n++].spec = NULL;
     }
     nub_free(ov->v[k].spec);
-    ov->v[k].spec = nub_strdup(d->spec);
+    ov->v[k].spec = nub_strdup(own_spec(&c->s->man, d->spec));
   }
   if (!c->s->man.ntrusted && ws->nonly_built) {
     c->s->man.trusted = nub_calloc(ws->nonly_built, sizeof(char *));
@@ -719,7 +735,7 @@ int nub_install(const struct nub_install_opts *o, struct nub_install_result *res
   nub_plat_raise_nofile();
   if (o->session) { /* the caller's (add's): open, locked, package.json read anew */
     c.s = o->session;
-    rc = nub_session_more(c.s, NUB_OPEN_PROJECT, err);
+    rc = nub_session_more(c.s, NUB_OPEN_PROJECT | NUB_OPEN_WORKSPACE, err);
   } else {
     /* run in a workspace package, the install is the workspace's; an edit
      * a killed command left is undone first (said whatever follows, an
@@ -729,7 +745,10 @@ int nub_install(const struct nub_install_opts *o, struct nub_install_result *res
                                   &nub_lockfmt_none};
     nub_progress_start(&say, o->reporter == NUB_REPORTER_SILENT ? 2 : 3);
     c.s = &c.own;
-    rc = nub_session_open(&c.own, NUB_OPEN_PROJECT | NUB_OPEN_RECOVER, &so, err);
+    /* the workspace's definition before setup: pnpm-workspace.yaml's
+     * settings are inputs, and its members are the no-op check's files */
+    rc = nub_session_open(&c.own, NUB_OPEN_PROJECT | NUB_OPEN_WORKSPACE | NUB_OPEN_RECOVER,
+                          &so, err);
     nub_progress_stop(&say);
     c.own.o.say = NULL;
   }

@@ -381,6 +381,35 @@ class PnpmLockfileTest(WorkspaceTestCase):
         self.assertEqual(self.node_require(os.path.join(self.proj, "packages/fixture"),
                                            "a")["version"], "1.0.0")
 
+    def test_overrides_of_pnpm_workspace_yaml(self):
+        # pnpm 10+ keeps overrides in pnpm-workspace.yaml: a's b@^1 becomes
+        # b@2.0.0, in the resolve and in the lockfile's check (vite's
+        # "rolldown: $rolldown", a reference to the root's own spec)
+        self.make_project({"name": "mono", "version": "1.0.0", "private": True,
+                           "dependencies": {"a": "^1.0.0"},
+                           "devDependencies": {"b": "2.0.0"}})
+        write(os.path.join(self.proj, "pnpm-workspace.yaml"),
+              "packages:\n  - packages/*\noverrides:\n  b: $b\n")
+        self.member("packages/app", {"name": "app", "version": "1.0.0"})
+        self.nub("install")
+        self.assertEqual(self.node_require(os.path.join(self.proj, "node_modules", "a"),
+                                           "b")["version"], "2.0.0")
+        pnpm = nubtest.tool("pnpm")
+        if not pnpm:
+            self.skipTest("SKIP: pnpm is not installed: its lockfile is left out")
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules", "nub.lock"))
+        write(os.path.join(theirs, ".npmrc"), "registry=%s\n" % self.registry.url)
+        self.run_cmd([pnpm, "install", "--lockfile-only", "--ignore-scripts"], cwd=theirs,
+                     env={"npm_config_registry": None, "PNPM_HOME": None,
+                          "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")})
+        os.remove(os.path.join(self.proj, "nub.lock"))
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        shutil.copy(os.path.join(theirs, "pnpm-lock.yaml"), self.proj)
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.node_require(os.path.join(self.proj, "node_modules", "a"),
+                                           "b")["version"], "2.0.0")
+
     def test_two_members_of_one_name(self):
         # pnpm takes two workspace packages of one name (vite's fixtures
         # "mylib"): importers are known by their folders; npm and yarn
