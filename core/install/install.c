@@ -116,6 +116,46 @@ static void merge_workspace_settings(struct nub_install_ctx *c)
   }
 }
 
+/* Patches a team committed (bun's and npm 12's "patchedDependencies",
+ * pnpm's) are not applied by nub yet: installing the packages unpatched
+ * would be a tree other than the one asked for, so the install stops. */
+static int refuse_patches(const struct nub_install_ctx *c, struct nub_err *err)
+{
+  const struct nub_manifest *m = &c->s->man;
+  const struct nub_workspace *ws = &c->s->ws;
+
+  for (size_t i = 0; i < m->nunapplied; i++)
+    if (strstr(m->unapplied[i], "patchedDependencies"))
+      return nub_err_set(err, -NUB_ESPEC,
+                         "package.json's %s: nub does not apply patches yet, and would "
+                         "install those packages unpatched; install this project with its "
+                         "own tool", m->unapplied[i]);
+  for (size_t i = 0; i < ws->nunapplied; i++)
+    if (!strcmp(ws->unapplied[i], "patchedDependencies"))
+      return nub_err_set(err, -NUB_ESPEC,
+                         "pnpm-workspace.yaml's patchedDependencies: nub does not apply "
+                         "patches yet, and would install those packages unpatched; install "
+                         "this project with pnpm");
+  return 0;
+}
+
+/* The other settings nub does not apply, one line each. */
+static void say_unapplied(struct nub_install_ctx *c)
+{
+  const struct nub_manifest *m = &c->s->man;
+  const struct nub_workspace *ws = &c->s->ws;
+  struct nub_plat_stat st;
+
+  for (size_t i = 0; i < m->nunapplied; i++)
+    nub_progress_warn(&c->prog, "package.json's %s is not applied by nub", m->unapplied[i]);
+  for (size_t i = 0; i < ws->nunapplied; i++)
+    nub_progress_warn(&c->prog, "pnpm-workspace.yaml's %s is not applied by nub",
+                      ws->unapplied[i]);
+  if (nub_plat_stat_at(c->s->proj.dir_fd, ".pnpmfile.cjs", &st) == 0)
+    nub_progress_warn(&c->prog, ".pnpmfile.cjs is not run by nub: its hooks (readPackage, "
+                      "...) do not change this install");
+}
+
 /* What follows from the project once it is open: the layout, frozen or
  * not, the settings' fingerprint. */
 static void setup(struct nub_install_ctx *c)
@@ -239,6 +279,7 @@ static int start_work(struct nub_install_ctx *c, struct nub_err *err)
     nub_progress_warn(&c->prog, "%s", c->s->cfg.warnings[i]);
   for (size_t i = 0; i < c->s->ws.nwarnings; i++)
     nub_progress_warn(&c->prog, "%s", c->s->ws.warnings[i]);
+  say_unapplied(c);
   rc = nub_store_open(&c->store, c->s->cfg.store_dir, err);
   if (rc < 0)
     return rc;
@@ -755,6 +796,9 @@ int nub_install(const struct nub_install_opts *o, struct nub_install_result *res
   if (rc < 0)
     goto out;
   setup(&c);
+  rc = refuse_patches(&c, err);
+  if (rc < 0)
+    goto out;
   if (up_to_date(&c)) {
     res->up_to_date = true;
     goto out;

@@ -121,6 +121,29 @@ static void read_overrides_raw(const cJSON *o, struct nub_manifest *out)
   }
 }
 
+/* The settings a team's tool applies and nub does not (yet): bun's and npm
+ * 12's "patchedDependencies" and "packageExtensions", and pnpm's own under
+ * "pnpm". */
+static void read_unapplied(const cJSON *root, const cJSON *pnpm, struct nub_manifest *out)
+{
+  static const char *const top[] = {"patchedDependencies", "packageExtensions"};
+  static const char *const in_pnpm[] = {"patchedDependencies", "packageExtensions",
+                                        "peerDependencyRules", "neverBuiltDependencies",
+                                        "ignoredBuiltDependencies", "allowedVersions"};
+  size_t cap = 0;
+
+  for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++)
+    if (cJSON_GetObjectItemCaseSensitive(root, top[i])) {
+      NUB_GROW(out->unapplied, cap, out->nunapplied + 1);
+      out->unapplied[out->nunapplied++] = nub_strdup(top[i]);
+    }
+  for (size_t i = 0; cJSON_IsObject(pnpm) && i < sizeof(in_pnpm) / sizeof(in_pnpm[0]); i++)
+    if (cJSON_GetObjectItemCaseSensitive(pnpm, in_pnpm[i])) {
+      NUB_GROW(out->unapplied, cap, out->nunapplied + 1);
+      out->unapplied[out->nunapplied++] = nub_asprintf("pnpm.%s", in_pnpm[i]);
+    }
+}
+
 /* npm "overrides" (nested objects: "a>b"), yarn "resolutions" (paths) and
  * "pnpm.overrides" ("a>b" already), as one map of "[parent>]name" keys. */
 static void read_overrides(const cJSON *root, struct nub_depmap *out)
@@ -312,6 +335,7 @@ int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
   if (!out->ntrusted)
     nub_json_strarray(cJSON_GetObjectItemCaseSensitive(root, "allowBuilds"),
                       &out->trusted, &out->ntrusted);
+  read_unapplied(root, pnpm, out);
   read_overrides(root, &out->overrides);
   read_overrides_raw(cJSON_GetObjectItemCaseSensitive(root, "overrides"), out);
   read_workspaces(root, out);
@@ -365,6 +389,7 @@ void nub_manifest_release(struct nub_manifest *m)
   }
   nub_free(m->overrides_raw);
   nub_strarray_free(m->bundled, m->nbundled);
+  nub_strarray_free(m->unapplied, m->nunapplied);
   for (size_t i = 0; i < m->nbins; i++) {
     nub_free(m->bins[i].name);
     nub_free(m->bins[i].target);

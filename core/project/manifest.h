@@ -57,6 +57,10 @@ struct nub_manifest {
   bool has_workspaces;
   /* bun's catalogs: "workspaces.catalog(s)" or top-level "catalog(s)" */
   struct nub_catalog *catalogs; size_t ncatalogs;
+  /* settings that change an install and that nub does not apply, as
+   * written ("patchedDependencies", "pnpm.packageExtensions"): the driver
+   * says so, or refuses (patches) */
+  char **unapplied; size_t nunapplied;
 };
 
 /* Parse package.json text. `path` names the file in errors, which carry

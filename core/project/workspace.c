@@ -266,6 +266,22 @@ static int add_catalog(struct yrd *r, struct nub_workspace *ws, const char *name
   return ymap(r, n, key, &ws->catalogs[ws->ncatalogs - 1].deps);
 }
 
+/* pnpm's settings that change what an install does and that nub does not
+ * apply (yet): named, so that the install says so. */
+static bool unapplied(const char *key)
+{
+  static const char *const keys[] = {
+      "patchedDependencies", "packageExtensions", "peerDependencyRules", "allowBuilds",
+      "neverBuiltDependencies", "ignoredBuiltDependencies", "minimumReleaseAge",
+      "minimumReleaseAgeExclude", "trustPolicy", "configDependencies",
+      "strictPeerDependencies", "strictDepBuilds", "pnpmfile"};
+
+  for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+    if (!strcmp(keys[i], key))
+      return true;
+  return false;
+}
+
 /* globs_only: for finding the root, only "packages" is read. */
 static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len,
                           bool globs_only, struct nub_err *err)
@@ -323,6 +339,12 @@ static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len
       }
     } else if (!strcmp(k, "overrides"))
       rc = ymap(&r, v, "overrides", &ws->overrides);
+    else if (unapplied(k)) {
+      struct strs u = {ws->unapplied, ws->nunapplied, ws->nunapplied};
+      strs_add(&u, nub_strdup(k));
+      ws->unapplied = u.v;
+      ws->nunapplied = u.n;
+    }
     else if (!strcmp(k, "onlyBuiltDependencies"))
       rc = yseq(&r, v, "onlyBuiltDependencies", &ws->only_built, &ws->nonly_built);
     else if (yscalar(v)) {
@@ -735,5 +757,6 @@ void nub_workspace_release(struct nub_workspace *ws)
   nub_depmap_release(&ws->settings);
   nub_strarray_free(ws->only_built, ws->nonly_built);
   nub_strarray_free(ws->warnings, ws->nwarnings);
+  nub_strarray_free(ws->unapplied, ws->nunapplied);
   memset(ws, 0, sizeof(*ws));
 }

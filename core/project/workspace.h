@@ -41,6 +41,10 @@ struct nub_workspace {
   struct nub_depmap settings;
   char **warnings; /* one line each: a glob that matches nothing */
   size_t nwarnings;
+  /* pnpm-workspace.yaml's settings that change an install and that nub
+   * does not apply (patchedDependencies, packageExtensions, ...) */
+  char **unapplied;
+  size_t nunapplied;
 };
 
 /* The root of the workspace `dir` (absolute) belongs to: the nearest

@@ -410,6 +410,49 @@ class PnpmLockfileTest(WorkspaceTestCase):
         self.assertEqual(self.node_require(os.path.join(self.proj, "node_modules", "a"),
                                            "b")["version"], "2.0.0")
 
+    def test_settings_nub_does_not_apply_are_named(self):
+        # a team's settings are applied or named: each one nub does not
+        # apply gets its line, and the install goes on
+        self.make_project({"name": "mono", "version": "1.0.0", "private": True,
+                           "dependencies": {"a": "^1.0.0"},
+                           "pnpm": {"peerDependencyRules": {"allowedVersions": {"b": "*"}}}})
+        write(os.path.join(self.proj, "pnpm-workspace.yaml"),
+              "packages:\n  - packages/*\nminimumReleaseAge: 1440\n"
+              "strictPeerDependencies: true\nallowBuilds:\n  esbuild: true\n"
+              "packageExtensions:\n  a:\n    dependencies:\n      e: ^1.0.0\n")
+        write(os.path.join(self.proj, ".pnpmfile.cjs"), "module.exports = {hooks: {}};\n")
+        self.member("packages/app", {"name": "app", "version": "1.0.0"})
+        proc = self.nub("install")
+        for line in ("pnpm-workspace.yaml's minimumReleaseAge is not applied by nub",
+                     "pnpm-workspace.yaml's strictPeerDependencies is not applied by nub",
+                     "pnpm-workspace.yaml's allowBuilds is not applied by nub",
+                     "pnpm-workspace.yaml's packageExtensions is not applied by nub",
+                     "package.json's pnpm.peerDependencyRules is not applied by nub",
+                     ".pnpmfile.cjs is not run by nub"):
+            self.assertEqual(proc.stderr.count(line), 1, proc.stderr)
+
+    def test_patches_are_refused(self):
+        # nub applies no patch yet: installing the package unpatched would be
+        # another tree than the one asked for, so the install stops (exit 21)
+        for where in ("pnpm-workspace.yaml", "package.json"):
+            with self.subTest(where=where):
+                nubtest._rmtree(self.proj)
+                os.makedirs(self.proj)
+                pj = {"name": "mono", "version": "1.0.0", "private": True,
+                      "dependencies": {"a": "^1.0.0"}}
+                yaml = "packages:\n  - packages/*\n"
+                if where == "package.json":
+                    pj["patchedDependencies"] = {"a@1.0.0": "patches/a@1.0.0.patch"}
+                else:
+                    yaml += "patchedDependencies:\n  a@1.0.0: patches/a@1.0.0.patch\n"
+                self.make_project(pj)
+                write(os.path.join(self.proj, "pnpm-workspace.yaml"), yaml)
+                self.member("packages/app", {"name": "app", "version": "1.0.0"})
+                proc = self.nub_fails("install")
+                self.assertEqual(proc.returncode, 21, proc.stderr)
+                self.assertIn("patchedDependencies: nub does not apply patches yet", proc.stderr)
+                self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules", "a")))
+
     def test_two_members_of_one_name(self):
         # pnpm takes two workspace packages of one name (vite's fixtures
         # "mylib"): importers are known by their folders; npm and yarn
