@@ -351,6 +351,7 @@ struct pre {
   struct occ *o;
   size_t no, capo;
   const struct nub_gpkg **anc;
+  const char **anc_alias; /* the name each was reached by */
   size_t nanc, capanc;
 };
 
@@ -383,12 +384,23 @@ static void add(struct pre *p, const char *alias, const struct nub_gpkg *pkg,
     if (same(p->anc[i], pkg))
       return; /* a cycle */
   o = occ_of(p, alias, pkg, pattern);
-  if (p->nanc)
-    nub_strmap_put(&o->parents, p->anc[p->nanc - 1]->pkg_key, (void *)1);
+  if (p->nanc) {
+    /* a parent is a manifest of yarn's, and an alias has its own (named by
+     * the alias): string-width and string-width-cjs are two parents */
+    char *k = nub_asprintf("%s %s", p->anc_alias[p->nanc - 1], p->anc[p->nanc - 1]->pkg_key);
+    nub_strmap_put(&o->parents, k, (void *)1);
+    nub_free(k);
+  }
   if (nub_strmap_get(&p->visited, pattern))
     return;
   nub_strmap_put(&p->visited, pattern, (void *)1);
-  NUB_GROW(p->anc, p->capanc, p->nanc + 1);
+  {
+    size_t cap = p->capanc;
+    NUB_GROW(p->anc, p->capanc, p->nanc + 1);
+    if (p->capanc != cap || !p->anc_alias)
+      p->anc_alias = nub_realloc(p->anc_alias, p->capanc * sizeof(*p->anc_alias));
+  }
+  p->anc_alias[p->nanc] = alias;
   p->anc[p->nanc++] = pkg;
   {
     const struct nub_gedge *e;
@@ -460,6 +472,7 @@ static void prepass(struct hctx *h, struct root *roots, size_t nroots)
   }
   nub_free(p.o);
   nub_free(p.anc);
+  nub_free(p.anc_alias);
   nub_strmap_release(&p.visited, NULL);
   nub_strmap_release(&p.byname, NULL);
 }

@@ -177,6 +177,28 @@ class YarnLockTest(nubtest.NubTestCase):
         self.assertEqual(self.installed(),
                          [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
 
+    def test_an_alias_is_a_parent_of_its_own(self):
+        # yarn 1's prepass puts first at the top the version of a name that
+        # the most packages depend on, counting an alias ("c-cjs", the
+        # excalidraw lockfile's string-width-cjs) as a package of its own:
+        # b@2 (c and c-cjs) over b@1 (a alone)
+        yarn = nubtest.tool("yarn")
+        if not yarn:
+            self.skipTest("SKIP: yarn 1 is not installed")
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "p", "version": "1.0.0",
+                         "dependencies": {"a": "^1.0.0", "c": "^1.0.0",
+                                          "c-cjs": "npm:c@^1.0.0"}})
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.run_cmd([yarn, "install", "--ignore-scripts", "--non-interactive",
+                      "--registry", self.registry.url, "--cache-folder",
+                      os.path.join(self.tmp, "yarn-cache")], cwd=theirs)
+        shutil.copy(os.path.join(theirs, "yarn.lock"), self.proj)
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.installed(),
+                         [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
+
     def test_isolated_and_ls(self):
         self.project()
         self.nub("install", "--node-linker", "isolated")
