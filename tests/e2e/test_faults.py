@@ -795,7 +795,10 @@ class ConcurrencyTest(FaultTestCase):
 
     def test_two_installs_in_the_same_project(self):
         self.basic()
-        self.registry.add_fault(r"\.tgz$", "delay", count=None, seconds=0.3)
+        # each tarball held 2 s: the first install is still fetching (and
+        # holding the project) when the second one has started, even when a
+        # loaded machine takes a second to start it (0.3 s was not always)
+        self.registry.add_fault(r"\.tgz$", "delay", count=None, seconds=2.0)
         first = self.popen_nub("install")
         self.wait_for(lambda: self.registry.count(r"\.tgz$") >= 1 or first.poll() is not None,
                       what="the first install to start fetching")
