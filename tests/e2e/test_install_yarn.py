@@ -26,6 +26,24 @@ class YarnLockTest(nubtest.NubTestCase):
         self.make_project("basic")
         self.write_lock_template("basic/yarn.lock.template", "yarn.lock")
 
+    def against_yarn(self, package_json):
+        """package_json installed by yarn 1 in a copy of the project, then
+        by nub from the yarn.lock yarn wrote: the tree of each, nub's
+        first (skipped when yarn 1 is not installed)."""
+        yarn = nubtest.tool("yarn")
+        if not yarn:
+            self.skipTest("SKIP: yarn 1 is not installed")
+        self.write_json(os.path.join(self.proj, "package.json"), package_json)
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.run_cmd([yarn, "install", "--ignore-scripts", "--non-interactive",
+                      "--registry", self.registry.url, "--cache-folder",
+                      os.path.join(self.tmp, "yarn-cache")], cwd=theirs)
+        shutil.copy(os.path.join(theirs, "yarn.lock"), self.proj)
+        self.nub("install", "--frozen-lockfile")
+        return (self.installed(),
+                [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
+
     def test_same_tree_as_yarn(self):
         self.project()
         self.nub("install", "--frozen-lockfile")
@@ -138,66 +156,29 @@ class YarnLockTest(nubtest.NubTestCase):
     def test_bins_from_directories_bin(self):
         # a package with no "bin" but "directories": {"bin": "./bin"}
         # (sshpk 1.x): yarn 1 makes each file of that folder a bin
-        yarn = nubtest.tool("yarn")
-        if not yarn:
-            self.skipTest("SKIP: yarn 1 is not installed")
-        self.write_json(os.path.join(self.proj, "package.json"),
-                        {"name": "p", "version": "1.0.0",
-                         "dependencies": {"a": "^1.0.0", "dir-bins": "1.0.0"}})
-        theirs = os.path.join(self.tmp, "theirs")
-        shutil.copytree(self.proj, theirs)
-        self.run_cmd([yarn, "install", "--ignore-scripts", "--non-interactive",
-                      "--registry", self.registry.url, "--cache-folder",
-                      os.path.join(self.tmp, "yarn-cache")], cwd=theirs)
-        shutil.copy(os.path.join(theirs, "yarn.lock"), self.proj)
-        self.nub("install", "--frozen-lockfile")
-        self.assertIn("node_modules/.bin/dir-bins-conv -> ../dir-bins/bin/dir-bins-conv",
-                      self.installed(theirs))
-        self.assertEqual(self.installed(),
-                         [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
+        ours, theirs = self.against_yarn({"name": "p", "version": "1.0.0",
+                                          "dependencies": {"a": "^1.0.0", "dir-bins": "1.0.0"}})
+        self.assertIn("node_modules/.bin/dir-bins-conv -> ../dir-bins/bin/dir-bins-conv", theirs)
+        self.assertEqual(ours, theirs)
 
     def test_a_bin_whose_file_is_missing(self):
         # yarn 1 links no bin whose file the package lacks, but makes the
         # .bin folder for it all the same (package-linker's
         # linkSelfDependencies: mkdirp, then each bin that exists)
-        yarn = nubtest.tool("yarn")
-        if not yarn:
-            self.skipTest("SKIP: yarn 1 is not installed")
-        self.write_json(os.path.join(self.proj, "package.json"),
-                        {"name": "p", "version": "1.0.0",
-                         "dependencies": {"a": "^1.0.0", "bin-missing": "1.0.0"}})
-        theirs = os.path.join(self.tmp, "theirs")
-        shutil.copytree(self.proj, theirs)
-        self.run_cmd([yarn, "install", "--ignore-scripts", "--non-interactive",
-                      "--registry", self.registry.url, "--cache-folder",
-                      os.path.join(self.tmp, "yarn-cache")], cwd=theirs)
-        shutil.copy(os.path.join(theirs, "yarn.lock"), self.proj)
-        self.nub("install", "--frozen-lockfile")
-        self.assertIn("node_modules/.bin/", self.installed(theirs))
-        self.assertEqual(self.installed(),
-                         [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
+        ours, theirs = self.against_yarn({"name": "p", "version": "1.0.0",
+                                          "dependencies": {"a": "^1.0.0", "bin-missing": "1.0.0"}})
+        self.assertIn("node_modules/.bin/", theirs)
+        self.assertEqual(ours, theirs)
 
     def test_an_alias_is_a_parent_of_its_own(self):
         # yarn 1's prepass puts first at the top the version of a name that
         # the most packages depend on, counting an alias ("c-cjs", the
         # excalidraw lockfile's string-width-cjs) as a package of its own:
         # b@2 (c and c-cjs) over b@1 (a alone)
-        yarn = nubtest.tool("yarn")
-        if not yarn:
-            self.skipTest("SKIP: yarn 1 is not installed")
-        self.write_json(os.path.join(self.proj, "package.json"),
-                        {"name": "p", "version": "1.0.0",
-                         "dependencies": {"a": "^1.0.0", "c": "^1.0.0",
-                                          "c-cjs": "npm:c@^1.0.0"}})
-        theirs = os.path.join(self.tmp, "theirs")
-        shutil.copytree(self.proj, theirs)
-        self.run_cmd([yarn, "install", "--ignore-scripts", "--non-interactive",
-                      "--registry", self.registry.url, "--cache-folder",
-                      os.path.join(self.tmp, "yarn-cache")], cwd=theirs)
-        shutil.copy(os.path.join(theirs, "yarn.lock"), self.proj)
-        self.nub("install", "--frozen-lockfile")
-        self.assertEqual(self.installed(),
-                         [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
+        ours, theirs = self.against_yarn({"name": "p", "version": "1.0.0",
+                                          "dependencies": {"a": "^1.0.0", "c": "^1.0.0",
+                                                           "c-cjs": "npm:c@^1.0.0"}})
+        self.assertEqual(ours, theirs)
 
     def test_isolated_and_ls(self):
         self.project()
