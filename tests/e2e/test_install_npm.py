@@ -788,6 +788,20 @@ class OddPackagesTest(NpmLockMixin, nubtest.NubTestCase):
 class NpmDifferentialTest(NpmLockMixin, nubtest.NubTestCase):
     """nub builds the same node_modules as `npm ci`."""
 
+    def against_npm(self, package_json):
+        """package_json locked by npm (--package-lock-only) and installed by
+        npm ci in a copy of the project, then by nub from that lockfile:
+        (nub's tree, npm's tree, npm's lockfile), modes included."""
+        self.write_json(os.path.join(self.proj, "package.json"), package_json)
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=theirs)
+        lock = self.read_json(os.path.join(theirs, "package-lock.json"))
+        shutil.copy(os.path.join(theirs, "package-lock.json"), self.proj)
+        self.npm("ci", "--ignore-scripts", cwd=theirs)
+        self.nub("install", "--frozen-lockfile")
+        return self.installed(modes=True), self.installed(theirs, modes=True), lock
+
     def npm_ci(self, project, lockfile):
         work = os.path.join(self.tmp, "npm-" + project)
         os.makedirs(work)
@@ -845,19 +859,11 @@ class NpmDifferentialTest(NpmLockMixin, nubtest.NubTestCase):
         # what the project bundles ("inBundle": true at the top) is
         # installed from the registry by npm ci; only a package's bundle
         # comes inside that package's tarball
-        self.write_json(os.path.join(self.proj, "package.json"),
-                        {"name": "proj", "version": "1.0.0",
-                         "dependencies": {"a": "^1.0.0", "c": "^1.0.0"},
-                         "bundleDependencies": ["a"]})
-        theirs = os.path.join(self.tmp, "theirs")
-        shutil.copytree(self.proj, theirs)
-        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=theirs)
-        lock = self.read_json(os.path.join(theirs, "package-lock.json"))
+        ours, theirs, lock = self.against_npm({"name": "proj", "version": "1.0.0",
+                                               "dependencies": {"a": "^1.0.0", "c": "^1.0.0"},
+                                               "bundleDependencies": ["a"]})
         self.assertTrue(lock["packages"]["node_modules/a"].get("inBundle"))
-        shutil.copy(os.path.join(theirs, "package-lock.json"), self.proj)
-        self.npm("ci", "--ignore-scripts", cwd=theirs)
-        self.nub("install", "--frozen-lockfile")
-        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+        self.assertEqual(ours, theirs)
 
     @nubtest.requires_npm
     def test_nested_in_what_the_project_bundles(self):
@@ -865,37 +871,21 @@ class NpmDifferentialTest(NpmLockMixin, nubtest.NubTestCase):
         # ("node_modules/a/node_modules/b", inBundle too): its bundler is
         # the project (arborist's getBundler asks the parent first), so
         # npm ci installs it; it is no package's tarball's to bring
-        self.write_json(os.path.join(self.proj, "package.json"),
-                        {"name": "proj", "version": "1.0.0",
-                         "dependencies": {"a": "^1.0.0", "b": "^2.0.0"},
-                         "bundleDependencies": ["a"]})
-        theirs = os.path.join(self.tmp, "theirs")
-        shutil.copytree(self.proj, theirs)
-        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=theirs)
-        lock = self.read_json(os.path.join(theirs, "package-lock.json"))
+        ours, theirs, lock = self.against_npm({"name": "proj", "version": "1.0.0",
+                                               "dependencies": {"a": "^1.0.0", "b": "^2.0.0"},
+                                               "bundleDependencies": ["a"]})
         self.assertTrue(lock["packages"]["node_modules/a/node_modules/b"].get("inBundle"))
-        shutil.copy(os.path.join(theirs, "package-lock.json"), self.proj)
-        self.npm("ci", "--ignore-scripts", cwd=theirs)
-        self.nub("install", "--frozen-lockfile")
-        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
-        self.assertTrue(os.path.isfile(os.path.join(
-            self.proj, "node_modules", "a", "node_modules", "b", "package.json")))
+        self.assertIn("node_modules/a/node_modules/b/package.json -", ours)
+        self.assertEqual(ours, theirs)
 
     @nubtest.requires_npm
     def test_an_empty_directory_in_a_tarball(self):
         # pacote's unpacking keeps file entries only: a folder exists as a
         # file's parent, and a tarball's empty directory is not made
-        self.write_json(os.path.join(self.proj, "package.json"),
-                        {"name": "proj", "version": "1.0.0",
-                         "dependencies": {"empty-dir": "1.0.0"}})
-        theirs = os.path.join(self.tmp, "theirs")
-        shutil.copytree(self.proj, theirs)
-        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=theirs)
-        shutil.copy(os.path.join(theirs, "package-lock.json"), self.proj)
-        self.npm("ci", "--ignore-scripts", cwd=theirs)
-        self.nub("install", "--frozen-lockfile")
-        self.assertIn("node_modules/empty-dir/src/a.js -", self.installed(theirs, modes=True))
-        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+        ours, theirs, lock = self.against_npm({"name": "proj", "version": "1.0.0",
+                                               "dependencies": {"empty-dir": "1.0.0"}})
+        self.assertIn("node_modules/empty-dir/src/a.js -", theirs)
+        self.assertEqual(ours, theirs)
 
     @nubtest.requires_npm
     def test_a_bin_with_a_crlf_shebang_line(self):
