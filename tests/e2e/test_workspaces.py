@@ -286,6 +286,29 @@ class PnpmLockfileTest(WorkspaceTestCase):
     """nub.lock of a workspace is the pnpm-lock.yaml pnpm 12 writes for the
     same input, byte for byte (pnpm from PATH: ci/test.sh installs it)."""
 
+    def pnpm_lockfile_only(self, pnpm, ignore=None):
+        """pnpm install --lockfile-only in a copy of the project, against
+        the test registry: the copy's path."""
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs, ignore=ignore)
+        write(os.path.join(theirs, ".npmrc"), "registry=%s\n" % self.registry.url)
+        self.run_cmd([pnpm, "install", "--lockfile-only", "--ignore-scripts"], cwd=theirs,
+                     env={"npm_config_registry": None, "PNPM_HOME": None,
+                          "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")})
+        return theirs
+
+    def pnpm_bytes_then_frozen(self, pnpm):
+        """nub.lock is pnpm's lockfile byte for byte, and pnpm's lockfile
+        installs frozen."""
+        theirs = self.pnpm_lockfile_only(pnpm)
+        with open(os.path.join(theirs, "pnpm-lock.yaml")) as f:
+            want = f.read()
+        self.nub("install", "--lockfile-only")
+        self.assertEqual(self.lock(), want)
+        os.remove(os.path.join(self.proj, "nub.lock"))
+        shutil.copy(os.path.join(theirs, "pnpm-lock.yaml"), self.proj)
+        self.nub("install", "--frozen-lockfile")
+
     def test_same_bytes_as_pnpm(self):
         pnpm = nubtest.tool("pnpm")
         if not pnpm:
@@ -300,12 +323,7 @@ class PnpmLockfileTest(WorkspaceTestCase):
                                      "dependencies": {"@mono/lib": "workspace:*", "b": "catalog:",
                                                       "peer-host": "^1.0.0"},
                                      "devDependencies": {"c": "^1.0.0", "react-like": "^2.0.0"}})
-        theirs = os.path.join(self.tmp, "theirs")
-        shutil.copytree(self.proj, theirs)
-        write(os.path.join(theirs, ".npmrc"), "registry=%s\n" % self.registry.url)
-        self.run_cmd([pnpm, "install", "--lockfile-only", "--ignore-scripts"], cwd=theirs,
-                     env={"npm_config_registry": None, "PNPM_HOME": None,
-                          "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")})
+        theirs = self.pnpm_lockfile_only(pnpm)
         self.nub("install", "--lockfile-only")
         with open(os.path.join(theirs, "pnpm-lock.yaml")) as f:
             self.assertEqual(self.lock(), f.read())
@@ -365,19 +383,7 @@ class PnpmLockfileTest(WorkspaceTestCase):
         self.member("packages/fixture", {"dependencies": {"a": "^1.0.0"}})
         self.member("packages/app", {"name": "app", "version": "1.0.0",
                                      "dependencies": {"b": "^2.0.0"}})
-        theirs = os.path.join(self.tmp, "theirs")
-        shutil.copytree(self.proj, theirs)
-        write(os.path.join(theirs, ".npmrc"), "registry=%s\n" % self.registry.url)
-        self.run_cmd([pnpm, "install", "--lockfile-only", "--ignore-scripts"], cwd=theirs,
-                     env={"npm_config_registry": None, "PNPM_HOME": None,
-                          "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")})
-        with open(os.path.join(theirs, "pnpm-lock.yaml")) as f:
-            want = f.read()
-        self.nub("install", "--lockfile-only")
-        self.assertEqual(self.lock(), want)
-        os.remove(os.path.join(self.proj, "nub.lock"))
-        shutil.copy(os.path.join(theirs, "pnpm-lock.yaml"), self.proj)
-        self.nub("install", "--frozen-lockfile")
+        self.pnpm_bytes_then_frozen(pnpm)
         self.assertEqual(self.node_require(os.path.join(self.proj, "packages/fixture"),
                                            "a")["version"], "1.0.0")
 
@@ -397,12 +403,8 @@ class PnpmLockfileTest(WorkspaceTestCase):
         pnpm = nubtest.tool("pnpm")
         if not pnpm:
             self.skipTest("SKIP: pnpm is not installed: its lockfile is left out")
-        theirs = os.path.join(self.tmp, "theirs")
-        shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules", "nub.lock"))
-        write(os.path.join(theirs, ".npmrc"), "registry=%s\n" % self.registry.url)
-        self.run_cmd([pnpm, "install", "--lockfile-only", "--ignore-scripts"], cwd=theirs,
-                     env={"npm_config_registry": None, "PNPM_HOME": None,
-                          "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")})
+        theirs = self.pnpm_lockfile_only(
+            pnpm, ignore=shutil.ignore_patterns("node_modules", "nub.lock"))
         os.remove(os.path.join(self.proj, "nub.lock"))
         shutil.rmtree(os.path.join(self.proj, "node_modules"))
         shutil.copy(os.path.join(theirs, "pnpm-lock.yaml"), self.proj)
@@ -466,19 +468,7 @@ class PnpmLockfileTest(WorkspaceTestCase):
                                      "dependencies": {"a": "^1.0.0"}})
         self.member("packages/two", {"name": "mylib", "version": "1.0.0",
                                      "dependencies": {"b": "^2.0.0"}})
-        theirs = os.path.join(self.tmp, "theirs")
-        shutil.copytree(self.proj, theirs)
-        write(os.path.join(theirs, ".npmrc"), "registry=%s\n" % self.registry.url)
-        self.run_cmd([pnpm, "install", "--lockfile-only", "--ignore-scripts"], cwd=theirs,
-                     env={"npm_config_registry": None, "PNPM_HOME": None,
-                          "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")})
-        with open(os.path.join(theirs, "pnpm-lock.yaml")) as f:
-            want = f.read()
-        self.nub("install", "--lockfile-only")
-        self.assertEqual(self.lock(), want)
-        os.remove(os.path.join(self.proj, "nub.lock"))
-        shutil.copy(os.path.join(theirs, "pnpm-lock.yaml"), self.proj)
-        self.nub("install", "--frozen-lockfile")
+        self.pnpm_bytes_then_frozen(pnpm)
         self.assertEqual(self.node_require(os.path.join(self.proj, "packages/one"),
                                            "a")["version"], "1.0.0")
         self.assertEqual(self.node_require(os.path.join(self.proj, "packages/two"),
@@ -496,12 +486,7 @@ class PnpmLockfileTest(WorkspaceTestCase):
                                             "react-like": "workspace:*"}})
         write(os.path.join(self.proj, "pnpm-workspace.yaml"), "packages:\n  - packages/*\n")
         self.member("packages/react-like", {"name": "react-like", "version": "2.0.0"})
-        theirs = os.path.join(self.tmp, "theirs")
-        shutil.copytree(self.proj, theirs)
-        write(os.path.join(theirs, ".npmrc"), "registry=%s\n" % self.registry.url)
-        self.run_cmd([pnpm, "install", "--lockfile-only", "--ignore-scripts"], cwd=theirs,
-                     env={"npm_config_registry": None, "PNPM_HOME": None,
-                          "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")})
+        theirs = self.pnpm_lockfile_only(pnpm)
         with open(os.path.join(theirs, "pnpm-lock.yaml")) as f:
             want = f.read()
         self.assertIn("react-like: link:packages/react-like", want)
@@ -529,12 +514,7 @@ class PnpmLockfileTest(WorkspaceTestCase):
         write(os.path.join(self.proj, "pnpm-workspace.yaml"), "packages:\n  - packages/*\n")
         self.member("packages/m", {"name": "m", "version": "1.0.0",
                                    "peerDependencies": {"c": "^1.0.0"}})
-        theirs = os.path.join(self.tmp, "theirs")
-        shutil.copytree(self.proj, theirs)
-        write(os.path.join(theirs, ".npmrc"), "registry=%s\n" % self.registry.url)
-        self.run_cmd([pnpm, "install", "--lockfile-only", "--ignore-scripts"], cwd=theirs,
-                     env={"npm_config_registry": None, "PNPM_HOME": None,
-                          "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")})
+        theirs = self.pnpm_lockfile_only(pnpm)
         with open(os.path.join(theirs, "pnpm-lock.yaml")) as f:
             want = f.read()
         self.assertIn("react-like:", want)
