@@ -791,9 +791,10 @@ class NpmDifferentialTest(NpmLockMixin, nubtest.NubTestCase):
     def against_npm(self, package_json):
         """package_json locked by npm (--package-lock-only) and installed by
         npm ci in a copy of the project, then by nub from that lockfile:
-        (nub's tree, npm's tree, npm's lockfile), modes included."""
+        (nub's tree, npm's tree, npm's lockfile), modes included; npm's
+        copy of the project is self.theirs."""
         self.write_json(os.path.join(self.proj, "package.json"), package_json)
-        theirs = os.path.join(self.tmp, "theirs")
+        theirs = self.theirs = os.path.join(self.tmp, "theirs")
         shutil.copytree(self.proj, theirs)
         self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=theirs)
         lock = self.read_json(os.path.join(theirs, "package-lock.json"))
@@ -891,22 +892,15 @@ class NpmDifferentialTest(NpmLockMixin, nubtest.NubTestCase):
     def test_a_bin_with_a_crlf_shebang_line(self):
         # npm's bin-links makes the #! line of a bin target end in LF (the
         # kernel would look for "node\r"); the rest of the file as it was
-        self.write_json(os.path.join(self.proj, "package.json"),
-                        {"name": "proj", "version": "1.0.0",
-                         "dependencies": {"crlf-bin": "1.0.0"}})
-        theirs = os.path.join(self.tmp, "theirs")
-        shutil.copytree(self.proj, theirs)
-        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=theirs)
-        shutil.copy(os.path.join(theirs, "package-lock.json"), self.proj)
-        self.npm("ci", "--ignore-scripts", cwd=theirs)
-        self.nub("install", "--frozen-lockfile")
+        ours, theirs, _ = self.against_npm({"name": "proj", "version": "1.0.0",
+                                            "dependencies": {"crlf-bin": "1.0.0"}})
         rel = os.path.join("node_modules", "crlf-bin", "bin", "cli.js")
-        with open(os.path.join(theirs, rel), "rb") as f:
+        with open(os.path.join(self.theirs, rel), "rb") as f:
             want = f.read()
         self.assertEqual(want, b'#!/usr/bin/env node\nconsole.log("crlf");\r\n')
         with open(os.path.join(self.proj, rel), "rb") as f:
             self.assertEqual(f.read(), want)
-        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+        self.assertEqual(ours, theirs)
         # the store keeps the tarball's bytes: a reinstall makes the same
         shutil.rmtree(os.path.join(self.proj, "node_modules"))
         self.nub("install", "--frozen-lockfile", "--offline")
@@ -917,24 +911,17 @@ class NpmDifferentialTest(NpmLockMixin, nubtest.NubTestCase):
     def test_gitignore_files_as_npm_unpacks_them(self):
         # npm's pacote unpacks ".gitignore" as ".npmignore", and drops it
         # where the package has a .npmignore beside it
-        self.write_json(os.path.join(self.proj, "package.json"),
-                        {"name": "proj", "version": "1.0.0",
-                         "dependencies": {"gitignored": "1.0.0"}})
-        theirs = os.path.join(self.tmp, "theirs")
-        shutil.copytree(self.proj, theirs)
-        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=theirs)
-        shutil.copy(os.path.join(theirs, "package-lock.json"), self.proj)
-        self.npm("ci", "--ignore-scripts", cwd=theirs)
-        self.nub("install", "--frozen-lockfile")
-        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+        ours, theirs, _ = self.against_npm({"name": "proj", "version": "1.0.0",
+                                            "dependencies": {"gitignored": "1.0.0"}})
+        self.assertEqual(ours, theirs)
         with open(os.path.join(self.proj, "node_modules/gitignored/sub/.npmignore")) as f:
             self.assertEqual(f.read(), "test\n")
         # made again over what is there, and from the store alone
         self.nub("install", "--force")
-        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+        self.assertEqual(self.installed(modes=True), theirs)
         shutil.rmtree(os.path.join(self.proj, "node_modules"))
         self.nub("install", "--offline")
-        self.assertEqual(self.installed(modes=True), self.installed(theirs, modes=True))
+        self.assertEqual(self.installed(modes=True), theirs)
 
     @nubtest.requires_npm
     def test_workspace_same_tree_as_npm_ci(self):

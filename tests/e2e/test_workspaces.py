@@ -299,7 +299,7 @@ class PnpmLockfileTest(WorkspaceTestCase):
 
     def pnpm_bytes_then_frozen(self, pnpm):
         """nub.lock is pnpm's lockfile byte for byte, and pnpm's lockfile
-        installs frozen."""
+        installs frozen: pnpm's lockfile's text."""
         theirs = self.pnpm_lockfile_only(pnpm)
         with open(os.path.join(theirs, "pnpm-lock.yaml")) as f:
             want = f.read()
@@ -308,6 +308,7 @@ class PnpmLockfileTest(WorkspaceTestCase):
         os.remove(os.path.join(self.proj, "nub.lock"))
         shutil.copy(os.path.join(theirs, "pnpm-lock.yaml"), self.proj)
         self.nub("install", "--frozen-lockfile")
+        return want
 
     def test_same_bytes_as_pnpm(self):
         pnpm = nubtest.tool("pnpm")
@@ -486,16 +487,9 @@ class PnpmLockfileTest(WorkspaceTestCase):
                                             "react-like": "workspace:*"}})
         write(os.path.join(self.proj, "pnpm-workspace.yaml"), "packages:\n  - packages/*\n")
         self.member("packages/react-like", {"name": "react-like", "version": "2.0.0"})
-        theirs = self.pnpm_lockfile_only(pnpm)
-        with open(os.path.join(theirs, "pnpm-lock.yaml")) as f:
-            want = f.read()
-        self.assertIn("react-like: link:packages/react-like", want)
         # nub's resolver from package.json alone: pnpm's bytes
-        self.nub("install", "--lockfile-only")
-        self.assertEqual(self.lock(), want)
-        os.remove(os.path.join(self.proj, "nub.lock"))
-        shutil.copy(os.path.join(theirs, "pnpm-lock.yaml"), self.proj)
-        self.nub("install", "--frozen-lockfile")
+        want = self.pnpm_bytes_then_frozen(pnpm)
+        self.assertIn("react-like: link:packages/react-like", want)
         plugin = os.path.realpath(os.path.join(self.proj, "node_modules", "plugin"))
         got = self.node_require(plugin, "react-like")
         self.assertEqual((got["version"], got.get("local")), ("2.0.0", True))
@@ -514,17 +508,10 @@ class PnpmLockfileTest(WorkspaceTestCase):
         write(os.path.join(self.proj, "pnpm-workspace.yaml"), "packages:\n  - packages/*\n")
         self.member("packages/m", {"name": "m", "version": "1.0.0",
                                    "peerDependencies": {"c": "^1.0.0"}})
-        theirs = self.pnpm_lockfile_only(pnpm)
-        with open(os.path.join(theirs, "pnpm-lock.yaml")) as f:
-            want = f.read()
+        # nub's own lockfile from package.json alone: pnpm's bytes; pnpm's
+        # lockfile, frozen: accepted, every peer installed
+        want = self.pnpm_bytes_then_frozen(pnpm)
         self.assertIn("react-like:", want)
-        # nub's own lockfile from package.json alone: pnpm's bytes
-        self.nub("install", "--lockfile-only")
-        self.assertEqual(self.lock(), want)
-        os.remove(os.path.join(self.proj, "nub.lock"))
-        # pnpm's lockfile, frozen: accepted, every peer installed
-        shutil.copy(os.path.join(theirs, "pnpm-lock.yaml"), self.proj)
-        self.nub("install", "--frozen-lockfile")
         self.assertEqual(self.node_require(self.proj, "react-like")["version"], "1.0.0")
         self.assertEqual(self.node_require(os.path.join(self.proj, "packages/m"),
                                            "c")["version"], "1.0.0")
