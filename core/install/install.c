@@ -72,22 +72,6 @@ static bool as_trees(const struct nub_install_ctx *c)
   return c->layout == &nub_layout_hoisted || c->s->cfg.gvs;
 }
 
-/* "$name": the project's own spec for name, as pnpm records an override
- * that refers to it (vite's "rolldown: $rolldown"); else spec itself. */
-static const char *own_spec(const struct nub_manifest *m, const char *spec)
-{
-  const char *own = NULL;
-
-  if (spec[0] != '$')
-    return spec;
-  own = nub_depmap_get(&m->deps, spec + 1);
-  if (!own)
-    own = nub_depmap_get(&m->dev, spec + 1);
-  if (!own)
-    own = nub_depmap_get(&m->optional, spec + 1);
-  return own ? own : spec;
-}
-
 /* pnpm-workspace.yaml's overrides (over package.json's) and
  * onlyBuiltDependencies (when package.json names none) */
 static void merge_workspace_settings(struct nub_install_ctx *c)
@@ -106,7 +90,13 @@ static void merge_workspace_settings(struct nub_install_ctx *c)
       ov->v[ov->n++].spec = NULL;
     }
     nub_free(ov->v[k].spec);
-    ov->v[k].spec = nub_strdup(own_spec(&c->s->man, d->spec));
+    {
+      /* "$name" as pnpm records it: the project's own spec (vite's
+       * "rolldown: $rolldown") */
+      const char *own = d->spec[0] == '$' ? nub_manifest_own_spec(&c->s->man, d->spec + 1)
+                                          : NULL;
+      ov->v[k].spec = nub_strdup(own ? own : d->spec);
+    }
   }
   if (!c->s->man.ntrusted && ws->nonly_built) {
     c->s->man.trusted = nub_calloc(ws->nonly_built, sizeof(char *));

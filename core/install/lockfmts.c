@@ -150,9 +150,9 @@ const struct nub_lockfmt nub_lockfmt_nub = {
 };
 const struct nub_lockfmt nub_lockfmt_pnpm = {
   "pnpm", "pnpm-lock.yaml", "pnpm", "pnpm install", NUB_LINKER_ISOLATED,
-  NUB_LF_WRITES | NUB_LF_WORKSPACE_LINKS_ONLY | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_OPTIONAL_IMPORTER_PEERS,
-  NULL, nub_plan_from_graph,
-  graph_pnpm, NULL, NULL,
+  NUB_LF_WRITES | NUB_LF_WORKSPACE_LINKS_ONLY | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS |
+      NUB_LF_OPTIONAL_IMPORTER_PEERS,
+  NULL, nub_plan_from_graph, graph_pnpm, NULL, NULL,
 };
 const struct nub_lockfmt nub_lockfmt_shrinkwrap = {
   "npm-shrinkwrap", "npm-shrinkwrap.json", "npm", "npm install", NUB_LINKER_HOISTED,

@@ -207,12 +207,8 @@ static const char *override_for(struct res *r, const struct rnode *parent, const
     }
   }
   v = scoped ? scoped : plain;
-  if (v && v[0] == '$') { /* "$foo": the project's own spec for foo */
-    const char *own = nub_depmap_get(&r->man->deps, v + 1);
-    if (!own)
-      own = nub_depmap_get(&r->man->dev, v + 1);
-    v = own;
-  }
+  if (v && v[0] == '$') /* "$foo": the project's own spec for foo */
+    v = nub_manifest_own_spec(r->man, v + 1);
   return v;
 }
 
@@ -1434,14 +1430,14 @@ static void free_rnode(struct rnode *n)
   nub_free(n);
 }
 
-/* An importer's direct dependencies, queued: dependencies and
- * optionalDependencies, then devDependencies; a name in two maps counts
- * once (npm's precedence). */
 static bool peer_is_optional(const struct nub_manifest *man, const char *name)
 {
   return nub_strarray_has(man->peers_optional, man->npeers_optional, name);
 }
 
+/* An importer's direct dependencies, queued: dependencies and
+ * optionalDependencies, then devDependencies; a name in two maps counts
+ * once (npm's precedence). */
 static void queue_importer(struct res *r, size_t imp)
 {
   const struct nub_manifest *man = r->imps[imp].man;
@@ -1489,7 +1485,6 @@ static void queue_importer(struct res *r, size_t imp)
   }
 }
 
-/* Phase 2 for one importer: its direct dependencies' dependency paths. */
 /* "<alias>@link:<path from the root>" for importer imp's link to rel: how
  * a peer met by a workspace folder is named (kept until the resolver ends). */
 static const char *link_id(struct res *r, size_t imp, const char *alias, const char *rel)
@@ -1505,6 +1500,7 @@ static const char *link_id(struct res *r, size_t imp, const char *alias, const c
   return id;
 }
 
+/* Phase 2 for one importer: its direct dependencies' dependency paths. */
 static void finish_importer(struct res *r, size_t imp, struct nub_importer *im)
 {
   struct frame root;

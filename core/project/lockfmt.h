@@ -49,12 +49,12 @@ enum {
   /* which importers' own peerDependencies its tool installs: the project's
    * (pnpm, bun), each workspace member's (pnpm, bun, npm), and whether the
    * optional ones too (pnpm) */
-  /* its tool unpacks as npm's pacote does: a package's .gitignore becomes
-   * .npmignore, and only files make folders (no empty directory entries) */
-  NUB_LF_PACOTE_UNPACK = 1u << 8,
   NUB_LF_ROOT_PEERS = 1u << 5,
   NUB_LF_MEMBER_PEERS = 1u << 6,
   NUB_LF_OPTIONAL_IMPORTER_PEERS = 1u << 7,
+  /* its tool unpacks as npm's pacote does: a package's .gitignore becomes
+   * .npmignore, and only files make folders (no empty directory entries) */
+  NUB_LF_PACOTE_UNPACK = 1u << 8,
   NUB_LF_WORKSPACE_LINKS_ONLY = 1u << 4, /* its tool links a workspace member
                                       * for workspace: specs only, a plain
                                       * range taking the registry's (pnpm,

@@ -412,3 +412,14 @@ void nub_manifest_release(struct nub_manifest *m)
   nub_catalogs_free(m->catalogs, m->ncatalogs);
   memset(m, 0, sizeof(*m));
 }
+
+const char *nub_manifest_own_spec(const struct nub_manifest *m, const char *name)
+{
+  const char *own = nub_depmap_get(&m->deps, name);
+
+  if (!own)
+    own = nub_depmap_get(&m->dev, name);
+  if (!own)
+    own = nub_depmap_get(&m->optional, name);
+  return own;
+}

@@ -82,5 +82,8 @@ void nub_manifest_release(struct nub_manifest *m);
 /* The spec of dependency `name` as package.json wrote it, credential and
  * all, when it carried one; else NULL. */
 const char *nub_manifest_secret(const struct nub_manifest *m, const char *name);
+/* An override's "$name": the project's own spec for name (dependencies,
+ * devDependencies, optionalDependencies, in that order), or NULL. */
+const char *nub_manifest_own_spec(const struct nub_manifest *m, const char *name);
 
 #endif

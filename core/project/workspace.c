@@ -344,8 +344,7 @@ static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len
       strs_add(&u, nub_strdup(k));
       ws->unapplied = u.v;
       ws->nunapplied = u.n;
-    }
-    else if (!strcmp(k, "onlyBuiltDependencies"))
+    } else if (!strcmp(k, "onlyBuiltDependencies"))
       rc = yseq(&r, v, "onlyBuiltDependencies", &ws->only_built, &ws->nonly_built);
     else if (yscalar(v)) {
       /* pnpm's other settings, as written (linkWorkspacePackages: true) */
@@ -539,6 +538,8 @@ int nub_workspace_discover(struct nub_workspace *ws, const char *root,
 
 int nub_workspace_load(struct nub_workspace *ws, struct nub_err *err)
 {
+  bool pnpm = ws->source && !strcmp(ws->source, "pnpm-workspace.yaml");
+
   for (size_t i = 0; i < ws->npkgs; i++) {
     struct nub_ws_pkg *p = &ws->pkgs[i];
     char *abs = nub_asprintf("%s/%s", ws->root, p->dir);
@@ -550,7 +551,7 @@ int nub_workspace_load(struct nub_workspace *ws, struct nub_err *err)
       return rc;
     /* pnpm takes a package without a name (an importer known by its
      * folder, as test fixtures are); npm and bun need one */
-    if (!p->man.name && ws->source && !strcmp(ws->source, "pnpm-workspace.yaml"))
+    if (!p->man.name && pnpm)
       continue;
     if (!p->man.name || !nub_valid_pkg_name(p->man.name))
       return nub_err_set(err, -NUB_EWORKSPACE,
@@ -559,8 +560,7 @@ int nub_workspace_load(struct nub_workspace *ws, struct nub_err *err)
                          p->man.name ? "an invalid" : "no");
     /* pnpm takes two packages of one name too (an importer is its folder;
      * a dependency on the name gets the first); npm and yarn refuse them */
-    for (size_t k = 0; k < i && !(ws->source && !strcmp(ws->source, "pnpm-workspace.yaml"));
-         k++)
+    for (size_t k = 0; k < i && !pnpm; k++)
       if (ws->pkgs[k].man.name && !strcmp(ws->pkgs[k].man.name, p->man.name))
         return nub_err_set(err, -NUB_EWORKSPACE,
                            "two workspace packages are named %s: %s and %s; rename one "
