@@ -17,7 +17,7 @@ secs=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 cc=${CC:-clang}
 command -v "$cc" >/dev/null || { echo "fuzz: $cc is missing (Debian: apt-get install clang)" >&2; exit 1; }
-all=(json lockfile_npm lockfile_pnpm lockfile_yarn lockfile_berry npmrc semver index tarball packument spec name)
+all=(json lockfile_npm lockfile_pnpm lockfile_yarn lockfile_berry npmrc bunfig semver index tarball packument spec name)
 harnesses=("$@"); [ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
 
 out=$root/build-fuzz
@@ -56,6 +56,8 @@ done < <(find tests/fixtures ci/bench/fixtures -type f \( -name 'package-lock*.j
            -name nub.lock -o -name package.json -o -name .npmrc -o -name npmrc \) | sort)
 printf 'registry=http://127.0.0.1:4873/\n@s:registry=https://r.invalid/x/\n//r.invalid/x/:_authToken=${TOKEN}\nstrict-ssl=false\nfetch-retries=3\n' \
   >"$corpus/npmrc/synthetic"
+printf '[install]\nregistry = "http://127.0.0.1:4873/"\nminimumReleaseAge = 259200\nminimumReleaseAgeExcludes = [\n  "@types/node", # why\n  '"'"'x'"'"',\n]\n[install.scopes]\na = { token = "t" }\n' \
+  >"$corpus/bunfig/synthetic"
 i=0
 for pair in '^1.2.3|1.4.0' '~1.2|1.2.9' '>=1.0.0 <2.0.0-0|1.5.0-beta.1' '1.x || >=2.5.0|2.6.0' \
             '*|0.0.0' '1.2.3 - 2.3.4|2.3.4' 'latest|1.0.0' '^0.0.1|0.0.2' '>1.2.3-alpha.1|1.2.3' \

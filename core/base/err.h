@@ -23,6 +23,7 @@
   X(EAMBIGUOUS, 2017, 17, "more than one lockfile")                           \
   X(ENOVERSION, 2020, 20, "no matching version")                              \
   X(ESPEC, 2021, 21, "a kind of dependency nub does not install")             \
+  X(ETOOYOUNG, 2022, 22, "no version old enough for the release-age gate")     \
   X(EINTEGRITY, 2030, 30, "integrity mismatch")                               \
   X(EEXTRACT, 2031, 31, "bad tarball")                                        \
   X(ESTORE, 2032, 32, "store corrupt")                                        \

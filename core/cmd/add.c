@@ -17,7 +17,9 @@
 #include "pkgjson_edit.h"
 #include "pool.h"
 #include "progress.h"
+#include "project.h"
 #include "projlock.h"
+#include "resolve.h"
 #include "session.h"
 #include "registry.h"
 #include "semver.h"
@@ -37,6 +39,7 @@ struct edit {
   struct nub_pool *pool;     /* the registry lookups' */
   struct nub_progress prog;
   bool have_prog;
+  struct nub_age_gate gate;  /* the lookups' (agegate.h) */
 };
 
 static void keep_file(struct edit *e, const char *path)
@@ -76,6 +79,7 @@ static void edit_release(struct edit *e)
   }
   nub_free(e->files);
   nub_strarray_free(e->targets, e->ntargets);
+  nub_age_gate_release(&e->gate);
   nub_session_close(&e->s);
 }
 
@@ -187,11 +191,11 @@ static bool is_exact_version(const char *s)
   return ok;
 }
 
-static int lookup(struct nub_meta *meta, const char *name, const char *req, char **version,
-                  bool *was_tag, struct nub_err *err)
+static int lookup(struct nub_meta *meta, const struct nub_age_gate *gate, const char *name,
+                  const char *req, char **version, bool *was_tag, struct nub_err *err)
 {
   const struct nub_packument *p;
-  struct nub_range *range = NULL;
+  const struct nub_pversion *pv;
   const char *latest;
   int rc = nub_meta_get(meta, name, &p, err);
 
@@ -204,26 +208,53 @@ static int lookup(struct nub_meta *meta, const char *name, const char *req, char
   latest = nub_depmap_get(&p->tags, "latest");
   if (!req || !*req)
     req = "latest";
-  if (nub_depmap_get(&p->tags, req)) {
-    *version = nub_strdup(nub_depmap_get(&p->tags, req));
-    *was_tag = true;
-    return 0;
+  *was_tag = nub_depmap_get(&p->tags, req) != NULL;
+  if (!*was_tag) {
+    struct nub_range *range = NULL;
+    if (nub_range_parse_loose(&range, req) < 0)
+      return nub_err_set(err, -NUB_ENOVERSION, "%s has no version or tag '%s'", name, req);
+    nub_range_free(range);
   }
-  if (nub_range_parse_loose(&range, req) < 0)
-    return nub_err_set(err, -NUB_ENOVERSION, "%s has no version or tag '%s'", name, req);
-  {
-    const struct nub_pversion *lv = latest ? nub_packument_version(p, latest) : NULL;
-    if (lv && nub_range_satisfies(range, &lv->sv, false))
-      *version = nub_strdup(lv->version);
-    for (size_t i = p->nversions; !*version && i > 0; i--)
-      if (nub_range_satisfies(range, &p->versions[i - 1]->sv, false))
-        *version = nub_strdup(p->versions[i - 1]->version);
+  pv = nub_resolve_choose(p, req, gate);
+  if (!pv && gate->cutoff && (pv = nub_resolve_choose(p, req, NULL)) != NULL) {
+    char *warning = NULL; /* (the install that follows says it) */
+    rc = nub_age_gate_fallback(gate, name, req, "the command line", pv, &warning, err);
+    nub_free(warning);
+    if (rc < 0)
+      return rc;
   }
-  nub_range_free(range);
-  if (!*version)
+  if (!pv)
     return nub_err_set(err, -NUB_ENOVERSION, "no version of %s matches '%s'%s%s", name, req,
                        latest ? "; latest is " : "", latest ? latest : "");
+  *version = nub_strdup(pv->version);
   return 0;
+}
+
+/* The registry's documents for the lookups, under the project's release-age
+ * gate (agegate.h). */
+static int open_meta(struct edit *e, struct nub_meta **meta, const struct nub_add_opts *o,
+                     struct nub_err *err)
+{
+  struct nub_meta_opts mo = {o->install.offline, o->install.prefer_offline, 0};
+  struct nub_project proj;
+  struct nub_err ignored;
+  int rc;
+
+  /* (the install that follows reads the lockfile's format for good; two
+   * lockfiles are its error to give) */
+  if (nub_project_detect(&proj, e->s.root, &e->s.cfg, e->s.man.package_manager,
+                         e->s.o.fmts, e->s.o.none, &ignored) < 0)
+    proj.fmt = NULL;
+  rc = nub_age_gate_load(&e->gate, &e->s.cfg, e->s.ws.source ? &e->s.ws : NULL, e->s.root,
+                         proj.fmt, err);
+  nub_project_release(&proj);
+  if (rc < 0)
+    return rc;
+  mo.times_after = e->gate.cutoff;
+  e->pool = nub_pool_new(1, "registry");
+  nub_progress_start(&e->prog, (int)NUB_REPORTER_SILENT);
+  e->have_prog = true;
+  return nub_meta_new(meta, &e->s.cfg, e->pool, &e->prog, &mo, err);
 }
 
 /* The spec to save for one argument, looked up on the registry when needed. */
@@ -283,16 +314,9 @@ static int want_of(struct edit *e, struct nub_meta **meta, const struct nub_add_
     if (!nub_valid_pkg_name(real))
       return nub_err_set(err, -NUB_EUSAGE, "'%s' is not a package name", real);
   }
-  if (!*meta) {
-    struct nub_meta_opts mo = {o->install.offline, o->install.prefer_offline};
-    e->pool = nub_pool_new(1, "registry");
-    nub_progress_start(&e->prog, (int)NUB_REPORTER_SILENT);
-    e->have_prog = true;
-    rc = nub_meta_new(meta, &e->s.cfg, e->pool, &e->prog, &mo, err);
-    if (rc < 0)
-      return rc;
-  }
-  rc = lookup(*meta, real, real_req, &version, &was_tag, err);
+  if (!*meta && (rc = open_meta(e, meta, o, err)) < 0)
+    return rc;
+  rc = lookup(*meta, &e->gate, real, real_req, &version, &was_tag, err);
   if (rc < 0)
     return rc;
   /* a range is saved as given; a version or a tag as save-prefix + version */
@@ -570,16 +594,9 @@ int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_res
         }
         if (!registry_spec(range) || (e.s.ws.source && nub_workspace_find(&e.s.ws, name)))
           continue;
-        if (!meta) {
-          struct nub_meta_opts mo = {o->install.offline, o->install.prefer_offline};
-          e.pool = nub_pool_new(1, "registry");
-          nub_progress_start(&e.prog, (int)NUB_REPORTER_SILENT);
-          e.have_prog = true;
-          rc = nub_meta_new(&meta, &e.s.cfg, e.pool, &e.prog, &mo, err);
-          if (rc < 0)
-            break;
-        }
-        rc = lookup(meta, real, "latest", &version, &was_tag, err);
+        if (!meta && (rc = open_meta(&e, &meta, o, err)) < 0)
+          break;
+        rc = lookup(meta, &e.gate, real, "latest", &version, &was_tag, err);
         if (rc < 0)
           break;
         next = moved_range(range, version, prefix ? prefix : "^");

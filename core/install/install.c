@@ -23,6 +23,7 @@
 #include "nub_alloc.h"
 #include "quickhash.h"
 #include "record.h"
+#include "registry.h"
 #include "report.h"
 #include "state.h"
 #include "store_gc.h"
@@ -333,11 +334,21 @@ static int phase_plan(struct nub_install_ctx *c, struct nub_err *err)
   if (rc == 0 && !c->o->lockfile_only)
     nub_report_peers(c);
   nub_progress_set(&c->prog, &c->prog.resolved, c->installed);
-  snprintf(detail, sizeof(detail), "%s%zu packages",
-           c->plan.have_graph && !c->plan.have_tree ? (c->plan.resolved ? "fresh, "
-                                                                        : "from lockfile, ")
-                                                    : "",
-           c->installed);
+  {
+    int n = snprintf(detail, sizeof(detail), "%s%zu packages",
+                     c->plan.have_graph && !c->plan.have_tree
+                         ? (c->plan.resolved ? "fresh, " : "from lockfile, ")
+                         : "",
+                     c->installed);
+    if (c->plan.meta && n > 0 && (size_t)n < sizeof(detail)) {
+      /* the documents asked for, and how many again in full for their
+       * dates (the release-age gate's cost) */
+      struct nub_meta_stats st;
+      nub_meta_stats(c->plan.meta, &st);
+      snprintf(detail + n, sizeof(detail) - (size_t)n, ", %zu documents, %zu in full",
+               st.requested, st.full);
+    }
+  }
   nub_diag_phase_end(&ph, detail);
   return rc;
 }

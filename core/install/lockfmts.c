@@ -145,13 +145,14 @@ static bool is_yarn1(const char *head, size_t len)
 
 const struct nub_lockfmt nub_lockfmt_nub = {
   "nub", "nub.lock", "nub", "nub install", NUB_LINKER_ISOLATED,
-  NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_OPTIONAL_IMPORTER_PEERS,
+  NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_OPTIONAL_IMPORTER_PEERS |
+      NUB_LF_AGE_GATE,
   NULL, nub_plan_from_graph, graph_pnpm, NULL, NULL,
 };
 const struct nub_lockfmt nub_lockfmt_pnpm = {
   "pnpm", "pnpm-lock.yaml", "pnpm", "pnpm install", NUB_LINKER_ISOLATED,
   NUB_LF_WRITES | NUB_LF_WORKSPACE_LINKS_ONLY | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS |
-      NUB_LF_OPTIONAL_IMPORTER_PEERS,
+      NUB_LF_OPTIONAL_IMPORTER_PEERS | NUB_LF_AGE_GATE,
   NULL, nub_plan_from_graph, graph_pnpm, NULL, NULL,
 };
 const struct nub_lockfmt nub_lockfmt_shrinkwrap = {
@@ -179,7 +180,8 @@ const struct nub_lockfmt nub_lockfmt_bun = {
 };
 const struct nub_lockfmt nub_lockfmt_none = {
   "none", NULL, NULL, "nub install", NUB_LINKER_ISOLATED,
-  NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_OPTIONAL_IMPORTER_PEERS,
+  NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_OPTIONAL_IMPORTER_PEERS |
+      NUB_LF_AGE_GATE,
   NULL, nub_plan_from_graph, NULL, NULL, NULL,
 };
 

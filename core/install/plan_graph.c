@@ -199,22 +199,39 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
                      struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
-  struct nub_meta_opts mo = {c->o->offline, c->o->prefer_offline};
+  struct nub_meta_opts mo = {c->o->offline, c->o->prefer_offline, 0};
   struct nub_resolve_opts ro;
+  struct nub_age_gate gate;
   int rc;
 
-  rc = nub_meta_new(&p->meta, &c->s->cfg, c->pool, &c->prog, &mo, err);
+  rc = nub_age_gate_load(&gate, &c->s->cfg, c->s->ws.source ? &c->s->ws : NULL, c->s->proj.dir,
+                         c->s->proj.fmt, err);
   if (rc < 0)
     return rc;
+  if (gate.cutoff) {
+    char span[48];
+    nub_age_span(gate.window, span, sizeof(span));
+    nub_diag_debugf("release-age gate: %s (%s), %s", span, gate.source,
+                    gate.strict ? "strict" : "lenient");
+  }
+  mo.times_after = gate.cutoff;
+  rc = nub_meta_new(&p->meta, &c->s->cfg, c->pool, &c->prog, &mo, err);
+  if (rc < 0) {
+    nub_age_gate_release(&gate);
+    return rc;
+  }
   if (!c->o->lockfile_only) {
     struct nub_fetch_opts fo;
     struct nub_http *h = c->o->offline ? NULL : nub_meta_http(p->meta, err);
     nub_install_fetch_opts(c, &fo);
     rc = nub_fetch_begin(&p->fetch, &c->store, &c->s->cfg, c->pool, &c->prog, &fo, h, err);
-    if (rc < 0)
+    if (rc < 0) {
+      nub_age_gate_release(&gate);
       return rc;
+    }
   }
   memset(&ro, 0, sizeof(ro));
+  ro.gate = &gate;
   ro.project_dir = c->s->proj.dir;
   ro.ws = c->s->ws.source ? &c->s->ws : NULL;
   ro.previous = prev;
@@ -252,6 +269,7 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
     rc = nub_resolve(&p->graph, &c->s->man, &src, &ro, err);
     nub_free(tmp);
   }
+  nub_age_gate_release(&gate);
   p->resolved = true;
   return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "buf.h"
 #include "extract.h"
@@ -302,30 +303,90 @@ static int no_match(struct res *r, const struct nub_packument *p, const char *na
   return -NUB_ENOVERSION;
 }
 
-static const struct nub_pversion *choose(struct res *r, const struct nub_packument *p,
-                                         const char *name, const char *range_s,
-                                         struct nub_range *range)
+/* A dist-tag's version under the gate: itself when old enough, else (as
+ * pnpm moves the tag) the highest old-enough version below "latest", or of
+ * another tag's major, a prerelease only for a prerelease's tag and the
+ * deprecated only when nothing else is left. */
+static const struct nub_pversion *gated_tag(const struct nub_age_gate *g,
+                                            const struct nub_packument *p, const char *tag,
+                                            const struct nub_pversion *tv)
+{
+  const struct nub_pversion *best = NULL;
+  bool pre = tv->sv.npre > 0;
+
+  if (nub_age_gate_allows(g, p, tv))
+    return tv;
+  for (size_t i = p->nversions; i > 0; i--) {
+    const struct nub_pversion *v = p->versions[i - 1];
+    if ((v->sv.npre > 0) != pre || !nub_age_gate_allows(g, p, v))
+      continue;
+    if (!strcmp(tag, "latest") ? nub_version_cmp(&v->sv, &tv->sv) > 0
+                               : v->sv.major != tv->sv.major)
+      continue;
+    if (!best || (best->deprecated && !v->deprecated))
+      best = v;
+    if (!best->deprecated)
+      break; /* descending: the first one not deprecated is the highest */
+  }
+  return best;
+}
+
+/* The version of p that range_s picks, among those the gate allows (g NULL:
+ * all). */
+static const struct nub_pversion *choose(const struct nub_packument *p, const char *range_s,
+                                         struct nub_range *range, const struct nub_age_gate *g)
 {
   const char *latest = nub_depmap_get(&p->tags, "latest");
   const struct nub_pversion *lv = latest ? nub_packument_version(p, latest) : NULL;
-  long best = -1;
 
-  (void)name;
-  (void)r;
   if (!range) { /* a dist-tag */
     const char *v = nub_depmap_get(&p->tags, range_s);
-    return v ? nub_packument_version(p, v) : NULL;
+    const struct nub_pversion *tv = v ? nub_packument_version(p, v) : NULL;
+    return tv && g ? gated_tag(g, p, range_s, tv) : tv;
   }
   /* npm prefers the "latest" tag when it satisfies the range */
-  if (lv && nub_range_satisfies(range, &lv->sv, false))
+  if (lv && nub_range_satisfies(range, &lv->sv, false) && nub_age_gate_allows(g, p, lv))
     return lv;
-  for (size_t i = p->nversions; i > 0; i--) {
-    if (nub_range_satisfies(range, &p->versions[i - 1]->sv, false)) {
-      best = (long)(i - 1);
-      break;
-    }
+  for (size_t i = p->nversions; i > 0; i--)
+    if (nub_range_satisfies(range, &p->versions[i - 1]->sv, false) &&
+        nub_age_gate_allows(g, p, p->versions[i - 1]))
+      return p->versions[i - 1];
+  return NULL;
+}
+
+/* Nothing the gate allows satisfies range_s: the version picked without
+ * the gate is an error under a strict gate, or installed and said once
+ * under a lenient one. *pv NULL: nothing satisfies at all. */
+static int ungated(struct res *r, const struct nub_packument *p, const char *name,
+                   const char *range_s, struct nub_range *range, const char *who,
+                   const struct nub_pversion **pv)
+{
+  char *warning = NULL, key[600];
+  int rc;
+
+  *pv = choose(p, range_s, range, NULL);
+  if (!*pv)
+    return 0;
+  rc = nub_age_gate_fallback(r->o->gate, name, range_s, who, *pv, &warning, r->err);
+  if (rc == 0 && r->o->prog) {
+    snprintf(key, sizeof(key), "age:%s@%s", name, (*pv)->version);
+    nub_progress_warn_once(r->o->prog, key, "%s", warning);
   }
-  return best >= 0 ? p->versions[best] : NULL;
+  nub_free(warning);
+  return rc;
+}
+
+const struct nub_pversion *nub_resolve_choose(const struct nub_packument *p, const char *spec,
+                                              const struct nub_age_gate *gate)
+{
+  struct nub_range *range = NULL;
+  const struct nub_pversion *pv;
+
+  if (nub_range_parse_loose(&range, spec) < 0)
+    range = NULL; /* a dist-tag */
+  pv = choose(p, spec, range, gate && gate->cutoff ? gate : NULL);
+  nub_range_free(range);
+  return pv;
 }
 
 /* An already-picked (or previously locked) version that satisfies. */
@@ -607,6 +668,7 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   struct nub_range *range = NULL;
   struct rnode *n;
   const char *ov, *locked, *secret = NULL;
+  const struct nub_age_gate *gate = r->o->gate && r->o->gate->cutoff ? r->o->gate : NULL;
   int rc;
 
   *out = NULL;
@@ -695,13 +757,19 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
     pv = pv_s ? nub_packument_version(p, pv_s) : NULL;
   }
   if (!pv)
-    pv = choose(r, p, name, range_s, range);
-  if (!pv) {
+    pv = choose(p, range_s, range, gate);
+  if (!pv && gate) /* too young, or nothing at all */
+    rc = ungated(r, p, name, range_s, range, who, &pv);
+  if (!pv && rc == 0) {
     rc = r->src->versions(r->src->ud, name, true, &p, r->err);
     if (rc == 0)
-      pv = choose(r, p, name, range_s, range);
+      pv = choose(p, range_s, range, gate);
+    if (rc == 0 && !pv && gate)
+      rc = ungated(r, p, name, range_s, range, who, &pv);
   }
   nub_range_free(range);
+  if (rc < 0)
+    return rc;
   if (!pv)
     return no_match(r, p, name, range_s, who);
   if (!pv->integrity && !r->o->allow_missing_integrity)

@@ -25,8 +25,9 @@
 #ifndef NUB_RESOLVE_H
 #define NUB_RESOLVE_H
 
-#include "config.h"
+#include "agegate.h"
 #include "buf.h"
+#include "config.h"
 #include "err.h"
 #include "graph.h"
 #include "manifest.h"
@@ -82,6 +83,11 @@ struct nub_resolve_opts {
    * bun), each member's (NUB_PEERS_MEMBERS: pnpm, bun, npm), the optional
    * ones too (NUB_PEERS_OPTIONAL: pnpm); yarn installs none. */
   unsigned importer_peers;
+  /* The release-age gate (agegate.h), or NULL: a version it refuses is
+   * picked only when nothing it allows matches, then as it says (an error,
+   * or installed with a warning). Versions kept from o->previous are not
+   * asked again. */
+  const struct nub_age_gate *gate;
 };
 
 /* The graph of man (and o->ws's members) from what src says of packages,
@@ -90,5 +96,12 @@ struct nub_resolve_opts {
 int nub_resolve(struct nub_graph *out, const struct nub_manifest *man,
                 const struct nub_source *src, const struct nub_resolve_opts *o,
                 struct nub_err *err);
+
+/* The version of p that spec (a range, or a dist-tag) picks as the resolver
+ * picks it, among those gate allows (NULL: all): a tag's version (under the
+ * gate, moved as pnpm moves it), else "latest" when it satisfies, else the
+ * highest that does. NULL: none. */
+const struct nub_pversion *nub_resolve_choose(const struct nub_packument *p, const char *spec,
+                                              const struct nub_age_gate *gate);
 
 #endif

@@ -28,6 +28,7 @@ struct entry {
   char *name, *url, *cache_path;
   char *version;  /* one version's document (GET <name>/<version>), or NULL */
   bool too_big;   /* its body went past max-document-size */
+  bool full;      /* the full document, asked for its versions' dates */
   int state;
   int attempt;
   bool refetched;
@@ -224,6 +225,57 @@ static struct nub_pversion *parse_version(const cJSON *v, const char *name,
   return pv;
 }
 
+int64_t nub_iso_time(const char *s)
+{
+  struct tm tm;
+  int y, mo, d, h, mi, sec, n = 0, oh = 0, om = 0;
+  const char *p;
+  int64_t t;
+
+  if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6 || n < 19)
+    return 0;
+  p = s + n;
+  if (*p == '.') /* a fraction of a second */
+    for (p++; *p >= '0' && *p <= '9'; p++)
+      ;
+  if ((*p == '+' || *p == '-') && sscanf(p + 1, "%2d:%2d", &oh, &om) == 2 && oh < 24 && om < 60) {
+    int sign = *p == '-' ? -1 : 1;
+    oh *= sign;
+    om *= sign;
+  } else if (*p && *p != 'Z') {
+    return 0;
+  }
+  memset(&tm, 0, sizeof(tm));
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = sec;
+  t = (int64_t)timegm(&tm) - (int64_t)oh * 3600 - (int64_t)om * 60;
+  return t > 0 ? t : 0;
+}
+
+/* Each version's date from the full document's "time" (whose keys follow
+ * "versions"' order on the registries seen: walked beside it, looked up
+ * when they part). */
+static void read_times(struct nub_packument *p, const cJSON *times)
+{
+  const cJSON *cur = times->child;
+
+  p->has_times = true;
+  p->modified = nub_iso_time(nub_json_str(times, "modified"));
+  for (size_t i = 0; i < p->nversions; i++) {
+    struct nub_pversion *v = p->versions[i];
+    const cJSON *t = cur && cur->string && !strcmp(cur->string, v->version)
+                         ? cur
+                         : cJSON_GetObjectItemCaseSensitive(times, v->version);
+    if (t)
+      cur = t->next;
+    v->published = cJSON_IsString(t) ? nub_iso_time(t->valuestring) : 0;
+  }
+}
+
 int nub_packument_parse(struct nub_packument **out, const char *json, size_t len,
                         const char *name, const struct nub_config *cfg,
                         struct nub_err *err)
@@ -252,6 +304,13 @@ int nub_packument_parse(struct nub_packument **out, const char *json, size_t len
       NUB_GROW(p->versions, cap, p->nversions + 1);
       p->versions[p->nversions++] = pv;
     }
+  }
+  {
+    const cJSON *times = cJSON_GetObjectItemCaseSensitive(root, "time");
+    if (cJSON_IsObject(times))
+      read_times(p, times); /* before sorting: in the document's order */
+    if (!p->modified)
+      p->modified = nub_iso_time(nub_json_str(root, "modified"));
   }
   cJSON_Delete(root);
   nub_sort(p->versions, p->nversions, sizeof(*p->versions), cmp_version);
@@ -439,6 +498,56 @@ static void write_cache(struct entry *e, const char *body, size_t len)
   nub_buf_release(&b);
 }
 
+static void start(struct nub_meta *m, struct entry *e);
+
+/* An abbreviated document of a package changed after the gate's cutoff
+ * (or not saying when): its versions' dates are in the full one only. */
+static char *full_path(const char *cache_path)
+{
+  const char *dot = strrchr(cache_path, '.'); /* "<name>.json" -> "<name>.full.json" */
+  return nub_asprintf("%.*s.full.json", (int)(dot - cache_path), cache_path);
+}
+
+static bool wants_dates(const struct entry *e)
+{
+  int64_t cutoff = e->m->o.times_after;
+  bool want = cutoff && !e->version && !e->full && !e->doc->has_times &&
+              (!e->doc->modified || e->doc->modified > cutoff);
+
+  if (want && e->m->o.offline) { /* only what the cache has: else the dates stay unknown */
+    char *path = full_path(e->cache_path);
+    struct nub_plat_stat st;
+    want = nub_plat_stat_at(NUB_PLAT_CWD, path, &st) == 0;
+    nub_free(path);
+  }
+  return want;
+}
+
+static void ask_in_full(struct entry *e)
+{
+  struct nub_meta *m = e->m;
+
+  nub_packument_free(e->doc);
+  e->doc = NULL;
+  nub_buf_release(&e->body);
+  nub_free(e->cached);
+  e->cached = NULL;
+  e->cached_len = 0;
+  nub_free(e->etag);
+  e->etag = NULL;
+  pthread_mutex_lock(&m->lock);
+  e->full = true;
+  e->attempt = 1;
+  m->st.full++;
+  {
+    char *path = full_path(e->cache_path);
+    nub_free(e->cache_path);
+    e->cache_path = path;
+  }
+  start(m, e);
+  pthread_mutex_unlock(&m->lock);
+}
+
 static void parse_job(void *arg, int worker)
 {
   struct entry *e = arg;
@@ -460,6 +569,10 @@ static void parse_job(void *arg, int worker)
   }
   if (e->body.len)
     write_cache(e, e->body.data, e->body.len);
+  if (wants_dates(e)) {
+    ask_in_full(e);
+    return;
+  }
   if (NUB_DIAG_ON()) {
     struct nub_jw w;
     nub_jw_begin(&w);
@@ -604,7 +717,7 @@ static void start_http(struct entry *e, uint64_t delay_ms)
   }
   memset(&e->req, 0, sizeof(e->req));
   e->req.url = e->url;
-  e->req.accept = e->version ? "application/json"
+  e->req.accept = e->version || e->full ? "application/json"
                              : "application/vnd.npm.install-v1+json; q=1.0, application/json; "
                                "q=0.8, */*";
   e->req.if_none_match = e->cached ? e->etag : NULL;
@@ -822,8 +935,15 @@ void nub_meta_forget(struct nub_meta *m, const char *name)
   /* the packument, and the versions' documents this run read */
   for (size_t i = 0; i < m->entries.cap; i++) {
     struct entry *e = m->entries.slots[i].val;
-    if (m->entries.slots[i].key && !strcmp(e->name, name) && e->cache_path)
+    if (m->entries.slots[i].key && !strcmp(e->name, name) && e->cache_path) {
       nub_plat_unlink_at(NUB_PLAT_CWD, e->cache_path, false);
+      if (e->full) { /* and the abbreviated one it was asked for after */
+        size_t n = strlen(e->cache_path) - strlen(".full.json");
+        char *abbrev = nub_asprintf("%.*s.json", (int)n, e->cache_path);
+        nub_plat_unlink_at(NUB_PLAT_CWD, abbrev, false);
+        nub_free(abbrev);
+      }
+    }
   }
   pthread_mutex_unlock(&m->lock);
 }

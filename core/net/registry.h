@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 #include "err.h"
@@ -45,6 +46,9 @@ struct nub_pversion {
   struct nub_depmap bin_raw;
   bool bin_string;
   char *bin_dir;
+  /* when it was published (unix seconds; the full document's "time"), 0
+   * when the document does not say */
+  int64_t published;
 };
 
 struct nub_packument {
@@ -52,6 +56,8 @@ struct nub_packument {
   struct nub_depmap tags;          /* dist-tags */
   struct nub_pversion **versions;  /* ascending by semver precedence */
   size_t nversions;
+  int64_t modified; /* its last change (unix seconds), 0 when unsaid */
+  bool has_times;   /* a full document: "time" gives each version's date */
 };
 
 struct nub_meta;
@@ -59,6 +65,12 @@ struct nub_meta;
 struct nub_meta_opts {
   bool offline;        /* cache only; a miss is an error */
   bool prefer_offline; /* any cached copy, however old, without revalidation */
+  /* A release-age gate's cutoff (unix seconds), or 0. The abbreviated
+   * document has no per-version dates, only the package's "modified": one
+   * modified after the cutoff (or not saying when) is asked for again in
+   * full, so that its versions' dates are known; the others' versions are
+   * all older than the cutoff, and cost nothing more. */
+  int64_t times_after;
 };
 
 int nub_meta_new(struct nub_meta **out, const struct nub_config *cfg,
@@ -94,6 +106,10 @@ int nub_meta_refetch(struct nub_meta *m, const char *name,
  * run asks the registry again instead of failing on the same document. */
 void nub_meta_forget(struct nub_meta *m, const char *name);
 
+/* "2026-12-03T19:32:47.000Z" (or "+01:00", or no zone: UTC) as unix
+ * seconds; 0 when it is not such a date. */
+int64_t nub_iso_time(const char *s);
+
 /* Parse a packument (exported for tests). `name` is the requested name. */
 int nub_packument_parse(struct nub_packument **out, const char *json, size_t len,
                         const char *name, const struct nub_config *cfg,
@@ -106,6 +122,7 @@ const struct nub_pversion *nub_packument_version(const struct nub_packument *p,
 /* Counters for diag and the summary. */
 struct nub_meta_stats {
   size_t requested, from_cache, revalidated, fetched, bytes;
+  size_t full; /* documents asked for again in full for their dates */
 };
 void nub_meta_stats(struct nub_meta *m, struct nub_meta_stats *out);
 

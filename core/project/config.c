@@ -50,13 +50,15 @@ static bool key_eq(const char *a, const char *b)
 }
 
 static void set_entry(struct nub_config *cfg, const char *key, const char *val,
-                      enum nub_cfg_layer layer)
+                      enum nub_cfg_layer layer, bool append)
 {
-  /* A later line in the same layer replaces an earlier one. */
+  /* A later line in the same layer replaces an earlier one; an array's
+   * ("key[]=") adds to it, one value per line. */
   for (size_t i = 0; i < cfg->nent; i++) {
     if (cfg->ent[i].layer == layer && key_eq(cfg->ent[i].key, key)) {
+      char *v = append ? nub_asprintf("%s\n%s", cfg->ent[i].val, val) : nub_strdup(val);
       nub_free(cfg->ent[i].val);
-      cfg->ent[i].val = nub_strdup(val);
+      cfg->ent[i].val = v;
       return;
     }
   }
@@ -219,10 +221,11 @@ int nub_config_parse_npmrc(struct nub_config *cfg, const char *text,
       char *val = expand_env ? expand_vars(v) : nub_strdup(v);
       /* (the key's length after expansion: ${X?} may empty it) */
       size_t kl = strlen(key);
-      if (kl > 2 && !strcmp(key + kl - 2, "[]"))
-        key[kl - 2] = '\0'; /* arrays: the last value wins here */
+      bool array = kl > 2 && !strcmp(key + kl - 2, "[]");
+      if (array)
+        key[kl - 2] = '\0';
       if (*key)
-        set_entry(cfg, key, val, layer);
+        set_entry(cfg, key, val, layer, array);
       nub_free(key);
       nub_free(val);
     }
@@ -266,7 +269,7 @@ static void load_env(struct nub_config *cfg)
       for (char *c = key; *c; c++)
         *c = *c == '_' ? '-' : (char)tolower((unsigned char)*c);
       /* npm_config_userconfig and friends only steer file lookup. */
-      set_entry(cfg, key, eq + 1, NUB_CFG_ENV);
+      set_entry(cfg, key, eq + 1, NUB_CFG_ENV, false);
       nub_free(key);
     }
   }
@@ -408,7 +411,7 @@ int nub_config_load_for(struct nub_config *cfg, const char *project_dir, const c
   memset(cfg, 0, sizeof(*cfg));
   cfg->project_dir = nub_strdup(project_dir);
   if (NUB_DEFAULT_REGISTRY[0])
-    set_entry(cfg, "registry", NUB_DEFAULT_REGISTRY, NUB_CFG_BUILTIN);
+    set_entry(cfg, "registry", NUB_DEFAULT_REGISTRY, NUB_CFG_BUILTIN, false);
 
   /* env first, so npm_config_userconfig / globalconfig can steer the files */
   load_env(cfg);
@@ -416,7 +419,7 @@ int nub_config_load_for(struct nub_config *cfg, const char *project_dir, const c
     const char *eq = strchr(cli[i], '=');
     if (eq) {
       char *k = nub_strndup(cli[i], (size_t)(eq - cli[i]));
-      set_entry(cfg, k, eq + 1, NUB_CFG_CLI);
+      set_entry(cfg, k, eq + 1, NUB_CFG_CLI, false);
       nub_free(k);
     }
   }

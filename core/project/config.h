@@ -84,7 +84,8 @@ int nub_config_load_for(struct nub_config *cfg, const char *project_dir, const c
 void nub_config_release(struct nub_config *cfg);
 
 /* Effective raw value of a key, or NULL. Keys are compared case-insensitively
- * with '_' and '-' equal, like npm. */
+ * with '_' and '-' equal, like npm. An array ("key[]=" lines of one file)
+ * is its values, one per line. */
 const char *nub_config_get(const struct nub_config *cfg, const char *key);
 /* Layer the effective value came from (NUB_CFG__LAYERS if unset). */
 enum nub_cfg_layer nub_config_layer(const struct nub_config *cfg, const char *key);

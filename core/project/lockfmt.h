@@ -55,6 +55,9 @@ enum {
   /* its tool unpacks as npm's pacote does: a package's .gitignore becomes
    * .npmignore, and only files make folders (no empty directory entries) */
   NUB_LF_PACOTE_UNPACK = 1u << 8,
+  /* its tool gates releases younger than a day when nothing says otherwise
+   * (pnpm 12; nub's own): agegate.h */
+  NUB_LF_AGE_GATE = 1u << 9,
   NUB_LF_WORKSPACE_LINKS_ONLY = 1u << 4, /* its tool links a workspace member
                                       * for workspace: specs only, a plain
                                       * range taking the registry's (pnpm,

@@ -122,11 +122,11 @@ static void read_overrides_raw(const cJSON *o, struct nub_manifest *out)
 }
 
 /* The settings a team's tool applies and nub does not (yet): bun's and npm
- * 12's "patchedDependencies" and "packageExtensions", and pnpm's own under
- * "pnpm". */
+ * 12's "patchedDependencies" and "packageExtensions", npm 12's
+ * "allowScripts", and pnpm's own under "pnpm". */
 static void read_unapplied(const cJSON *root, const cJSON *pnpm, struct nub_manifest *out)
 {
-  static const char *const top[] = {"patchedDependencies", "packageExtensions"};
+  static const char *const top[] = {"patchedDependencies", "packageExtensions", "allowScripts"};
   static const char *const in_pnpm[] = {"patchedDependencies", "packageExtensions",
                                         "peerDependencyRules", "neverBuiltDependencies",
                                         "ignoredBuiltDependencies", "allowedVersions"};

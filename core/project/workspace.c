@@ -272,8 +272,7 @@ static bool unapplied(const char *key)
 {
   static const char *const keys[] = {
       "patchedDependencies", "packageExtensions", "peerDependencyRules", "allowBuilds",
-      "neverBuiltDependencies", "ignoredBuiltDependencies", "minimumReleaseAge",
-      "minimumReleaseAgeExclude", "trustPolicy", "configDependencies",
+      "neverBuiltDependencies", "ignoredBuiltDependencies", "trustPolicy", "configDependencies",
       "strictPeerDependencies", "strictDepBuilds", "pnpmfile"};
 
   for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -344,7 +343,9 @@ static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len
       strs_add(&u, nub_strdup(k));
       ws->unapplied = u.v;
       ws->nunapplied = u.n;
-    } else if (!strcmp(k, "onlyBuiltDependencies"))
+    } else if (!strcmp(k, "minimumReleaseAgeExclude"))
+      rc = yseq(&r, v, "minimumReleaseAgeExclude", &ws->age_exclude, &ws->nage_exclude);
+    else if (!strcmp(k, "onlyBuiltDependencies"))
       rc = yseq(&r, v, "onlyBuiltDependencies", &ws->only_built, &ws->nonly_built);
     else if (yscalar(v)) {
       /* pnpm's other settings, as written (linkWorkspacePackages: true) */
@@ -756,6 +757,7 @@ void nub_workspace_release(struct nub_workspace *ws)
   nub_depmap_release(&ws->overrides);
   nub_depmap_release(&ws->settings);
   nub_strarray_free(ws->only_built, ws->nonly_built);
+  nub_strarray_free(ws->age_exclude, ws->nage_exclude);
   nub_strarray_free(ws->warnings, ws->nwarnings);
   nub_strarray_free(ws->unapplied, ws->nunapplied);
   memset(ws, 0, sizeof(*ws));

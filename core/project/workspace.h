@@ -36,6 +36,8 @@ struct nub_workspace {
   struct nub_depmap overrides;
   char **only_built;
   size_t nonly_built;
+  char **age_exclude; /* minimumReleaseAgeExclude */
+  size_t nage_exclude;
   /* pnpm-workspace.yaml's other settings whose value is a scalar, as
    * written: key -> "true", "500", ... */
   struct nub_depmap settings;

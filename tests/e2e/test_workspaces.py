@@ -418,15 +418,19 @@ class PnpmLockfileTest(WorkspaceTestCase):
         # apply gets its line, and the install goes on
         self.make_project({"name": "mono", "version": "1.0.0", "private": True,
                            "dependencies": {"a": "^1.0.0"},
+                           "allowScripts": {"esbuild": True},
                            "pnpm": {"peerDependencyRules": {"allowedVersions": {"b": "*"}}}})
         write(os.path.join(self.proj, "pnpm-workspace.yaml"),
-              "packages:\n  - packages/*\nminimumReleaseAge: 1440\n"
+              "packages:\n  - packages/*\nminimumReleaseAge: 1440\ntrustPolicy: no-downgrade\n"
               "strictPeerDependencies: true\nallowBuilds:\n  esbuild: true\n"
               "packageExtensions:\n  a:\n    dependencies:\n      e: ^1.0.0\n")
         write(os.path.join(self.proj, ".pnpmfile.cjs"), "module.exports = {hooks: {}};\n")
         self.member("packages/app", {"name": "app", "version": "1.0.0"})
         proc = self.nub("install")
-        for line in ("pnpm-workspace.yaml's minimumReleaseAge is not applied by nub",
+        # (minimumReleaseAge is applied: test_age_gate.py)
+        self.assertNotIn("minimumReleaseAge", proc.stderr)
+        for line in ("pnpm-workspace.yaml's trustPolicy is not applied by nub",
+                     "package.json's allowScripts is not applied by nub",
                      "pnpm-workspace.yaml's strictPeerDependencies is not applied by nub",
                      "pnpm-workspace.yaml's allowBuilds is not applied by nub",
                      "pnpm-workspace.yaml's packageExtensions is not applied by nub",

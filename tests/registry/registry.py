@@ -10,6 +10,8 @@ is package content, except two optional control files that are never packed:
     ``_packument`` (merged into the top-level packument, e.g. ``dist-tags``),
     ``_omit_integrity`` (drop ``dist.integrity``, leaving only ``shasum``),
     ``_omit_shasum`` (drop ``dist.shasum``),
+    ``_published_ago`` (seconds: the version was published that long before
+    the registry rendered its documents, for release-age gates),
     ``_dependencies_raw`` (replaces ``dependencies`` verbatim, for legacy
     oddities such as ``[]``) and ``_tarball_raw_base64`` (serve these bytes
     instead of the packed tarball).
@@ -336,9 +338,15 @@ def full_packument(name: str, versions: dict, base_url: str) -> dict:
     ordered = sorted(versions.values(), key=lambda v: _semver_key(v.version))
     releases = [v.version for v in ordered if not _is_prerelease(v.version)]
     times = {"created": _iso(TIME_BASE)}
+    now = datetime.datetime.now(datetime.timezone.utc)
+    stamps = []
     for i, v in enumerate(ordered):
-        times[v.version] = _iso(TIME_BASE + datetime.timedelta(days=i + 1))
-    times["modified"] = times[ordered[-1].version]
+        ago = v.overrides.get("_published_ago")
+        ts = (now - datetime.timedelta(seconds=ago) if ago is not None
+              else TIME_BASE + datetime.timedelta(days=i + 1))
+        stamps.append(ts)
+        times[v.version] = _iso(ts)
+    times["modified"] = _iso(max(stamps))
     doc = {
         "_id": name,
         "name": name,

@@ -1,0 +1,1 @@
+nub_unit_test(agegate unit/test_agegate.c)
