@@ -24,6 +24,7 @@
   X(ENOVERSION, 2020, 20, "no matching version")                              \
   X(ESPEC, 2021, 21, "a kind of dependency nub does not install")             \
   X(ETOOYOUNG, 2022, 22, "no version old enough for the release-age gate")     \
+  X(EPEERS, 2023, 23, "peer dependencies not satisfied (strict)")             \
   X(EINTEGRITY, 2030, 30, "integrity mismatch")                               \
   X(EEXTRACT, 2031, 31, "bad tarball")                                        \
   X(ESTORE, 2032, 32, "store corrupt")                                        \
@@ -35,6 +36,7 @@
   X(EHTTP, 2045, 45, "registry error")                                        \
   X(ELIMIT, 2046, 46, "input beyond a limit")                                 \
   X(ESCRIPT, 2050, 50, "lifecycle script failed")                             \
+  X(EUNAPPROVED, 2051, 51, "a dependency's build is not approved")             \
   X(ELINK, 2060, 60, "cannot link")                                           \
   X(EBUSY, 2061, 61, "another install holds the project lock")                \
   X(EMANIFEST, 2070, 70, "malformed package.json")                            \

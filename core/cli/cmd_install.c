@@ -27,6 +27,14 @@ const char cli_rebuild_help[] =
     "Run the install scripts of the named dependencies (none: every trusted one)\n"
     "again, in the installed tree.\n";
 
+const char cli_approve_help[] =
+    "usage: nub approve-builds [<pkg>...] [--all] [flags]\n\n"
+    "Approve the build scripts of dependencies the last install left waiting\n"
+    "(no names and no --all: list them), where the project's tool keeps\n"
+    "approvals: pnpm-workspace.yaml's allowBuilds for a pnpm project, npm 12's\n"
+    "allowScripts (pinned to the version) for an npm one, package.json's\n"
+    "trustedDependencies otherwise. Then their scripts run.\n";
+
 const char cli_add_help[] =
     "usage: nub add <pkg>[@range|@tag|@version]... [flags]\n\n"
     "Edit package.json (only the dependency changes; indentation, key order and\n"
@@ -52,6 +60,7 @@ enum {
   O_FORCE, O_NO_GVS, O_GVS, O_SILENT, O_REPORTER, O_LOGLEVEL,
   O_CFG_LINKER, O_CFG_IMPORT, O_CFG_REGISTRY, O_CFG_STORE, O_CFG_NETCONC, O_CFG_RETRIES,
   O_CFG_TIMEOUT, O_SAVE_DEV, O_SAVE_OPTIONAL, O_SAVE_PEER, O_SAVE_PROD, O_SAVE_EXACT, O_SAVE, O_LATEST,
+  O_ALL,
 };
 
 /* Flags that take a value and become the setting of that name. */
@@ -120,15 +129,23 @@ const struct cli_opt cli_update_opts[] = {
   {NULL, 0, NULL, NULL},
 };
 
+const struct cli_opt cli_approve_opts[] = {
+  {"approve-builds:", CLI_OPT_TITLE, NULL, NULL},
+  {"--all", O_ALL, NULL, "every build that waits"},
+  {NULL, 0, NULL, NULL},
+};
+
 const struct cli_opt *const cli_install_tabs[] = {cli_install_opts, NULL};
+const struct cli_opt *const cli_approve_tabs[] = {cli_approve_opts, cli_install_opts, NULL};
 const struct cli_opt *const cli_add_tabs[] = {cli_save_opts, cli_install_opts, NULL};
 const struct cli_opt *const cli_update_tabs[] = {cli_update_opts, cli_save_opts,
                                                  cli_install_opts, NULL};
 
 /* The flags of argv into o (and, for add, remove and update, ao); package
- * names into pos (NULL: none are taken). */
+ * names into pos (NULL: none are taken); *sw: the command's own switch
+ * (update's --latest, approve-builds' --all). */
 static int parse(const struct cli_opt *const *tabs, int argc, char **argv,
-                 struct nub_install_opts *o, struct nub_add_opts *ao, bool *latest,
+                 struct nub_install_opts *o, struct nub_add_opts *ao, bool *sw,
                  char ***cfgv, const char ***filtv, char **pos, size_t *npos)
 {
   size_t ncfg = 0, nfilt = 0;
@@ -199,7 +216,7 @@ static int parse(const struct cli_opt *const *tabs, int argc, char **argv,
     case O_SAVE_PROD: ao->save = NUB_SAVE_PROD; break;
     case O_SAVE_EXACT: ao->exact = true; break;
     case O_SAVE: break;
-    case O_LATEST: *latest = true; break;
+    case O_LATEST: case O_ALL: *sw = true; break;
     default: break;
     }
   }
@@ -263,6 +280,17 @@ static void print_result(const struct nub_install_opts *o, const struct nub_inst
   fflush(stdout);
 }
 
+/* What parse() handed out: --config pairs (NULL-ended), --filter values,
+ * the positionals. */
+static void parsed_release(char **cfg, const char **filters, char **pos)
+{
+  for (size_t i = 0; cfg && cfg[i]; i++)
+    nub_free(cfg[i]);
+  nub_free(cfg);
+  nub_free(filters);
+  nub_free(pos);
+}
+
 int cmd_rebuild(int argc, char **argv)
 {
   struct nub_install_opts o;
@@ -290,13 +318,7 @@ int cmd_rebuild(int argc, char **argv)
       printf("rebuilt in %.2fs\n", res.seconds);
   }
   nub_install_result_release(&res);
-  if (cfg) {
-    for (size_t i = 0; cfg[i]; i++)
-      nub_free(cfg[i]);
-    nub_free(cfg);
-  }
-  nub_free(filters);
-  nub_free(pos);
+  parsed_release(cfg, filters, pos);
   return rc;
 }
 
@@ -355,13 +377,54 @@ static int edit(int argc, char **argv, enum edit_kind kind)
       print_result(&ao.install, &res);
   }
   nub_install_result_release(&res);
-  if (cfg) {
-    for (size_t i = 0; cfg[i]; i++)
-      nub_free(cfg[i]);
-    nub_free(cfg);
+  parsed_release(cfg, filters, pos);
+  return rc;
+}
+
+int cmd_approve_builds(int argc, char **argv)
+{
+  struct nub_add_opts ao;
+  struct nub_install_result res;
+  struct nub_err err;
+  char **cfg = NULL, **pos = nub_calloc((size_t)argc + 1, sizeof(char *));
+  char **approved = NULL, **pending = NULL;
+  const char **filters = NULL;
+  size_t npos = 0, napproved = 0, npending = 0;
+  bool all = false;
+  int rc;
+
+  memset(&ao, 0, sizeof(ao));
+  memset(&res, 0, sizeof(res));
+  nub_err_clear(&err);
+  rc = parse(cli_approve_tabs, argc, argv, &ao.install, &ao, &all, &cfg, &filters, pos, &npos);
+  if (ao.install.frozen == NUB_FROZEN_DEFAULT)
+    ao.install.frozen = NUB_FROZEN_PREFER;
+  if (rc == 0) {
+    ao.specs = pos;
+    ao.nspecs = npos;
+    rc = nub_approve_builds(&ao, all, &res, &approved, &napproved, &pending, &npending, &err);
+    if (rc < 0) {
+      rc = cli_fail(&err);
+    } else if (ao.install.reporter != NUB_REPORTER_SILENT) {
+      for (size_t i = 0; i < napproved; i++)
+        printf("approved %s\n", approved[i]);
+      if (napproved)
+        printf("built in %.2fs\n", res.seconds);
+      if (npending) {
+        printf("%s build%s still wait%s for approval (nub approve-builds <pkg>... or --all):\n",
+               napproved ? "these" : "the last install left these", npending == 1 ? "" : "s",
+               npending == 1 ? "s" : "");
+        for (size_t i = 0; i < npending; i++)
+          printf("  %s\n", pending[i]);
+      } else if (!napproved) {
+        printf("no dependency build waits for approval\n");
+      }
+    }
   }
-  nub_free(filters);
-  nub_free(pos);
+  nub_strarray_free(approved, napproved);
+  nub_strarray_free(pending, npending);
+  nub_install_result_release(&res);
+  parsed_release(cfg, filters, pos);
   return rc;
 }
 
@@ -400,12 +463,7 @@ static int run(int argc, char **argv, bool ci)
     }
     nub_install_result_release(&res);
   }
-  if (cfg) {
-    for (size_t i = 0; cfg[i]; i++)
-      nub_free(cfg[i]);
-    nub_free(cfg);
-  }
-  nub_free(filters);
+  parsed_release(cfg, filters, NULL);
   return rc;
 }
 

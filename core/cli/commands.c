@@ -69,6 +69,8 @@ const struct cli_cmd cli_cmds[] = {
    cli_outdated_help, cli_outdated_tabs, false},
   {"rebuild", "rb", cmd_rebuild, "run the dependencies' build scripts again",
    cli_rebuild_help, cli_install_tabs, false},
+  {"approve-builds", NULL, cmd_approve_builds, "approve dependencies' build scripts, then run them",
+   cli_approve_help, cli_approve_tabs, false},
   {"link", "ln", cmd_link, "link a local package: globally (no name) or into the project",
    cli_link_help, NULL, false},
   {"store", NULL, cmd_store, "the store: path, status, verify, prune", cli_store_help, NULL,
@@ -91,7 +93,7 @@ void cli_usage_page(FILE *out)
           "usage: nub <command> [flags]\n\ncommands:\n",
           NUB_VERSION);
   for (const struct cli_cmd *c = cli_cmds; c->name; c++) {
-    fprintf(out, "  %-10s %s", c->name, c->summary);
+    fprintf(out, "  %-14s %s", c->name, c->summary);
     for (const char *p = c->aliases; p && *p;) {
       size_t len = strcspn(p, ",");
       fprintf(out, "%s%.*s", p == c->aliases ? " (" : ", ", (int)len, p);

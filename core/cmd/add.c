@@ -22,6 +22,7 @@
 #include "resolve.h"
 #include "session.h"
 #include "registry.h"
+#include "report.h"
 #include "semver.h"
 #include "workspace.h"
 
@@ -642,6 +643,257 @@ int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_res
   } else {
     nub_strarray_free(lines, nlines);
   }
+  edit_release(&e);
+  return rc;
+}
+
+/* ---- approve-builds ---------------------------------------------------------- */
+
+/* The builds the last install left waiting (report.h), "name@version". */
+static void read_pending(const char *root, char ***out, size_t *n)
+{
+  char *path = nub_asprintf("%s/%s", root, NUB_PENDING_BUILDS), *text = NULL, *save = NULL;
+  size_t len = 0, cap = 0;
+
+  *out = NULL;
+  *n = 0;
+  if (nub_plat_read_file_at(NUB_PLAT_CWD, path, 1u << 20, &text, &len) == 0) {
+    for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+      NUB_GROW(*out, cap, *n + 1);
+      (*out)[(*n)++] = nub_strdup(l);
+    }
+  }
+  nub_free(text);
+  nub_free(path);
+}
+
+/* "name@version" -> name (a scope's '@' is not the separator). */
+static void id_name(const char *id, char *name, size_t cap)
+{
+  const char *at = strchr(id[0] == '@' ? id + 1 : id, '@');
+  snprintf(name, cap, "%.*s", (int)(at ? (size_t)(at - id) : strlen(id)), id);
+}
+
+/* pnpm-workspace.yaml with "<name>: true" under allowBuilds (the key made
+ * at the end when there is none; a value already there set to true). */
+static int yaml_allow(char **text, size_t *len, const char *name, struct nub_err *err)
+{
+  struct nub_buf b = NUB_BUF_INIT;
+  char key[300];
+  const char *t = *text, *end = *text + *len, *line = t, *block = NULL;
+
+  snprintf(key, sizeof(key), name[0] == '@' ? "'%s'" : "%s", name);
+  for (; line < end;) { /* the top-level "allowBuilds:" line */
+    const char *eol = memchr(line, '\n', (size_t)(end - line));
+    size_t n = (size_t)((eol ? eol : end) - line);
+    if (n >= 12 && !strncmp(line, "allowBuilds:", 12)) {
+      const char *rest = line + 12;
+      while (rest < line + n && (*rest == ' ' || *rest == '\t' || *rest == '\r'))
+        rest++;
+      if (rest < line + n && *rest != '#')
+        return nub_err_set(err, -NUB_ECONFIG, "pnpm-workspace.yaml: allowBuilds is written "
+                           "on one line; add \"%s: true\" to it by hand", name);
+      block = eol ? eol + 1 : end;
+      break;
+    }
+    line = eol ? eol + 1 : end;
+  }
+  if (!block) {
+    nub_buf_add(&b, t, *len);
+    if (*len && t[*len - 1] != '\n')
+      nub_buf_adds(&b, "\n");
+    nub_buf_addf(&b, "allowBuilds:\n  %s: true\n", key);
+  } else {
+    /* the map's lines: indented ones after it; ours replaced or added first */
+    const char *p = block, *ins = block;
+    char indent[32] = "  ";
+    bool first = true;
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '#')) {
+      const char *eol = memchr(p, '\n', (size_t)(end - p)), *q = p;
+      const char *stop = eol ? eol : end;
+      size_t ind;
+      while (q < stop && (*q == ' ' || *q == '\t'))
+        q++;
+      ind = (size_t)(q - p);
+      if (q < stop && *q != '#' && *q != '\r') {
+        if (!ind)
+          break;
+        if (first && ind < sizeof(indent)) {
+          memcpy(indent, p, ind);
+          indent[ind] = '\0';
+          first = false;
+        }
+        if ((size_t)(stop - q) > strlen(key) && !strncmp(q, key, strlen(key)) &&
+            q[strlen(key)] == ':') { /* there: its value becomes true */
+          nub_buf_add(&b, t, (size_t)(q - t));
+          nub_buf_addf(&b, "%s: true", key);
+          nub_buf_add(&b, stop, (size_t)(end - stop));
+          goto done;
+        }
+      }
+      p = eol ? eol + 1 : end;
+    }
+    nub_buf_add(&b, t, (size_t)(ins - t));
+    nub_buf_addf(&b, "%s%s: true\n", indent, key);
+    nub_buf_add(&b, ins, (size_t)(end - ins));
+  }
+done:
+  nub_free(*text);
+  *len = b.len;
+  *text = nub_buf_take(&b);
+  return 0;
+}
+
+static int approve_one(struct edit *e, enum nub_approval_home home, const char *id,
+                       struct nub_err *err)
+{
+  char name[300], *path, *text = NULL;
+  size_t len = 0;
+  struct nub_buf b = NUB_BUF_INIT;
+  int rc;
+
+  id_name(id, name, sizeof(name));
+  path = home == NUB_APPROVE_ALLOW_BUILDS ? nub_asprintf("%s/pnpm-workspace.yaml", e->s.root)
+                                          : nub_asprintf("%s/package.json", e->s.root);
+  rc = nub_plat_read_file_at(NUB_PLAT_CWD, path, 64u << 20, &text, &len);
+  if (rc == -ENOENT && home == NUB_APPROVE_ALLOW_BUILDS) {
+    text = nub_strdup("");
+    rc = 0;
+  }
+  if (rc < 0) {
+    rc = nub_err_set(err, rc, "cannot read %s: %s", path, nub_strerror(rc));
+  } else if (home == NUB_APPROVE_ALLOW_BUILDS) {
+    rc = yaml_allow(&text, &len, name, err);
+    if (rc == 0)
+      rc = nub_plat_write_file_atomic(path, text, len, 0644);
+  } else {
+    struct nub_manifest m;
+    rc = nub_manifest_parse(&m, text, len, "package.json", err);
+    if (rc == 0) {
+      bool have = nub_strarray_has(m.trusted, m.ntrusted, home == NUB_APPROVE_TRUSTED ? name : id);
+      nub_manifest_release(&m);
+      /* npm pins the version it approves (allow-scripts-pin) */
+      if (home == NUB_APPROVE_ALLOW_SCRIPTS)
+        rc = nub_pkgjson_set_member(&b, text, len, "allowScripts", id, "true", err);
+      else if (!have)
+        rc = nub_pkgjson_add_to_array(&b, text, len, "trustedDependencies", name, err);
+      if (rc == 0 && b.len)
+        rc = nub_plat_write_file_atomic(path, b.data, b.len, 0644);
+    }
+  }
+  if (rc < 0 && !err->msg[0])
+    nub_err_set(err, rc, "cannot write %s: %s", path, nub_strerror(rc));
+  nub_buf_release(&b);
+  nub_free(text);
+  nub_free(path);
+  return rc;
+}
+
+int nub_approve_builds(const struct nub_add_opts *o, bool all, struct nub_install_result *res,
+                       char ***approved, size_t *napproved, char ***pending, size_t *npending,
+                       struct nub_err *err)
+{
+  struct edit e;
+  struct nub_project proj;
+  struct nub_err ignored;
+  enum nub_approval_home home;
+  char **want = NULL, **left = NULL, **names = NULL;
+  size_t nwant = 0, nleft = 0, nnames = 0;
+  int rc;
+
+  memset(res, 0, sizeof(*res));
+  *approved = *pending = NULL;
+  *napproved = *npending = 0;
+  rc = open_edit(&e, o, err);
+  if (rc < 0) {
+    edit_release(&e);
+    return rc;
+  }
+  if (nub_project_detect(&proj, e.s.root, &e.s.cfg, e.s.man.package_manager, e.s.o.fmts,
+                         e.s.o.none, &ignored) < 0)
+    proj.fmt = NULL;
+  home = proj.fmt ? proj.fmt->approve_in : NUB_APPROVE_TRUSTED;
+  nub_project_release(&proj);
+  read_pending(e.s.root, pending, npending);
+  /* which: every waiting build (--all), or the ones named (a name alone
+   * takes the version that waits, when one does) */
+  want = nub_calloc(*npending + o->nspecs + 1, sizeof(char *));
+  for (size_t i = 0; all && i < *npending; i++)
+    want[nwant++] = nub_strdup((*pending)[i]);
+  for (size_t k = 0; k < o->nspecs; k++) {
+    char name[300], *id = NULL;
+    id_name(o->specs[k], name, sizeof(name));
+    if (!nub_valid_pkg_name(name)) {
+      rc = nub_err_set(err, -NUB_EUSAGE, "'%s' is not a package name", o->specs[k]);
+      break;
+    }
+    for (size_t i = 0; !id && strchr(o->specs[k] + 1, '@') == NULL && i < *npending; i++) {
+      char pn[300];
+      id_name((*pending)[i], pn, sizeof(pn));
+      if (!strcmp(pn, name))
+        id = nub_strdup((*pending)[i]);
+    }
+    want[nwant++] = id ? id : nub_strdup(o->specs[k]);
+  }
+  if (rc == 0 && nwant) {
+    rc = begin_edit(&e, err);
+    if (rc == 0) {
+      char *yaml = nub_asprintf("%s/pnpm-workspace.yaml", e.s.root);
+      keep_file(&e, yaml);
+      nub_free(yaml);
+      rc = nub_journal_write(e.s.lock.journal, e.files, e.nfiles, err);
+    }
+    for (size_t i = 0; rc == 0 && i < nwant; i++)
+      rc = approve_one(&e, home, want[i], err);
+    if (rc == 0) { /* what still waits; then the approved ones' scripts run */
+      struct nub_add_opts ro = *o;
+      char *path = nub_asprintf("%s/%s", e.s.root, NUB_PENDING_BUILDS);
+      struct nub_buf b = NUB_BUF_INIT;
+      left = nub_calloc(*npending + 1, sizeof(char *));
+      names = nub_calloc(nwant + 1, sizeof(char *));
+      for (size_t i = 0; i < nwant; i++) {
+        char name[300];
+        id_name(want[i], name, sizeof(name));
+        names[nnames++] = nub_strdup(name);
+      }
+      for (size_t i = 0; i < *npending; i++) {
+        char name[300];
+        id_name((*pending)[i], name, sizeof(name));
+        if (!nub_strarray_has(names, nwant, name)) {
+          left[nleft++] = nub_strdup((*pending)[i]);
+          nub_buf_addf(&b, "%s\n", (*pending)[i]);
+        }
+      }
+      ro.install.rebuild = true;
+      ro.install.rebuild_names = names;
+      ro.install.nrebuild = nwant;
+      rc = run_install(&e, &ro, res, err);
+      if (rc == 0 && nleft) /* after the builds ran: a failed one still waits */
+        nub_plat_write_file_atomic(path, b.data, b.len, 0644);
+      else if (rc == 0)
+        nub_plat_unlink_at(NUB_PLAT_CWD, path, false);
+      nub_buf_release(&b);
+      nub_free(path);
+    } else {
+      restore(&e);
+    }
+  }
+  if (rc == 0) {
+    *approved = want;
+    *napproved = nwant;
+    want = NULL;
+    nwant = 0;
+    if (nwant) { /* what still waits after these */
+      nub_strarray_free(*pending, *npending);
+      *pending = left;
+      *npending = nleft;
+      left = NULL;
+      nleft = 0;
+    }
+  }
+  nub_strarray_free(want, nwant);
+  nub_strarray_free(left, nleft);
+  nub_strarray_free(names, nnames);
   edit_release(&e);
   return rc;
 }

@@ -48,4 +48,16 @@ int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_res
 int nub_remove(const struct nub_add_opts *o, struct nub_install_result *res,
                struct nub_err *err);
 
+/* `nub approve-builds [<pkg>...] [--all]`: the dependency builds the last
+ * install left waiting (report.h's NUB_PENDING_BUILDS), or the named ones,
+ * approved where the project's tool keeps approvals (its format's
+ * approve_in: pnpm-workspace.yaml allowBuilds, npm 12's package.json
+ * allowScripts pinned to the version, or trustedDependencies), then run
+ * (a rebuild of them). Neither names nor all: nothing is edited, *pending
+ * lists what waits. *approved: the "name[@version]" approved; *pending:
+ * what still waits (caller frees both). */
+int nub_approve_builds(const struct nub_add_opts *o, bool all, struct nub_install_result *res,
+                       char ***approved, size_t *napproved, char ***pending, size_t *npending,
+                       struct nub_err *err);
+
 #endif

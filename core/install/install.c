@@ -105,6 +105,14 @@ static void merge_workspace_settings(struct nub_install_ctx *c)
       c->s->man.trusted[i] = nub_strdup(ws->only_built[i]);
     c->s->man.ntrusted = ws->nonly_built;
   }
+  /* pnpm's allowBuilds map (what `pnpm approve-builds` writes) */
+  for (size_t i = 0; i < ws->allow_builds.n; i++) {
+    bool yes = !strcmp(ws->allow_builds.v[i].spec, "true");
+    char ***v = yes ? &c->s->man.trusted : &c->s->man.denied;
+    size_t *n = yes ? &c->s->man.ntrusted : &c->s->man.ndenied;
+    *v = nub_realloc(*v, (*n + 1) * sizeof(char *));
+    (*v)[(*n)++] = nub_strdup(ws->allow_builds.v[i].name);
+  }
 }
 
 /* Patches a team committed (bun's and npm 12's "patchedDependencies",
@@ -332,7 +340,7 @@ static int phase_plan(struct nub_install_ctx *c, struct nub_err *err)
   if (rc == 0 && !c->o->lockfile_only)
     rc = c->layout->shape(c, err);
   if (rc == 0 && !c->o->lockfile_only)
-    nub_report_peers(c);
+    rc = nub_report_peers(c, err);
   nub_progress_set(&c->prog, &c->prog.resolved, c->installed);
   {
     int n = snprintf(detail, sizeof(detail), "%s%zu packages",
@@ -545,7 +553,7 @@ static int phase_scripts(struct nub_install_ctx *c, struct nub_err *err)
     rc = nub_lifecycle_root(c, post, 3, err);
   nub_diag_phase_end(&ph, NULL);
   if (rc == 0)
-    nub_report_blocked(c);
+    rc = nub_report_blocked(c, err);
   return rc;
 }
 

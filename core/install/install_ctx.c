@@ -5,10 +5,18 @@
 
 #include "nub_alloc.h"
 
-bool nub_install_trusted(const struct nub_install_ctx *c, const char *name)
+bool nub_install_trusted(const struct nub_install_ctx *c, const char *name, const char *version)
 {
   for (size_t i = 0; i < c->s->man.ntrusted; i++)
-    if (!strcmp(c->s->man.trusted[i], name))
+    if (nub_approval_matches(c->s->man.trusted[i], name, version))
+      return true;
+  return false;
+}
+
+bool nub_install_denied(const struct nub_install_ctx *c, const char *name, const char *version)
+{
+  for (size_t i = 0; i < c->s->man.ndenied; i++)
+    if (nub_approval_matches(c->s->man.denied[i], name, version))
       return true;
   return false;
 }

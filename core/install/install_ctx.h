@@ -76,8 +76,11 @@ void nub_install_blocked(struct nub_install_ctx *c, const char *name, const char
 void nub_install_select_importers(struct nub_install_ctx *c);
 /* Whether --filter keeps project i (0 the root, i the member i - 1). */
 bool nub_install_selected(const struct nub_install_ctx *c, size_t i);
-/* Whether package.json lets `name` run install scripts. */
-bool nub_install_trusted(const struct nub_install_ctx *c, const char *name);
+/* Whether the project lets name@version run install scripts (an approval
+ * in any home: manifest.h's trusted), and whether it says no (denied: not
+ * run and not reported as waiting for approval). */
+bool nub_install_trusted(const struct nub_install_ctx *c, const char *name, const char *version);
+bool nub_install_denied(const struct nub_install_ctx *c, const char *name, const char *version);
 /* Whether a package for these platforms installs on this machine. */
 bool nub_install_platform_ok(const struct nub_install_ctx *c, char *const *os, size_t nos,
                              char *const *cpu, size_t ncpu, char *const *libc, size_t nlibc);

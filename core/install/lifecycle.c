@@ -286,8 +286,9 @@ int nub_lifecycle_deps(struct nub_install_ctx *c, struct nub_err *err)
   for (size_t i = 0; i < n && rc == 0; i++) {
     if (c->o->nrebuild && !nub_strarray_has(c->o->rebuild_names, c->o->nrebuild, v[i].pkg->name))
       continue;
-    if (!nub_install_trusted(c, v[i].pkg->name)) {
-      nub_install_blocked(c, v[i].pkg->name, v[i].pkg->version, NULL);
+    if (!nub_install_trusted(c, v[i].pkg->name, v[i].pkg->version)) {
+      if (!nub_install_denied(c, v[i].pkg->name, v[i].pkg->version))
+        nub_install_blocked(c, v[i].pkg->name, v[i].pkg->version, NULL);
       continue;
     }
     rc = run_one(c, &v[i], err);

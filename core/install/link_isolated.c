@@ -10,6 +10,7 @@
 #include "buf.h"
 #include "integrity.h"
 #include "lifecycle.h"
+#include "manifest.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "path.h"
@@ -103,10 +104,10 @@ struct ictx {
   struct nub_err err;
 };
 
-static bool trusted(const struct nub_isolated_opts *o, const char *name)
+static bool trusted(const struct nub_isolated_opts *o, const char *name, const char *version)
 {
   for (size_t i = 0; i < o->ntrusted; i++)
-    if (!strcmp(o->trusted[i], name))
+    if (nub_approval_matches(o->trusted[i], name, version))
       return true;
   return false;
 }
@@ -307,7 +308,7 @@ static int prepare(struct ictx *c)
      * do not always): what was fetched does */
     p->local = !c->o->gvs ||
                ((g->requires_build || (g->fetch && nub_lifecycle_builds(g->fetch))) &&
-                trusted(c->o, g->name)) ||
+                trusted(c->o, g->name, g->version)) ||
                g->directory || p->has_link;
   }
   add_phantom_edges(c);

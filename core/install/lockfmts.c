@@ -143,46 +143,64 @@ static bool is_yarn1(const char *head, size_t len)
   return !nub_lockfile_is_berry(head, len);
 }
 
+const char *nub_approval_home_name(enum nub_approval_home h)
+{
+  switch (h) {
+  case NUB_APPROVE_ALLOW_BUILDS: return "pnpm-workspace.yaml \"allowBuilds\" (<name>: true)";
+  case NUB_APPROVE_ALLOW_SCRIPTS: return "package.json \"allowScripts\" (\"<name>\": true)";
+  case NUB_APPROVE_TRUSTED: break;
+  }
+  return "package.json \"trustedDependencies\"";
+}
+
 const struct nub_lockfmt nub_lockfmt_nub = {
   "nub", "nub.lock", "nub", "nub install", NUB_LINKER_ISOLATED,
   NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_OPTIONAL_IMPORTER_PEERS |
       NUB_LF_AGE_GATE,
   NULL, nub_plan_from_graph, graph_pnpm, NULL, NULL,
+  NUB_APPROVE_TRUSTED,
 };
 const struct nub_lockfmt nub_lockfmt_pnpm = {
   "pnpm", "pnpm-lock.yaml", "pnpm", "pnpm install", NUB_LINKER_ISOLATED,
   NUB_LF_WRITES | NUB_LF_WORKSPACE_LINKS_ONLY | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS |
-      NUB_LF_OPTIONAL_IMPORTER_PEERS | NUB_LF_AGE_GATE,
+      NUB_LF_OPTIONAL_IMPORTER_PEERS | NUB_LF_AGE_GATE | NUB_LF_STRICT_BUILDS,
   NULL, nub_plan_from_graph, graph_pnpm, NULL, NULL,
+  NUB_APPROVE_ALLOW_BUILDS,
 };
 const struct nub_lockfmt nub_lockfmt_shrinkwrap = {
   "npm-shrinkwrap", "npm-shrinkwrap.json", "npm", "npm install", NUB_LINKER_HOISTED,
   NUB_LF_WRITES | NUB_LF_MEMBER_PEERS | NUB_LF_PACOTE_UNPACK, NULL, nub_plan_from_npm, graph_npm, NULL, NULL,
+  NUB_APPROVE_ALLOW_SCRIPTS,
 };
 const struct nub_lockfmt nub_lockfmt_npm = {
   "npm", "package-lock.json", "npm", "npm install", NUB_LINKER_HOISTED,
   NUB_LF_WRITES | NUB_LF_MEMBER_PEERS | NUB_LF_PACOTE_UNPACK, NULL, nub_plan_from_npm, graph_npm, NULL, NULL,
+  NUB_APPROVE_ALLOW_SCRIPTS,
 };
 const struct nub_lockfmt nub_lockfmt_yarn = {
   "yarn", "yarn.lock", "yarn", "yarn install", NUB_LINKER_HOISTED,
   NUB_LF_WRITES | NUB_LF_PLACE_AFTER_FETCH | NUB_LF_OS_CPU_ONLY | NUB_LF_NO_AUTO_PEERS,
   is_yarn1, nub_plan_from_yarn, graph_yarn,
   nub_plan_yarn_place, bins_yarn,
+  NUB_APPROVE_TRUSTED,
 };
 const struct nub_lockfmt nub_lockfmt_berry = {
   "berry", "yarn.lock", "yarn", "yarn install", NUB_LINKER_HOISTED, 0,
   nub_lockfile_is_berry, nub_plan_from_berry, graph_berry, NULL, bins_berry,
+  NUB_APPROVE_TRUSTED,
 };
 const struct nub_lockfmt nub_lockfmt_bun = {
   "bun", "bun.lock", "bun", "bun install", NUB_LINKER_HOISTED,
   NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS, NULL, nub_plan_from_bun,
   graph_bun, NULL, bins_bun,
+  NUB_APPROVE_TRUSTED,
 };
 const struct nub_lockfmt nub_lockfmt_none = {
   "none", NULL, NULL, "nub install", NUB_LINKER_ISOLATED,
   NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_OPTIONAL_IMPORTER_PEERS |
       NUB_LF_AGE_GATE,
   NULL, nub_plan_from_graph, NULL, NULL, NULL,
+  NUB_APPROVE_TRUSTED,
 };
 
 const struct nub_lockfmt *const nub_lockfmts[] = {

@@ -5,15 +5,26 @@
 
 #include <stddef.h>
 
+struct nub_err;
 struct nub_install_ctx;
 
-/* One line naming the dependencies whose install scripts were not run. */
-void nub_report_blocked(struct nub_install_ctx *c);
+/* Where an install leaves the builds waiting for an approval, one
+ * "name@version" a line (`nub approve-builds` reads it). */
+#define NUB_PENDING_BUILDS "node_modules/.nub-state/pending-builds"
+
+/* The dependencies whose install scripts waited for an approval (also
+ * written to NUB_PENDING_BUILDS, unless it is a rebuild): a
+ * warning saying where the project's tool keeps approvals, or, when the
+ * project asks unapproved builds to fail (strictDepBuilds, pnpm 12's
+ * default; strict-allow-scripts), -NUB_EUNAPPROVED naming them. */
+int nub_report_blocked(struct nub_install_ctx *c, struct nub_err *err);
 
 /* One line per package whose peer dependency is missing or of a version
  * its range does not allow, as pnpm reports them ("react-dom@18.3.1 wants
- * react@^18.3.1, found 17.0.2"). */
-void nub_report_peers(struct nub_install_ctx *c);
+ * react@^18.3.1, found 17.0.2"), less what pnpm-workspace.yaml's
+ * peerDependencyRules allow. With strictPeerDependencies (or .npmrc's
+ * strict-peer-dependencies) any line left fails the install: -NUB_EPEERS. */
+int nub_report_peers(struct nub_install_ctx *c, struct nub_err *err);
 
 /* The direct dependencies that came, went or changed between two lists of
  * "<alias> <version>" (state.h), as "+ alias version" / "- alias version"

@@ -62,8 +62,12 @@ struct nub_pkg *nub_pkgtab_get(struct nub_pkgtab *t, const char *name, const cha
 
   /* (a git package yarn 1 installs may be prepared too: git.h) */
   enum nub_git_form form = nub_git_form_of(tarball);
-  bool prepare = (form == NUB_GIT_PACKED || form == NUB_GIT_AS_YARN) &&
-                 nub_strarray_has(t->prepare_names, t->nprepare, name);
+  bool prepare = false;
+
+  for (size_t i = 0; (form == NUB_GIT_PACKED || form == NUB_GIT_AS_YARN) && i < t->nprepare &&
+                     !prepare;
+       i++)
+    prepare = nub_approval_matches(t->prepare_names[i], name, version);
 
   if (prepare) {
     unsigned char h[32];

@@ -58,11 +58,22 @@ enum {
   /* its tool gates releases younger than a day when nothing says otherwise
    * (pnpm 12; nub's own): agegate.h */
   NUB_LF_AGE_GATE = 1u << 9,
+  /* an unapproved dependency build fails its tool's install unless told
+   * otherwise (pnpm 12's strictDepBuilds) */
+  NUB_LF_STRICT_BUILDS = 1u << 10,
   NUB_LF_WORKSPACE_LINKS_ONLY = 1u << 4, /* its tool links a workspace member
                                       * for workspace: specs only, a plain
                                       * range taking the registry's (pnpm,
                                       * unless linkWorkspacePackages) */
 };
+
+enum nub_approval_home {
+  NUB_APPROVE_TRUSTED,       /* package.json "trustedDependencies" (bun, nub) */
+  NUB_APPROVE_ALLOW_BUILDS,  /* pnpm-workspace.yaml "allowBuilds" (pnpm 12) */
+  NUB_APPROVE_ALLOW_SCRIPTS, /* package.json "allowScripts" (npm 12) */
+};
+/* "pnpm-workspace.yaml \"allowBuilds\" (<name>: true)": for messages. */
+const char *nub_approval_home_name(enum nub_approval_home h);
 
 struct nub_lockfmt {
   const char *name;        /* "npm", "bun", "yarn", "berry", "pnpm", "nub" */
@@ -88,6 +99,9 @@ struct nub_lockfmt {
   int (*place)(struct nub_install_ctx *c, struct nub_err *err);
   /* The hoisted layout's .bin links, by its tool's rule; NULL: npm's. */
   int (*bins)(struct nub_install_ctx *c, size_t *nlinks, struct nub_err *err);
+  /* Where its tool keeps a dependency's build approval (what the warning
+   * about builds waiting for one names, and `nub approve-builds` writes). */
+  enum nub_approval_home approve_in;
 };
 
 /* Every format with a file, in the order a project's files are looked for

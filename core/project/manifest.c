@@ -122,11 +122,11 @@ static void read_overrides_raw(const cJSON *o, struct nub_manifest *out)
 }
 
 /* The settings a team's tool applies and nub does not (yet): bun's and npm
- * 12's "patchedDependencies" and "packageExtensions", npm 12's
- * "allowScripts", and pnpm's own under "pnpm". */
+ * 12's "patchedDependencies" and "packageExtensions", and pnpm's own under
+ * "pnpm". */
 static void read_unapplied(const cJSON *root, const cJSON *pnpm, struct nub_manifest *out)
 {
-  static const char *const top[] = {"patchedDependencies", "packageExtensions", "allowScripts"};
+  static const char *const top[] = {"patchedDependencies", "packageExtensions"};
   static const char *const in_pnpm[] = {"patchedDependencies", "packageExtensions",
                                         "peerDependencyRules", "neverBuiltDependencies",
                                         "ignoredBuiltDependencies", "allowedVersions"};
@@ -335,6 +335,25 @@ int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
   if (!out->ntrusted)
     nub_json_strarray(cJSON_GetObjectItemCaseSensitive(root, "allowBuilds"),
                       &out->trusted, &out->ntrusted);
+  {
+    /* npm 12's "allowScripts": {"esbuild": true, "core-js@3.1.0": false} */
+    const cJSON *as = cJSON_GetObjectItemCaseSensitive(root, "allowScripts"), *it;
+    size_t capt = out->ntrusted, capd = 0;
+    if (!cJSON_IsObject(as))
+      as = NULL;
+    cJSON_ArrayForEach(it, as)
+    {
+      if (!it->string || !cJSON_IsBool(it))
+        continue;
+      if (cJSON_IsTrue(it)) {
+        NUB_GROW(out->trusted, capt, out->ntrusted + 1);
+        out->trusted[out->ntrusted++] = nub_strdup(it->string);
+      } else {
+        NUB_GROW(out->denied, capd, out->ndenied + 1);
+        out->denied[out->ndenied++] = nub_strdup(it->string);
+      }
+    }
+  }
   read_unapplied(root, pnpm, out);
   read_overrides(root, &out->overrides);
   read_overrides_raw(cJSON_GetObjectItemCaseSensitive(root, "overrides"), out);
@@ -406,6 +425,7 @@ void nub_manifest_release(struct nub_manifest *m)
   nub_free(m->prepare);
   nub_depmap_release(&m->scripts);
   nub_strarray_free(m->trusted, m->ntrusted);
+  nub_strarray_free(m->denied, m->ndenied);
   nub_strarray_free(m->peers_optional, m->npeers_optional);
   nub_strarray_free(m->native_deps, m->nnative_deps);
   nub_strarray_free(m->workspaces, m->nworkspaces);
@@ -422,4 +442,25 @@ const char *nub_manifest_own_spec(const struct nub_manifest *m, const char *name
   if (!own)
     own = nub_depmap_get(&m->optional, name);
   return own;
+}
+
+bool nub_approval_matches(const char *entry, const char *name, const char *version)
+{
+  size_t n = strlen(name);
+  const char *v;
+
+  if (strncmp(entry, name, n) || (entry[n] && entry[n] != '@'))
+    return false;
+  if (!entry[n] || !version)
+    return true;
+  for (v = entry + n + 1; *v;) { /* "1.0.0 || 1.0.1" */
+    size_t k;
+    while (*v == ' ' || *v == '|')
+      v++;
+    k = strcspn(v, " |");
+    if (k && strlen(version) == k && !strncmp(v, version, k))
+      return true;
+    v += k;
+  }
+  return false;
 }

@@ -46,7 +46,12 @@ struct nub_manifest {
   char *preinstall, *install, *postinstall, *prepare;
   struct nub_depmap scripts; /* every script: name -> command, in file order */
   bool has_scripts_field;
-  char **trusted; size_t ntrusted; /* trustedDependencies / allowBuilds names */
+  /* whose install scripts may run (trustedDependencies, pnpm's
+   * onlyBuiltDependencies, npm 12's allowScripts: true) and whose may not
+   * (allowScripts: false); each "name" or "name@1.0.0 || 1.0.1"
+   * (nub_approval_matches) */
+  char **trusted; size_t ntrusted;
+  char **denied; size_t ndenied;
   /* bun's "nativeDependencies": packages whose bins link to their platform
    * package's binary (has_native_deps when the field is there at all) */
   char **native_deps; size_t nnative_deps;
@@ -85,5 +90,8 @@ const char *nub_manifest_secret(const struct nub_manifest *m, const char *name);
 /* An override's "$name": the project's own spec for name (dependencies,
  * devDependencies, optionalDependencies, in that order), or NULL. */
 const char *nub_manifest_own_spec(const struct nub_manifest *m, const char *name);
+/* Whether an approval entry ("name", or "name@1.0.0 || 1.0.1": those
+ * versions) names name@version (version NULL: any of its versions). */
+bool nub_approval_matches(const char *entry, const char *name, const char *version);
 
 #endif

@@ -147,11 +147,12 @@ static void detect_style(const char *t, size_t len, const struct obj *top, struc
     st->unit[0] = '\0';
 }
 
-static void add_member(struct nub_buf *b, const char *name, const char *spec)
+/* A member "name": value, value already JSON ("\"^1.0.0\"", "true"). */
+static void add_member(struct nub_buf *b, const char *name, const char *value)
 {
   add_json_string(b, name);
   nub_buf_adds(b, ": ");
-  add_json_string(b, spec);
+  nub_buf_adds(b, value);
 }
 
 /* An object written on one line ({"a":"1","b":"2"} or { "a": "1" }): its
@@ -185,16 +186,18 @@ static bool one_line(const char *t, const struct obj *o, struct inline_style *is
   return true;
 }
 
-static void add_member_inline(struct nub_buf *b, const char *name, const char *spec,
+static void add_member_inline(struct nub_buf *b, const char *name, const char *value,
                               const struct inline_style *is)
 {
   add_json_string(b, name);
   nub_buf_adds(b, is->colon);
-  add_json_string(b, spec);
+  nub_buf_adds(b, value);
 }
 
-int nub_pkgjson_set_dep(struct nub_buf *out, const char *t, size_t len, const char *section,
-                        const char *name, const char *spec, struct nub_err *err)
+/* out = t with section[name] = value (JSON text), laid out like its
+ * neighbours: the one writer of a member for set_dep and set_member. */
+static int set_member(struct nub_buf *out, const char *t, size_t len, const char *section,
+                      const char *name, const char *spec, struct nub_err *err)
 {
   struct obj top, sec;
   struct style st;
@@ -250,7 +253,7 @@ int nub_pkgjson_set_dep(struct nub_buf *out, const char *t, size_t len, const ch
       ;
     if (k < sec.n) { /* there: the value alone changes */
       nub_buf_add(out, t, sec.m[k].val);
-      add_json_string(out, spec);
+      nub_buf_adds(out, spec);
       nub_buf_add(out, t + sec.m[k].val_end, len - sec.m[k].val_end);
     } else if (!sec.n && one_line(t, &top, &(struct inline_style){0})) {
       struct inline_style is;
@@ -307,6 +310,24 @@ int nub_pkgjson_set_dep(struct nub_buf *out, const char *t, size_t len, const ch
   nub_free(sec.m);
   nub_free(top.m);
   return 0;
+}
+
+int nub_pkgjson_set_dep(struct nub_buf *out, const char *t, size_t len, const char *section,
+                        const char *name, const char *spec, struct nub_err *err)
+{
+  struct nub_buf v = NUB_BUF_INIT;
+  int rc;
+
+  add_json_string(&v, spec);
+  rc = set_member(out, t, len, section, name, nub_buf_str(&v), err);
+  nub_buf_release(&v);
+  return rc;
+}
+
+int nub_pkgjson_set_member(struct nub_buf *out, const char *t, size_t len, const char *section,
+                           const char *name, const char *json_value, struct nub_err *err)
+{
+  return set_member(out, t, len, section, name, json_value, err);
 }
 
 int nub_pkgjson_remove_dep(struct nub_buf *out, const char *t, size_t len,

@@ -19,6 +19,11 @@
 int nub_pkgjson_set_dep(struct nub_buf *out, const char *text, size_t len,
                         const char *section, const char *name, const char *spec,
                         struct nub_err *err);
+/* The same with a value of any JSON kind, given as JSON text ("true"):
+ * npm 12's "allowScripts" map. */
+int nub_pkgjson_set_member(struct nub_buf *out, const char *text, size_t len,
+                           const char *section, const char *name, const char *json_value,
+                           struct nub_err *err);
 /* out = text without section[name]; *removed says whether it was there. */
 int nub_pkgjson_remove_dep(struct nub_buf *out, const char *text, size_t len,
                            const char *section, const char *name, bool *removed,

@@ -228,12 +228,14 @@ static int yseq(struct yrd *r, yaml_node_t *n, const char *key, char ***out, siz
   return 0;
 }
 
-static int ymap(struct yrd *r, yaml_node_t *n, const char *key, struct nub_depmap *out)
+/* A map of names to scalars (values: what they are, for the error). */
+static int ymap(struct yrd *r, yaml_node_t *n, const char *key, const char *values,
+                struct nub_depmap *out)
 {
   char what[160];
   size_t cap = out->n;
 
-  snprintf(what, sizeof(what), "%s must map names to version ranges", key);
+  snprintf(what, sizeof(what), "%s must map names to %s", key, values);
   if (n->type == YAML_SCALAR_NODE && !n->data.scalar.length)
     return 0;
   if (n->type != YAML_MAPPING_NODE)
@@ -263,7 +265,7 @@ static int add_catalog(struct yrd *r, struct nub_workspace *ws, const char *name
   ws->catalogs[ws->ncatalogs].name = nub_strdup(name);
   snprintf(key, sizeof(key), "catalogs.%s", name);
   ws->ncatalogs++;
-  return ymap(r, n, key, &ws->catalogs[ws->ncatalogs - 1].deps);
+  return ymap(r, n, key, "version ranges", &ws->catalogs[ws->ncatalogs - 1].deps);
 }
 
 /* pnpm's settings that change what an install does and that nub does not
@@ -271,14 +273,46 @@ static int add_catalog(struct yrd *r, struct nub_workspace *ws, const char *name
 static bool unapplied(const char *key)
 {
   static const char *const keys[] = {
-      "patchedDependencies", "packageExtensions", "peerDependencyRules", "allowBuilds",
-      "neverBuiltDependencies", "ignoredBuiltDependencies", "trustPolicy", "configDependencies",
-      "strictPeerDependencies", "strictDepBuilds", "pnpmfile"};
+      "patchedDependencies", "packageExtensions", "trustPolicy", "configDependencies",
+      "pnpmfile",
+      /* pnpm 10's; pnpm 12 applies allowBuilds alone (tested) */
+      "neverBuiltDependencies", "ignoredBuiltDependencies"};
 
   for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
     if (!strcmp(keys[i], key))
       return true;
   return false;
+}
+
+/* peerDependencyRules: ignoreMissing, allowAny, allowedVersions. */
+static int peer_rules(struct yrd *r, struct nub_workspace *ws, yaml_node_t *n)
+{
+  int rc = 0;
+
+  if (n->type == YAML_SCALAR_NODE && !n->data.scalar.length)
+    return 0;
+  if (n->type != YAML_MAPPING_NODE)
+    return ybad(r, n, "peerDependencyRules must be a mapping (ignoreMissing, allowAny, "
+                "allowedVersions)");
+  for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top && !rc;
+       p++) {
+    const char *k = yscalar(yaml_document_get_node(r->doc, p->key));
+    yaml_node_t *v = yaml_document_get_node(r->doc, p->value);
+    if (!k)
+      continue;
+    if (!strcmp(k, "ignoreMissing"))
+      rc = yseq(r, v, "peerDependencyRules.ignoreMissing", &ws->peer_ignore_missing,
+                &ws->npeer_ignore_missing);
+    else if (!strcmp(k, "allowAny"))
+      rc = yseq(r, v, "peerDependencyRules.allowAny", &ws->peer_allow_any,
+                &ws->npeer_allow_any);
+    else if (!strcmp(k, "allowedVersions"))
+      rc = ymap(r, v, "peerDependencyRules.allowedVersions", "version ranges",
+                &ws->peer_allowed);
+    else
+      rc = ybad(r, v, "peerDependencyRules takes ignoreMissing, allowAny and allowedVersions");
+  }
+  return rc;
 }
 
 /* globs_only: for finding the root, only "packages" is read. */
@@ -337,7 +371,7 @@ static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len
           rc = add_catalog(&r, ws, name, yaml_document_get_node(&doc, c->value));
       }
     } else if (!strcmp(k, "overrides"))
-      rc = ymap(&r, v, "overrides", &ws->overrides);
+      rc = ymap(&r, v, "overrides", "version ranges", &ws->overrides);
     else if (unapplied(k)) {
       struct strs u = {ws->unapplied, ws->nunapplied, ws->nunapplied};
       strs_add(&u, nub_strdup(k));
@@ -345,6 +379,10 @@ static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len
       ws->nunapplied = u.n;
     } else if (!strcmp(k, "minimumReleaseAgeExclude"))
       rc = yseq(&r, v, "minimumReleaseAgeExclude", &ws->age_exclude, &ws->nage_exclude);
+    else if (!strcmp(k, "allowBuilds"))
+      rc = ymap(&r, v, "allowBuilds", "true or false", &ws->allow_builds);
+    else if (!strcmp(k, "peerDependencyRules"))
+      rc = peer_rules(&r, ws, v);
     else if (!strcmp(k, "onlyBuiltDependencies"))
       rc = yseq(&r, v, "onlyBuiltDependencies", &ws->only_built, &ws->nonly_built);
     else if (yscalar(v)) {
@@ -758,6 +796,10 @@ void nub_workspace_release(struct nub_workspace *ws)
   nub_depmap_release(&ws->settings);
   nub_strarray_free(ws->only_built, ws->nonly_built);
   nub_strarray_free(ws->age_exclude, ws->nage_exclude);
+  nub_depmap_release(&ws->allow_builds);
+  nub_strarray_free(ws->peer_ignore_missing, ws->npeer_ignore_missing);
+  nub_strarray_free(ws->peer_allow_any, ws->npeer_allow_any);
+  nub_depmap_release(&ws->peer_allowed);
   nub_strarray_free(ws->warnings, ws->nwarnings);
   nub_strarray_free(ws->unapplied, ws->nunapplied);
   memset(ws, 0, sizeof(*ws));

@@ -38,6 +38,14 @@ struct nub_workspace {
   size_t nonly_built;
   char **age_exclude; /* minimumReleaseAgeExclude */
   size_t nage_exclude;
+  struct nub_depmap allow_builds; /* allowBuilds: name[@versions] -> "true"/"false" */
+  /* peerDependencyRules: peer names (or globs) whose absence, or whose
+   * any version, is fine; and [parent[@range]>]peer -> a range also fine */
+  char **peer_ignore_missing;
+  size_t npeer_ignore_missing;
+  char **peer_allow_any;
+  size_t npeer_allow_any;
+  struct nub_depmap peer_allowed;
   /* pnpm-workspace.yaml's other settings whose value is a scalar, as
    * written: key -> "true", "500", ... */
   struct nub_depmap settings;

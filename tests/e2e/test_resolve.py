@@ -725,7 +725,8 @@ class GitDependencyTest(ResolveTestCase):
         lines = [l for l in proc.stderr.splitlines() if "not run" in l]
         self.assertEqual(len(lines), 1, proc.stderr)
         self.assertIn("1 dependency has install scripts that were not run: gitdep@1.4.0 "
-                      "(a git dependency, packed unprepared). Trust it by name", lines[0])
+                      "(a git dependency, packed unprepared). Approve it in package.json "
+                      "\"trustedDependencies\"", lines[0])
 
     def test_a_failing_git_says_what_failed(self):
         # git says it on its "fatal:" line and adds advice after it

@@ -418,7 +418,6 @@ class PnpmLockfileTest(WorkspaceTestCase):
         # apply gets its line, and the install goes on
         self.make_project({"name": "mono", "version": "1.0.0", "private": True,
                            "dependencies": {"a": "^1.0.0"},
-                           "allowScripts": {"esbuild": True},
                            "pnpm": {"peerDependencyRules": {"allowedVersions": {"b": "*"}}}})
         write(os.path.join(self.proj, "pnpm-workspace.yaml"),
               "packages:\n  - packages/*\nminimumReleaseAge: 1440\ntrustPolicy: no-downgrade\n"
@@ -427,12 +426,12 @@ class PnpmLockfileTest(WorkspaceTestCase):
         write(os.path.join(self.proj, ".pnpmfile.cjs"), "module.exports = {hooks: {}};\n")
         self.member("packages/app", {"name": "app", "version": "1.0.0"})
         proc = self.nub("install")
-        # (minimumReleaseAge is applied: test_age_gate.py)
+        # (minimumReleaseAge, allowBuilds and strictPeerDependencies are
+        # applied: test_age_gate.py, test_approvals.py, test_peer_rules.py)
         self.assertNotIn("minimumReleaseAge", proc.stderr)
+        self.assertNotIn("allowBuilds", proc.stderr)
+        self.assertNotIn("strictPeerDependencies", proc.stderr)
         for line in ("pnpm-workspace.yaml's trustPolicy is not applied by nub",
-                     "package.json's allowScripts is not applied by nub",
-                     "pnpm-workspace.yaml's strictPeerDependencies is not applied by nub",
-                     "pnpm-workspace.yaml's allowBuilds is not applied by nub",
                      "pnpm-workspace.yaml's packageExtensions is not applied by nub",
                      "package.json's pnpm.peerDependencyRules is not applied by nub",
                      ".pnpmfile.cjs is not run by nub"):

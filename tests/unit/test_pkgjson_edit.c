@@ -75,6 +75,27 @@ static void test_pkgjson_edit__set(void **state)
              "{\n  \"dependencies\": {\n    \"@a/x\": \"1\",\n    \"@b/y\": \"npm:z@\\\"1\\\"\"\n  }\n}\n");
 }
 
+/* npm 12's allowScripts: a value of another JSON kind, as written */
+static void test_pkgjson_edit__set_member(void **state)
+{
+  static const char *const in = "{\n  \"name\": \"x\",\n  \"allowScripts\": {\n    "
+                                "\"esbuild@0.1.0\": true\n  }\n}\n";
+  struct nub_buf b = NUB_BUF_INIT;
+  struct nub_err err;
+
+  (void)state;
+  assert_int_equal(nub_pkgjson_set_member(&b, in, strlen(in), "allowScripts", "scripted@1.0.0",
+                                          "false", &err), 0);
+  assert_string_equal(nub_buf_str(&b), "{\n  \"name\": \"x\",\n  \"allowScripts\": {\n    "
+                                       "\"esbuild@0.1.0\": true,\n    \"scripted@1.0.0\": "
+                                       "false\n  }\n}\n");
+  nub_buf_release(&b);
+  b = (struct nub_buf)NUB_BUF_INIT;
+  assert_int_equal(nub_pkgjson_set_member(&b, "{}\n", 3, "allowScripts", "a", "true", &err), 0);
+  assert_string_equal(nub_buf_str(&b), "{\n  \"allowScripts\": {\n    \"a\": true\n  }\n}\n");
+  nub_buf_release(&b);
+}
+
 static void test_pkgjson_edit__remove(void **state)
 {
   const char *three = "{\n  \"dependencies\": {\n    \"a\": \"1\",\n    \"b\": \"2\",\n    \"c\": \"3\"\n  },\n  \"x\": 1\n}\n";
@@ -96,6 +117,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pkgjson_edit__set),
+      cmocka_unit_test(test_pkgjson_edit__set_member),
       cmocka_unit_test(test_pkgjson_edit__remove),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "manifest.h"
 #include "nub_alloc.h"
 #include "workspace.h"
 
@@ -124,7 +125,11 @@ static void test_workspace__pnpm_yaml(void **state)
   nub_free(write_in(root, "pnpm-workspace.yaml",
                     "packages:\n  - 'packages/*'\n  - '!**/skip'\ncatalog:\n  react: ^18.0.0\n"
                     "catalogs:\n  next:\n    react: ^19.0.0\noverrides:\n  b: 2.0.0\n"
-                    "onlyBuiltDependencies:\n  - esbuild\n"));
+                    "onlyBuiltDependencies:\n  - esbuild\n"
+                    "allowBuilds:\n  esbuild: true\n  core-js@3.1.0 || 3.1.1: false\n"
+                    "peerDependencyRules:\n  ignoreMissing: ['@babel/*']\n"
+                    "  allowAny: [react]\n  allowedVersions:\n    a@1>b: '2'\n"
+                    "strictPeerDependencies: true\n"));
   assert_int_equal(nub_workspace_discover(&ws, root, NULL, &err), 0);
   assert_string_equal(ws.source, "pnpm-workspace.yaml");
   assert_int_equal(ws.npkgs, 2);
@@ -135,6 +140,13 @@ static void test_workspace__pnpm_yaml(void **state)
   assert_string_equal(nub_depmap_get(&cat->deps, "react"), "^19.0.0");
   assert_string_equal(nub_depmap_get(&ws.overrides, "b"), "2.0.0");
   assert_int_equal(ws.nonly_built, 1);
+  assert_string_equal(nub_depmap_get(&ws.allow_builds, "esbuild"), "true");
+  assert_string_equal(nub_depmap_get(&ws.allow_builds, "core-js@3.1.0 || 3.1.1"), "false");
+  assert_int_equal(ws.npeer_ignore_missing, 1);
+  assert_string_equal(ws.peer_ignore_missing[0], "@babel/*");
+  assert_int_equal(ws.npeer_allow_any, 1);
+  assert_string_equal(nub_depmap_get(&ws.peer_allowed, "a@1>b"), "2");
+  assert_string_equal(nub_depmap_get(&ws.settings, "strictPeerDependencies"), "true");
   nub_workspace_release(&ws);
 
   /* bad input: one line naming the file, line and column */
@@ -153,6 +165,21 @@ static void test_workspace__pnpm_yaml(void **state)
   assert_non_null(strstr(err.msg, "twice"));
   nub_workspace_release(&ws);
   nub_free(root);
+}
+
+/* an approval names a package, or some of its versions */
+static void test_workspace__approval_matches(void **state)
+{
+  (void)state;
+  assert_true(nub_approval_matches("esbuild", "esbuild", "0.25.0"));
+  assert_true(nub_approval_matches("esbuild", "esbuild", NULL));
+  assert_false(nub_approval_matches("esbuild", "esbuild-wasm", "0.25.0"));
+  assert_false(nub_approval_matches("esbuild-wasm", "esbuild", "0.25.0"));
+  assert_true(nub_approval_matches("core-js@3.1.0 || 3.1.1", "core-js", "3.1.1"));
+  assert_false(nub_approval_matches("core-js@3.1.0 || 3.1.1", "core-js", "3.1.2"));
+  assert_false(nub_approval_matches("core-js@3.1.0", "core-js", "3.1.01"));
+  assert_true(nub_approval_matches("@scope/x@1.0.0", "@scope/x", "1.0.0"));
+  assert_false(nub_approval_matches("@scope/x@1.0.0", "@scope", "1.0.0"));
 }
 
 static void test_workspace__duplicate_names(void **state)
@@ -226,6 +253,7 @@ int main(void)
       cmocka_unit_test(test_workspace__globs),
       cmocka_unit_test(test_workspace__discover_from_package_json),
       cmocka_unit_test(test_workspace__pnpm_yaml),
+      cmocka_unit_test(test_workspace__approval_matches),
       cmocka_unit_test(test_workspace__duplicate_names),
       cmocka_unit_test(test_workspace__select),
   };
