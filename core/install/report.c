@@ -19,7 +19,8 @@
 /* Whether an unapproved build fails the install: pnpm's strictDepBuilds
  * (pnpm-workspace.yaml only: pnpm 12 no longer reads its settings from
  * .npmrc), npm's strict-allow-scripts (.npmrc, which only npm's projects
- * read), else the format's tool's default (pnpm 12: yes). */
+ * read), else the format's tool's default (pnpm 12: yes), else whether
+ * this is CI. */
 static bool strict_builds(const struct nub_install_ctx *c, const char **why)
 {
   const char *v = nub_depmap_get(&c->s->ws.settings, "strictDepBuilds");
@@ -33,9 +34,15 @@ static bool strict_builds(const struct nub_install_ctx *c, const char **why)
     *why = "strict-allow-scripts in .npmrc";
     return nub_config_bool(&c->s->cfg, "strict-allow-scripts", false);
   }
-  *why = "pnpm 12's default strictDepBuilds (set strictDepBuilds: false in "
-         "pnpm-workspace.yaml to only warn)";
-  return pnpm;
+  if (pnpm) {
+    *why = "pnpm 12's default strictDepBuilds (set strictDepBuilds: false in "
+           "pnpm-workspace.yaml to only warn)";
+    return true;
+  }
+  /* in CI a build that silently did not run is a broken deploy found later */
+  *why = "CI is set (a build waiting for approval fails there; strict-allow-scripts=false "
+         "in .npmrc only warns)";
+  return nub_plat_getenv("CI") != NULL;
 }
 
 /* The builds waiting for an approval, one "name@version" a line, for

@@ -354,6 +354,22 @@ int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
       }
     }
   }
+  {
+    /* yarn's "dependenciesMeta": {"fsevents": {"built": false}}: berry
+     * builds every dependency unless told not to; a no is a denial here */
+    const cJSON *dm = cJSON_GetObjectItemCaseSensitive(root, "dependenciesMeta"), *it;
+    size_t capd = out->ndenied;
+    if (!cJSON_IsObject(dm))
+      dm = NULL;
+    cJSON_ArrayForEach(it, dm)
+    {
+      const cJSON *built = cJSON_GetObjectItemCaseSensitive(it, "built");
+      if (it->string && cJSON_IsFalse(built)) {
+        NUB_GROW(out->denied, capd, out->ndenied + 1);
+        out->denied[out->ndenied++] = nub_strdup(it->string);
+      }
+    }
+  }
   read_unapplied(root, pnpm, out);
   read_overrides(root, &out->overrides);
   read_overrides_raw(cJSON_GetObjectItemCaseSensitive(root, "overrides"), out);

@@ -142,6 +142,33 @@ class ApprovalsTest(NubTestCase):
         self.assertFalse(ran_m)
         self.assertIn('scripted@1.0.0. Approve it in package.json "allowScripts"', mine.stderr)
 
+    def test_ci_fails_an_unapproved_build(self):
+        # a build that silently did not run in CI is a broken deploy found
+        # later: with CI set, an unapproved build fails unless the project
+        # says to only warn
+        start = self.start("npm")
+        for npmrc, code in (("", 51), ("strict-allow-scripts=false\n", 0)):
+            with self.subTest(npmrc=npmrc):
+                d = os.path.join(self.tmp, "ci-%d" % code)
+                shutil.copytree(start, d)
+                write(os.path.join(d, ".npmrc"), npmrc)
+                proc = self.nub("install", cwd=d, env={"CI": "true"}, check=False)
+                self.assertEqual(proc.returncode, code, proc.stderr)
+                self.assertFalse(ran(d))
+                self.assertIn("scripted@1.0.0", proc.stderr)
+                if code:
+                    self.assertIn("CI is set", proc.stderr.strip().splitlines()[-1])
+
+    def test_yarn_built_false_is_a_denial(self):
+        # yarn's dependenciesMeta.<pkg>.built: false: not run, not asked
+        # about, not failing CI
+        self.make_project({"name": "proj", "version": "1.0.0",
+                           "dependencies": {"scripted": "1.0.0"},
+                           "dependenciesMeta": {"scripted": {"built": False}}})
+        proc = self.nub("install", env={"CI": "true"})
+        self.assertFalse(ran(self.proj))
+        self.assertNotIn("scripted", proc.stderr)
+
     def approve_then_tool(self, name):
         """nub install leaves the build waiting; nub approve-builds lists it,
         then approves it in the tool's home and runs it; the tool's own
