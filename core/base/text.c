@@ -1,6 +1,7 @@
 /* text.c - positions in text; see text.h. */
 #include "text.h"
 
+#include <ctype.h>
 #include <string.h>
 
 void nub_text_linecol(const char *text, size_t off, int *line, int *col)
@@ -72,4 +73,57 @@ bool nub_text_yaml_too_deep(const char *text, size_t len, int limit, size_t *off
       depth--;
   }
   return false;
+}
+
+/* Optimal string alignment distance, in half-edits (a change of case alone
+ * costs 1, any other edit 2), between a and b (both under 64 bytes). */
+static int distance2(const char *a, size_t la, const char *b, size_t lb)
+{
+  int d[64][64];
+
+  for (size_t i = 0; i <= la; i++)
+    d[i][0] = (int)i * 2;
+  for (size_t j = 0; j <= lb; j++)
+    d[0][j] = (int)j * 2;
+  for (size_t i = 1; i <= la; i++)
+    for (size_t j = 1; j <= lb; j++) {
+      int sub = a[i - 1] == b[j - 1] ? 0
+                : tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 1 : 2;
+      int best = d[i - 1][j - 1] + sub;
+      if (d[i - 1][j] + 2 < best)
+        best = d[i - 1][j] + 2;
+      if (d[i][j - 1] + 2 < best)
+        best = d[i][j - 1] + 2;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+          d[i - 2][j - 2] + 2 < best)
+        best = d[i - 2][j - 2] + 2;
+      d[i][j] = best;
+    }
+  return d[la][lb];
+}
+
+const char *nub_text_nearest(const char *word, const char *const *v, size_t n)
+{
+  size_t lw = strlen(word);
+  int limit = (int)(lw / 3), best = -1;
+  const char *found = NULL;
+
+  if (limit < 1)
+    limit = 1;
+  if (limit > 3)
+    limit = 3;
+  if (lw >= 64)
+    return NULL;
+  for (size_t i = 0; i < n; i++) {
+    size_t lv = strlen(v[i]);
+    int dist;
+    if (lv >= 64 || (lv > lw ? lv - lw : lw - lv) > (size_t)limit)
+      continue;
+    dist = distance2(word, lw, v[i], lv);
+    if (dist <= limit * 2 && (best < 0 || dist < best)) {
+      best = dist;
+      found = v[i];
+    }
+  }
+  return found;
 }

@@ -19,6 +19,12 @@ bool nub_text_conflict_marker(const char *text, size_t len, size_t *off);
  * such input first. Quoted scalars and comments are skipped. */
 bool nub_text_yaml_too_deep(const char *text, size_t len, int limit, size_t *off);
 
+/* For "did you mean": the word of v[0..n) nearest word (edits: insert,
+ * delete, replace a character, swap two neighbours; case counts as half),
+ * when at most a third of word's length away (at least 1, at most 3);
+ * else NULL. Words over 63 bytes are never near. */
+const char *nub_text_nearest(const char *word, const char *const *v, size_t n);
+
 /* The value of a hex digit (either case), or -1. */
 int nub_hex_digit(char c);
 

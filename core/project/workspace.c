@@ -7,6 +7,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "buf.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "path.h"
@@ -316,9 +317,41 @@ static int peer_rules(struct yrd *r, struct nub_workspace *ws, yaml_node_t *n)
 }
 
 /* globs_only: for finding the root, only "packages" is read. */
-static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len,
-                          bool globs_only, struct nub_err *err)
+/* Keys pnpm does not know: one warning naming them (with the nearest
+ * known key), as pnpm 12 warns; an error when the project pins pnpm or nub
+ * (packageManager), as pnpm 12 fails: then they cannot be meant for
+ * another version. */
+static int unknown_keys(struct nub_workspace *ws, char *const *keys, size_t n, const char *pin,
+                        struct nub_err *err)
 {
+  struct nub_buf b = NUB_BUF_INIT;
+  int rc = 0;
+
+  for (size_t i = 0; i < n; i++) {
+    const char *near = nub_pnpm_setting_nearest(keys[i]);
+    nub_buf_addf(&b, "%s\"%s\"", i ? ", " : "", keys[i]);
+    if (near)
+      nub_buf_addf(&b, " (did you mean \"%s\"?)", near);
+  }
+  if (pin && (!strncmp(pin, "pnpm@", 5) || !strncmp(pin, "nub@", 4)))
+    rc = nub_err_set(err, -NUB_ECONFIG, "pnpm-workspace.yaml has settings pnpm does not know: "
+                     "%s; package.json pins %s (packageManager), so they cannot be meant for "
+                     "another version: remove them or fix their spelling", nub_buf_str(&b), pin);
+  else {
+    struct strs w = {ws->warnings, ws->nwarnings, ws->nwarnings};
+    strs_add(&w, nub_asprintf("pnpm-workspace.yaml has settings pnpm does not know, ignored: %s",
+                              nub_buf_str(&b)));
+    ws->warnings = w.v;
+    ws->nwarnings = w.n;
+  }
+  nub_buf_release(&b);
+  return rc;
+}
+
+static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len,
+                          bool globs_only, const char *pin, struct nub_err *err)
+{
+  struct strs unknown = {NULL, 0, 0};
   yaml_parser_t parser;
   yaml_document_t doc;
   yaml_node_t *root;
@@ -357,6 +390,8 @@ static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len
       rc = yseq(&r, v, "packages", &ws->globs, &ws->nglobs);
     else if (globs_only)
       continue;
+    else if (!nub_pnpm_setting_known(k))
+      strs_add(&unknown, nub_strdup(k));
     else if (!strcmp(k, "catalog"))
       rc = add_catalog(&r, ws, "default", v);
     else if (!strcmp(k, "catalogs")) {
@@ -395,6 +430,9 @@ static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len
     }
   }
   yaml_document_delete(&doc);
+  if (!rc && unknown.n)
+    rc = unknown_keys(ws, unknown.v, unknown.n, pin, err);
+  nub_strarray_free(unknown.v, unknown.n);
   return rc;
 }
 
@@ -411,7 +449,7 @@ static int read_definition(struct nub_workspace *ws, const char *dir,
   nub_free(path);
   if (rc == 0) {
     ws->source = "pnpm-workspace.yaml";
-    rc = read_pnpm_yaml(ws, text, len, globs_only, err);
+    rc = read_pnpm_yaml(ws, text, len, globs_only, man ? man->package_manager : NULL, err);
     nub_free(text);
     return rc;
   }

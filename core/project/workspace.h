@@ -93,4 +93,10 @@ int nub_workspace_select(const struct nub_workspace *ws, const char *root_name,
                          char *const *sel, size_t nsel, bool *out, struct nub_err *err);
 void nub_workspace_release(struct nub_workspace *ws);
 
+/* pnpm's settings (pnpm_settings.c): whether pnpm 12 knows key in
+ * pnpm-workspace.yaml, and the known key nearest a key it does not (NULL:
+ * none near). */
+bool nub_pnpm_setting_known(const char *key);
+const char *nub_pnpm_setting_nearest(const char *key);
+
 #endif

@@ -13,6 +13,7 @@ Run: NUB_BIN=build/core/nub python3 tests/e2e/test_workspaces.py
 
 import json
 import os
+import re
 import shutil
 
 import nubtest
@@ -436,6 +437,57 @@ class PnpmLockfileTest(WorkspaceTestCase):
                      "package.json's pnpm.peerDependencyRules is not applied by nub",
                      ".pnpmfile.cjs is not run by nub"):
             self.assertEqual(proc.stderr.count(line), 1, proc.stderr)
+
+    def test_unknown_settings_are_named_as_pnpm_names_them(self):
+        # a misspelt key would drop its policy without a word: pnpm 12 names
+        # the keys it does not know (with the nearest it does), and fails
+        # when the project pins a pnpm version; nub names the same keys, and
+        # fails when the project pins pnpm or nub
+        pnpm = nubtest.tool("pnpm")
+        yaml = ("packages:\n  - packages/*\nminimumReleaseAgee: 100\n"
+                "linkWorkspacePackages: true\nautoInstalPeers: false\nsaveExact: true\n"
+                "strictPeerDependencies: false\nnodeLinker: isolated\n")
+        said = ['"minimumReleaseAgee" (did you mean "minimumReleaseAge"?)',
+                '"autoInstalPeers" (did you mean "autoInstallPeers"?)']
+        for pin in (None, "pnpm@12.23.0", "nub@1.0.0"):
+            with self.subTest(pin=pin):
+                nubtest._rmtree(self.proj)
+                os.makedirs(self.proj)
+                pj = {"name": "mono", "version": "1.0.0", "private": True,
+                      "dependencies": {"a": "^1.0.0"}}
+                if pin:
+                    pj["packageManager"] = pin
+                self.make_project(pj)
+                write(os.path.join(self.proj, "pnpm-workspace.yaml"), yaml)
+                self.member("packages/app", {"name": "app", "version": "1.0.0"})
+                theirs = os.path.join(self.tmp, "theirs-%s" % pin)
+                shutil.copytree(self.proj, theirs)
+                proc = self.nub("install", check=False)
+                self.assertEqual(proc.returncode, 78 if pin else 0, proc.stderr)
+                for text in said:
+                    self.assertEqual(proc.stderr.count(text), 1, proc.stderr)
+                for known in ("linkWorkspacePackages", "saveExact", "nodeLinker"):
+                    self.assertNotIn(known, proc.stderr)
+                if pin:
+                    self.assertIn("packageManager", proc.stderr)
+                    self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
+                if not pnpm or (pin or "").startswith("nub@"):
+                    continue
+                write(os.path.join(theirs, ".npmrc"), "registry=%s\n" % self.registry.url)
+                them = self.run_cmd([pnpm, "install"], cwd=theirs, check=False,
+                                    env={"npm_config_registry": None, "PNPM_HOME": None,
+                                         "npm_config_store_dir":
+                                         os.path.join(self.tmp, "pnpm-store")})
+                out = them.stdout + them.stderr
+                self.assertEqual(them.returncode != 0, bool(pin), out)
+                for text in said:
+                    self.assertIn(text, out)
+                named = re.findall(r'"([A-Za-z]+)"(?: \(did you mean)?',
+                                   out.split("not recognized", 1)[1].split("\n", 1)[0])
+                mine = proc.stderr.split("does not know", 1)[1].split("\n", 1)[0]
+                self.assertEqual(sorted(set(named) - {"minimumReleaseAge", "autoInstallPeers"}),
+                                 sorted(set(re.findall(r'"([A-Za-z]+)"', mine))
+                                        - {"minimumReleaseAge", "autoInstallPeers"}))
 
     def test_patches_are_refused(self):
         # nub applies no patch yet: installing the package unpatched would be

@@ -149,6 +149,13 @@ static void test_workspace__pnpm_yaml(void **state)
   assert_string_equal(nub_depmap_get(&ws.settings, "strictPeerDependencies"), "true");
   nub_workspace_release(&ws);
 
+  /* a key pnpm does not know: one warning with the nearest it does */
+  nub_free(write_in(root, "pnpm-workspace.yaml", "packages: ['packages/*']\nsaveExactt: true\n"));
+  assert_int_equal(nub_workspace_discover(&ws, root, NULL, &err), 0);
+  assert_int_equal(ws.nwarnings, 1);
+  assert_non_null(strstr(ws.warnings[0], "\"saveExactt\" (did you mean \"saveExact\"?)"));
+  nub_workspace_release(&ws);
+
   /* bad input: one line naming the file, line and column */
   nub_free(write_in(root, "pnpm-workspace.yaml", "packages: 7\n"));
   assert_int_equal(nub_workspace_discover(&ws, root, NULL, &err), -NUB_EMANIFEST);
@@ -180,6 +187,21 @@ static void test_workspace__approval_matches(void **state)
   assert_false(nub_approval_matches("core-js@3.1.0", "core-js", "3.1.01"));
   assert_true(nub_approval_matches("@scope/x@1.0.0", "@scope/x", "1.0.0"));
   assert_false(nub_approval_matches("@scope/x@1.0.0", "@scope", "1.0.0"));
+}
+
+/* pnpm 12's own keys, and the nearest for a misspelt one */
+static void test_workspace__pnpm_settings(void **state)
+{
+  (void)state;
+  assert_true(nub_pnpm_setting_known("minimumReleaseAge"));
+  assert_true(nub_pnpm_setting_known("allowBuilds"));
+  assert_true(nub_pnpm_setting_known("catalogs"));
+  assert_true(nub_pnpm_setting_known("packages"));
+  assert_false(nub_pnpm_setting_known("minimumReleaseAgee"));
+  assert_false(nub_pnpm_setting_known(""));
+  assert_string_equal(nub_pnpm_setting_nearest("minimumReleaseAgee"), "minimumReleaseAge");
+  assert_string_equal(nub_pnpm_setting_nearest("autoInstalPeers"), "autoInstallPeers");
+  assert_null(nub_pnpm_setting_nearest("zzzzzzzzzzzzzzzzzzzz"));
 }
 
 static void test_workspace__duplicate_names(void **state)
@@ -254,6 +276,7 @@ int main(void)
       cmocka_unit_test(test_workspace__discover_from_package_json),
       cmocka_unit_test(test_workspace__pnpm_yaml),
       cmocka_unit_test(test_workspace__approval_matches),
+      cmocka_unit_test(test_workspace__pnpm_settings),
       cmocka_unit_test(test_workspace__duplicate_names),
       cmocka_unit_test(test_workspace__select),
   };

@@ -1,0 +1,1 @@
+nub_unit_test(text unit/test_text.c)
