@@ -2,10 +2,12 @@
 #include "yarnrc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nub_alloc.h"
 #include "nub_plat.h"
+#include "text.h"
 #include "yaml_read.h"
 
 static int rd_exts(struct nub_yarnrc *rc, const struct nub_yrd *r, yaml_node_t *n)
@@ -76,6 +78,60 @@ static int rd_exts(struct nub_yarnrc *rc, const struct nub_yrd *r, yaml_node_t *
   return 0;
 }
 
+/* yarn 4.18's settings (`yarn config`, its bundled plugins), and plugins:
+ * berry refuses a file with any other key unless YARN_ENABLE_STRICT_SETTINGS
+ * is false or a plugin of the project's may declare it. Sorted, for
+ * bsearch. */
+static const char *const berry_keys[] = {
+    "approvedGitRepositories", "cacheFolder", "cacheMigrationMode", "catalog", "catalogs",
+    "changesetBaseRefs", "changesetIgnorePatterns", "checksumBehavior", "cloneConcurrency",
+    "compressionLevel", "constraintsPath", "defaultLanguageName", "defaultProtocol",
+    "defaultSemverRangePrefix", "deferredVersionFolder", "enableCacheClean", "enableColors",
+    "enableConstraintsChecks", "enableGlobalCache", "enableHardenedMode", "enableHyperlinks",
+    "enableImmutableCache", "enableImmutableInstalls", "enableInlineBuilds", "enableInlineHunks",
+    "enableMessageNames", "enableMirror", "enableNetwork", "enableOfflineMode",
+    "enableProgressBars", "enableScripts", "enableStrictSettings", "enableStrictSsl",
+    "enableTelemetry", "enableTimers", "enableTips", "enableTransparentWorkspaces", "globalFolder",
+    "httpProxy", "httpRetry", "httpTimeout", "httpsCaFilePath", "httpsCertFilePath",
+    "httpsKeyFilePath", "httpsProxy", "ignorePath", "immutablePatterns", "initEditorConfig",
+    "initFields", "initScope", "injectEnvironmentFiles", "installStatePath", "lastUpdateCheck",
+    "logFilters", "minizip", "networkConcurrency", "networkSettings", "nmHoistingLimits", "nmMode",
+    "nmSelfReferences", "nodeExperimentalPackageMap", "nodeLinker", "nodePackageMapType",
+    "npmAlwaysAuth", "npmAuditExcludePackages", "npmAuditIgnoreAdvisories", "npmAuditRegistry",
+    "npmAuthIdent", "npmAuthToken", "npmMinimalAgeGate", "npmPreapprovedPackages",
+    "npmPublishAccess", "npmPublishProvenance", "npmPublishRegistry", "npmRegistries",
+    "npmRegistryServer", "npmScopes", "packageExtensions", "patchFolder", "plugins",
+    "pnpEnableEsmLoader", "pnpEnableInlining", "pnpFallbackMode", "pnpIgnorePatterns", "pnpMode",
+    "pnpShebang", "pnpUnpluggedFolder", "pnpZipBackend", "pnpmInstallConcurrency",
+    "pnpmStoreFolder", "preferDeferredVersions", "preferInteractive", "preferReuse",
+    "preferTruncatedLines", "progressBarStyle", "rcFilename", "supportedArchitectures",
+    "taskPoolConcurrency", "taskPoolMode", "telemetryInterval", "telemetryUserId",
+    "tsEnableAutoTypes", "unsafeHttpWhitelist", "virtualFolder", "winLinkType", "yarnPath",
+};
+
+#define NBERRY (sizeof(berry_keys) / sizeof(berry_keys[0]))
+
+static int cmp_key(const void *a, const void *b)
+{
+  return strcmp((const char *)a, *(const char *const *)b);
+}
+
+/* The keys of path berry does not know, for nub_yarnrc_load to refuse. */
+static void note_unknown(struct nub_yarnrc *rc, const char *path, const char *k)
+{
+  const char *near;
+
+  if (bsearch(k, berry_keys, NBERRY, sizeof(berry_keys[0]), cmp_key))
+    return;
+  if (!rc->unknown.len)
+    nub_buf_addf(&rc->unknown, "%s: ", path);
+  else
+    nub_buf_adds(&rc->unknown, ", ");
+  nub_buf_addf(&rc->unknown, "\"%s\"", k);
+  if ((near = nub_text_nearest(k, berry_keys, NBERRY)))
+    nub_buf_addf(&rc->unknown, " (did you mean \"%s\"?)", near);
+}
+
 /* One file: keys it sets that no nearer file set. */
 static int read_one(struct nub_yarnrc *rc, const char *path, bool *have_ext, bool *have_lim,
                     bool *have_self, struct nub_err *err)
@@ -100,6 +156,9 @@ static int read_one(struct nub_yarnrc *rc, const char *path, bool *have_ext, boo
       yaml_node_t *v = nub_y_node(&r, pr->value);
       if (!k)
         continue;
+      note_unknown(rc, path, k);
+      if (!strcmp(k, "plugins"))
+        rc->plugins = true;
       if (!strcmp(k, "nodeLinker") && !rc->node_linker) {
         if (!nub_y_sval(v)) {
           rc2 = nub_y_bad(&r, v, "nodeLinker must be a string");
@@ -202,6 +261,13 @@ int nub_yarnrc_load(struct nub_yarnrc *rc, const char *dir, struct nub_err *err)
     r = read_one(rc, path, &have_ext, &have_lim, &have_self, err);
     nub_free(path);
   }
+  env = nub_plat_getenv("YARN_ENABLE_STRICT_SETTINGS");
+  /* (berry reads enableStrictSettings too late for a file to turn it off
+   * for itself: only the environment does, tested) */
+  if (r == 0 && rc->unknown.len && !rc->plugins && !(env && !strcmp(env, "false")))
+    r = nub_err_set(err, -NUB_ECONFIG, "yarn does not know these settings, and refuses them as "
+                    "nub does: %s; fix them (or run with YARN_ENABLE_STRICT_SETTINGS=false)",
+                    nub_buf_str(&rc->unknown));
   if (r < 0)
     nub_yarnrc_release(rc);
   return r;
@@ -221,5 +287,6 @@ void nub_yarnrc_release(struct nub_yarnrc *rc)
     nub_free((char *)rc->exts[i].value);
   }
   nub_free(rc->exts);
+  nub_buf_release(&rc->unknown);
   memset(rc, 0, sizeof(*rc));
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "berry.h"
+#include "buf.h"
 #include "err.h"
 
 struct nub_yarnrc {
@@ -25,11 +26,17 @@ struct nub_yarnrc {
   /* packageExtensions, as rows (berry.h); their strings are owned */
   struct nub_compat_row *exts;
   size_t nexts;
+  /* keys berry does not know ("file: \"key\" (did you mean ...)"), and
+   * whether a plugins: list may declare them */
+  struct nub_buf unknown;
+  bool plugins;
 };
 
 /* Read the settings for the project at dir. A file that is not valid YAML,
  * or a setting of the wrong type, is -NUB_ECONFIG naming file, line and
- * column. */
+ * column; so is a key berry does not know (with the nearest it does), as
+ * berry refuses it, unless YARN_ENABLE_STRICT_SETTINGS=false or the
+ * project has plugins (which may declare settings). */
 int nub_yarnrc_load(struct nub_yarnrc *rc, const char *dir, struct nub_err *err);
 void nub_yarnrc_release(struct nub_yarnrc *rc);
 

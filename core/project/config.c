@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "text.h"
@@ -335,6 +336,38 @@ static void add_warning(struct nub_config *cfg, char *msg)
   cfg->warnings[cfg->nwarnings++] = msg;
 }
 
+/* The project .npmrc's keys nothing reads: one line for those npm does not
+ * know (npm warns of each), one for pnpm's settings, which pnpm 12 reads
+ * only from pnpm-workspace.yaml. */
+static void warn_unknown(struct nub_config *cfg)
+{
+  struct nub_buf typo = NUB_BUF_INIT, pnpm = NUB_BUF_INIT;
+
+  for (size_t i = 0; i < cfg->nent; i++) {
+    const char *k = cfg->ent[i].key, *near;
+    char *camel;
+    if (cfg->ent[i].layer != NUB_CFG_PROJECT || nub_npm_setting_known(k))
+      continue;
+    if ((camel = nub_npm_setting_pnpm_name(k))) {
+      nub_buf_addf(&pnpm, "%s%s (%s)", pnpm.len ? ", " : "", k, camel);
+      nub_free(camel);
+      continue;
+    }
+    nub_buf_addf(&typo, "%s\"%s\"", typo.len ? ", " : "", k);
+    if ((near = nub_npm_setting_nearest(k)))
+      nub_buf_addf(&typo, " (did you mean \"%s\"?)", near);
+  }
+  if (typo.len)
+    add_warning(cfg, nub_asprintf(".npmrc has settings npm does not know, ignored: %s",
+                                  nub_buf_str(&typo)));
+  if (pnpm.len)
+    add_warning(cfg, nub_asprintf(".npmrc has pnpm settings, which pnpm 12 reads only from "
+                                  "pnpm-workspace.yaml: %s; neither pnpm nor nub applies them "
+                                  "here", nub_buf_str(&pnpm)));
+  nub_buf_release(&typo);
+  nub_buf_release(&pnpm);
+}
+
 /* Whether a registry that trusted configuration chose (the build's default,
  * a global or user npmrc, the environment, the command line) gets the
  * credential bound to `base` ("//host/path/" or "//host/path"). */
@@ -453,6 +486,7 @@ int nub_config_load_for(struct nub_config *cfg, const char *project_dir, const c
   nub_free(path);
   if (rc < 0)
     return rc;
+  warn_unknown(cfg);
 
   /* Derived values. */
   v = nub_config_get(cfg, "registry");

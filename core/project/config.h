@@ -111,6 +111,15 @@ bool nub_config_is_credential(const char *key);
  * never see these. */
 bool nub_config_env_is_secret(const char *entry);
 
+/* npm's own keys in .npmrc, and nub's (npm_settings.c): whether key is one
+ * (a key bound to a registry or scope by its tail: "//host/:_authToken"),
+ * and the nearest one to a key that is not (NULL: none near). */
+bool nub_npm_setting_known(const char *key);
+const char *nub_npm_setting_nearest(const char *key);
+/* The pnpm setting a kebab-case key spells (shamefully-hoist:
+ * "shamefullyHoist"; caller frees), or NULL. */
+char *nub_npm_setting_pnpm_name(const char *key);
+
 /* Parse one npmrc text into entries of `layer` (exported for tests).
  * expand_env: substitute ${VAR} (user/global files only). */
 int nub_config_parse_npmrc(struct nub_config *cfg, const char *text,

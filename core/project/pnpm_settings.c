@@ -3,7 +3,7 @@
  *
  * The list is pnpm 12.23's own: every key that pnpm, given the file, does
  * not report as "not recognized" (the candidates were the identifiers of
- * its binary and its changelog; ci/pnpm-settings.sh checks the list against
+ * its binary and its changelog; ci/pnpm-settings.py checks the list against
  * an installed pnpm). Sorted, for bsearch. */
 #include "workspace.h"
 

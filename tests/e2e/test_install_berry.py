@@ -222,6 +222,41 @@ class BerryLockTest(nubtest.NubTestCase):
         self.nub("install")
         self.assertEqual(self.installed(modes=True), BERRY_TREE)
 
+    def test_unknown_settings_are_refused_as_berry_refuses_them(self):
+        # berry refuses a .yarnrc.yml key it does not know (a misspelt
+        # npmMinimalAgeGate would drop the gate): nub too, naming it and
+        # the nearest; YARN_ENABLE_STRICT_SETTINGS=false lets it be in both
+        # (enableStrictSettings: false in the file does not: berry reads it
+        # too late)
+        self.make_project("berry")
+        rc = os.path.join(self.proj, ".yarnrc.yml")
+        with open(rc) as f:
+            base = f.read()
+        berry = nubtest.tool("berry")
+        for extra, env, code in (("npmMinimalAgeGatee: 3\n", {}, 78),
+                                 ("enableStrictSettings: false\nnpmMinimalAgeGatee: 3\n", {}, 78),
+                                 ("npmMinimalAgeGatee: 3\n",
+                                  {"YARN_ENABLE_STRICT_SETTINGS": "false"}, 0)):
+            with self.subTest(extra=extra, env=env):
+                with open(rc, "w") as f:
+                    f.write(base + extra)
+                proc = self.nub("install", check=False, env=env)
+                self.assertEqual(proc.returncode, code, proc.stderr)
+                if code:
+                    self.assertIn('"npmMinimalAgeGatee" (did you mean "npmMinimalAgeGate"?)',
+                                  proc.stderr)
+                    self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
+                if not berry or not os.path.exists(berry):
+                    continue
+                them = self.run_cmd([berry, "config", "get", "nodeLinker"], cwd=self.proj,
+                                    check=False,
+                                    env=dict(env, YARN_ENABLE_TELEMETRY="0",
+                                             YARN_GLOBAL_FOLDER=os.path.join(self.tmp,
+                                                                             "berry-global")))
+                self.assertEqual(them.returncode != 0, bool(code), them.stdout + them.stderr)
+                if code:
+                    self.assertIn("npmMinimalAgeGatee", them.stdout + them.stderr)
+
     def test_downloads_are_checked_with_the_registry_integrity(self):
         self.make_project("berry")
         # the registry's documents give a wrong integrity: nothing installs;

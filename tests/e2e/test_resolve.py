@@ -341,6 +341,38 @@ class BasicResolutionTest(ResolveTestCase):
         self.assertEqual(first.decode(), reordered.decode())
 
 
+class NpmrcKeysTest(ResolveTestCase):
+    """A key in the project's .npmrc that nothing reads is named, as npm
+    names it ("Unknown project config"): nub names the same keys, with the
+    nearest npm key, and says which are pnpm's settings (pnpm 12 reads them
+    only from pnpm-workspace.yaml)."""
+
+    def test_unknown_keys_are_named_as_npm_names_them(self):
+        self.make_project("basic")
+        reg = self.registry.url.split("://", 1)[1]
+        npmrc = ("min-release-agee=3\nsave-exact=true\nfoo-bar=1\nshamefully-hoist=true\n"
+                 "@scope:registry=%s\n//%s:_authToken=x\n//%s:_authTokn=x\n"
+                 "store-dir=%s\nfetch-retries=1\n"
+                 % (self.registry.url, reg, reg, os.path.join(self.tmp, "store2")))
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs)
+        for d in (self.proj, theirs):
+            with open(os.path.join(d, ".npmrc"), "w") as f:
+                f.write(npmrc)
+        proc = self.nub("install")
+        self.assertIn('"min-release-agee" (did you mean "min-release-age"?)', proc.stderr)
+        self.assertIn("shamefully-hoist (shamefullyHoist)", proc.stderr)
+        self.assertEqual(proc.stderr.count(".npmrc has"), 2, proc.stderr)
+        mine = set(re.findall(r'(?:^|, )"([^"]+)"', proc.stderr.split("ignored: ", 1)[1]
+                              .split("\n", 1)[0]))
+        mine = {k.rsplit(":", 1)[-1] for k in mine} | {"shamefully-hoist"}
+        them = self.npm("install", "--ignore-scripts", cwd=theirs)
+        named = set(re.findall(r'Unknown project config "([^"]+)"', them.stderr))
+        # (store-dir is nub's, and pnpm's before 12: nub applies it)
+        self.assertNotIn("store-dir", proc.stderr)
+        self.assertEqual(mine, named - {"store-dir"}, them.stderr)
+
+
 class VersionSelectionTest(ResolveTestCase):
     """dist-tags, prereleases, aliases, platform-specific and legacy packages."""
 

@@ -46,6 +46,33 @@ static void expect_auth(const struct nub_config *cfg, const char *url, const cha
   nub_free(a);
 }
 
+/* the project .npmrc's keys nothing reads are named, npm's way */
+static void test_config__unknown_keys(void **state)
+{
+  struct nub_config cfg;
+
+  (void)state;
+  assert_true(nub_npm_setting_known("registry"));
+  assert_true(nub_npm_setting_known("SAVE_EXACT"));
+  assert_true(nub_npm_setting_known("@scope:registry"));
+  assert_true(nub_npm_setting_known("//r.example/:_authToken"));
+  assert_true(nub_npm_setting_known("store-dir")); /* nub's own */
+  assert_false(nub_npm_setting_known("//r.example/:_authTokn"));
+  assert_false(nub_npm_setting_known("min-release-agee"));
+  assert_string_equal(nub_npm_setting_nearest("min-release-agee"), "min-release-age");
+  {
+    char *camel = nub_npm_setting_pnpm_name("shamefully-hoist");
+    assert_string_equal(camel, "shamefullyHoist");
+    nub_free(camel);
+    assert_null(nub_npm_setting_pnpm_name("foo-bar"));
+  }
+  load(&cfg, "user-thing=1\n", "registry=http://r.example/\nsave-exakt=true\nauto-install-peers=true\n");
+  assert_int_equal(cfg.nwarnings, 2); /* the user's file is the user's */
+  assert_non_null(strstr(cfg.warnings[0], "\"save-exakt\" (did you mean \"save-exact\"?)"));
+  assert_non_null(strstr(cfg.warnings[1], "auto-install-peers (autoInstallPeers)"));
+  nub_config_release(&cfg);
+}
+
 static void test_config__credentials_by_nerf_dart(void **state)
 {
   struct nub_config cfg;
@@ -141,6 +168,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_config__credentials_by_nerf_dart),
       cmocka_unit_test(test_config__env_vars_in_project_credentials),
+      cmocka_unit_test(test_config__unknown_keys),
       cmocka_unit_test(test_config__registry_userinfo),
       cmocka_unit_test(test_config__key_emptied_by_expansion),
   };
