@@ -233,6 +233,8 @@ void nub_lockfile_pnpm_write(const struct nub_graph *g, struct nub_buf *out)
   /* overrides keep their configured order, as in pnpm */
   if (g->overrides.n)
     nub_yset_depmap(&t, root, "overrides", &g->overrides);
+  if (g->ext_checksum)
+    nub_yset_str(&t, root, "packageExtensionsChecksum", g->ext_checksum);
 
   sect = nub_ymap(&t);
   if (g->nimporters) {
@@ -793,6 +795,8 @@ int nub_lockfile_pnpm_parse(struct nub_graph *g, const char *text, size_t len,
       settings = v;
     else if (!strcmp(k, "overrides"))
       overrides = v;
+    else if (!strcmp(k, "packageExtensionsChecksum") && nub_y_sval(v))
+      g->ext_checksum = nub_strdup(nub_y_sval(v));
     else if (!strcmp(k, "catalogs"))
       catalogs = v;
     else if (!strcmp(k, "importers"))

@@ -9,6 +9,7 @@
 
 #include "diag.h"
 #include "install_ctx.h"
+#include "integrity.h"
 #include "lockfile_pnpm.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
@@ -124,8 +125,25 @@ static bool catalogs_in_sync(const struct nub_install_ctx *c, const struct nub_g
   return true;
 }
 
+/* pnpm's packageExtensionsChecksum of the workspace's packageExtensions
+ * ("sha256-<base64>" of their object-hash text), or NULL. Caller frees. */
+static char *ext_checksum(const struct nub_workspace *ws)
+{
+  struct nub_sri sri;
+  char buf[128];
+
+  if (!ws->pkg_exts_hash)
+    return NULL;
+  memset(&sri, 0, sizeof(sri));
+  sri.algo = NUB_HASH_SHA256;
+  sri.len = 32;
+  nub_sha256(ws->pkg_exts_hash, strlen(ws->pkg_exts_hash), sri.digest);
+  nub_sri_format(&sri, buf, sizeof(buf));
+  return nub_strdup(buf);
+}
+
 /* Does the lockfile answer package.json: one importer per workspace
- * package, each in sync, and the same overrides? */
+ * package, each in sync, and the same overrides and packageExtensions? */
 static bool in_sync(const struct nub_install_ctx *c, const struct nub_graph *g, char *why,
                     size_t cap)
 {
@@ -140,6 +158,16 @@ static bool in_sync(const struct nub_install_ctx *c, const struct nub_graph *g, 
   }
   if (!overrides_in_sync(g, &c->s->man.overrides, why, cap))
     return false;
+  {
+    char *sum = ext_checksum(&c->s->ws);
+    bool same = (!sum && !g->ext_checksum) || (sum && g->ext_checksum &&
+                                               !strcmp(sum, g->ext_checksum));
+    nub_free(sum);
+    if (!same) {
+      snprintf(why, cap, "pnpm-workspace.yaml's packageExtensions changed");
+      return false;
+    }
+  }
   if (g->nimporters != 1 + c->s->ws.npkgs) {
     for (size_t i = 0; i < c->s->ws.npkgs; i++) {
       bool found = false;
@@ -266,7 +294,11 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
     struct nub_source_reg reg = {p->meta, &c->s->cfg, &c->prog, tmp};
     struct nub_source src;
     nub_source_registry(&src, &reg);
+    ro.exts = c->s->ws.pkg_exts;
+    ro.nexts = c->s->ws.npkg_exts;
     rc = nub_resolve(&p->graph, &c->s->man, &src, &ro, err);
+    if (rc == 0)
+      p->graph.ext_checksum = ext_checksum(&c->s->ws);
     nub_free(tmp);
   }
   nub_age_gate_release(&gate);

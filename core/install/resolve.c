@@ -33,6 +33,7 @@ struct redge {
 struct rnode {
   char *name, *version, *base;
   const struct nub_pversion *pv; /* NULL for a file: directory */
+  struct nub_pversion *own_pv; /* pv as packageExtensions extend it (pv points here) */
   char *local_dir;
   char *local_tarball, *local_integrity; /* a file: tarball: its path, its SRI */
   char *tarball_url; /* a tarball named by URL: the URL (its SRI in local_integrity) */
@@ -246,6 +247,72 @@ static void add_kid(struct rnode *p, const char *alias, struct rnode *to, bool o
   p->kids[p->nkids].optional = optional;
   p->kids[p->nkids].peer = peer;
   p->nkids++;
+}
+
+/* {...ext, ...own}: the extension's entries first, the manifest's value
+ * where both name one (pnpm's packageExtensions rule), then the manifest's
+ * others. */
+static void merge_deps(struct nub_depmap *out, const struct nub_depmap *ext,
+                       const struct nub_depmap *own)
+{
+  size_t k = 0;
+
+  out->v = nub_calloc(ext->n + own->n + 1, sizeof(*out->v));
+  for (size_t i = 0; i < ext->n; i++) {
+    const char *mine = nub_depmap_get(own, ext->v[i].name);
+    out->v[k].name = nub_strdup(ext->v[i].name);
+    out->v[k++].spec = nub_strdup(mine ? mine : ext->v[i].spec);
+  }
+  for (size_t i = 0; i < own->n; i++)
+    if (!nub_depmap_get(ext, own->v[i].name)) {
+      out->v[k].name = nub_strdup(own->v[i].name);
+      out->v[k++].spec = nub_strdup(own->v[i].spec);
+    }
+  out->n = k;
+}
+
+/* pnpm's packageExtensions (nub_resolve_opts.exts) on a picked registry
+ * version: n->pv becomes the node's own extended copy when one applies. */
+static void extend(struct res *r, struct rnode *n)
+{
+  struct nub_pversion *x = NULL;
+
+  for (size_t i = 0; i < r->o->nexts; i++) {
+    const struct nub_pkg_ext *e = &r->o->exts[i];
+    struct nub_depmap m;
+    if (strcmp(e->name, n->name) ||
+        (e->range && nub_semver_satisfies(e->range, n->pv->version, false) != 1))
+      continue;
+    if (!x) {
+      x = nub_malloc(sizeof(*x));
+      *x = *n->pv; /* the rest stays the packument's */
+      memset(&x->deps, 0, sizeof(x->deps));
+      memset(&x->optional, 0, sizeof(x->optional));
+      memset(&x->peers, 0, sizeof(x->peers));
+      merge_deps(&x->deps, &(struct nub_depmap){NULL, 0}, &n->pv->deps);
+      merge_deps(&x->optional, &(struct nub_depmap){NULL, 0}, &n->pv->optional);
+      merge_deps(&x->peers, &(struct nub_depmap){NULL, 0}, &n->pv->peers);
+      x->peers_optional = nub_strarray_dup(n->pv->peers_optional, n->pv->npeers_optional);
+      x->npeers_optional = n->pv->npeers_optional;
+    }
+    merge_deps(&m, &e->deps, &x->deps);
+    nub_depmap_release(&x->deps);
+    x->deps = m;
+    merge_deps(&m, &e->optional, &x->optional);
+    nub_depmap_release(&x->optional);
+    x->optional = m;
+    merge_deps(&m, &e->peers, &x->peers);
+    nub_depmap_release(&x->peers);
+    x->peers = m;
+    for (size_t j = 0; j < e->npeers_optional; j++)
+      if (!nub_strarray_has(x->peers_optional, x->npeers_optional, e->peers_optional[j])) {
+        x->peers_optional = nub_realloc(x->peers_optional,
+                                        (x->npeers_optional + 1) * sizeof(char *));
+        x->peers_optional[x->npeers_optional++] = nub_strdup(e->peers_optional[j]);
+      }
+  }
+  if (x)
+    n->pv = n->own_pv = x;
 }
 
 /* Enqueue a picked node's own dependencies, in name order. */
@@ -787,6 +854,7 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   if (!n) {
     n = new_node(r, name, pv->version);
     n->pv = pv;
+    extend(r, n);
     if (r->o->prog)
       nub_progress_add(r->o->prog, &r->o->prog->resolved, 1);
     if (r->o->on_pick)
@@ -1495,6 +1563,13 @@ static void free_rnode(struct rnode *n)
   nub_free(n->local_integrity);
   if (n->has_local_man)
     nub_manifest_release(&n->local_man);
+  if (n->own_pv) {
+    nub_depmap_release(&n->own_pv->deps);
+    nub_depmap_release(&n->own_pv->optional);
+    nub_depmap_release(&n->own_pv->peers);
+    nub_strarray_free(n->own_pv->peers_optional, n->own_pv->npeers_optional);
+    nub_free(n->own_pv);
+  }
   nub_free(n);
 }
 

@@ -38,6 +38,7 @@
 #define NUB_RESOLVE_MAX_DEPTH 10000
 
 struct nub_workspace;
+struct nub_pkg_ext;
 
 enum { NUB_PEERS_ROOT = 1u << 0, NUB_PEERS_MEMBERS = 1u << 1, NUB_PEERS_OPTIONAL = 1u << 2 };
 
@@ -56,6 +57,9 @@ struct nub_resolve_opts {
   size_t nforget;
   bool forget_all;
   const struct nub_depmap *overrides;
+  /* pnpm's packageExtensions, applied to every registry version picked */
+  const struct nub_pkg_ext *exts;
+  size_t nexts;
   /* A registry version with neither dist.integrity nor dist.shasum cannot be
    * checked: refused (-NUB_EINTEGRITY) unless this is set. */
   bool allow_missing_integrity;

@@ -84,6 +84,7 @@ void nub_graph_release(struct nub_graph *g)
     nub_gpkg_free(g->pkgs[i]);
   nub_free(g->pkgs);
   nub_depmap_release(&g->overrides);
+  nub_free(g->ext_checksum);
   nub_depmap_release(&g->settings_extra);
   memset(g, 0, sizeof(*g));
 }

@@ -123,6 +123,7 @@ struct nub_graph {
    * ("true", "500"), written back verbatim so a round trip keeps them. */
   struct nub_depmap settings_extra;
   struct nub_depmap overrides;
+  char *ext_checksum; /* packageExtensionsChecksum ("sha256-..."), or NULL */
   struct nub_gcatalog *catalogs; /* sorted by name, entries by alias */
   size_t ncatalogs;
   struct nub_importer *importers;

@@ -1,6 +1,7 @@
 /* workspace.c - finding a workspace's root and members (workspace.h). */
 #include "workspace.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -274,7 +275,7 @@ static int add_catalog(struct yrd *r, struct nub_workspace *ws, const char *name
 static bool unapplied(const char *key)
 {
   static const char *const keys[] = {
-      "patchedDependencies", "packageExtensions", "trustPolicy", "configDependencies",
+      "patchedDependencies", "trustPolicy", "configDependencies",
       "pnpmfile",
       /* pnpm 10's; pnpm 12 applies allowBuilds alone (tested) */
       "neverBuiltDependencies", "ignoredBuiltDependencies"};
@@ -283,6 +284,140 @@ static bool unapplied(const char *key)
     if (!strcmp(keys[i], key))
       return true;
   return false;
+}
+
+/* A plain YAML scalar that is a number to pnpm: -12, 3.5. */
+static bool is_number(const char *t)
+{
+  size_t digits = 0, dots = 0;
+
+  for (t += *t == '-'; *t; t++) {
+    if (*t == '.')
+      dots++;
+    else if (isdigit((unsigned char)*t))
+      digits++;
+    else
+      return false;
+  }
+  return digits && dots <= 1;
+}
+
+/* object-hash's text of a YAML node (objects with sorted keys), as pnpm
+ * hashes packageExtensions for its lockfile: "object:1:string:3:foo:..." */
+static void ohash(struct nub_buf *b, yaml_document_t *doc, yaml_node_t *n)
+{
+  if (n->type == YAML_MAPPING_NODE) {
+    size_t np = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start), k = 0;
+    yaml_node_pair_t **v = nub_calloc(np + 1, sizeof(*v));
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
+      v[k++] = p;
+    for (size_t i = 1; i < k; i++) /* insertion sort by key: a few keys */
+      for (size_t j = i; j > 0; j--) {
+        const char *a = yscalar(yaml_document_get_node(doc, v[j - 1]->key));
+        const char *c = yscalar(yaml_document_get_node(doc, v[j]->key));
+        yaml_node_pair_t *t;
+        if (strcmp(a ? a : "", c ? c : "") <= 0)
+          break;
+        t = v[j - 1];
+        v[j - 1] = v[j];
+        v[j] = t;
+      }
+    nub_buf_addf(b, "object:%zu:", k);
+    for (size_t i = 0; i < k; i++) {
+      ohash(b, doc, yaml_document_get_node(doc, v[i]->key));
+      nub_buf_addc(b, ':');
+      ohash(b, doc, yaml_document_get_node(doc, v[i]->value));
+      nub_buf_addc(b, ',');
+    }
+    nub_free(v);
+  } else if (n->type == YAML_SEQUENCE_NODE) {
+    nub_buf_addf(b, "array:%zu:",
+                 (size_t)(n->data.sequence.items.top - n->data.sequence.items.start));
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+         it++)
+      ohash(b, doc, yaml_document_get_node(doc, *it));
+  } else {
+    const char *t = yscalar(n);
+    bool plain = n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    if (plain && t && (!strcmp(t, "true") || !strcmp(t, "false")))
+      nub_buf_addf(b, "bool:%s", t);
+    else if (plain && t && (!*t || !strcmp(t, "null") || !strcmp(t, "~")))
+      nub_buf_adds(b, "Null");
+    else if (plain && t && is_number(t))
+      nub_buf_addf(b, "number:%s", t);
+    else
+      nub_buf_addf(b, "string:%zu:%s", t ? strlen(t) : 0, t ? t : "");
+  }
+}
+
+/* packageExtensions: selector ("name", "name@range") -> dependencies,
+ * optionalDependencies, peerDependencies, peerDependenciesMeta. */
+static int pkg_exts(struct yrd *r, struct nub_workspace *ws, yaml_node_t *n)
+{
+  struct nub_buf b = NUB_BUF_INIT;
+  size_t cap = 0;
+  int rc = 0;
+
+  if (n->type == YAML_SCALAR_NODE && !n->data.scalar.length)
+    return 0;
+  if (n->type != YAML_MAPPING_NODE)
+    return ybad(r, n, "packageExtensions must map package selectors to extensions");
+  for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top && !rc;
+       p++) {
+    const char *sel = yscalar(yaml_document_get_node(r->doc, p->key)), *at;
+    yaml_node_t *v = yaml_document_get_node(r->doc, p->value);
+    struct nub_pkg_ext *e;
+    if (!sel || !*sel || v->type != YAML_MAPPING_NODE) {
+      rc = ybad(r, v, "packageExtensions: each selector (name or name@range) maps to "
+                "dependencies, optionalDependencies, peerDependencies, peerDependenciesMeta");
+      break;
+    }
+    NUB_GROW(ws->pkg_exts, cap, ws->npkg_exts + 1);
+    e = &ws->pkg_exts[ws->npkg_exts++];
+    memset(e, 0, sizeof(*e));
+    at = strchr(sel + 1, '@');
+    e->name = at ? nub_strndup(sel, (size_t)(at - sel)) : nub_strdup(sel);
+    e->range = at && at[1] ? nub_strdup(at + 1) : NULL;
+    for (yaml_node_pair_t *f = v->data.mapping.pairs.start; f < v->data.mapping.pairs.top && !rc;
+         f++) {
+      const char *k = yscalar(yaml_document_get_node(r->doc, f->key));
+      yaml_node_t *fv = yaml_document_get_node(r->doc, f->value);
+      if (!k)
+        continue;
+      if (!strcmp(k, "dependencies"))
+        rc = ymap(r, fv, "packageExtensions dependencies", "version ranges", &e->deps);
+      else if (!strcmp(k, "optionalDependencies"))
+        rc = ymap(r, fv, "packageExtensions optionalDependencies", "version ranges",
+                  &e->optional);
+      else if (!strcmp(k, "peerDependencies"))
+        rc = ymap(r, fv, "packageExtensions peerDependencies", "version ranges", &e->peers);
+      else if (!strcmp(k, "peerDependenciesMeta") && fv->type == YAML_MAPPING_NODE) {
+        struct strs o = {NULL, 0, 0};
+        for (yaml_node_pair_t *m = fv->data.mapping.pairs.start;
+             m < fv->data.mapping.pairs.top; m++) {
+          const char *peer = yscalar(yaml_document_get_node(r->doc, m->key));
+          yaml_node_t *mv = yaml_document_get_node(r->doc, m->value);
+          if (!peer || mv->type != YAML_MAPPING_NODE)
+            continue;
+          for (yaml_node_pair_t *q = mv->data.mapping.pairs.start;
+               q < mv->data.mapping.pairs.top; q++) {
+            const char *qk = yscalar(yaml_document_get_node(r->doc, q->key));
+            const char *qv = yscalar(yaml_document_get_node(r->doc, q->value));
+            if (qk && qv && !strcmp(qk, "optional") && !strcmp(qv, "true"))
+              strs_add(&o, nub_strdup(peer));
+          }
+        }
+        e->peers_optional = o.v;
+        e->npeers_optional = o.n;
+      }
+    }
+  }
+  if (!rc && ws->npkg_exts) {
+    ohash(&b, r->doc, n);
+    ws->pkg_exts_hash = nub_strdup(nub_buf_str(&b));
+  }
+  nub_buf_release(&b);
+  return rc;
 }
 
 /* peerDependencyRules: ignoreMissing, allowAny, allowedVersions. */
@@ -418,6 +553,8 @@ static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len
       rc = ymap(&r, v, "allowBuilds", "true or false", &ws->allow_builds);
     else if (!strcmp(k, "peerDependencyRules"))
       rc = peer_rules(&r, ws, v);
+    else if (!strcmp(k, "packageExtensions"))
+      rc = pkg_exts(&r, ws, v);
     else if (!strcmp(k, "onlyBuiltDependencies"))
       rc = yseq(&r, v, "onlyBuiltDependencies", &ws->only_built, &ws->nonly_built);
     else if (yscalar(v)) {
@@ -832,6 +969,17 @@ void nub_workspace_release(struct nub_workspace *ws)
   nub_catalogs_free(ws->catalogs, ws->ncatalogs);
   nub_depmap_release(&ws->overrides);
   nub_depmap_release(&ws->settings);
+  for (size_t i = 0; i < ws->npkg_exts; i++) {
+    struct nub_pkg_ext *e = &ws->pkg_exts[i];
+    nub_free(e->name);
+    nub_free(e->range);
+    nub_depmap_release(&e->deps);
+    nub_depmap_release(&e->optional);
+    nub_depmap_release(&e->peers);
+    nub_strarray_free(e->peers_optional, e->npeers_optional);
+  }
+  nub_free(ws->pkg_exts);
+  nub_free(ws->pkg_exts_hash);
   nub_strarray_free(ws->only_built, ws->nonly_built);
   nub_strarray_free(ws->age_exclude, ws->nage_exclude);
   nub_depmap_release(&ws->allow_builds);

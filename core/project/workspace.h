@@ -21,6 +21,16 @@ struct nub_ws_pkg {
   struct nub_manifest man;
 };
 
+/* One of pnpm's packageExtensions: what to add to the manifests of name
+ * (of the versions range allows; NULL: all). The manifest's own entries
+ * win, as in pnpm. */
+struct nub_pkg_ext {
+  char *name, *range;
+  struct nub_depmap deps, optional, peers;
+  char **peers_optional; /* peerDependenciesMeta's optional: true */
+  size_t npeers_optional;
+};
+
 struct nub_workspace {
   char *root;         /* absolute */
   const char *source; /* "pnpm-workspace.yaml" or "package.json"; NULL: not a workspace */
@@ -46,6 +56,11 @@ struct nub_workspace {
   char **peer_allow_any;
   size_t npeer_allow_any;
   struct nub_depmap peer_allowed;
+  /* packageExtensions (nub_pkg_ext), and their object-hash text, whose
+   * SHA-256 pnpm records as packageExtensionsChecksum (NULL: none) */
+  struct nub_pkg_ext *pkg_exts;
+  size_t npkg_exts;
+  char *pkg_exts_hash;
   /* pnpm-workspace.yaml's other settings whose value is a scalar, as
    * written: key -> "true", "500", ... */
   struct nub_depmap settings;

@@ -427,16 +427,47 @@ class PnpmLockfileTest(WorkspaceTestCase):
         write(os.path.join(self.proj, ".pnpmfile.cjs"), "module.exports = {hooks: {}};\n")
         self.member("packages/app", {"name": "app", "version": "1.0.0"})
         proc = self.nub("install")
-        # (minimumReleaseAge, allowBuilds and strictPeerDependencies are
-        # applied: test_age_gate.py, test_approvals.py, test_peer_rules.py)
+        # (minimumReleaseAge, allowBuilds, strictPeerDependencies and
+        # packageExtensions are applied: test_age_gate.py,
+        # test_approvals.py, test_peer_rules.py, test_package_extensions_as_pnpm)
         self.assertNotIn("minimumReleaseAge", proc.stderr)
         self.assertNotIn("allowBuilds", proc.stderr)
         self.assertNotIn("strictPeerDependencies", proc.stderr)
+        self.assertNotIn("packageExtensions", proc.stderr)
         for line in ("pnpm-workspace.yaml's trustPolicy is not applied by nub",
-                     "pnpm-workspace.yaml's packageExtensions is not applied by nub",
                      "package.json's pnpm.peerDependencyRules is not applied by nub",
                      ".pnpmfile.cjs is not run by nub"):
             self.assertEqual(proc.stderr.count(line), 1, proc.stderr)
+
+    def test_package_extensions_as_pnpm(self):
+        # pnpm-workspace.yaml's packageExtensions add to the manifests they
+        # select (the manifest's own entries win): nub.lock is pnpm's
+        # lockfile byte for byte (its packageExtensionsChecksum too), pnpm's
+        # installs frozen, and a change of them is a change of the lockfile
+        pnpm = nubtest.tool("pnpm")
+        if not pnpm:
+            self.skipTest("SKIP: pnpm is not installed")
+        self.make_project({"name": "mono", "version": "1.0.0", "private": True,
+                           "dependencies": {"a": "^1.0.0", "peer-host": "1.0.0"}})
+        write(os.path.join(self.proj, "pnpm-workspace.yaml"),
+              "packages:\n  - packages/*\npackageExtensions:\n  a@1:\n    dependencies:\n"
+              "      c: ^1.0.0\n      b: 2.0.0\n  a@2:\n    dependencies:\n      e: ^1.0.0\n"
+              "  peer-host:\n    peerDependencies:\n      react-like: '*'\n"
+              "    peerDependenciesMeta:\n      react-like:\n        optional: true\n")
+        self.member("packages/app", {"name": "app", "version": "1.0.0",
+                                     "dependencies": {"a": "^1.0.0"}})
+        want = self.pnpm_bytes_then_frozen(pnpm)
+        self.assertIn("packageExtensionsChecksum: sha256-", want)
+        a = os.path.realpath(os.path.join(self.proj, "node_modules", "a"))
+        self.assertEqual(self.node_require(a, "c")["version"][:2], "1.")
+        # the manifest's own b wins over the extension's 2.0.0
+        self.assertEqual(self.node_require(a, "b")["version"], "1.0.0")
+        # changed: the frozen install refuses the lockfile, as pnpm's does
+        write(os.path.join(self.proj, "pnpm-workspace.yaml"),
+              "packages:\n  - packages/*\npackageExtensions:\n  a@1:\n    dependencies:\n"
+              "      c: ^1.0.0\n")
+        proc = self.nub_fails("install", "--frozen-lockfile")
+        self.assertIn("packageExtensions changed", proc.stderr)
 
     def test_unknown_settings_are_named_as_pnpm_names_them(self):
         # a misspelt key would drop its policy without a word: pnpm 12 names

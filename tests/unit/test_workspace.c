@@ -149,6 +149,23 @@ static void test_workspace__pnpm_yaml(void **state)
   assert_string_equal(nub_depmap_get(&ws.settings, "strictPeerDependencies"), "true");
   nub_workspace_release(&ws);
 
+  /* packageExtensions, and the object-hash text pnpm's checksum is of */
+  nub_free(write_in(root, "pnpm-workspace.yaml",
+                    "packages: ['packages/*']\npackageExtensions:\n  foo@1:\n"
+                    "    dependencies:\n      bar: ^1.0.0\n"
+                    "    peerDependenciesMeta:\n      baz:\n        optional: true\n"));
+  assert_int_equal(nub_workspace_discover(&ws, root, NULL, &err), 0);
+  assert_int_equal(ws.npkg_exts, 1);
+  assert_string_equal(ws.pkg_exts[0].name, "foo");
+  assert_string_equal(ws.pkg_exts[0].range, "1");
+  assert_string_equal(nub_depmap_get(&ws.pkg_exts[0].deps, "bar"), "^1.0.0");
+  assert_int_equal(ws.pkg_exts[0].npeers_optional, 1);
+  assert_string_equal(ws.pkg_exts_hash,
+                      "object:1:string:5:foo@1:object:2:string:12:dependencies:object:1:"
+                      "string:3:bar:string:6:^1.0.0,,string:20:peerDependenciesMeta:"
+                      "object:1:string:3:baz:object:1:string:8:optional:bool:true,,,,");
+  nub_workspace_release(&ws);
+
   /* a key pnpm does not know: one warning with the nearest it does */
   nub_free(write_in(root, "pnpm-workspace.yaml", "packages: ['packages/*']\nsaveExactt: true\n"));
   assert_int_equal(nub_workspace_discover(&ws, root, NULL, &err), 0);
