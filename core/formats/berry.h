@@ -112,6 +112,9 @@ struct nub_berry_project {
   struct nub_pkg *(*identity)(void *ud, const char *name, const char *version,
                               const char *tarball);
   void *ud;
+  /* set when .yarnrc.yml (or YARN_ENABLE_SCRIPTS) says enableScripts:
+   * false: berry runs no dependency's build (may be NULL) */
+  bool *scripts_off;
 };
 
 /* Fill t (empty, nub_tree_init'ed) with the tree of berry lockfile text:

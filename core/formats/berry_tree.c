@@ -146,6 +146,8 @@ int nub_berry_tree(struct nub_tree *t, const char *text, size_t len,
   r = nub_yarnrc_load(&rc, bp->dir, err);
   if (r < 0)
     return r;
+  if (bp->scripts_off)
+    *bp->scripts_off = rc.scripts_off;
   r = linker_allowed(&rc, bp->linker_given, err);
   if (r == 0)
     r = nub_lockfile_berry_parse(&l, text, len, bp->lockname, err);

@@ -159,6 +159,10 @@ static int read_one(struct nub_yarnrc *rc, const char *path, bool *have_ext, boo
       note_unknown(rc, path, k);
       if (!strcmp(k, "plugins"))
         rc->plugins = true;
+      else if (!strcmp(k, "enableScripts") && !rc->scripts_set && nub_y_sval(v)) {
+        rc->scripts_set = true;
+        rc->scripts_off = !strcmp(nub_y_sval(v), "false");
+      }
       if (!strcmp(k, "nodeLinker") && !rc->node_linker) {
         if (!nub_y_sval(v)) {
           rc2 = nub_y_bad(&r, v, "nodeLinker must be a string");
@@ -226,6 +230,10 @@ int nub_yarnrc_load(struct nub_yarnrc *rc, const char *dir, struct nub_err *err)
 
   memset(rc, 0, sizeof(*rc));
   rc->nm_self_references = true;
+  if ((env = nub_plat_getenv("YARN_ENABLE_SCRIPTS")) && *env) {
+    rc->scripts_set = true;
+    rc->scripts_off = !strcmp(env, "false") || !strcmp(env, "0");
+  }
   if ((env = nub_plat_getenv("YARN_NODE_LINKER")) && *env) {
     rc->node_linker = nub_strdup(env);
     rc->node_linker_from = nub_strdup("YARN_NODE_LINKER");

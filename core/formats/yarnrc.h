@@ -30,6 +30,8 @@ struct nub_yarnrc {
    * whether a plugins: list may declare them */
   struct nub_buf unknown;
   bool plugins;
+  /* enableScripts (the nearest file's; YARN_ENABLE_SCRIPTS first) */
+  bool scripts_off, scripts_set;
 };
 
 /* Read the settings for the project at dir. A file that is not valid YAML,

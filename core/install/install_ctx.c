@@ -15,6 +15,8 @@ bool nub_install_trusted(const struct nub_install_ctx *c, const char *name, cons
 
 bool nub_install_denied(const struct nub_install_ctx *c, const char *name, const char *version)
 {
+  if (c->builds_off)
+    return true;
   for (size_t i = 0; i < c->s->man.ndenied; i++)
     if (nub_approval_matches(c->s->man.denied[i], name, version))
       return true;

@@ -57,6 +57,8 @@ struct nub_install_ctx {
    * what to say of each (or NULL); one entry per package */
   char **blocked, **blocked_note;
   size_t nblocked;
+  bool builds_off;      /* berry's enableScripts: false: no dependency's build runs,
+                         * none waits for an approval */
   bool *selected;       /* --filter: project 0 the root, i the member i - 1; NULL: all */
   char **secrets;       /* specs with credentials (nub_manifest_secret), borrowed */
   size_t nsecrets;

@@ -41,6 +41,7 @@ int nub_plan_from_berry(struct nub_install_ctx *c, struct nub_err *err)
       .linker_given = c->s->cfg.linker != NUB_LINKER_AUTO,
       .identity = identity,
       .ud = c,
+      .scripts_off = &c->builds_off,
   };
 
   p->lockname = c->s->proj.lockfile;

@@ -169,6 +169,37 @@ class ApprovalsTest(NubTestCase):
         self.assertFalse(ran(self.proj))
         self.assertNotIn("scripted", proc.stderr)
 
+    def test_yarn_enable_scripts_false(self):
+        # berry builds every dependency unless .yarnrc.yml says
+        # enableScripts: false; then neither berry nor nub runs one, and
+        # nub asks about none (nor fails CI for it)
+        berry = nubtest.tool("berry")
+        if not berry or not os.path.exists(berry):
+            self.skipTest("SKIP: yarn berry is not installed")
+        d = os.path.join(self.tmp, "berry")
+        os.makedirs(d)
+        self.write_json(os.path.join(d, "package.json"),
+                        {"name": "proj", "version": "1.0.0",
+                         "dependencies": {"scripted": "1.0.0"}})
+        write(os.path.join(d, ".yarnrc.yml"),
+              'nodeLinker: node-modules\nnpmRegistryServer: "%s"\nunsafeHttpWhitelist:\n'
+              '  - 127.0.0.1\nenableTelemetry: false\nenableGlobalCache: false\n'
+              'enableScripts: false\n' % self.registry.url.rstrip("/"))
+        env = {"YARN_GLOBAL_FOLDER": os.path.join(self.tmp, "berry-global"),
+               "YARN_ENABLE_TELEMETRY": "0"}
+        self.run_cmd([berry, "install"], cwd=d, env=env, timeout=300)
+        self.assertFalse(ran(d))
+        shutil.rmtree(os.path.join(d, "node_modules"))
+        proc = self.nub("install", "--frozen-lockfile", cwd=d, env={"CI": "true"})
+        self.assertFalse(ran(d))
+        self.assertNotIn("scripted", proc.stderr)
+        # without it, berry builds it; nub waits for an approval (and CI fails)
+        write(os.path.join(d, ".yarnrc.yml"),
+              open(os.path.join(d, ".yarnrc.yml")).read().replace("enableScripts: false\n", ""))
+        shutil.rmtree(os.path.join(d, "node_modules"))
+        proc = self.nub("install", "--frozen-lockfile", cwd=d, env={"CI": "true"}, check=False)
+        self.assertEqual(proc.returncode, 51, proc.stderr)
+
     def approve_then_tool(self, name):
         """nub install leaves the build waiting; nub approve-builds lists it,
         then approves it in the tool's home and runs it; the tool's own

@@ -526,7 +526,8 @@ static void run_expect(struct tcase *c, const struct expect *e, const char *dir,
     struct nub_pkgtab pt = {0};
     struct nub_tree t;
     struct nub_berry_project bp = {dir,   "yarn.lock", man,   wsp,           "linux", "x64",
-                                   "glibc", cfg,       false, berry_identity, &pt};
+                                   "glibc", cfg,       false, berry_identity, &pt,
+                                   NULL};
     nub_tree_init(&t, &pt);
     rc = yarn_lock ? nub_berry_tree(&t, yarn_lock, strlen(yarn_lock), &bp, &err)
                    : nub_err_set(&err, -NUB_ELOCKFILE, "the case has no yarn.lock");
