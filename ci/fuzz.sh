@@ -17,7 +17,7 @@ secs=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 cc=${CC:-clang}
 command -v "$cc" >/dev/null || { echo "fuzz: $cc is missing (Debian: apt-get install clang)" >&2; exit 1; }
-all=(json lockfile_npm lockfile_pnpm lockfile_yarn lockfile_berry npmrc bunfig semver index tarball packument spec name)
+all=(json lockfile_npm lockfile_pnpm lockfile_yarn lockfile_berry npmrc bunfig semver index tarball packument spec name workspace_yaml yarnrc)
 harnesses=("$@"); [ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
 
 out=$root/build-fuzz
@@ -47,17 +47,23 @@ while IFS= read -r f; do
     */bun.lock) seed lockfile_npm "$f" '\001'; seed json "$f" ;;
     */yarn.lock) seed lockfile_yarn "$f"; seed lockfile_berry "$f" ;;
     */yarn-berry.lock) seed lockfile_berry "$f" ;;
-    */pnpm-lock.yaml|*/nub.lock|*/lockfiles/*.yaml|*/pnpm-workspace.yaml) seed lockfile_pnpm "$f" ;;
+    */pnpm-workspace.yaml) seed lockfile_pnpm "$f"; seed workspace_yaml "$f" '\000' ;;
+    */.yarnrc.yml) seed yarnrc "$f" ;;
+    */pnpm-lock.yaml|*/nub.lock|*/lockfiles/*.yaml) seed lockfile_pnpm "$f" ;;
     */package.json) seed json "$f" ;;
     */.npmrc|*/npmrc) seed npmrc "$f" ;;
   esac
 done < <(find tests/fixtures ci/bench/fixtures -type f \( -name 'package-lock*.json' -o \
            -name npm-shrinkwrap.json -o -name bun.lock -o -name yarn.lock -o -name yarn-berry.lock -o -name '*.yaml' -o \
-           -name nub.lock -o -name package.json -o -name .npmrc -o -name npmrc \) | sort)
+           -name nub.lock -o -name package.json -o -name .npmrc -o -name npmrc -o -name .yarnrc.yml \) | sort)
 printf 'registry=http://127.0.0.1:4873/\n@s:registry=https://r.invalid/x/\n//r.invalid/x/:_authToken=${TOKEN}\nstrict-ssl=false\nfetch-retries=3\n' \
   >"$corpus/npmrc/synthetic"
 printf '[install]\nregistry = "http://127.0.0.1:4873/"\nminimumReleaseAge = 259200\nminimumReleaseAgeExcludes = [\n  "@types/node", # why\n  '"'"'x'"'"',\n]\n[install.scopes]\na = { token = "t" }\n' \
   >"$corpus/bunfig/synthetic"
+printf '\001packages:\n  - packages/*\ncatalog:\n  a: ^1.0.0\nallowBuilds:\n  esbuild: true\npeerDependencyRules:\n  ignoreMissing: ["@babel/*"]\n  allowedVersions:\n    a@1>b: "2"\npackageExtensions:\n  foo@1:\n    dependencies:\n      bar: ^1.0.0\n    peerDependenciesMeta:\n      baz:\n        optional: true\nminimumReleaseAgee: 5\n' \
+  >"$corpus/workspace_yaml/synthetic"
+printf 'nodeLinker: node-modules\nnpmRegistryServer: "http://127.0.0.1:4873"\nnpmScopes:\n  s:\n    npmRegistryServer: "http://r.invalid"\npackageExtensions:\n  "a@*":\n    dependencies:\n      b: ^1.0.0\nenableScripts: false\nnpmMinimalAgeGatee: 3\n' \
+  >"$corpus/yarnrc/synthetic"
 i=0
 for pair in '^1.2.3|1.4.0' '~1.2|1.2.9' '>=1.0.0 <2.0.0-0|1.5.0-beta.1' '1.x || >=2.5.0|2.6.0' \
             '*|0.0.0' '1.2.3 - 2.3.4|2.3.4' 'latest|1.0.0' '^0.0.1|0.0.2' '>1.2.3-alpha.1|1.2.3' \

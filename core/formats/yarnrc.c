@@ -132,21 +132,16 @@ static void note_unknown(struct nub_yarnrc *rc, const char *path, const char *k)
     nub_buf_addf(&rc->unknown, " (did you mean \"%s\"?)", near);
 }
 
-/* One file: keys it sets that no nearer file set. */
-static int read_one(struct nub_yarnrc *rc, const char *path, bool *have_ext, bool *have_lim,
-                    bool *have_self, struct nub_err *err)
+/* One file's text: keys it sets that no nearer file set. */
+static int parse_one(struct nub_yarnrc *rc, const char *text, size_t len, const char *path,
+                     bool *have_ext, bool *have_lim, bool *have_self, struct nub_err *err)
 {
-  char *text = NULL;
-  size_t len = 0;
   yaml_document_t doc;
   yaml_node_t *root;
   struct nub_yrd r = {&doc, path, err, -NUB_ECONFIG};
   int rc2;
 
-  if (nub_plat_read_file_at(NUB_PLAT_CWD, path, 1u << 24, &text, &len) < 0)
-    return 0; /* none there */
   rc2 = nub_yaml_load(&doc, text, len, path, -NUB_ECONFIG, err);
-  nub_free(text);
   if (rc2 < 0)
     return rc2;
   root = yaml_document_get_root_node(&doc);
@@ -219,6 +214,30 @@ static int read_one(struct nub_yarnrc *rc, const char *path, bool *have_ext, boo
   }
   yaml_document_delete(&doc);
   return rc2 < 0 ? rc2 : 0;
+}
+
+static int read_one(struct nub_yarnrc *rc, const char *path, bool *have_ext, bool *have_lim,
+                    bool *have_self, struct nub_err *err)
+{
+  char *text = NULL;
+  size_t len = 0;
+  int r;
+
+  if (nub_plat_read_file_at(NUB_PLAT_CWD, path, 1u << 24, &text, &len) < 0)
+    return 0; /* none there */
+  r = parse_one(rc, text, len, path, have_ext, have_lim, have_self, err);
+  nub_free(text);
+  return r;
+}
+
+int nub_yarnrc_parse(struct nub_yarnrc *rc, const char *text, size_t len, const char *path,
+                     struct nub_err *err)
+{
+  bool have_ext = false, have_lim = false, have_self = false;
+
+  memset(rc, 0, sizeof(*rc));
+  rc->nm_self_references = true;
+  return parse_one(rc, text, len, path, &have_ext, &have_lim, &have_self, err);
 }
 
 int nub_yarnrc_load(struct nub_yarnrc *rc, const char *dir, struct nub_err *err)

@@ -41,5 +41,10 @@ struct nub_yarnrc {
  * project has plugins (which may declare settings). */
 int nub_yarnrc_load(struct nub_yarnrc *rc, const char *dir, struct nub_err *err);
 void nub_yarnrc_release(struct nub_yarnrc *rc);
+/* One file's text alone, as if read from path (exported for tests): no
+ * other file, no environment, no refusal of unknown keys (rc->unknown
+ * lists them). nub_yarnrc_release it whatever it returns. */
+int nub_yarnrc_parse(struct nub_yarnrc *rc, const char *text, size_t len, const char *path,
+                     struct nub_err *err);
 
 #endif

@@ -350,6 +350,24 @@ static void ohash(struct nub_buf *b, yaml_document_t *doc, yaml_node_t *n)
   }
 }
 
+static void release_exts(struct nub_workspace *ws)
+{
+  for (size_t i = 0; i < ws->npkg_exts; i++) {
+    struct nub_pkg_ext *e = &ws->pkg_exts[i];
+    nub_free(e->name);
+    nub_free(e->range);
+    nub_depmap_release(&e->deps);
+    nub_depmap_release(&e->optional);
+    nub_depmap_release(&e->peers);
+    nub_strarray_free(e->peers_optional, e->npeers_optional);
+  }
+  nub_free(ws->pkg_exts);
+  nub_free(ws->pkg_exts_hash);
+  ws->pkg_exts = NULL;
+  ws->npkg_exts = 0;
+  ws->pkg_exts_hash = NULL;
+}
+
 /* packageExtensions: selector ("name", "name@range") -> dependencies,
  * optionalDependencies, peerDependencies, peerDependenciesMeta. */
 static int pkg_exts(struct yrd *r, struct nub_workspace *ws, yaml_node_t *n)
@@ -358,6 +376,7 @@ static int pkg_exts(struct yrd *r, struct nub_workspace *ws, yaml_node_t *n)
   size_t cap = 0;
   int rc = 0;
 
+  release_exts(ws); /* the file's last packageExtensions: key is the one */
   if (n->type == YAML_SCALAR_NODE && !n->data.scalar.length)
     return 0;
   if (n->type != YAML_MAPPING_NODE)
@@ -571,6 +590,14 @@ static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len
     rc = unknown_keys(ws, unknown.v, unknown.n, pin, err);
   nub_strarray_free(unknown.v, unknown.n);
   return rc;
+}
+
+int nub_workspace_parse_yaml(struct nub_workspace *ws, const char *text, size_t len,
+                             const char *pin, struct nub_err *err)
+{
+  memset(ws, 0, sizeof(*ws));
+  ws->source = "pnpm-workspace.yaml";
+  return read_pnpm_yaml(ws, text, len, false, pin, err);
 }
 
 /* The globs of dir's workspace definition: pnpm-workspace.yaml wins over
@@ -969,17 +996,7 @@ void nub_workspace_release(struct nub_workspace *ws)
   nub_catalogs_free(ws->catalogs, ws->ncatalogs);
   nub_depmap_release(&ws->overrides);
   nub_depmap_release(&ws->settings);
-  for (size_t i = 0; i < ws->npkg_exts; i++) {
-    struct nub_pkg_ext *e = &ws->pkg_exts[i];
-    nub_free(e->name);
-    nub_free(e->range);
-    nub_depmap_release(&e->deps);
-    nub_depmap_release(&e->optional);
-    nub_depmap_release(&e->peers);
-    nub_strarray_free(e->peers_optional, e->npeers_optional);
-  }
-  nub_free(ws->pkg_exts);
-  nub_free(ws->pkg_exts_hash);
+  release_exts(ws);
   nub_strarray_free(ws->only_built, ws->nonly_built);
   nub_strarray_free(ws->age_exclude, ws->nage_exclude);
   nub_depmap_release(&ws->allow_builds);

@@ -107,6 +107,11 @@ int nub_workspace_select(const struct nub_workspace *ws, const char *root_name,
                          const struct nub_manifest *root_man, const char *cwd_rel,
                          char *const *sel, size_t nsel, bool *out, struct nub_err *err);
 void nub_workspace_release(struct nub_workspace *ws);
+/* pnpm-workspace.yaml's text alone, no member read (exported for tests):
+ * what nub_workspace_discover reads of it; pin is package.json's
+ * packageManager (or NULL). nub_workspace_release it whatever it returns. */
+int nub_workspace_parse_yaml(struct nub_workspace *ws, const char *text, size_t len,
+                             const char *pin, struct nub_err *err);
 
 /* pnpm's settings (pnpm_settings.c): whether pnpm 12 knows key in
  * pnpm-workspace.yaml, and the known key nearest a key it does not (NULL:
