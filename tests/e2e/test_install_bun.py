@@ -538,6 +538,44 @@ class BunWriteBackTest(nubtest.NubTestCase):
         self.assertEqual(self.read(self.lock), written)
 
 
+    def test_adding_a_package_already_in_the_tree(self):
+        # b@1 is a's: adding it to the project is a new entry of the
+        # project's own (workspaces[""]), and nothing else moves
+        self.bun()
+        os.unlink(self.lock)
+        self.run_bun(self.proj, "install")
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
+        before = self.read(self.lock).decode()
+        self.nub("add", "b@^1.0.0")
+        self.run_bun(theirs, "add", "b@^1.0.0")
+        self.assertNotEqual(self.read(self.lock).decode(), before)
+        self.assertEqual(self.read(self.lock).decode(),
+                         self.read(os.path.join(theirs, "bun.lock")).decode())
+
+    def test_an_add_keeps_the_other_pins(self):
+        # bun.lock pins fresh@1.0.0 where ^1.0.0 now also takes 1.1.0: an add
+        # of another package keeps that pin, as bun add keeps it
+        self.bun()
+        os.unlink(self.lock)
+        pj = self.read_json(os.path.join(self.proj, "package.json"))
+        pj["dependencies"]["fresh"] = "1.0.0"
+        self.write_json(os.path.join(self.proj, "package.json"), pj)
+        self.run_bun(self.proj, "install")
+        for name in ("package.json", "bun.lock"):
+            path = os.path.join(self.proj, name)
+            text = self.read(path).decode().replace('"fresh": "1.0.0"', '"fresh": "^1.0.0"')
+            with open(path, "w") as f:
+                f.write(text)
+        self.assertIn('"fresh": ["fresh@1.0.0"', self.read(self.lock).decode())
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
+        self.nub("add", "tagged")
+        self.run_bun(theirs, "add", "tagged")
+        self.assertIn('"fresh": ["fresh@1.0.0"', self.read(self.lock).decode())
+        self.assertEqual(self.read(self.lock).decode(),
+                         self.read(os.path.join(theirs, "bun.lock")).decode())
+
     def test_a_native_bin_links_to_the_platform_build(self):
         # bun links the bin of a package of "nativeDependencies" (esbuild's
         # by default) straight to its platform package's binary
