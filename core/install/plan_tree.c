@@ -192,6 +192,11 @@ static int resolve_again(struct nub_install_ctx *c, const char *why, struct nub_
 
   nub_diag_debugf("re-resolving %s: %s", p->lockname, why);
   nub_graph_init(&prev);
+  /* every pin the file records is one to keep, this machine's or not: a
+   * package only another platform's package needs (bun.lock's wasm32
+   * bindings' runtime) keeps its version too, as bun keeps it */
+  for (size_t i = 0; i < p->tree.n; i++)
+    p->tree.nodes[i].skip = false;
   rc = nub_graph_from_tree(&prev, &p->tree, &c->s->man, c->s->ws.source ? &c->s->ws : NULL, err);
   nub_tree_release(&p->tree);
   nub_tree_init(&p->tree, &p->pkgs);

@@ -576,6 +576,32 @@ class BunWriteBackTest(nubtest.NubTestCase):
         self.assertEqual(self.read(self.lock).decode(),
                          self.read(os.path.join(theirs, "bun.lock")).decode())
 
+    def test_an_add_keeps_a_pin_only_another_platform_needs(self):
+        # fresh@1.0.0 is in bun.lock only for opt-win-fresh (win32's):
+        # not installed here, its pin is kept all the same, as bun add
+        # keeps it (a real project's wasm32 bindings' runtime moved before)
+        self.bun()
+        os.unlink(self.lock)
+        pj = self.read_json(os.path.join(self.proj, "package.json"))
+        pj["optionalDependencies"] = {"opt-win-fresh": "1.0.0"}
+        self.write_json(os.path.join(self.proj, "package.json"), pj)
+        self.run_bun(self.proj, "install")
+        text = self.read(self.lock).decode()
+        self.assertIn('"fresh": ["fresh@1.1.0"', text)
+        text = text.replace("fresh@1.1.0", "fresh@1.0.0").replace(
+            "fresh-1.1.0.tgz", "fresh-1.0.0.tgz").replace(
+            self.registry.integrity("fresh", "1.1.0"), self.registry.integrity("fresh", "1.0.0"))
+        self.assertIn('"fresh": ["fresh@1.0.0"', text)
+        with open(self.lock, "w") as f:
+            f.write(text)
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
+        self.nub("add", "tagged")
+        self.run_bun(theirs, "add", "tagged")
+        self.assertIn('"fresh": ["fresh@1.0.0"', self.read(self.lock).decode())
+        self.assertEqual(self.read(self.lock).decode(),
+                         self.read(os.path.join(theirs, "bun.lock")).decode())
+
     def test_a_native_bin_links_to_the_platform_build(self):
         # bun links the bin of a package of "nativeDependencies" (esbuild's
         # by default) straight to its platform package's binary
