@@ -216,6 +216,91 @@ static int local_source(struct nub_tree *t, const char *key, const char *name,
   return 0;
 }
 
+/* A JSON value of bun.lock's info object in bun's own style: "{ "k": v }",
+ * "[a, b]", os/cpu/libc lists as "[ a, b, ]". */
+static void json_text(struct nub_buf *b, const cJSON *v, const char *key)
+{
+  const cJSON *it;
+  bool first = true;
+
+  if (cJSON_IsObject(v)) {
+    if (!v->child) {
+      nub_buf_adds(b, "{}");
+      return;
+    }
+    nub_buf_adds(b, "{ ");
+    cJSON_ArrayForEach(it, v)
+    {
+      if (!first)
+        nub_buf_adds(b, ", ");
+      first = false;
+      nub_lockfile_bun_str(b, it->string ? it->string : "");
+      nub_buf_adds(b, ": ");
+      json_text(b, it, it->string);
+    }
+    nub_buf_adds(b, " }");
+  } else if (cJSON_IsArray(v)) {
+    bool spaced = key && (!strcmp(key, "os") || !strcmp(key, "cpu") || !strcmp(key, "libc"));
+    nub_buf_adds(b, spaced ? "[ " : "[");
+    cJSON_ArrayForEach(it, v)
+    {
+      if (!spaced && !first)
+        nub_buf_adds(b, ", ");
+      first = false;
+      json_text(b, it, NULL);
+      if (spaced)
+        nub_buf_adds(b, ", ");
+    }
+    nub_buf_adds(b, "]");
+  } else if (cJSON_IsString(v)) {
+    nub_lockfile_bun_str(b, v->valuestring);
+  } else if (cJSON_IsBool(v)) {
+    nub_buf_adds(b, cJSON_IsTrue(v) ? "true" : "false");
+  } else if (cJSON_IsNumber(v)) {
+    if (v->valuedouble == (double)(long long)v->valuedouble)
+      nub_buf_addf(b, "%lld", (long long)v->valuedouble);
+    else
+      nub_buf_addf(b, "%.17g", v->valuedouble);
+  } else {
+    nub_buf_adds(b, "null");
+  }
+}
+
+/* An entry's info object as bun writes it back: its values as the file has
+ * them, its fields in bun's order (lockfile_bun_write.c's info()), any
+ * other after them as they came. */
+static void info_text(struct nub_buf *b, const cJSON *meta)
+{
+  static const char *const order[] = {"dependencies", "optionalDependencies",
+                                      "peerDependencies", "optionalPeers", "os", "cpu", "libc",
+                                      "hasInstallScript", "bin", "binDir", NULL};
+  const cJSON *it;
+  bool first = true;
+
+  if (!meta->child) {
+    nub_buf_adds(b, "{}");
+    return;
+  }
+  nub_buf_adds(b, "{ ");
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t k = 0; pass ? k < 1 : order[k] != NULL; k++)
+      cJSON_ArrayForEach(it, meta)
+      {
+        bool known = false;
+        for (size_t j = 0; order[j]; j++)
+          known = known || (it->string && !strcmp(it->string, order[j]));
+        if (pass ? known : !it->string || strcmp(it->string, order[k]))
+          continue;
+        if (!first)
+          nub_buf_adds(b, ", ");
+        first = false;
+        nub_lockfile_bun_str(b, it->string ? it->string : "");
+        nub_buf_adds(b, ": ");
+        json_text(b, it, it->string);
+      }
+  nub_buf_adds(b, " }");
+}
+
 /* One "packages" entry into a node. */
 static int add_entry(struct nub_tree *t, const char *key, const cJSON *v, const char *fname,
                      const struct nub_config *cfg, const struct nub_strmap *ws,
@@ -304,6 +389,11 @@ static int add_entry(struct nub_tree *t, const char *key, const cJSON *v, const 
                         cJSON_IsString(sri) ? sri->valuestring : NULL);
   nub_free(tarball);
   set_meta(n, meta);
+  if (cJSON_IsObject(meta) && !nub_strmap_get(&t->bun_info, spec->valuestring)) {
+    struct nub_buf text = NUB_BUF_INIT;
+    info_text(&text, meta);
+    nub_strmap_put(&t->bun_info, spec->valuestring, nub_buf_take(&text));
+  }
   out->path = nub_buf_take(&path);
   out->meta = cJSON_IsObject(meta) ? meta : NULL;
 out:

@@ -39,11 +39,14 @@ struct nub_workspace;
  * object makes it lockfileVersion 3, as bun 1.4 writes it). What nub
  * cannot write into bun.lock (overrides nested deeper than bun follows, a
  * scoped yarn-style resolution, a member's link: outside the workspace) is
- * -NUB_ESPEC naming it. */
+ * -NUB_ESPEC naming it. kept (may be NULL): the file's own info objects
+ * (nub_tree.bun_info), written back for the packages still there. */
 int nub_lockfile_bun_write(const struct nub_graph *g, const struct nub_manifest *root,
                            const struct nub_workspace *ws, const struct nub_config *cfg,
-                           int version, int config_version, struct nub_buf *out,
-                           struct nub_err *err);
+                           int version, int config_version, const struct nub_strmap *kept,
+                           struct nub_buf *out, struct nub_err *err);
+/* s as a JSON string the way bun writes one. */
+void nub_lockfile_bun_str(struct nub_buf *b, const char *s);
 
 /* The "overrides" bun.lock records for root's package.json, one entry per
  * string as nub_tree.overrides holds them (owned by out). */

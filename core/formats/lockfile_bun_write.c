@@ -41,6 +41,11 @@ static void str(struct nub_buf *b, const char *s)
   nub_buf_addc(b, '"');
 }
 
+void nub_lockfile_bun_str(struct nub_buf *b, const char *s)
+{
+  str(b, s);
+}
+
 static void indent(struct nub_buf *b, int level)
 {
   for (int i = 0; i < level; i++)
@@ -459,7 +464,8 @@ static bool is_url_dependency(const struct nub_gpkg *p)
 }
 
 static int entry(struct nub_buf *b, const struct nub_bun_place *pl,
-                 const struct nub_config *cfg, struct nub_err *err)
+                 const struct nub_config *cfg, const struct nub_strmap *kept,
+                 struct nub_err *err)
 {
   const struct nub_gpkg *p = pl->pkg;
 
@@ -521,12 +527,16 @@ static int entry(struct nub_buf *b, const struct nub_bun_place *pl,
                        "bun.lock yet; run `bun install`", p->name, p->version, p->tarball);
   } else {
     char *spec = nub_asprintf("%s@%s", p->name, p->version);
+    const char *was = kept ? nub_strmap_get(kept, spec) : NULL;
     str(b, spec);
     nub_free(spec);
     nub_buf_adds(b, ", ");
     registry(b, cfg, p);
     nub_buf_adds(b, ", ");
-    info(b, p);
+    if (was)
+      nub_buf_adds(b, was); /* as the file had it: bun writes it back so */
+    else
+      info(b, p);
     nub_buf_adds(b, ", ");
     integrity(b, p->integrity);
   }
@@ -536,8 +546,8 @@ static int entry(struct nub_buf *b, const struct nub_bun_place *pl,
 
 int nub_lockfile_bun_write(const struct nub_graph *g, const struct nub_manifest *root,
                            const struct nub_workspace *ws, const struct nub_config *cfg,
-                           int version, int config_version, struct nub_buf *out,
-                           struct nub_err *err)
+                           int version, int config_version, const struct nub_strmap *kept,
+                           struct nub_buf *out, struct nub_err *err)
 {
   struct nub_bun_place *places = NULL;
   size_t nplaces = 0;
@@ -636,7 +646,7 @@ int nub_lockfile_bun_write(const struct nub_graph *g, const struct nub_manifest 
     for (size_t i = 0; i < nplaces && rc == 0; i++) {
       if (i)
         nub_buf_adds(out, ",\n\n");
-      rc = entry(out, &places[i], cfg, err);
+      rc = entry(out, &places[i], cfg, kept, err);
     }
     nub_buf_adds(out, ",\n  }\n}\n");
   }

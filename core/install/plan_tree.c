@@ -235,12 +235,15 @@ static int re_resolve_bun(struct nub_install_ctx *c, const char *why, struct nub
   struct nub_plan *p = &c->plan;
   struct nub_buf b = NUB_BUF_INIT;
   int version = p->tree.lockfile_version, config_version = p->tree.config_version;
+  struct nub_strmap kept = p->tree.bun_info; /* (resolve_again releases the tree) */
   int rc;
 
+  memset(&p->tree.bun_info, 0, sizeof(p->tree.bun_info));
   rc = resolve_again(c, why, err);
   if (rc == 0)
     rc = nub_lockfile_bun_write(&p->graph, &c->s->man, c->s->ws.source ? &c->s->ws : NULL, &c->s->cfg,
-                                version, config_version, &b, err);
+                                version, config_version, &kept, &b, err);
+  nub_strmap_release(&kept, nub_free);
   if (rc == 0)
     rc = nub_lockfile_bun_parse(&p->tree, b.data, b.len, p->lockname, &c->s->cfg, err);
   if (rc == 0)

@@ -106,6 +106,7 @@ struct res {
   const struct rnode *too_deep; /* where a chain went past the bound */
   struct nub_strmap prev_by_pkg; /* the previous graph: "name@version" -> gpkg */
   bool prev_indexed;
+  char tagv[256]; /* locked_tag_version's answer */
 };
 
 struct namelist {
@@ -542,6 +543,41 @@ static const char *locked_edge_version(struct res *r, const struct qitem *it, co
   return none;
 }
 
+/* A project's own dependency on a dist-tag ("latest"): the version the
+ * previous graph's importer had for it, as bun and npm keep a tag's locked
+ * version until asked to update it (no range to check it against). */
+static const char *locked_tag_version(struct res *r, const struct qitem *it, const char *name)
+{
+  const struct nub_graph *g = r->o->previous;
+  char *v = r->tagv;
+
+  if (!g || it->parent || r->o->forget_all || nub_strarray_has(r->o->forget, r->o->nforget, name))
+    return NULL;
+  for (size_t i = 0; i < g->nimporters; i++) {
+    if (strcmp(g->importers[i].path, r->imps[it->imp].path))
+      continue;
+    for (int k = 0; k < NUB_DEP_KINDS; k++) {
+      const struct nub_gdirect *d;
+      size_t n = nub_importer_directs(&g->importers[i], k, &d);
+      for (size_t j = 0; j < n; j++) {
+        const char *ref = d[j].ref;
+        size_t an = strlen(name), len;
+        if (strcmp(d[j].alias, it->alias) || !d[j].specifier || strcmp(d[j].specifier, it->spec))
+          continue; /* (a changed tag is resolved again) */
+        if (!strncmp(ref, name, an) && ref[an] == '@')
+          ref += an + 1; /* "name@1.2.3": this name's, as a tree's graph writes it */
+        len = strcspn(ref, "(");
+        if (memchr(ref, '@', len) || memchr(ref, ':', len) || len >= sizeof(r->tagv))
+          continue; /* another package's, a link, a file */
+        memcpy(v, ref, len); /* "1.2.3(peer@1)": the version */
+        v[len] = '\0';
+        return v;
+      }
+    }
+  }
+  return NULL;
+}
+
 /* The node of a file: dependency already picked ("<alias>@file:<rel>"). */
 static struct rnode *local_node(struct res *r, const char *alias, const char *base)
 {
@@ -799,7 +835,7 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
                        "may have; refusing it", who, name, strlen(range_s), NUB_RANGE_MAX_LEN);
   if (nub_range_parse_loose(&range, range_s) < 0)
     range = NULL; /* a dist-tag */
-  locked = locked_edge_version(r, it, name, range);
+  locked = range ? locked_edge_version(r, it, name, range) : locked_tag_version(r, it, name);
   if (locked) {
     char *key = nub_asprintf("%s@%s", name, locked);
     n = nub_strmap_get(&r->nodes, key);

@@ -10,6 +10,7 @@
 
 #include "manifest.h"
 #include "pkgtab.h"
+#include "strmap.h"
 
 
 enum nub_node_flag {
@@ -77,6 +78,10 @@ struct nub_tree {
    * one, "a>b" for b in a's object (the object's own is "a>.") */
   bool has_overrides;
   struct nub_depmap overrides;
+  /* bun.lock's info objects as bun wrote them: "name@version" -> text
+   * (owned), so that a re-resolve writes an unchanged package's back as it
+   * was, as bun does (bin paths, libc, peers as its bun recorded them) */
+  struct nub_strmap bun_info;
 };
 
 /* An empty tree whose packages go into pkgs. */

@@ -602,6 +602,53 @@ class BunWriteBackTest(nubtest.NubTestCase):
         self.assertEqual(self.read(self.lock).decode(),
                          self.read(os.path.join(theirs, "bun.lock")).decode())
 
+    def test_an_add_keeps_the_entries_as_the_file_has_them(self):
+        # an older bun wrote c's bin without "./" and no peer of b's that a
+        # newer document has: bun add writes unchanged entries back as they
+        # are (it does not read their documents again), and so does nub
+        self.bun()
+        os.unlink(self.lock)
+        self.run_bun(self.proj, "install")
+        text = self.read(self.lock).decode()
+        old = '"bin": { "c-cli": "bin/cli.js" }'
+        self.assertIn(old, text)
+        with open(self.lock, "w") as f:
+            f.write(text.replace(old, '"bin": { "c-cli": "./bin/cli.js" }, "libc": "glibc"'))
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
+        self.nub("add", "tagged")
+        self.run_bun(theirs, "add", "tagged")
+        # (its values as the file has them, in bun's order of fields)
+        self.assertIn('"libc": "glibc", "bin": { "c-cli": "./bin/cli.js" }',
+                      self.read(self.lock).decode())
+        self.assertEqual(self.read(self.lock).decode(),
+                         self.read(os.path.join(theirs, "bun.lock")).decode())
+
+    def test_an_add_keeps_a_dist_tags_pin(self):
+        # "tagged": "latest" locked to 1.1.0 (latest was that when it was
+        # locked; it is 1.0.0 now): an add of another package keeps it, as
+        # bun add keeps it (a real project's "@types/bun": "latest" moved)
+        self.bun()
+        os.unlink(self.lock)
+        pj = self.read_json(os.path.join(self.proj, "package.json"))
+        pj["dependencies"]["tagged"] = "latest"
+        self.write_json(os.path.join(self.proj, "package.json"), pj)
+        self.run_bun(self.proj, "install")
+        text = self.read(self.lock).decode()
+        self.assertIn('"tagged": ["tagged@1.0.0"', text)
+        text = text.replace("tagged@1.0.0", "tagged@1.1.0").replace(
+            "tagged-1.0.0.tgz", "tagged-1.1.0.tgz").replace(
+            self.registry.integrity("tagged", "1.0.0"), self.registry.integrity("tagged", "1.1.0"))
+        with open(self.lock, "w") as f:
+            f.write(text)
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
+        self.nub("add", "plugin")
+        self.run_bun(theirs, "add", "plugin")
+        self.assertEqual(self.read(self.lock).decode(),
+                         self.read(os.path.join(theirs, "bun.lock")).decode())
+        self.assertIn('"tagged": ["tagged@1.1.0"', self.read(self.lock).decode())
+
     def test_a_native_bin_links_to_the_platform_build(self):
         # bun links the bin of a package of "nativeDependencies" (esbuild's
         # by default) straight to its platform package's binary
