@@ -218,6 +218,19 @@ static int local_source(struct nub_tree *t, const char *key, const char *name,
 
 /* A JSON value of bun.lock's info object in bun's own style: "{ "k": v }",
  * "[a, b]", os/cpu/libc lists as "[ a, b, ]". */
+static void json_text(struct nub_buf *b, const cJSON *v, const char *key);
+
+/* One "key": value of an object, after a ", " unless it is the first. */
+static void member(struct nub_buf *b, bool *first, const cJSON *it)
+{
+  if (!*first)
+    nub_buf_adds(b, ", ");
+  *first = false;
+  nub_lockfile_bun_str(b, it->string ? it->string : "");
+  nub_buf_adds(b, ": ");
+  json_text(b, it, it->string);
+}
+
 static void json_text(struct nub_buf *b, const cJSON *v, const char *key)
 {
   const cJSON *it;
@@ -230,14 +243,7 @@ static void json_text(struct nub_buf *b, const cJSON *v, const char *key)
     }
     nub_buf_adds(b, "{ ");
     cJSON_ArrayForEach(it, v)
-    {
-      if (!first)
-        nub_buf_adds(b, ", ");
-      first = false;
-      nub_lockfile_bun_str(b, it->string ? it->string : "");
-      nub_buf_adds(b, ": ");
-      json_text(b, it, it->string);
-    }
+      member(b, &first, it);
     nub_buf_adds(b, " }");
   } else if (cJSON_IsArray(v)) {
     bool spaced = key && (!strcmp(key, "os") || !strcmp(key, "cpu") || !strcmp(key, "libc"));
@@ -289,14 +295,8 @@ static void info_text(struct nub_buf *b, const cJSON *meta)
         bool known = false;
         for (size_t j = 0; order[j]; j++)
           known = known || (it->string && !strcmp(it->string, order[j]));
-        if (pass ? known : !it->string || strcmp(it->string, order[k]))
-          continue;
-        if (!first)
-          nub_buf_adds(b, ", ");
-        first = false;
-        nub_lockfile_bun_str(b, it->string ? it->string : "");
-        nub_buf_adds(b, ": ");
-        json_text(b, it, it->string);
+        if (!(pass ? known : !it->string || strcmp(it->string, order[k])))
+          member(b, &first, it);
       }
   nub_buf_adds(b, " }");
 }
