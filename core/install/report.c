@@ -193,8 +193,7 @@ static void say_peer(struct nub_install_ctx *c, struct peer_said *said, const ch
   nub_progress_warn(&c->prog, "%s", line);
 }
 
-/* pnpm's strictPeerDependencies (pnpm-workspace.yaml, or
- * strict-peer-dependencies in .npmrc; off by default). */
+/* pnpm's strictPeerDependencies (pnpm-workspace.yaml; off by default). */
 static bool strict_peers(const struct nub_install_ctx *c, const char **why)
 {
   /* pnpm 12 reads the switch from pnpm-workspace.yaml only; .npmrc's
