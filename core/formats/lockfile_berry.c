@@ -62,6 +62,10 @@ static int rd_meta_flags(const struct nub_yrd *r, yaml_node_t *n, const char *wh
 
   if (rc || !m)
     return rc;
+  /* the key given twice in one entry: the last one is the one (the first's
+   * count must not run past the second's array) */
+  nub_strarray_free(*out, *nout);
+  *nout = 0;
   *out = nub_calloc(nub_y_npairs(m) + 1, sizeof(char *));
   NUB_Y_FOR_PAIRS(m, pr) {
     const char *k;

@@ -131,6 +131,28 @@ static void test_lockfile_berry__old_descriptors(void **state)
   nub_berry_lock_release(&l);
 }
 
+/* dependenciesMeta given twice in one entry (fuzzing found the second,
+ * shorter one written past its end): the last one is the one */
+static void test_lockfile_berry__meta_twice(void **state)
+{
+  static const char text[] = "__metadata:\n  version: 8\n\n"
+                             "\"a@npm:^1.0.0\":\n  version: 1.0.0\n"
+                             "  resolution: \"a@npm:1.0.0\"\n"
+                             "  dependenciesMeta:\n    x:\n      optional: true\n"
+                             "    y:\n      optional: true\n    z:\n      optional: true\n"
+                             "  dependenciesMeta:\n    w:\n      optional: true\n"
+                             "  linkType: hard\n";
+  struct nub_berry_lock l;
+  struct nub_err err;
+
+  (void)state;
+  assert_int_equal(nub_lockfile_berry_parse(&l, text, strlen(text), "yarn.lock", &err), 0);
+  assert_int_equal(l.n, 1);
+  assert_int_equal(l.v[0].noptional, 1);
+  assert_string_equal(l.v[0].optional[0], "w");
+  nub_berry_lock_release(&l);
+}
+
 static void expect_error(const char *text, int code, const char *words)
 {
   struct nub_berry_lock l;
@@ -180,6 +202,7 @@ int main(void)
       cmocka_unit_test(test_lockfile_berry__entries),
       cmocka_unit_test(test_lockfile_berry__is_berry),
       cmocka_unit_test(test_lockfile_berry__old_descriptors),
+      cmocka_unit_test(test_lockfile_berry__meta_twice),
       cmocka_unit_test(test_lockfile_berry__errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
