@@ -17,7 +17,7 @@ secs=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 cc=${CC:-clang}
 command -v "$cc" >/dev/null || { echo "fuzz: $cc is missing (Debian: apt-get install clang)" >&2; exit 1; }
-all=(json lockfile_npm lockfile_pnpm lockfile_yarn lockfile_berry npmrc bunfig semver index tarball packument spec name workspace_yaml yarnrc)
+all=(json lockfile_npm lockfile_pnpm lockfile_yarn lockfile_berry npmrc bunfig semver index tarball packument spec name workspace_yaml yarnrc patchfile)
 harnesses=("$@"); [ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
 
 out=$root/build-fuzz
@@ -52,10 +52,12 @@ while IFS= read -r f; do
     */pnpm-lock.yaml|*/nub.lock|*/lockfiles/*.yaml) seed lockfile_pnpm "$f" ;;
     */package.json) seed json "$f" ;;
     */.npmrc|*/npmrc) seed npmrc "$f" ;;
+    *.patch) seed patchfile "$f" ;;
   esac
 done < <(find tests/fixtures ci/bench/fixtures -type f \( -name 'package-lock*.json' -o \
            -name npm-shrinkwrap.json -o -name bun.lock -o -name yarn.lock -o -name yarn-berry.lock -o -name '*.yaml' -o \
-           -name nub.lock -o -name package.json -o -name .npmrc -o -name npmrc -o -name .yarnrc.yml \) | sort)
+           -name nub.lock -o -name package.json -o -name .npmrc -o -name npmrc -o -name .yarnrc.yml -o \
+           -name '*.patch' \) | sort)
 printf 'registry=http://127.0.0.1:4873/\n@s:registry=https://r.invalid/x/\n//r.invalid/x/:_authToken=${TOKEN}\nstrict-ssl=false\nfetch-retries=3\n' \
   >"$corpus/npmrc/synthetic"
 printf '[install]\nregistry = "http://127.0.0.1:4873/"\nminimumReleaseAge = 259200\nminimumReleaseAgeExcludes = [\n  "@types/node", # why\n  '"'"'x'"'"',\n]\n[install.scopes]\na = { token = "t" }\n' \
@@ -64,6 +66,8 @@ printf '\001packages:\n  - packages/*\ncatalog:\n  a: ^1.0.0\nallowBuilds:\n  es
   >"$corpus/workspace_yaml/synthetic"
 printf 'nodeLinker: node-modules\nnpmRegistryServer: "http://127.0.0.1:4873"\nnpmScopes:\n  s:\n    npmRegistryServer: "http://r.invalid"\npackageExtensions:\n  "a@*":\n    dependencies:\n      b: ^1.0.0\nenableScripts: false\nnpmMinimalAgeGatee: 3\n' \
   >"$corpus/yarnrc/synthetic"
+printf 'a\nb\nc\n\000diff --git a/f b/f\nindex 1..2 100644\n--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n\\ No newline at end of file\n+B\n c\ndiff --git a/n b/n\nnew file mode 100755\n--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+x\n' \
+  >"$corpus/patchfile/synthetic"
 i=0
 for pair in '^1.2.3|1.4.0' '~1.2|1.2.9' '>=1.0.0 <2.0.0-0|1.5.0-beta.1' '1.x || >=2.5.0|2.6.0' \
             '*|0.0.0' '1.2.3 - 2.3.4|2.3.4' 'latest|1.0.0' '^0.0.1|0.0.2' '>1.2.3-alpha.1|1.2.3' \

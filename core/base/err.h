@@ -25,6 +25,7 @@
   X(ESPEC, 2021, 21, "a kind of dependency nub does not install")             \
   X(ETOOYOUNG, 2022, 22, "no version old enough for the release-age gate")     \
   X(EPEERS, 2023, 23, "peer dependencies not satisfied (strict)")             \
+  X(EPATCH, 2024, 24, "a patch does not apply")                               \
   X(EINTEGRITY, 2030, 30, "integrity mismatch")                               \
   X(EEXTRACT, 2031, 31, "bad tarball")                                        \
   X(ESTORE, 2032, 32, "store corrupt")                                        \

@@ -1,0 +1,1 @@
+nub_unit_test(patchfile unit/test_patchfile.c)

@@ -1,0 +1,217 @@
+/* test_patchfile.c - core/base/patchfile.h: patch files as pnpm reads and
+ * applies them (its patch-package's rules): data-driven cases of a file,
+ * a patch and what pnpm makes of them. */
+#include "nub_test.h"
+
+#include <string.h>
+
+#include "buf.h"
+#include "err.h"
+#include "patchfile.h"
+
+/* What `pnpm patch-commit` wrote for an edit and a new file. */
+static const char PNPM_PATCH[] =
+    "diff --git a/added.txt b/added.txt\n"
+    "new file mode 100644\n"
+    "index 0000000000000000000000000000000000000000..fa49b077972391ad58037050f2a75f74e3671e92\n"
+    "--- /dev/null\n"
+    "+++ b/added.txt\n"
+    "@@ -0,0 +1 @@\n"
+    "+new file\n"
+    "diff --git a/index.js b/index.js\n"
+    "index e80f298eb3889c3e90d845c22868b25069fc5b8a..bec40921bb36ba2de3a8ce9aaa5e815766c2adc1 100644\n"
+    "--- a/index.js\n"
+    "+++ b/index.js\n"
+    "@@ -2,6 +2,6 @@\n"
+    " // Fixture package for nub's e2e tests.\n"
+    " module.exports = {\n"
+    "   name: \"b\",\n"
+    "-  version: \"1.0.0\",\n"
+    "+  version: \"1.0.0-patched\",\n"
+    "   deps: {},\n"
+    " };\n";
+
+static const char INDEX_JS[] = "'use strict';\n"
+                               "// Fixture package for nub's e2e tests.\n"
+                               "module.exports = {\n"
+                               "  name: \"b\",\n"
+                               "  version: \"1.0.0\",\n"
+                               "  deps: {},\n"
+                               "};\n";
+
+static void test_patchfile__pnpm_written(void **state)
+{
+  struct nub_patch p;
+  struct nub_err err;
+  struct nub_buf out = NUB_BUF_INIT;
+
+  (void)state;
+  assert_int_equal(nub_patch_parse(PNPM_PATCH, strlen(PNPM_PATCH), &p, &err), 0);
+  assert_int_equal(p.nops, 2);
+  assert_int_equal(p.ops[0].kind, NUB_PATCH_CREATE);
+  assert_string_equal(p.ops[0].path, "added.txt");
+  assert_int_equal(p.ops[0].mode, 0644);
+  nub_patch_created(&p.ops[0], &out);
+  assert_string_equal(nub_buf_str(&out), "new file\n");
+  assert_int_equal(p.ops[1].kind, NUB_PATCH_EDIT);
+  assert_string_equal(p.ops[1].path, "index.js");
+  assert_int_equal(p.ops[1].nhunks, 1);
+  assert_int_equal(nub_patch_apply(&p.ops[1], INDEX_JS, strlen(INDEX_JS), &out, &err), 0);
+  assert_string_equal(nub_buf_str(&out), "'use strict';\n"
+                                          "// Fixture package for nub's e2e tests.\n"
+                                          "module.exports = {\n"
+                                          "  name: \"b\",\n"
+                                          "  version: \"1.0.0-patched\",\n"
+                                          "  deps: {},\n"
+                                          "};\n");
+  nub_buf_release(&out);
+  nub_patch_release(&p);
+}
+
+struct apply_case {
+  const char *name, *file, *patch;
+  const char *want; /* NULL: the hunk does not apply (EPATCH) */
+};
+
+static void test_patchfile__apply_cases(void **state)
+{
+  static const struct apply_case cases[] = {
+      {"exact", "a\nb\nc\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n", "a\nB\nc\n"},
+      /* the hunk is found 2 lines below where it says */
+      {"fuzz down", "x\ny\na\nb\nc\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n",
+       "x\ny\na\nB\nc\n"},
+      /* and above */
+      {"fuzz up", "a\nb\nc\n", "--- a/f\n+++ b/f\n@@ -4,3 +4,3 @@\n a\n-b\n+B\n c\n",
+       "a\nB\nc\n"},
+      /* trailing white space and CR do not count when matching */
+      {"trailing space", "a  \r\nb\t\nc\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n",
+       "a  \r\nB\nc\n"},
+      /* leading white space does */
+      {"leading space", " a\nb\nc\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n", NULL},
+      {"no match", "a\nq\nc\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n", NULL},
+      /* beyond 20 lines away: not found */
+      {"too far",
+       "0\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n18\n19\n20\nb\n",
+       "--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n-b\n+B\n", NULL},
+      {"20 lines away",
+       "0\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n18\n19\nb\n",
+       "--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n-b\n+B\n",
+       "0\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n18\n19\nB\n"},
+      /* two hunks: the second's place shifts by what the first added */
+      {"two hunks", "a\nb\nc\nd\ne\nf\ng\n",
+       "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\n+a2\n b\n@@ -6,2 +7,1 @@\n f\n-g\n",
+       "a\na2\nb\nc\nd\ne\nf\n"},
+      /* a file without a final newline, which the patch keeps so */
+      {"no eol kept", "a\nb",
+       "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n"
+       "\\ No newline at end of file\n",
+       "a\nc"},
+      /* and one that gains it */
+      {"eol added", "a\nb",
+       "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n",
+       "a\nb\n"},
+      /* a blank line in a hunk is a context line */
+      {"blank context", "a\n\nb\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n\n-b\n+B\n",
+       "a\n\nB\n"},
+  };
+
+  (void)state;
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    const struct apply_case *c = &cases[i];
+    struct nub_patch p;
+    struct nub_err err;
+    struct nub_buf out = NUB_BUF_INIT;
+    int rc;
+    print_message("case %s\n", c->name);
+    assert_int_equal(nub_patch_parse(c->patch, strlen(c->patch), &p, &err), 0);
+    assert_int_equal(p.nops, 1);
+    assert_int_equal(p.ops[0].kind, NUB_PATCH_EDIT);
+    rc = nub_patch_apply(&p.ops[0], c->file, strlen(c->file), &out, &err);
+    if (c->want) {
+      assert_int_equal(rc, 0);
+      assert_string_equal(nub_buf_str(&out), c->want);
+    } else {
+      assert_int_equal(rc, -NUB_EPATCH);
+      assert_non_null(strstr(err.msg, "f: hunk 1"));
+    }
+    nub_buf_release(&out);
+    nub_patch_release(&p);
+  }
+}
+
+static void test_patchfile__operations(void **state)
+{
+  static const char text[] = "diff --git a/old.js b/new.js\n"
+                             "similarity index 100%\n"
+                             "rename from old.js\n"
+                             "rename to new.js\n"
+                             "diff --git a/bin/cli b/bin/cli\n"
+                             "old mode 100644\n"
+                             "new mode 100755\n"
+                             "diff --git a/gone.js b/gone.js\n"
+                             "deleted file mode 100644\n"
+                             "--- a/gone.js\n"
+                             "+++ /dev/null\n"
+                             "@@ -1 +0,0 @@\n"
+                             "-x\n"
+                             "diff --git a/empty b/empty\n"
+                             "new file mode 100755\n";
+  struct nub_patch p;
+  struct nub_err err;
+  struct nub_buf out = NUB_BUF_INIT;
+
+  (void)state;
+  assert_int_equal(nub_patch_parse(text, strlen(text), &p, &err), 0);
+  assert_int_equal(p.nops, 4);
+  assert_int_equal(p.ops[0].kind, NUB_PATCH_RENAME);
+  assert_string_equal(p.ops[0].path, "old.js");
+  assert_string_equal(p.ops[0].to, "new.js");
+  assert_int_equal(p.ops[1].kind, NUB_PATCH_MODE);
+  assert_string_equal(p.ops[1].path, "bin/cli");
+  assert_int_equal(p.ops[1].mode, 0755);
+  assert_int_equal(p.ops[2].kind, NUB_PATCH_DELETE);
+  assert_string_equal(p.ops[2].path, "gone.js");
+  assert_int_equal(p.ops[3].kind, NUB_PATCH_CREATE);
+  assert_int_equal(p.ops[3].mode, 0755);
+  nub_patch_created(&p.ops[3], &out);
+  assert_int_equal(out.len, 0);
+  nub_buf_release(&out);
+  nub_patch_release(&p);
+}
+
+static void test_patchfile__refused(void **state)
+{
+  static const char *const bad[] = {
+      /* a path that leaves the package */
+      "diff --git a/../../etc/x b/../../etc/x\nnew file mode 100644\n--- /dev/null\n"
+      "+++ b/../../etc/x\n@@ -0,0 +1 @@\n+x\n",
+      "diff --git a/x b//etc/x\n--- a/x\n+++ b//etc/x\n@@ -1 +1 @@\n-a\n+b\n",
+      /* a symlink's mode */
+      "diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+t\n",
+      /* a bad hunk header, an unknown pragma, lines that do not add up */
+      "--- a/f\n+++ b/f\n@@ -1,x +1 @@\n-a\n+b\n",
+      "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\\ what\n+b\n",
+      "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+b\n",
+      "diff --git nothing\n",
+  };
+
+  (void)state;
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    struct nub_patch p;
+    struct nub_err err;
+    print_message("case %zu\n", i);
+    assert_int_equal(nub_patch_parse(bad[i], strlen(bad[i]), &p, &err), -NUB_EPATCH);
+    assert_non_null(strstr(err.msg, "line "));
+  }
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_patchfile__pnpm_written),
+      cmocka_unit_test(test_patchfile__apply_cases),
+      cmocka_unit_test(test_patchfile__operations),
+      cmocka_unit_test(test_patchfile__refused),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
