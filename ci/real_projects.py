@@ -256,9 +256,43 @@ def node_lookup(real_dir, name):
         d = up
 
 
-def graph(proj, importers):
+def patched_names(proj):
+    """The names pnpm-workspace.yaml's patchedDependencies patch."""
+    ws = os.path.join(proj, "pnpm-workspace.yaml")
+    if not os.path.exists(ws):
+        return set()
+    block = re.split(r"^patchedDependencies:\s*$", open(ws).read(), maxsplit=1, flags=re.M)
+    if len(block) < 2:
+        return set()
+    names = set()
+    for line in block[1].splitlines():
+        m = re.match(r"^\s+['\"]?(@?[^@'\":\s]+)", line)
+        if not line.strip() or not m:
+            if line and not line[0].isspace():
+                break
+            continue
+        names.add(m.group(1))
+    return names
+
+
+def contents(pkg_dir):
+    """A digest of a package folder's files (not its node_modules)."""
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in sorted(os.walk(pkg_dir)):
+        dirnames[:] = sorted(d for d in dirnames if d != "node_modules")
+        for f in sorted(filenames):
+            p = os.path.join(dirpath, f)
+            h.update(os.path.relpath(p, pkg_dir).encode() + b"\0")
+            with open(p, "rb") as fh:
+                h.update(fh.read())
+    return h.hexdigest()[:16]
+
+
+def graph(proj, importers, patched=()):
     """(from, dependency) -> name@version it resolves to, from each importer
-    and every package reached, by Node's lookup from real paths."""
+    and every package reached, by Node's lookup from real paths; for the
+    names in patched, with a digest of the package's files (a patch
+    applied or not)."""
     edges, seen, todo = {}, set(), []
     for imp in importers:
         todo.append(("importer:" + imp, os.path.realpath(os.path.join(proj, imp)), True))
@@ -286,6 +320,8 @@ def graph(proj, importers):
                 continue
             dep_ident, _ = declared(found)
             edges[(who, name)] = dep_ident
+            if name in patched:
+                edges[(who, name)] += " files " + contents(found)
             todo.append((dep_ident, found, False))
     return edges
 
@@ -357,8 +393,8 @@ def main():
             details = open(os.path.join(scratch, "nub.log")).read().splitlines()[-5:]
         else:
             if fmt == "pnpm" or isolated(theirs):
-                imps = importers_of(theirs)
-                n, details = diff(graph(theirs, imps), graph(ours, imps))
+                imps, pat = importers_of(theirs), patched_names(theirs)
+                n, details = diff(graph(theirs, imps, pat), graph(ours, imps, pat))
             else:
                 n, details = diff(tree(theirs), tree(ours))
             verdict = "equal" if n == 0 else "%d differ" % n
@@ -371,8 +407,8 @@ def main():
                 if rc_o != 0:
                     verdict = "offline reinstall failed (%d)" % rc_o
                 else:
-                    n2, details = (diff(graph(theirs, importers_of(theirs)),
-                                        graph(ours, importers_of(theirs)))
+                    imps, pat = importers_of(theirs), patched_names(theirs)
+                    n2, details = (diff(graph(theirs, imps, pat), graph(ours, imps, pat))
                                    if fmt == "pnpm" else diff(tree(theirs), tree(ours)))
                     verdict = "equal (offline too)" if n2 == 0 else "offline: %d differ" % n2
         failed |= not verdict.startswith("equal")

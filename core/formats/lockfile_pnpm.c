@@ -235,6 +235,8 @@ void nub_lockfile_pnpm_write(const struct nub_graph *g, struct nub_buf *out)
     nub_yset_depmap(&t, root, "overrides", &g->overrides);
   if (g->ext_checksum)
     nub_yset_str(&t, root, "packageExtensionsChecksum", g->ext_checksum);
+  if (g->patched.n)
+    nub_yset_depmap(&t, root, "patchedDependencies", &g->patched);
 
   sect = nub_ymap(&t);
   if (g->nimporters) {
@@ -682,6 +684,37 @@ static int rd_importers(struct nub_yrd *r, struct nub_graph *g, yaml_node_t *n)
   return 0;
 }
 
+/* patchedDependencies: key -> hash (pnpm 10 and later), or key -> {hash,
+ * path} (pnpm 9); the hash either way. */
+static int rd_patched(struct nub_yrd *r, struct nub_graph *g, yaml_node_t *n)
+{
+  yaml_node_t *m;
+  int rc = nub_y_map(r, n, "patchedDependencies", &m);
+
+  if (rc || !m)
+    return rc;
+  NUB_Y_FOR_PAIRS(m, pr) {
+    const char *key, *hash;
+    yaml_node_t *v = nub_y_node(r, pr->value);
+    if ((rc = nub_y_key(r, pr, "patchedDependencies", &key)))
+      return rc;
+    hash = nub_y_sval(v);
+    if (!hash && v && v->type == YAML_MAPPING_NODE)
+      NUB_Y_FOR_PAIRS(v, hp) {
+        const char *hk = nub_y_sval(nub_y_node(r, hp->key));
+        if (hk && !strcmp(hk, "hash"))
+          hash = nub_y_sval(nub_y_node(r, hp->value));
+      }
+    if (!hash)
+      return nub_y_bad(r, v, "patchedDependencies' %s has no hash", key);
+    g->patched.v = nub_realloc(g->patched.v, (g->patched.n + 1) * sizeof(*g->patched.v));
+    g->patched.v[g->patched.n].name = nub_strdup(key);
+    g->patched.v[g->patched.n].spec = nub_strdup(hash);
+    g->patched.n++;
+  }
+  return 0;
+}
+
 static int rd_catalogs(struct nub_yrd *r, struct nub_graph *g, yaml_node_t *n)
 {
   yaml_node_t *m;
@@ -766,7 +799,8 @@ int nub_lockfile_pnpm_parse(struct nub_graph *g, const char *text, size_t len,
                             const char *fname, struct nub_err *err)
 {
   yaml_document_t doc;
-  yaml_node_t *root, *ver = NULL, *settings = NULL, *overrides = NULL, *importers = NULL,
+  yaml_node_t *root, *ver = NULL, *settings = NULL, *overrides = NULL, *patched = NULL,
+              *importers = NULL,
                      *packages = NULL, *snapshots = NULL, *catalogs = NULL;
   struct nub_yrd r = {&doc, fname, err, -NUB_ELOCKFILE};
   int rc = 0;
@@ -795,6 +829,8 @@ int nub_lockfile_pnpm_parse(struct nub_graph *g, const char *text, size_t len,
       settings = v;
     else if (!strcmp(k, "overrides"))
       overrides = v;
+    else if (!strcmp(k, "patchedDependencies"))
+      patched = v;
     else if (!strcmp(k, "packageExtensionsChecksum") && nub_y_sval(v))
       g->ext_checksum = nub_strdup(nub_y_sval(v));
     else if (!strcmp(k, "catalogs"))
@@ -824,7 +860,7 @@ int nub_lockfile_pnpm_parse(struct nub_graph *g, const char *text, size_t len,
   }
   if ((rc = rd_settings(&r, g, settings)) || (rc = rd_catalogs(&r, g, catalogs)) ||
       (rc = nub_y_depmap(&r, overrides, "overrides", &g->overrides)) ||
-      (rc = rd_importers(&r, g, importers)) || (rc = nub_y_map(&r, packages, "packages", &packages)) ||
+      (rc = rd_patched(&r, g, patched)) || (rc = rd_importers(&r, g, importers)) || (rc = nub_y_map(&r, packages, "packages", &packages)) ||
       (rc = nub_y_map(&r, snapshots, "snapshots", &snapshots)))
     goto out;
   rc = rd_packages(&r, g, packages, snapshots);

@@ -21,6 +21,7 @@
 #include "layout.h"
 #include "lifecycle.h"
 #include "nub_alloc.h"
+#include "patching.h"
 #include "quickhash.h"
 #include "record.h"
 #include "registry.h"
@@ -115,13 +116,14 @@ static void merge_workspace_settings(struct nub_install_ctx *c)
   }
 }
 
-/* Patches a team committed (bun's and npm 12's "patchedDependencies",
- * pnpm's) are not applied by nub yet: installing the packages unpatched
- * would be a tree other than the one asked for, so the install stops. */
+/* Patches a team committed in package.json (bun's and npm 12's
+ * "patchedDependencies", pnpm's own field) are not applied by nub yet:
+ * installing the packages unpatched would be a tree other than the one
+ * asked for, so the install stops. (pnpm-workspace.yaml's are applied:
+ * patching.h.) */
 static int refuse_patches(const struct nub_install_ctx *c, struct nub_err *err)
 {
   const struct nub_manifest *m = &c->s->man;
-  const struct nub_workspace *ws = &c->s->ws;
 
   for (size_t i = 0; i < m->nunapplied; i++)
     if (strstr(m->unapplied[i], "patchedDependencies"))
@@ -129,12 +131,6 @@ static int refuse_patches(const struct nub_install_ctx *c, struct nub_err *err)
                          "package.json's %s: nub does not apply patches yet, and would "
                          "install those packages unpatched; install this project with its "
                          "own tool", m->unapplied[i]);
-  for (size_t i = 0; i < ws->nunapplied; i++)
-    if (!strcmp(ws->unapplied[i], "patchedDependencies"))
-      return nub_err_set(err, -NUB_ESPEC,
-                         "pnpm-workspace.yaml's patchedDependencies: nub does not apply "
-                         "patches yet, and would install those packages unpatched; install "
-                         "this project with pnpm");
   return 0;
 }
 
@@ -171,7 +167,7 @@ static void setup(struct nub_install_ctx *c)
  * the workspace's definition and its members' package.json. */
 static size_t input_files(const struct nub_install_ctx *c, const char *lockfile, char ***out)
 {
-  size_t n = 0, cap = c->s->ws.npkgs + 3;
+  size_t n = 0, cap = c->s->ws.npkgs + c->s->ws.patched.n + 3;
   char **v = nub_calloc(cap, sizeof(char *));
 
   if (lockfile)
@@ -181,6 +177,9 @@ static size_t input_files(const struct nub_install_ctx *c, const char *lockfile,
     v[n++] = nub_strdup("pnpm-workspace.yaml");
   for (size_t i = 0; i < c->s->ws.npkgs; i++)
     v[n++] = nub_asprintf("%s/package.json", c->s->ws.pkgs[i].dir);
+  /* an edited patch is another tree */
+  for (size_t i = 0; i < c->s->ws.patched.n; i++)
+    v[n++] = nub_strdup(c->s->ws.patched.v[i].spec);
   *out = v;
   return n;
 }
@@ -329,7 +328,9 @@ static int phase_plan(struct nub_install_ctx *c, struct nub_err *err)
   int rc;
 
   nub_diag_phase_begin(&ph, "resolve");
-  rc = c->s->proj.fmt->plan(c, err); /* the lockfile's format makes the plan (lockfmt.h) */
+  rc = nub_patching_load(c, err);
+  if (rc == 0)
+    rc = c->s->proj.fmt->plan(c, err); /* the lockfile's format makes the plan (lockfmt.h) */
   /* every reader's names, checked once before anything is made of them
    * (a tree's paths are checked as it is finished, tree.h) */
   if (rc == 0 && c->plan.have_graph)
@@ -339,6 +340,8 @@ static int phase_plan(struct nub_install_ctx *c, struct nub_err *err)
     nub_install_select_importers(c);
   if (rc == 0 && !c->o->lockfile_only)
     rc = c->layout->shape(c, err);
+  if (rc == 0 && !c->o->lockfile_only)
+    rc = nub_patching_assign(c, err);
   if (rc == 0 && !c->o->lockfile_only)
     rc = nub_report_peers(c, err);
   nub_progress_set(&c->prog, &c->prog.resolved, c->installed);
@@ -509,7 +512,7 @@ static bool refetch_changed(struct nub_install_ctx *c)
     struct nub_pkg *p = c->plan.pkgs.v[i];
     bool hit = false;
     for (size_t k = 0; p->index && k < l->nchanged && !hit; k++)
-      hit = !memcmp(l->changed[k], p->key, 65);
+      hit = !memcmp(l->changed[k], p->key, 65) || !memcmp(l->changed[k], nub_pkg_link_key(p), 65);
     if (!hit)
       continue;
     nub_progress_warn(&c->prog, "the store's copy of %s@%s is damaged: a file changed or "
@@ -520,6 +523,8 @@ static bool refetch_changed(struct nub_install_ctx *c)
     p->index = NULL;
     p->fetch_state = 0;
     nub_store_index_remove(&c->store, p->key);
+    if (p->patch_hash[0]) /* made again from the package fetched again */
+      nub_store_index_remove(&c->store, p->patched_key);
   }
   l->nchanged = 0;
   return true;
@@ -864,6 +869,7 @@ out:
   nub_free(c.selected);
   nub_free(c.secrets);
   nub_strarray_free(c.old_directs, c.nold_directs);
+  nub_patches_release(&c.patches);
   return rc;
 }
 

@@ -16,6 +16,7 @@
 #include "link.h"
 #include "manifest.h"
 #include "nub_plat.h"
+#include "patches.h"
 #include "plan.h"
 #include "pool.h"
 #include "progress.h"
@@ -62,6 +63,7 @@ struct nub_install_ctx {
   bool *selected;       /* --filter: project 0 the root, i the member i - 1; NULL: all */
   char **secrets;       /* specs with credentials (nub_manifest_secret), borrowed */
   size_t nsecrets;
+  struct nub_patches patches; /* the project's committed patches (patching.h) */
   char **old_directs;   /* the previous install's direct dependencies */
   size_t nold_directs;
 };

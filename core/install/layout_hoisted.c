@@ -356,7 +356,7 @@ static void hoisted_state(struct nub_install_ctx *c, struct nub_state *s)
     const struct nub_node *n = &t->nodes[i];
     if (n->skip || (n->flags & (NUB_NF_BUNDLED | NUB_NF_LOCAL)))
       continue;
-    s->keys[k] = nub_strdup(n->pkg ? n->pkg->key : "-");
+    s->keys[k] = nub_strdup(n->pkg ? nub_pkg_link_key(n->pkg) : "-");
     s->paths[k] = nub_strdup(n->path);
     if (n->flags & NUB_NF_LINK)
       nub_state_add_check(s, n->path); /* a link's target must still be there */

@@ -260,7 +260,7 @@ static void reconcile(int proj_fd, struct nub_tree *t, const struct nub_state *o
     while (j < old->n && (c = strcmp(old->paths[j], n->path)) < 0)
       j++;
     if (j < old->n && c == 0 && is_installable(n) && n->pkg &&
-        !strcmp(old->keys[j], n->pkg->key) &&
+        !strcmp(old->keys[j], nub_pkg_link_key(n->pkg)) &&
         nub_state_dir_unchanged(proj_fd, n->path, nub_state_dir(old, n->path)) &&
         (n->parent < 0 || keep[n->parent] || !is_installable(&t->nodes[n->parent])))
       keep[i] = true;
@@ -367,10 +367,12 @@ struct nub_hoisted_early {
 };
 
 /* A node at the top of the project's node_modules (not a member's) that
- * is surely installed. */
+ * is surely installed, as it is stored (a patched package is linked once
+ * its patched copy is made, after the fetch). */
 static bool early_node(const struct nub_node *n)
 {
   return is_installable(n) && !(n->flags & (NUB_NF_LINK | NUB_NF_OPTIONAL | NUB_NF_DEV_OPTIONAL)) &&
+         !n->pkg->patch_hash[0] &&
          n->depth == 1 && !strncmp(n->path, "node_modules/", 13);
 }
 

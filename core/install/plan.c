@@ -10,6 +10,7 @@
 #include "install_ctx.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
+#include "patching.h"
 #include "registry.h"
 #include "registry_url.h"
 
@@ -158,7 +159,7 @@ int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr, struc
       nub_progress_warn(&c->prog, "skipping optional dependency %s@%s: %s", k->name,
                         k->version, k->fail_msg ? k->fail_msg : "fetch failed");
   }
-  return 0;
+  return nub_patching_apply(c, err);
 }
 
 int nub_plan_stage_lock(struct nub_install_ctx *c, struct nub_buf *bytes, struct nub_err *err)

@@ -142,6 +142,40 @@ static char *ext_checksum(const struct nub_workspace *ws)
   return nub_strdup(buf);
 }
 
+static int cmp_dep_name(const void *a, const void *b)
+{
+  return strcmp(((const struct nub_dep *)a)->name, ((const struct nub_dep *)b)->name);
+}
+
+/* The patches as pnpm's lockfile records them: key -> hash, by key. */
+static void patched_map(const struct nub_patches *ps, struct nub_depmap *out)
+{
+  nub_depmap_release(out);
+  if (!ps->n)
+    return;
+  out->v = nub_calloc(ps->n, sizeof(*out->v));
+  for (size_t i = 0; i < ps->n; i++) {
+    out->v[i].name = nub_strdup(ps->v[i].key);
+    out->v[i].spec = nub_strdup(ps->v[i].hash);
+  }
+  out->n = ps->n;
+  nub_sort(out->v, out->n, sizeof(*out->v), cmp_dep_name);
+}
+
+/* Whether the lockfile's patchedDependencies are the project's: the same
+ * keys, each with its file's hash now. */
+static bool patches_in_sync(const struct nub_patches *ps, const struct nub_graph *g)
+{
+  if (ps->n != g->patched.n)
+    return false;
+  for (size_t i = 0; i < ps->n; i++) {
+    const char *h = nub_depmap_get(&g->patched, ps->v[i].key);
+    if (!h || strcmp(h, ps->v[i].hash))
+      return false;
+  }
+  return true;
+}
+
 /* Does the lockfile answer package.json: one importer per workspace
  * package, each in sync, and the same overrides and packageExtensions? */
 static bool in_sync(const struct nub_install_ctx *c, const struct nub_graph *g, char *why,
@@ -167,6 +201,11 @@ static bool in_sync(const struct nub_install_ctx *c, const struct nub_graph *g, 
       snprintf(why, cap, "pnpm-workspace.yaml's packageExtensions changed");
       return false;
     }
+  }
+  if (!patches_in_sync(&c->patches, g)) {
+    snprintf(why, cap, "%s's patchedDependencies (or a patch file) changed",
+             c->patches.home ? c->patches.home : "pnpm-workspace.yaml");
+    return false;
   }
   if (g->nimporters != 1 + c->s->ws.npkgs) {
     for (size_t i = 0; i < c->s->ws.npkgs; i++) {
@@ -296,9 +335,12 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
     nub_source_registry(&src, &reg);
     ro.exts = c->s->ws.pkg_exts;
     ro.nexts = c->s->ws.npkg_exts;
+    ro.patches = &c->patches;
     rc = nub_resolve(&p->graph, &c->s->man, &src, &ro, err);
-    if (rc == 0)
+    if (rc == 0) {
       p->graph.ext_checksum = ext_checksum(&c->s->ws);
+      patched_map(&c->patches, &p->graph.patched);
+    }
     nub_free(tmp);
   }
   nub_age_gate_release(&gate);

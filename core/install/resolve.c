@@ -1509,6 +1509,14 @@ static const char *instance(struct res *r, struct frame *f, size_t i)
     }
   nub_sort(ids, nids, sizeof(*ids), cmp_cstr);
   nub_buf_adds(&key, k->base);
+  if (r->o->patches && r->o->patches->n) {
+    struct nub_err perr;
+    int prc;
+    const struct nub_patch_rule *pr = nub_patches_find(r->o->patches, k->name, k->version,
+                                                       &prc, &perr);
+    if (pr) /* (two rules for one version fail the install once it is planned) */
+      nub_buf_addf(&key, "(patch_hash=%s)", pr->hash);
+  }
   for (size_t j = 0; j < nids; j++) {
     nub_buf_addf(&key, "(%s)", ids[j]);
     nub_free((char *)ids[j]);

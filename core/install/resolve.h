@@ -31,6 +31,7 @@
 #include "err.h"
 #include "graph.h"
 #include "manifest.h"
+#include "patches.h"
 #include "progress.h"
 #include "registry.h"
 #include "source.h"
@@ -60,6 +61,9 @@ struct nub_resolve_opts {
   /* pnpm's packageExtensions, applied to every registry version picked */
   const struct nub_pkg_ext *exts;
   size_t nexts;
+  /* the project's patches: a patched package's key carries
+   * "(patch_hash=<hash>)" before its peers, as in pnpm */
+  struct nub_patches *patches;
   /* A registry version with neither dist.integrity nor dist.shasum cannot be
    * checked: refused (-NUB_EINTEGRITY) unless this is set. */
   bool allow_missing_integrity;

@@ -85,6 +85,7 @@ void nub_graph_release(struct nub_graph *g)
   nub_free(g->pkgs);
   nub_depmap_release(&g->overrides);
   nub_free(g->ext_checksum);
+  nub_depmap_release(&g->patched);
   nub_depmap_release(&g->settings_extra);
   memset(g, 0, sizeof(*g));
 }

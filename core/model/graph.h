@@ -124,6 +124,10 @@ struct nub_graph {
   struct nub_depmap settings_extra;
   struct nub_depmap overrides;
   char *ext_checksum; /* packageExtensionsChecksum ("sha256-..."), or NULL */
+  /* patchedDependencies: the configured key ("b@1.0.0") -> the patch's
+   * hash, which the keys of the packages it patches carry as
+   * "(patch_hash=<hash>)"; sorted by key */
+  struct nub_depmap patched;
   struct nub_gcatalog *catalogs; /* sorted by name, entries by alias */
   size_t ncatalogs;
   struct nub_importer *importers;

@@ -39,6 +39,13 @@ struct nub_pkg {
                             * be downloaded (plan.c), which may come after
                             * the download itself (fetch.h) */
   bool integrity_known;    /* that document's answer is in */
+  /* the project's patch for it (patches.h): its file (absolute; borrowed
+   * from the install's patches) and hash; the patched copy is a store
+   * identity of its own, patched_key (patched.h), which `index` holds
+   * once the fetch has made it. patch_hash is "" when unpatched. */
+  const char *patch_file;
+  char patch_hash[65];
+  char patched_key[65];
   unsigned char fetch_state; /* private to fetch */
 };
 
@@ -61,6 +68,11 @@ struct nub_pkgtab {
 struct nub_pkg *nub_pkgtab_get(struct nub_pkgtab *t, const char *name, const char *version,
                                const char *tarball, const char *integrity);
 void nub_pkgtab_release(struct nub_pkgtab *t);
+/* What the package is linked as: its patched copy's key, else its own. */
+static inline const char *nub_pkg_link_key(const struct nub_pkg *p)
+{
+  return p->patch_hash[0] ? p->patched_key : p->key;
+}
 
 /* Store key of a package identity: sha256("<integrity>") when known, else
  * sha256("url:<tarball>"); a prepared git package's is

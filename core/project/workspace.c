@@ -275,7 +275,7 @@ static int add_catalog(struct yrd *r, struct nub_workspace *ws, const char *name
 static bool unapplied(const char *key)
 {
   static const char *const keys[] = {
-      "patchedDependencies", "trustPolicy", "configDependencies",
+      "trustPolicy", "configDependencies",
       "pnpmfile",
       /* pnpm 10's; pnpm 12 applies allowBuilds alone (tested) */
       "neverBuiltDependencies", "ignoredBuiltDependencies"};
@@ -570,6 +570,8 @@ static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len
       rc = yseq(&r, v, "minimumReleaseAgeExclude", &ws->age_exclude, &ws->nage_exclude);
     else if (!strcmp(k, "allowBuilds"))
       rc = ymap(&r, v, "allowBuilds", "true or false", &ws->allow_builds);
+    else if (!strcmp(k, "patchedDependencies"))
+      rc = ymap(&r, v, "patchedDependencies", "patch files", &ws->patched);
     else if (!strcmp(k, "peerDependencyRules"))
       rc = peer_rules(&r, ws, v);
     else if (!strcmp(k, "packageExtensions"))
@@ -1000,6 +1002,7 @@ void nub_workspace_release(struct nub_workspace *ws)
   nub_strarray_free(ws->only_built, ws->nonly_built);
   nub_strarray_free(ws->age_exclude, ws->nage_exclude);
   nub_depmap_release(&ws->allow_builds);
+  nub_depmap_release(&ws->patched);
   nub_strarray_free(ws->peer_ignore_missing, ws->npeer_ignore_missing);
   nub_strarray_free(ws->peer_allow_any, ws->npeer_allow_any);
   nub_depmap_release(&ws->peer_allowed);

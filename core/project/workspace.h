@@ -49,6 +49,7 @@ struct nub_workspace {
   char **age_exclude; /* minimumReleaseAgeExclude */
   size_t nage_exclude;
   struct nub_depmap allow_builds; /* allowBuilds: name[@versions] -> "true"/"false" */
+  struct nub_depmap patched; /* patchedDependencies: name[@version|@range] -> file */
   /* peerDependencyRules: peer names (or globs) whose absence, or whose
    * any version, is fine; and [parent[@range]>]peer -> a range also fine */
   char **peer_ignore_missing;

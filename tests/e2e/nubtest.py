@@ -250,6 +250,17 @@ class NubTestCase(unittest.TestCase):
             self.fail("nub %s unexpectedly succeeded\n%s" % (" ".join(args), _format_streams(proc)))
         return proc
 
+    def pnpm(self, cwd, *args, check=True):
+        """Run pnpm (skipping the test where it is not installed) in cwd
+        with a store under self.tmp, against the registry the project's
+        .npmrc names (no registry from the environment)."""
+        exe = tool("pnpm")
+        if not exe:
+            self.skipTest("SKIP: pnpm is not installed")
+        return self.run_cmd([exe] + list(args), cwd=cwd, check=check,
+                            env={"npm_config_registry": None, "PNPM_HOME": None, "CI": None,
+                                 "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")})
+
     def npm(self, *args, cwd=None, registry=None, check=True, timeout=300):
         """Run npm with a configuration of its own (no user or global
         npmrc, a cache under self.tmp) against the test registry (or

@@ -1,0 +1,46 @@
+/* patches.h - the patches a project commits (pnpm-workspace.yaml's
+ * patchedDependencies, package.json's for bun and npm 12): which package
+ * each is for, and its hash, as pnpm records it (the lockfile's
+ * patchedDependencies and its "(patch_hash=...)" keys). */
+#ifndef NUB_PATCHES_H
+#define NUB_PATCHES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "dep.h"
+#include "err.h"
+
+enum nub_patch_for { NUB_PATCH_FOR_VERSION, NUB_PATCH_FOR_RANGE, NUB_PATCH_FOR_ALL };
+
+struct nub_patch_rule {
+  char *key;  /* as written: "b@1.0.0", "b@^1", "b" */
+  char *name;
+  char *spec; /* the version or range; NULL for ALL */
+  enum nub_patch_for kind;
+  char *file; /* as written, relative to the project's root */
+  char *path; /* absolute */
+  char hash[65]; /* hex SHA-256 of the file, CRLF read as LF (pnpm's) */
+  bool used;
+};
+
+struct nub_patches {
+  const char *home; /* where they are written: "pnpm-workspace.yaml", ... */
+  struct nub_patch_rule *v;
+  size_t n;
+};
+
+/* Each of m's "key: file" read and hashed; root is the project's root
+ * (absolute). -NUB_EPATCH naming home and the key when a key is not a
+ * package name with an optional version or range, or its file cannot be
+ * read. Needs hashing (nub_crypto_init). */
+int nub_patches_load(struct nub_patches *ps, const char *root, const struct nub_depmap *m,
+                     const char *home, struct nub_err *err);
+/* The rule for name@version, pnpm's order: the exact version, else the one
+ * range that holds it (two: -NUB_EPATCH), else the name alone. NULL (and 0
+ * in *rc) when none is. */
+struct nub_patch_rule *nub_patches_find(struct nub_patches *ps, const char *name,
+                                        const char *version, int *rc, struct nub_err *err);
+void nub_patches_release(struct nub_patches *ps);
+
+#endif

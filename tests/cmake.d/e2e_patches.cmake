@@ -1,0 +1,2 @@
+# Committed patches (pnpm-workspace.yaml patchedDependencies), against pnpm.
+nub_e2e_test(patches test_patches.py)

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Committed patches (patching.h): pnpm-workspace.yaml's
+patchedDependencies, written by pnpm itself (`pnpm patch` then `pnpm
+patch-commit`), applied by nub in both layouts, from a cold store and
+offline, recorded in the lockfile as pnpm records them. Differential: the
+patched package's files are pnpm's, byte for byte; nub.lock equals pnpm's
+pnpm-lock.yaml; pnpm fails where nub fails (a patch that does not apply,
+one that patches nothing, a lockfile whose patch hash is stale).
+
+`a@1.0.0` depends on `b@^1.0.0`; the patch is for b@1.0.0.
+"""
+import os
+import shutil
+
+import nubtest
+from nubtest import NubTestCase
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def files(root):
+    """{relative path: (bytes, executable)} of the package folder root."""
+    out = {}
+    for d, _, names in os.walk(root):
+        for n in names:
+            p = os.path.join(d, n)
+            with open(p, "rb") as f:
+                out[os.path.relpath(p, root)] = (f.read(), bool(os.stat(p).st_mode & 0o111))
+    return out
+
+
+def b_of(proj):
+    """b's folder as a's code finds it: beside a in the isolated layout,
+    at the top in the hoisted one."""
+    beside = os.path.join(os.path.realpath(os.path.join(proj, "node_modules", "a")), "..", "b")
+    if os.path.isdir(beside):
+        return os.path.realpath(beside)
+    return os.path.join(proj, "node_modules", "b")
+
+
+PROJECT_FILES = ("package.json", ".npmrc", "pnpm-workspace.yaml", "patches", "pnpm-lock.yaml")
+
+
+class PatchesTest(NubTestCase):
+
+    def pnpm_project(self, edit=None):
+        """A project patched by pnpm itself: installed, `pnpm patch
+        b@1.0.0`, b's index.js edited and a file added, `pnpm
+        patch-commit`. Returns its directory."""
+        d = os.path.join(self.tmp, "by-pnpm")
+        os.makedirs(d)
+        self.write_json(os.path.join(d, "package.json"),
+                        {"name": "proj", "version": "1.0.0", "dependencies": {"a": "1.0.0"}})
+        write(os.path.join(d, ".npmrc"), "registry=%s\n" % self.registry.url)
+        self.pnpm(d, "install")
+        edit_dir = os.path.join(self.tmp, "b-edit")
+        self.pnpm(d, "patch", "b@1.0.0", "--edit-dir", edit_dir)
+        index = os.path.join(edit_dir, "index.js")
+        write(index, read(index).replace('version: "1.0.0"', 'version: "1.0.0-patched"'))
+        write(os.path.join(edit_dir, "lib", "added.js"), "module.exports = 'added';\n")
+        if edit:
+            edit(edit_dir)
+        self.pnpm(d, "patch-commit", edit_dir)
+        self.assertIn("b@1.0.0", read(os.path.join(d, "pnpm-workspace.yaml")))
+        self.assertIn("patch_hash=", read(os.path.join(d, "pnpm-lock.yaml")))
+        return d
+
+    def copy(self, src, name, lockfile=True, npmrc_extra=""):
+        d = os.path.join(self.tmp, name)
+        os.makedirs(d)
+        for f in PROJECT_FILES:
+            p = os.path.join(src, f)
+            if f == "pnpm-lock.yaml" and not lockfile or not os.path.exists(p):
+                continue
+            if os.path.isdir(p):
+                shutil.copytree(p, os.path.join(d, f))
+            else:
+                shutil.copy2(p, d)
+        if npmrc_extra:
+            with open(os.path.join(d, ".npmrc"), "a") as f:
+                f.write(npmrc_extra)
+        return d
+
+    def test_pnpm_patch_both_layouts_cold_and_offline(self):
+        src = self.pnpm_project()
+        want = files(b_of(src))
+        self.assertIn(b'1.0.0-patched', want["index.js"][0])
+        self.assertIn("lib/added.js", want)
+        lock = read(os.path.join(src, "pnpm-lock.yaml"))
+        for layout in ("isolated", "hoisted"):
+            with self.subTest(layout=layout):
+                store = os.path.join(self.tmp, "store-" + layout)
+                env = {"NUB_STORE_DIR": store}
+                extra = "node-linker=hoisted\n" if layout == "hoisted" else ""
+                d = self.copy(src, "nub-" + layout, npmrc_extra=extra)
+                self.nub("install", "--frozen-lockfile", cwd=d, env=env)
+                self.assertEqual(files(b_of(d)), want)
+                self.assertEqual(self.node_require(d, "a")["deps"]["b"], "1.0.0-patched")
+                self.assertEqual(read(os.path.join(d, "pnpm-lock.yaml")), lock)
+                # again into a fresh project, the network gone: from the store
+                d2 = self.copy(src, "nub-offline-" + layout, npmrc_extra=extra)
+                self.nub("install", "--frozen-lockfile", "--offline", cwd=d2,
+                         env=dict(env, npm_config_registry="http://127.0.0.1:9/"))
+                self.assertEqual(files(b_of(d2)), want)
+                # the store's own copy of b is untouched: a project without
+                # the patch gets b as published
+                plain = os.path.join(self.tmp, "plain-" + layout)
+                os.makedirs(plain)
+                shutil.copy2(os.path.join(src, "package.json"), plain)
+                write(os.path.join(plain, ".npmrc"), "registry=%s\n%s" % (self.registry.url, extra))
+                self.nub("install", cwd=plain, env=env)
+                self.assertEqual(self.node_require(plain, "a")["deps"]["b"], "1.0.0")
+                self.assertNotIn("lib/added.js", files(b_of(plain)))
+
+    def test_lockfile_as_pnpm_writes_it(self):
+        """Resolved afresh, nub.lock is pnpm's pnpm-lock.yaml, whatever the
+        key: a version, a range, the name alone."""
+        src = self.pnpm_project()
+        for key in ("b@1.0.0", "b@^1.0.0", "b"):
+            with self.subTest(key=key):
+                yaml = "patchedDependencies:\n  %s: patches/b@1.0.0.patch\n" % key
+                write(os.path.join(src, "pnpm-workspace.yaml"), yaml)
+                self.pnpm(src, "install")
+                d = self.copy(src, "nub-" + key.replace("^", "c"), lockfile=False)
+                self.nub("install", cwd=d)
+                self.assertEqual(read(os.path.join(d, "nub.lock")),
+                                 read(os.path.join(src, "pnpm-lock.yaml")))
+                self.assertEqual(self.node_require(d, "a")["deps"]["b"], "1.0.0-patched")
+
+    def test_changed_patch(self):
+        """An edited patch puts the lockfile out of date (frozen fails, as
+        pnpm's does); without --frozen-lockfile the new hash is written as
+        pnpm writes it and the package patched anew."""
+        src = self.pnpm_project()
+        d = self.copy(src, "nub")
+        self.nub("install", "--frozen-lockfile", cwd=d)
+        for where in (src, d):
+            p = os.path.join(where, "patches", "b@1.0.0.patch")
+            write(p, read(p).replace("1.0.0-patched", "1.0.0-again"))
+        proc = self.nub("install", "--frozen-lockfile", cwd=d, check=False)
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertIn("patchedDependencies", proc.stderr)
+        self.assertNotEqual(self.pnpm(src, "install", "--frozen-lockfile", check=False).returncode, 0)
+        self.nub("install", cwd=d)
+        self.pnpm(src, "install")
+        self.assertEqual(read(os.path.join(d, "pnpm-lock.yaml")),
+                         read(os.path.join(src, "pnpm-lock.yaml")))
+        self.assertEqual(self.node_require(d, "a")["deps"]["b"], "1.0.0-again")
+        self.assertEqual(files(b_of(d)), files(b_of(src)))
+
+    def test_patch_that_does_not_apply(self):
+        """A hunk that matches nowhere: exit 24 naming the package, the
+        file and the hunk; nothing installed, the lockfile as it was; pnpm
+        fails too."""
+        src = self.pnpm_project()
+        p = os.path.join(src, "patches", "b@1.0.0.patch")
+        write(p, read(p).replace('-  version: "1.0.0",', '-  version: "7.7.7",'))
+        self.assertNotEqual(self.pnpm(src, "install", "--force", check=False).returncode, 0)
+        d = self.copy(src, "nub", lockfile=False)
+        proc = self.nub("install", cwd=d, check=False)
+        self.assertEqual(proc.returncode, 24, proc.stderr)
+        self.assertIn("b@1.0.0", proc.stderr)
+        self.assertIn("index.js: hunk 1", proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(d, "nub.lock")))
+        self.assertFalse(os.path.exists(os.path.join(d, "node_modules", "a")))
+
+    def test_unused_patch(self):
+        """A patch for a package the install does not have fails the
+        install, as in pnpm, unless allowUnusedPatches says otherwise."""
+        src = self.pnpm_project()
+        ws = os.path.join(src, "pnpm-workspace.yaml")
+        write(ws, read(ws) + "  c@1.0.0: patches/b@1.0.0.patch\n")
+        d = self.copy(src, "nub", lockfile=False)
+        self.assertNotEqual(self.pnpm(src, "install", check=False).returncode, 0)
+        proc = self.nub("install", cwd=d, check=False)
+        self.assertEqual(proc.returncode, 24, proc.stderr)
+        self.assertIn("c@1.0.0", proc.stderr)
+        self.assertIn("allowUnusedPatches", proc.stderr)
+        for where in (src, d):
+            write(os.path.join(where, "pnpm-workspace.yaml"),
+                  read(ws) + "allowUnusedPatches: true\n")
+        self.pnpm(src, "install")
+        self.nub("install", cwd=d)
+        self.assertEqual(read(os.path.join(d, "nub.lock")),
+                         read(os.path.join(src, "pnpm-lock.yaml")))
+
+    def test_hostile_patch_paths(self):
+        """A patch whose paths leave the package is refused before anything
+        is written (exit 24); nothing appears outside node_modules."""
+        self.make_project({"name": "proj", "version": "1.0.0", "dependencies": {"a": "1.0.0"}})
+        for i, path in enumerate(("../../../escaped.js", "/tmp/escaped-%d.js" % os.getpid(),
+                                  "lib/../../escaped.js")):
+            with self.subTest(path=path):
+                write(os.path.join(self.proj, "patches", "b.patch"),
+                      "diff --git a/%s b/%s\nnew file mode 100644\n--- /dev/null\n+++ b/%s\n"
+                      "@@ -0,0 +1 @@\n+pwned\n" % (path, path, path))
+                write(os.path.join(self.proj, "pnpm-workspace.yaml"),
+                      "patchedDependencies:\n  b@1.0.0: patches/b.patch\n")
+                before = set(os.listdir(self.tmp))
+                proc = self.nub("install", check=False)
+                self.assertEqual(proc.returncode, 24, proc.stderr)
+                self.assertIn("not one inside the package", proc.stderr)
+                self.assertEqual(set(os.listdir(self.tmp)), before)
+                self.assertFalse(os.path.exists("/tmp/escaped-%d.js" % os.getpid()))
+                self.assertFalse(os.path.exists(os.path.join(self.proj, "escaped.js")))
+
+
+if __name__ == "__main__":
+    nubtest.main()
