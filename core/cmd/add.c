@@ -25,6 +25,7 @@
 #include "report.h"
 #include "semver.h"
 #include "workspace.h"
+#include "wsyaml_edit.h"
 
 static const char *const sections[] = {"dependencies", "devDependencies", "optionalDependencies",
                                        "peerDependencies"};
@@ -674,75 +675,6 @@ static void id_name(const char *id, char *name, size_t cap)
   snprintf(name, cap, "%.*s", (int)(at ? (size_t)(at - id) : strlen(id)), id);
 }
 
-/* pnpm-workspace.yaml with "<name>: true" under allowBuilds (the key made
- * at the end when there is none; a value already there set to true). */
-static int yaml_allow(char **text, size_t *len, const char *name, struct nub_err *err)
-{
-  struct nub_buf b = NUB_BUF_INIT;
-  char key[300];
-  const char *t = *text, *end = *text + *len, *line = t, *block = NULL;
-
-  snprintf(key, sizeof(key), name[0] == '@' ? "'%s'" : "%s", name);
-  for (; line < end;) { /* the top-level "allowBuilds:" line */
-    const char *eol = memchr(line, '\n', (size_t)(end - line));
-    size_t n = (size_t)((eol ? eol : end) - line);
-    if (n >= 12 && !strncmp(line, "allowBuilds:", 12)) {
-      const char *rest = line + 12;
-      while (rest < line + n && (*rest == ' ' || *rest == '\t' || *rest == '\r'))
-        rest++;
-      if (rest < line + n && *rest != '#')
-        return nub_err_set(err, -NUB_ECONFIG, "pnpm-workspace.yaml: allowBuilds is written "
-                           "on one line; add \"%s: true\" to it by hand", name);
-      block = eol ? eol + 1 : end;
-      break;
-    }
-    line = eol ? eol + 1 : end;
-  }
-  if (!block) {
-    nub_buf_add(&b, t, *len);
-    if (*len && t[*len - 1] != '\n')
-      nub_buf_adds(&b, "\n");
-    nub_buf_addf(&b, "allowBuilds:\n  %s: true\n", key);
-  } else {
-    /* the map's lines: indented ones after it; ours replaced or added first */
-    const char *p = block, *ins = block;
-    char indent[32] = "  ";
-    bool first = true;
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '#')) {
-      const char *eol = memchr(p, '\n', (size_t)(end - p)), *q = p;
-      const char *stop = eol ? eol : end;
-      size_t ind;
-      while (q < stop && (*q == ' ' || *q == '\t'))
-        q++;
-      ind = (size_t)(q - p);
-      if (q < stop && *q != '#' && *q != '\r') {
-        if (!ind)
-          break;
-        if (first && ind < sizeof(indent)) {
-          memcpy(indent, p, ind);
-          indent[ind] = '\0';
-          first = false;
-        }
-        if ((size_t)(stop - q) > strlen(key) && !strncmp(q, key, strlen(key)) &&
-            q[strlen(key)] == ':') { /* there: its value becomes true */
-          nub_buf_add(&b, t, (size_t)(q - t));
-          nub_buf_addf(&b, "%s: true", key);
-          nub_buf_add(&b, stop, (size_t)(end - stop));
-          goto done;
-        }
-      }
-      p = eol ? eol + 1 : end;
-    }
-    nub_buf_add(&b, t, (size_t)(ins - t));
-    nub_buf_addf(&b, "%s%s: true\n", indent, key);
-    nub_buf_add(&b, ins, (size_t)(end - ins));
-  }
-done:
-  nub_free(*text);
-  *len = b.len;
-  *text = nub_buf_take(&b);
-  return 0;
-}
 
 static int approve_one(struct edit *e, enum nub_approval_home home, const char *id,
                        struct nub_err *err)
@@ -763,7 +695,7 @@ static int approve_one(struct edit *e, enum nub_approval_home home, const char *
   if (rc < 0) {
     rc = nub_err_set(err, rc, "cannot read %s: %s", path, nub_strerror(rc));
   } else if (home == NUB_APPROVE_ALLOW_BUILDS) {
-    rc = yaml_allow(&text, &len, name, err);
+    rc = nub_wsyaml_set(&text, &len, "allowBuilds", name, "true", err);
     if (rc == 0)
       rc = nub_plat_write_file_atomic(path, text, len, 0644);
   } else {
