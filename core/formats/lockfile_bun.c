@@ -633,6 +633,7 @@ int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
       }
     }
   }
+  nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root, "patchedDependencies"), &t->patched);
   ws = cJSON_GetObjectItemCaseSensitive(root, "workspaces");
   root_ws = cJSON_GetObjectItemCaseSensitive(ws, "");
   if (!cJSON_IsObject(root_ws)) {

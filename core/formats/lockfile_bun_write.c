@@ -609,6 +609,18 @@ int nub_lockfile_bun_write(const struct nub_graph *g, const struct nub_manifest 
     if (any)
       nub_buf_adds(out, "  ],\n");
   }
+  /* the patches, as package.json lists them */
+  if (root->patched.n) {
+    nub_buf_adds(out, "  \"patchedDependencies\": {\n");
+    for (size_t i = 0; i < root->patched.n; i++) {
+      indent(out, 2);
+      str(out, root->patched.v[i].name);
+      nub_buf_adds(out, ": ");
+      str(out, root->patched.v[i].spec);
+      nub_buf_adds(out, ",\n");
+    }
+    nub_buf_adds(out, "  },\n");
+  }
   /* overrides (npm's as written, else resolutions and pnpm's by name) and
    * catalogs: maps by name, like a workspace's groups */
   if (root->noverrides_raw) {

@@ -116,15 +116,21 @@ static void merge_workspace_settings(struct nub_install_ctx *c)
   }
 }
 
-/* Patches a team committed in package.json (bun's and npm 12's
- * "patchedDependencies", pnpm's own field) are not applied by nub yet:
- * installing the packages unpatched would be a tree other than the one
- * asked for, so the install stops. (pnpm-workspace.yaml's are applied:
- * patching.h.) */
+/* Patches a team committed where nub does not apply them yet (npm 12's
+ * package.json "patchedDependencies", pnpm's own field): installing the
+ * packages unpatched would be a tree other than the one asked for, so the
+ * install stops. (pnpm-workspace.yaml's, and package.json's for bun, are
+ * applied: patching.h.) */
 static int refuse_patches(const struct nub_install_ctx *c, struct nub_err *err)
 {
   const struct nub_manifest *m = &c->s->man;
 
+  if (m->patched.n && !(c->s->proj.fmt->caps & NUB_LF_MANIFEST_PATCHES))
+    return nub_err_set(err, -NUB_ESPEC,
+                       "package.json's patchedDependencies: nub applies them for bun.lock "
+                       "projects (and pnpm-workspace.yaml's for pnpm's), not yet for %s's; it "
+                       "would install those packages unpatched; install this project with "
+                       "its own tool", c->s->proj.fmt->file ? c->s->proj.fmt->file : "this lockfile");
   for (size_t i = 0; i < m->nunapplied; i++)
     if (strstr(m->unapplied[i], "patchedDependencies"))
       return nub_err_set(err, -NUB_ESPEC,
@@ -167,7 +173,7 @@ static void setup(struct nub_install_ctx *c)
  * the workspace's definition and its members' package.json. */
 static size_t input_files(const struct nub_install_ctx *c, const char *lockfile, char ***out)
 {
-  size_t n = 0, cap = c->s->ws.npkgs + c->s->ws.patched.n + 3;
+  size_t n = 0, cap = c->s->ws.npkgs + c->s->ws.patched.n + c->s->man.patched.n + 3;
   char **v = nub_calloc(cap, sizeof(char *));
 
   if (lockfile)
@@ -180,6 +186,8 @@ static size_t input_files(const struct nub_install_ctx *c, const char *lockfile,
   /* an edited patch is another tree */
   for (size_t i = 0; i < c->s->ws.patched.n; i++)
     v[n++] = nub_strdup(c->s->ws.patched.v[i].spec);
+  for (size_t i = 0; i < c->s->man.patched.n && n < cap; i++)
+    v[n++] = nub_strdup(c->s->man.patched.v[i].spec);
   *out = v;
   return n;
 }

@@ -156,7 +156,7 @@ const char *nub_approval_home_name(enum nub_approval_home h)
 const struct nub_lockfmt nub_lockfmt_nub = {
   "nub", "nub.lock", "nub", "nub install", NUB_LINKER_ISOLATED,
   NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_OPTIONAL_IMPORTER_PEERS |
-      NUB_LF_AGE_GATE,
+      NUB_LF_AGE_GATE | NUB_LF_MANIFEST_PATCHES,
   NULL, nub_plan_from_graph, graph_pnpm, NULL, NULL,
   NUB_APPROVE_TRUSTED,
 };
@@ -191,14 +191,15 @@ const struct nub_lockfmt nub_lockfmt_berry = {
 };
 const struct nub_lockfmt nub_lockfmt_bun = {
   "bun", "bun.lock", "bun", "bun install", NUB_LINKER_HOISTED,
-  NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS, NULL, nub_plan_from_bun,
+  NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_MANIFEST_PATCHES, NULL,
+  nub_plan_from_bun,
   graph_bun, NULL, bins_bun,
   NUB_APPROVE_TRUSTED,
 };
 const struct nub_lockfmt nub_lockfmt_none = {
   "none", NULL, NULL, "nub install", NUB_LINKER_ISOLATED,
   NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_OPTIONAL_IMPORTER_PEERS |
-      NUB_LF_AGE_GATE,
+      NUB_LF_AGE_GATE | NUB_LF_MANIFEST_PATCHES,
   NULL, nub_plan_from_graph, NULL, NULL, NULL,
   NUB_APPROVE_TRUSTED,
 };

@@ -8,7 +8,8 @@
 #include "install_ctx.h"
 
 /* c->patches from the project's settings (pnpm-workspace.yaml's
- * patchedDependencies): each file read and hashed. */
+ * patchedDependencies, else package.json's where the project's tool reads
+ * them there: bun's): each file read and hashed. */
 int nub_patching_load(struct nub_install_ctx *c, struct nub_err *err);
 /* Each package of the plan its patch; a patch for no package is an error
  * (-NUB_EPATCH), as in pnpm, unless allowUnusedPatches is set. */

@@ -114,6 +114,19 @@ static bool overrides_in_sync(const struct nub_manifest *m, const struct nub_tre
   return same;
 }
 
+/* Whether bun.lock's patches are package.json's, in order (as bun writes
+ * them anew when they are not). */
+static bool patched_in_sync(const struct nub_manifest *m, const struct nub_tree *t)
+{
+  if (m->patched.n != t->patched.n)
+    return false;
+  for (size_t i = 0; i < m->patched.n; i++)
+    if (strcmp(m->patched.v[i].name, t->patched.v[i].name) ||
+        strcmp(m->patched.v[i].spec, t->patched.v[i].spec))
+      return false;
+  return true;
+}
+
 /* The project and every workspace member: each answered by the lockfile,
  * and the lockfile's members the workspace's. */
 static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
@@ -126,6 +139,10 @@ static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
     return false;
   if (t->has_overrides && !overrides_in_sync(&c->s->man, t)) {
     snprintf(why, cap, "its overrides are not package.json's");
+    return false;
+  }
+  if (t->has_overrides && !patched_in_sync(&c->s->man, t)) {
+    snprintf(why, cap, "its patchedDependencies are not package.json's");
     return false;
   }
   for (size_t i = 0; i < c->s->ws.npkgs; i++) {

@@ -184,6 +184,7 @@ void nub_tree_release(struct nub_tree *t)
   nub_depmap_release(&t->root_optional);
   nub_depmap_release(&t->root_peer);
   nub_depmap_release(&t->overrides);
+  nub_depmap_release(&t->patched);
   nub_strmap_release(&t->bun_info, nub_free);
   nub_tree_init(t, t->pkgs);
 }

@@ -78,6 +78,9 @@ struct nub_tree {
    * one, "a>b" for b in a's object (the object's own is "a>.") */
   bool has_overrides;
   struct nub_depmap overrides;
+  /* bun.lock's "patchedDependencies": "name@version" -> patch file, in
+   * file order */
+  struct nub_depmap patched;
   /* bun.lock's info objects as bun wrote them: "name@version" -> text
    * (owned), so that a re-resolve writes an unchanged package's back as it
    * was, as bun does (bin paths, libc, peers as its bun recorded them) */

@@ -121,12 +121,12 @@ static void read_overrides_raw(const cJSON *o, struct nub_manifest *out)
   }
 }
 
-/* The settings a team's tool applies and nub does not (yet): bun's and npm
- * 12's "patchedDependencies" and "packageExtensions", and pnpm's own under
- * "pnpm". */
+/* The settings a team's tool applies and nub does not (yet): npm 12's
+ * "patchedDependencies" (bun's are applied: patching.h) and
+ * "packageExtensions", and pnpm's own under "pnpm". */
 static void read_unapplied(const cJSON *root, const cJSON *pnpm, struct nub_manifest *out)
 {
-  static const char *const top[] = {"patchedDependencies", "packageExtensions"};
+  static const char *const top[] = {"packageExtensions"};
   static const char *const in_pnpm[] = {"patchedDependencies", "packageExtensions",
                                         "peerDependencyRules", "neverBuiltDependencies",
                                         "ignoredBuiltDependencies", "allowedVersions"};
@@ -371,6 +371,7 @@ int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
     }
   }
   read_unapplied(root, pnpm, out);
+  nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root, "patchedDependencies"), &out->patched);
   read_overrides(root, &out->overrides);
   read_overrides_raw(cJSON_GetObjectItemCaseSensitive(root, "overrides"), out);
   read_workspaces(root, out);
@@ -417,6 +418,7 @@ void nub_manifest_release(struct nub_manifest *m)
   nub_depmap_release(&m->peer);
   nub_depmap_release(&m->secrets);
   nub_depmap_release(&m->overrides);
+  nub_depmap_release(&m->patched);
   for (size_t i = 0; i < m->noverrides_raw; i++) {
     nub_free(m->overrides_raw[i].key);
     nub_free(m->overrides_raw[i].spec);

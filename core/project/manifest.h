@@ -27,6 +27,9 @@ struct nub_manifest {
   /* npm "overrides", yarn "resolutions", "pnpm.overrides": "name" or
    * "parent>name" -> spec */
   struct nub_depmap overrides;
+  /* "patchedDependencies" (bun's, npm 12's): "name@version" -> patch file,
+   * in file order */
+  struct nub_depmap patched;
   /* npm "overrides" as written, keys with their ranges, for a lockfile that
    * records that shape (bun.lock): an entry is a spec, or (kids.n > 0, spec
    * NULL) an object of one level whose "." is the entry's own spec;

@@ -261,6 +261,21 @@ class NubTestCase(unittest.TestCase):
                             env={"npm_config_registry": None, "PNPM_HOME": None, "CI": None,
                                  "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")})
 
+    def bun(self, cwd, *args, check=True):
+        """Run bun (skipping the test where it is not installed) in cwd with
+        a cache under self.tmp, against the test registry (cwd's
+        bunfig.toml names it, written when there is none)."""
+        exe = tool("bun")
+        if not exe:
+            self.skipTest("SKIP: bun is not installed")
+        bunfig = os.path.join(cwd, "bunfig.toml")
+        if not os.path.exists(bunfig):
+            with open(bunfig, "w") as f:
+                f.write('[install]\nregistry = "%s"\n' % self.registry.url)
+        return self.run_cmd([exe] + list(args), cwd=cwd, check=check,
+                            env={"BUN_INSTALL_CACHE_DIR": os.path.join(self.tmp, "bun-cache"),
+                                 "npm_config_registry": None})
+
     def npm(self, *args, cwd=None, registry=None, check=True, timeout=300):
         """Run npm with a configuration of its own (no user or global
         npmrc, a cache under self.tmp) against the test registry (or

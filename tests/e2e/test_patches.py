@@ -47,7 +47,13 @@ def b_of(proj):
     return os.path.join(proj, "node_modules", "b")
 
 
-PROJECT_FILES = ("package.json", ".npmrc", "pnpm-workspace.yaml", "patches", "pnpm-lock.yaml")
+PROJECT_FILES = ("package.json", ".npmrc", "pnpm-workspace.yaml", "patches", "pnpm-lock.yaml",
+                 "bun.lock", "bunfig.toml")
+
+
+def bun_files(root):
+    """files(), without bun's bookkeeping (its .bun-tag-* files)."""
+    return {k: v for k, v in files(root).items() if not k.startswith(".bun-tag")}
 
 
 class PatchesTest(NubTestCase):
@@ -74,12 +80,92 @@ class PatchesTest(NubTestCase):
         self.assertIn("patch_hash=", read(os.path.join(d, "pnpm-lock.yaml")))
         return d
 
+    def bun_project(self):
+        """A project patched by bun itself: `bun patch b`, b edited in
+        node_modules, `bun patch --commit node_modules/b`."""
+        d = os.path.join(self.tmp, "by-bun")
+        os.makedirs(d)
+        self.write_json(os.path.join(d, "package.json"),
+                        {"name": "proj", "version": "1.0.0", "dependencies": {"a": "1.0.0"}})
+        self.bun(d, "install")
+        self.bun(d, "patch", "b")
+        index = os.path.join(d, "node_modules", "b", "index.js")
+        write(index, read(index).replace('version: "1.0.0"', 'version: "1.0.0-patched"'))
+        write(os.path.join(d, "node_modules", "b", "lib", "added.js"), "module.exports = 1;\n")
+        self.bun(d, "patch", "--commit", "node_modules/b")
+        self.assertIn("patchedDependencies", read(os.path.join(d, "bun.lock")))
+        return d
+
+    def test_bun_patch_frozen_cold_and_offline(self):
+        """bun's patch: package.json's patchedDependencies, bun.lock's
+        record of them; nub's b is bun's, bun.lock is left as it is."""
+        src = self.bun_project()
+        want = bun_files(os.path.join(src, "node_modules", "b"))
+        self.assertIn(b"1.0.0-patched", want["index.js"][0])
+        lock = read(os.path.join(src, "bun.lock"))
+        d = self.copy(src, "nub")
+        self.nub("install", "--frozen-lockfile", cwd=d)
+        self.assertEqual(bun_files(os.path.join(d, "node_modules", "b")), want)
+        self.assertEqual(read(os.path.join(d, "bun.lock")), lock)
+        d2 = self.copy(src, "nub-offline")
+        self.nub("install", "--frozen-lockfile", "--offline", cwd=d2,
+                 env={"npm_config_registry": "http://127.0.0.1:9/"})
+        self.assertEqual(bun_files(os.path.join(d2, "node_modules", "b")), want)
+
+    def test_bun_lock_written_as_bun_writes_it(self):
+        """With package.json's patches changed, nub writes bun.lock as bun
+        does; a frozen install refuses the change."""
+        src = self.bun_project()
+        d = self.copy(src, "nub")
+        self.nub("install", cwd=d)
+        self.assertEqual(read(os.path.join(d, "bun.lock")), read(os.path.join(src, "bun.lock")))
+        # a second patch, for a
+        patch = ("diff --git a/index.js b/index.js\n--- a/index.js\n+++ b/index.js\n"
+                 "@@ -1,1 +1,1 @@\n-'use strict';\n+\"use strict\";\n")
+        for where in (src, d):
+            write(os.path.join(where, "patches", "a.patch"), patch)
+            pj = self.read_json(os.path.join(where, "package.json"))
+            pj["patchedDependencies"]["a@1.0.0"] = "patches/a.patch"
+            self.write_json(os.path.join(where, "package.json"), pj)
+        self.assertNotEqual(self.nub("install", "--frozen-lockfile", cwd=d, check=False).returncode, 0)
+        self.bun(src, "install")
+        self.nub("install", cwd=d)
+        self.assertEqual(read(os.path.join(d, "bun.lock")), read(os.path.join(src, "bun.lock")))
+        for name in ("a", "b"):
+            self.assertEqual(bun_files(os.path.join(d, "node_modules", name)),
+                             bun_files(os.path.join(src, "node_modules", name)))
+        # b's patch taken out: b as published again, in both
+        for where in (src, d):
+            pj = self.read_json(os.path.join(where, "package.json"))
+            del pj["patchedDependencies"]["b@1.0.0"]
+            self.write_json(os.path.join(where, "package.json"), pj)
+        self.bun(src, "install")
+        self.nub("install", cwd=d)
+        self.assertEqual(read(os.path.join(d, "bun.lock")), read(os.path.join(src, "bun.lock")))
+        b = bun_files(os.path.join(d, "node_modules", "b"))
+        self.assertNotIn("lib/added.js", b)
+        self.assertEqual(b, bun_files(os.path.join(src, "node_modules", "b")))
+
+    def test_npm_patches_refused(self):
+        """npm 12's patches (package.json with package-lock.json) are not
+        applied yet: the install stops (exit 21) rather than install b
+        unpatched."""
+        self.make_project({"name": "proj", "version": "1.0.0", "dependencies": {"a": "1.0.0"},
+                           "patchedDependencies": {"b@1.0.0": "patches/b.patch"}})
+        self.write_json(os.path.join(self.proj, "package-lock.json"),
+                        {"name": "proj", "lockfileVersion": 3, "requires": True,
+                         "packages": {"": {"name": "proj", "dependencies": {"a": "1.0.0"}}}})
+        proc = self.nub("install", check=False)
+        self.assertEqual(proc.returncode, 21, proc.stderr)
+        self.assertIn("patchedDependencies", proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules", "b")))
+
     def copy(self, src, name, lockfile=True, npmrc_extra=""):
         d = os.path.join(self.tmp, name)
         os.makedirs(d)
         for f in PROJECT_FILES:
             p = os.path.join(src, f)
-            if f == "pnpm-lock.yaml" and not lockfile or not os.path.exists(p):
+            if f in ("pnpm-lock.yaml", "bun.lock") and not lockfile or not os.path.exists(p):
                 continue
             if os.path.isdir(p):
                 shutil.copytree(p, os.path.join(d, f))

@@ -520,9 +520,10 @@ class PnpmLockfileTest(WorkspaceTestCase):
                                  sorted(set(re.findall(r'"([A-Za-z]+)"', mine))
                                         - {"minimumReleaseAge", "autoInstallPeers"}))
 
-    def test_patches_are_refused(self):
-        # nub applies no patch yet: installing the package unpatched would be
-        # another tree than the one asked for, so the install stops (exit 21)
+    def test_missing_patch_file(self):
+        # a committed patch is applied (test_patches.py); one whose file is
+        # not there stops the install (exit 24) naming it, in either home,
+        # rather than install the package unpatched
         for where in ("pnpm-workspace.yaml", "package.json"):
             with self.subTest(where=where):
                 nubtest._rmtree(self.proj)
@@ -538,8 +539,9 @@ class PnpmLockfileTest(WorkspaceTestCase):
                 write(os.path.join(self.proj, "pnpm-workspace.yaml"), yaml)
                 self.member("packages/app", {"name": "app", "version": "1.0.0"})
                 proc = self.nub_fails("install")
-                self.assertEqual(proc.returncode, 21, proc.stderr)
-                self.assertIn("patchedDependencies: nub does not apply patches yet", proc.stderr)
+                self.assertEqual(proc.returncode, 24, proc.stderr)
+                self.assertIn("%s's patchedDependencies: the patch for a@1.0.0, "
+                              "patches/a@1.0.0.patch, cannot be read" % where, proc.stderr)
                 self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules", "a")))
 
     def test_two_members_of_one_name(self):
