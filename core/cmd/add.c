@@ -811,10 +811,6 @@ int nub_approve_builds(const struct nub_add_opts *o, bool all, struct nub_instal
     }
   }
   if (rc == 0) {
-    *approved = want;
-    *napproved = nwant;
-    want = NULL;
-    nwant = 0;
     if (nwant) { /* what still waits after these */
       nub_strarray_free(*pending, *npending);
       *pending = left;
@@ -822,6 +818,10 @@ int nub_approve_builds(const struct nub_add_opts *o, bool all, struct nub_instal
       left = NULL;
       nleft = 0;
     }
+    *approved = want;
+    *napproved = nwant;
+    want = NULL;
+    nwant = 0;
   }
   nub_strarray_free(want, nwant);
   nub_strarray_free(left, nleft);

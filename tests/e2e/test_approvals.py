@@ -252,6 +252,9 @@ class ApprovalsTest(NubTestCase):
         self.assertEqual(bad.returncode, 2, bad.stderr)
         out = self.nub("approve-builds", "scripted", cwd=d)
         self.assertTrue(ran(d))
+        # approved, it no longer waits: nothing is said to wait
+        self.assertIn("approved scripted", out.stdout)
+        self.assertNotIn("still wait", out.stdout)
         pj = self.read_json(os.path.join(d, "package.json"))
         self.assertEqual(pj["allowScripts"], {"other-pkg": True, "scripted@1.0.0": True})
 
