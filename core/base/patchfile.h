@@ -1,5 +1,5 @@
 /* patchfile.h - a patch file (git's unified diff, as `pnpm patch-commit`,
- * `bun patch --commit` and `npm patch` write it) read and applied by the
+ * `bun patch --commit` and `npm patch` write it) written, read and applied by the
  * rules pnpm applies it with (its patch-package): a hunk is looked for at
  * its line and up to 20 lines either side, lines compare with their
  * trailing white space ignored, a file's "\ No newline at end of file" is
@@ -68,5 +68,13 @@ int nub_patch_apply(const struct nub_patch_op *op, const char *in, size_t len,
                     struct nub_buf *out, struct nub_err *err);
 /* A CREATE's file content, into out (reset first). */
 void nub_patch_created(const struct nub_patch_op *op, struct nub_buf *out);
+
+/* One file's part of a patch as git writes it ("diff --git a/<path>
+ * b/<path>", its index line, hunks with three lines of context), appended
+ * to out: old NULL for a new file, new NULL for a deleted one; modes 0644
+ * or 0755. Nothing when the bytes and mode are the same. -EINVAL (nothing
+ * appended) when either side is not text (has a NUL byte). */
+int nub_patch_diff(struct nub_buf *out, const char *path, const char *old, size_t oldlen,
+                   unsigned oldmode, const char *new, size_t newlen, unsigned newmode);
 
 #endif

@@ -3,6 +3,7 @@
  * a patch and what pnpm makes of them. */
 #include "nub_test.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "buf.h"
@@ -205,6 +206,100 @@ static void test_patchfile__refused(void **state)
   }
 }
 
+/* What git (so pnpm patch-commit) writes for the same change, byte for
+ * byte: the index line's blob ids included. */
+static void test_patchfile__diff_as_git_writes_it(void **state)
+{
+  struct nub_buf out = NUB_BUF_INIT;
+  const char *added = strstr(PNPM_PATCH, "diff --git a/added.txt");
+  const char *index = strstr(PNPM_PATCH, "diff --git a/index.js");
+  static const char new_index[] = "'use strict';\n"
+                                  "// Fixture package for nub's e2e tests.\n"
+                                  "module.exports = {\n"
+                                  "  name: \"b\",\n"
+                                  "  version: \"1.0.0-patched\",\n"
+                                  "  deps: {},\n"
+                                  "};\n";
+
+  (void)state;
+  assert_int_equal(nub_patch_diff(&out, "added.txt", NULL, 0, 0, "new file\n", 9, 0644), 0);
+  assert_int_equal(out.len, (size_t)(index - added));
+  assert_memory_equal(out.data, added, out.len);
+  nub_buf_reset(&out);
+  assert_int_equal(nub_patch_diff(&out, "index.js", INDEX_JS, strlen(INDEX_JS), 0644, new_index,
+                                  strlen(new_index), 0644), 0);
+  assert_string_equal(nub_buf_str(&out), index);
+  /* the same bytes and mode: nothing; a NUL: not text */
+  nub_buf_reset(&out);
+  assert_int_equal(nub_patch_diff(&out, "x", "a\n", 2, 0644, "a\n", 2, 0644), 0);
+  assert_int_equal(out.len, 0);
+  assert_int_equal(nub_patch_diff(&out, "x", "a\n", 2, 0644, "a\0b", 3, 0644), -EINVAL);
+  assert_int_equal(out.len, 0);
+  nub_buf_release(&out);
+}
+
+/* A small deterministic generator of texts and edits. */
+static unsigned long rnd_state = 12345;
+static unsigned rnd(unsigned n)
+{
+  rnd_state = rnd_state * 6364136223846793005UL + 1442695040888963407UL;
+  return (unsigned)(rnd_state >> 33) % n;
+}
+
+static void gen(struct nub_buf *b, unsigned lines)
+{
+  static const char *const words[] = {"a", "b", "c", "", "  x", "}", "return 1;"};
+  for (unsigned i = 0; i < lines; i++) {
+    nub_buf_adds(b, words[rnd(7)]);
+    if (i + 1 < lines || rnd(4))
+      nub_buf_addc(b, '\n');
+  }
+}
+
+/* Whatever two texts, their diff read and applied to the first gives the
+ * second (through the reader and applier pnpm's rules use). */
+static void test_patchfile__diff_round_trip(void **state)
+{
+  (void)state;
+  for (int round = 0; round < 400; round++) {
+    struct nub_buf a = NUB_BUF_INIT, b = NUB_BUF_INIT, d = NUB_BUF_INIT, out = NUB_BUF_INIT;
+    struct nub_patch p;
+    struct nub_err err;
+    gen(&a, rnd(30));
+    if (rnd(2)) { /* an edit of a */
+      size_t at = a.len ? rnd((unsigned)a.len) : 0;
+      nub_buf_add(&b, a.data ? a.data : "", at);
+      gen(&b, rnd(5));
+      if (a.len > at + 3)
+        nub_buf_add(&b, a.data + at + rnd(3), a.len - at - 3);
+    } else {
+      gen(&b, rnd(30));
+    }
+    nub_buf_add(&a, "", 0);
+    nub_buf_add(&b, "", 0);
+    assert_int_equal(nub_patch_diff(&d, "f.js", a.data, a.len, 0644, b.data, b.len, 0644), 0);
+    if (!d.len) {
+      assert_int_equal(a.len, b.len);
+    } else {
+      size_t i;
+      assert_int_equal(nub_patch_parse(d.data, d.len, &p, &err), 0);
+      for (i = 0; i < p.nops && p.ops[i].kind != NUB_PATCH_EDIT; i++)
+        ;
+      if (i < p.nops) {
+        assert_int_equal(nub_patch_apply(&p.ops[i], a.data, a.len, &out, &err), 0);
+        if (out.len != b.len || memcmp(out.data ? out.data : "", b.data, b.len))
+          fail_msg("round %d:\n--- a\n%s\n--- b\n%s\n--- diff\n%s\n--- got\n%s", round,
+                   a.data, b.data, d.data, nub_buf_str(&out));
+      }
+      nub_patch_release(&p);
+    }
+    nub_buf_release(&a);
+    nub_buf_release(&b);
+    nub_buf_release(&d);
+    nub_buf_release(&out);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -212,6 +307,8 @@ int main(void)
       cmocka_unit_test(test_patchfile__apply_cases),
       cmocka_unit_test(test_patchfile__operations),
       cmocka_unit_test(test_patchfile__refused),
+      cmocka_unit_test(test_patchfile__diff_as_git_writes_it),
+      cmocka_unit_test(test_patchfile__diff_round_trip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
