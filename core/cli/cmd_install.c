@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "add.h"
+#include "patch.h"
 #include "install.h"
 #include "manifest.h"
 #include "nub_alloc.h"
@@ -35,6 +36,20 @@ const char cli_approve_help[] =
     "allowScripts (pinned to the version) for an npm one, package.json's\n"
     "trustedDependencies otherwise. Then their scripts run.\n";
 
+const char cli_patch_help[] =
+    "usage: nub patch <pkg>[@<version>] [--edit-dir <dir>] [--ignore-existing]\n\n"
+    "Copy an installed package (as the lockfile pins it; with the project's patch\n"
+    "for it applied, unless --ignore-existing) into\n"
+    "node_modules/.nub_patches/<name>@<version>, or <dir>, to edit. Then\n"
+    "nub patch-commit <dir> writes the changes as a patch.\n";
+
+const char cli_patch_commit_help[] =
+    "usage: nub patch-commit <dir> [--patches-dir <dir>] [flags]\n\n"
+    "Write what was changed in a copy `nub patch` made as\n"
+    "patches/<name>@<version>.patch, name it where the project's tool reads\n"
+    "patches (pnpm-workspace.yaml's patchedDependencies for pnpm, package.json's\n"
+    "for bun), and install: the package is installed patched.\n";
+
 const char cli_add_help[] =
     "usage: nub add <pkg>[@range|@tag|@version]... [flags]\n\n"
     "Edit package.json (only the dependency changes; indentation, key order and\n"
@@ -60,7 +75,7 @@ enum {
   O_FORCE, O_NO_GVS, O_GVS, O_SILENT, O_REPORTER, O_LOGLEVEL,
   O_CFG_LINKER, O_CFG_IMPORT, O_CFG_REGISTRY, O_CFG_STORE, O_CFG_NETCONC, O_CFG_RETRIES,
   O_CFG_TIMEOUT, O_SAVE_DEV, O_SAVE_OPTIONAL, O_SAVE_PEER, O_SAVE_PROD, O_SAVE_EXACT, O_SAVE, O_LATEST,
-  O_ALL,
+  O_ALL, O_EDIT_DIR, O_IGNORE_EXISTING, O_PATCHES_DIR,
 };
 
 /* Flags that take a value and become the setting of that name. */
@@ -135,7 +150,24 @@ const struct cli_opt cli_approve_opts[] = {
   {NULL, 0, NULL, NULL},
 };
 
+const struct cli_opt cli_patch_opts[] = {
+  {"patch:", CLI_OPT_TITLE, NULL, NULL},
+  {"--edit-dir", O_EDIT_DIR, "<dir>", "where the copy goes"},
+  {"--ignore-existing", O_IGNORE_EXISTING, NULL, "the package as published, not as patched"},
+  {"-C|--dir", O_DIR, "<dir>", "run as if started in <dir>"},
+  {NULL, 0, NULL, NULL},
+};
+
+const struct cli_opt cli_patch_commit_opts[] = {
+  {"patch-commit:", CLI_OPT_TITLE, NULL, NULL},
+  {"--patches-dir", O_PATCHES_DIR, "<dir>", "where the patch file goes (patches)"},
+  {NULL, 0, NULL, NULL},
+};
+
 const struct cli_opt *const cli_install_tabs[] = {cli_install_opts, NULL};
+const struct cli_opt *const cli_patch_tabs[] = {cli_patch_opts, NULL};
+const struct cli_opt *const cli_patch_commit_tabs[] = {cli_patch_commit_opts, cli_install_opts,
+                                                       NULL};
 const struct cli_opt *const cli_approve_tabs[] = {cli_approve_opts, cli_install_opts, NULL};
 const struct cli_opt *const cli_add_tabs[] = {cli_save_opts, cli_install_opts, NULL};
 const struct cli_opt *const cli_update_tabs[] = {cli_update_opts, cli_save_opts,
@@ -216,7 +248,9 @@ static int parse(const struct cli_opt *const *tabs, int argc, char **argv,
     case O_SAVE_PROD: ao->save = NUB_SAVE_PROD; break;
     case O_SAVE_EXACT: ao->exact = true; break;
     case O_SAVE: break;
-    case O_LATEST: case O_ALL: *sw = true; break;
+    case O_LATEST: case O_ALL: case O_IGNORE_EXISTING: *sw = true; break;
+    case O_EDIT_DIR: ao->edit_dir = val; break;
+    case O_PATCHES_DIR: ao->patches_dir = val; break;
     default: break;
     }
   }
@@ -469,3 +503,67 @@ static int run(int argc, char **argv, bool ci)
 
 int cmd_install(int argc, char **argv) { return run(argc, argv, false); }
 int cmd_ci(int argc, char **argv) { return run(argc, argv, true); }
+
+int cmd_patch(int argc, char **argv)
+{
+  struct nub_add_opts ao;
+  struct nub_err err;
+  char **cfg = NULL, **pos = nub_calloc((size_t)argc + 1, sizeof(char *)), *dir = NULL,
+       *what = NULL;
+  const char **filters = NULL;
+  size_t npos = 0;
+  int rc;
+
+  memset(&ao, 0, sizeof(ao));
+  nub_err_clear(&err);
+  rc = parse(cli_patch_tabs, argc, argv, &ao.install, &ao, &ao.ignore_existing, &cfg, &filters,
+             pos, &npos);
+  if (rc == 0 && npos != 1)
+    rc = cli_usage("nub patch takes one package: nub patch <pkg>[@<version>]");
+  if (rc == 0) {
+    rc = nub_patch_edit(&ao, pos[0], &dir, &what, &err);
+    if (rc < 0) {
+      rc = cli_fail(&err);
+    } else {
+      printf("%s copied to %s\n", what, dir);
+      printf("edit it there, then run: nub patch-commit '%s'\n", dir);
+    }
+  }
+  nub_free(dir);
+  nub_free(what);
+  parsed_release(cfg, filters, pos);
+  return rc;
+}
+
+int cmd_patch_commit(int argc, char **argv)
+{
+  struct nub_add_opts ao;
+  struct nub_install_result res;
+  struct nub_err err;
+  char **cfg = NULL, **pos = nub_calloc((size_t)argc + 1, sizeof(char *)), *patch = NULL;
+  const char **filters = NULL;
+  size_t npos = 0;
+  bool sw = false;
+  int rc;
+
+  memset(&ao, 0, sizeof(ao));
+  memset(&res, 0, sizeof(res));
+  nub_err_clear(&err);
+  rc = parse(cli_patch_commit_tabs, argc, argv, &ao.install, &ao, &sw, &cfg, &filters, pos,
+             &npos);
+  if (ao.install.frozen == NUB_FROZEN_DEFAULT)
+    ao.install.frozen = NUB_FROZEN_PREFER;
+  if (rc == 0 && npos != 1)
+    rc = cli_usage("nub patch-commit takes the copy's folder: nub patch-commit <dir>");
+  if (rc == 0) {
+    rc = nub_patch_commit(&ao, pos[0], &res, &patch, &err);
+    if (rc < 0)
+      rc = cli_fail(&err);
+    else if (ao.install.reporter != NUB_REPORTER_SILENT)
+      printf("wrote %s; installed in %.2fs\n", patch, res.seconds);
+  }
+  nub_free(patch);
+  nub_install_result_release(&res);
+  parsed_release(cfg, filters, pos);
+  return rc;
+}

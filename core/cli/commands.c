@@ -71,6 +71,10 @@ const struct cli_cmd cli_cmds[] = {
    cli_rebuild_help, cli_install_tabs, false},
   {"approve-builds", NULL, cmd_approve_builds, "approve dependencies' build scripts, then run them",
    cli_approve_help, cli_approve_tabs, false},
+  {"patch", NULL, cmd_patch, "an editable copy of an installed package, for a patch",
+   cli_patch_help, cli_patch_tabs, false},
+  {"patch-commit", NULL, cmd_patch_commit, "write the changes of a patch copy as a patch, then "
+   "install", cli_patch_commit_help, cli_patch_commit_tabs, false},
   {"link", "ln", cmd_link, "link a local package: globally (no name) or into the project",
    cli_link_help, NULL, false},
   {"store", NULL, cmd_store, "the store: path, status, verify, prune", cli_store_help, NULL,

@@ -8,6 +8,7 @@
 
 #include "buf.h"
 #include "config.h"
+#include "edit.h"
 #include "journal.h"
 #include "lockfmt.h"
 #include "manifest.h"
@@ -29,138 +30,6 @@
 
 static const char *const sections[] = {"dependencies", "devDependencies", "optionalDependencies",
                                        "peerDependencies"};
-
-struct edit {
-  struct nub_session s;      /* the project, its lock held from the first read to
-                              * the last write */
-  char **targets;            /* package dirs to edit, absolute */
-  size_t ntargets;
-  /* the files the edit may change, as they were (journal.h) */
-  struct nub_journal_file *files;
-  size_t nfiles, capfiles;
-  struct nub_pool *pool;     /* the registry lookups' */
-  struct nub_progress prog;
-  bool have_prog;
-  struct nub_age_gate gate;  /* the lookups' (agegate.h) */
-};
-
-static void keep_file(struct edit *e, const char *path)
-{
-  struct nub_journal_file *f;
-
-  for (size_t i = 0; i < e->nfiles; i++)
-    if (!strcmp(e->files[i].path, path))
-      return;
-  NUB_GROW(e->files, e->capfiles, e->nfiles + 1);
-  f = &e->files[e->nfiles++];
-  f->path = nub_strdup(path);
-  f->data = NULL;
-  f->len = 0;
-  if (nub_plat_read_file_at(NUB_PLAT_CWD, path, 1u << 30, &f->data, &f->len) < 0)
-    f->data = NULL;
-}
-
-/* Put every file back as it was; a file that was not there goes. */
-static void restore(struct edit *e)
-{
-  nub_journal_restore(e->files, e->nfiles);
-}
-
-static void edit_release(struct edit *e)
-{
-  /* the edit is over, whole or put back */
-  if (e->s.lock.journal && e->nfiles)
-    nub_journal_done(e->s.lock.journal);
-  if (e->have_prog)
-    nub_progress_stop(&e->prog);
-  if (e->pool)
-    nub_pool_free(e->pool);
-  for (size_t i = 0; i < e->nfiles; i++) {
-    nub_free(e->files[i].path);
-    nub_free(e->files[i].data);
-  }
-  nub_free(e->files);
-  nub_strarray_free(e->targets, e->ntargets);
-  nub_age_gate_release(&e->gate);
-  nub_session_close(&e->s);
-}
-
-/* The project, its workspace, and the package.json files to edit. From
- * here to the lockfile's write this command alone edits the project: a
- * second `nub add` waits, then edits this one's result. */
-static int open_edit(struct edit *e, const struct nub_add_opts *o, struct nub_err *err)
-{
-  const struct nub_install_opts *io = &o->install;
-  struct nub_progress say;
-  struct nub_session_opts so = {io->dir, io->npmrc_dir, io->cfg, io->ncfg, &say, nub_lockfmts,
-                                &nub_lockfmt_none};
-  int rc;
-
-  memset(e, 0, sizeof(*e));
-  nub_progress_start(&say, io->reporter == NUB_REPORTER_SILENT ? 2 : 3);
-  rc = nub_session_open(&e->s, NUB_OPEN_LOCK | NUB_OPEN_MEMBERS, &so, err);
-  nub_progress_stop(&say);
-  e->s.o.say = NULL;
-  if (rc == -NUB_ENOMANIFEST) /* the fix, in the same line */
-    rc = nub_err_set(err, rc, "no package.json in %s; run `nub init` to make one", e->s.root);
-  if (rc < 0)
-    return rc;
-  e->targets = nub_calloc(e->s.ws.npkgs + 2, sizeof(char *));
-  if (io->nfilters || io->workspace_root) {
-    bool *sel = nub_calloc(e->s.ws.npkgs + 1, sizeof(bool));
-    if (!e->s.ws.source) {
-      nub_free(sel);
-      return nub_err_set(err, -NUB_EUSAGE, "--filter and -w select workspace packages, but "
-                         "%s is not a workspace", e->s.root);
-    }
-    if (io->nfilters)
-      rc = nub_workspace_select(&e->s.ws, e->s.man.name, &e->s.man, e->s.cwd_rel,
-                                (char *const *)io->filters, io->nfilters, sel, err);
-    if (io->workspace_root)
-      sel[0] = true;
-    for (size_t i = 0; rc == 0 && i <= e->s.ws.npkgs; i++)
-      if (sel[i])
-        e->targets[e->ntargets++] = i ? nub_asprintf("%s/%s", e->s.root, e->s.ws.pkgs[i - 1].dir)
-                                      : nub_strdup(e->s.root);
-    nub_free(sel);
-    return rc;
-  }
-  /* the member nub runs in, else the root */
-  for (size_t i = 0; i < e->s.ws.npkgs; i++) {
-    size_t dl = strlen(e->s.ws.pkgs[i].dir);
-    if (!strncmp(e->s.cwd_rel, e->s.ws.pkgs[i].dir, dl) &&
-        (e->s.cwd_rel[dl] == '\0' || e->s.cwd_rel[dl] == '/')) {
-      e->targets[e->ntargets++] = nub_asprintf("%s/%s", e->s.root, e->s.ws.pkgs[i].dir);
-      return 0;
-    }
-  }
-  e->targets[e->ntargets++] = nub_strdup(e->s.root);
-  return 0;
-}
-
-/* Every lockfile the install may write, kept so that a failure puts it back. */
-static void keep_lockfiles(struct edit *e)
-{
-  for (size_t i = 0; nub_lockfmts[i]; i++) {
-    char *p = nub_asprintf("%s/%s", e->s.root, nub_lockfmts[i]->file);
-    keep_file(e, p); /* (once per file: keep_file knows it) */
-    nub_free(p);
-  }
-}
-
-/* The files the edit may change (every target's package.json, every
- * lockfile), recorded before the first change: an interruption from here on
- * leaves them to be put back by the next command (journal.h). */
-static int begin_edit(struct edit *e, struct nub_err *err)
-{
-  for (size_t t = 0; t < e->ntargets; t++) {
-    char *pj = nub_asprintf("%s/package.json", e->targets[t]);
-    keep_file(e, pj);
-    nub_free(pj);
-  }
-  keep_lockfiles(e);
-  return nub_journal_write(e->s.lock.journal, e->files, e->nfiles, err);
-}
 
 /* ---- what to save ---------------------------------------------------------- */
 
@@ -234,7 +103,7 @@ static int lookup(struct nub_meta *meta, const struct nub_age_gate *gate, const 
 
 /* The registry's documents for the lookups, under the project's release-age
  * gate (agegate.h). */
-static int open_meta(struct edit *e, struct nub_meta **meta, const struct nub_add_opts *o,
+static int open_meta(struct nub_edit *e, struct nub_meta **meta, const struct nub_add_opts *o,
                      struct nub_err *err)
 {
   struct nub_meta_opts mo = {o->install.offline, o->install.prefer_offline, 0};
@@ -260,7 +129,7 @@ static int open_meta(struct edit *e, struct nub_meta **meta, const struct nub_ad
 }
 
 /* The spec to save for one argument, looked up on the registry when needed. */
-static int want_of(struct edit *e, struct nub_meta **meta, const struct nub_add_opts *o,
+static int want_of(struct nub_edit *e, struct nub_meta **meta, const struct nub_add_opts *o,
                    const char *target, const char *arg, struct want *w, struct nub_err *err)
 {
   const char *req, *prefix = nub_config_get(&e->s.cfg, "save-prefix");
@@ -383,27 +252,10 @@ static int apply(char **text, size_t *len, const char *name, const char *spec,
   return rc;
 }
 
-static int run_install(struct edit *e, const struct nub_add_opts *o,
-                       struct nub_install_result *res, struct nub_err *err)
-{
-  struct nub_install_opts io = o->install;
-  int rc;
-
-  /* the same project, still locked, its package.json files read again */
-  io.session = &e->s;
-  rc = nub_session_reread(&e->s, err);
-  if (rc == 0)
-    rc = nub_install(&io, res, err);
-
-  if (rc < 0)
-    restore(e);
-  return rc;
-}
-
 int nub_add(const struct nub_add_opts *o, struct nub_install_result *res, char ***saved,
             size_t *nsaved, struct nub_err *err)
 {
-  struct edit e;
+  struct nub_edit e;
   struct nub_meta *meta = NULL;
   struct want *w = nub_calloc(o->nspecs + 1, sizeof(*w));
   char **lines = NULL;
@@ -413,9 +265,9 @@ int nub_add(const struct nub_add_opts *o, struct nub_install_result *res, char *
   memset(res, 0, sizeof(*res));
   *saved = NULL;
   *nsaved = 0;
-  rc = open_edit(&e, o, err);
+  rc = nub_edit_open(&e, o, err);
   if (rc == 0)
-    rc = begin_edit(&e, err);
+    rc = nub_edit_begin(&e, err);
   for (size_t t = 0; rc == 0 && t < e.ntargets; t++) {
     char *text = NULL;
     size_t len = 0;
@@ -440,9 +292,9 @@ int nub_add(const struct nub_add_opts *o, struct nub_install_result *res, char *
   if (meta)
     nub_meta_free(meta);
   if (rc == 0)
-    rc = run_install(&e, o, res, err);
+    rc = nub_edit_install(&e, o, res, err);
   else
-    restore(&e);
+    nub_edit_restore(&e);
   if (rc == 0) {
     lines = nub_calloc(o->nspecs + 1, sizeof(char *));
     for (size_t i = 0; i < o->nspecs; i++)
@@ -453,20 +305,20 @@ int nub_add(const struct nub_add_opts *o, struct nub_install_result *res, char *
   for (size_t i = 0; i < o->nspecs; i++)
     nub_free(w[i].spec);
   nub_free(w);
-  edit_release(&e);
+  nub_edit_release(&e);
   return rc;
 }
 
 int nub_remove(const struct nub_add_opts *o, struct nub_install_result *res,
                struct nub_err *err)
 {
-  struct edit e;
+  struct nub_edit e;
   int rc;
 
   memset(res, 0, sizeof(*res));
-  rc = open_edit(&e, o, err);
+  rc = nub_edit_open(&e, o, err);
   if (rc == 0)
-    rc = begin_edit(&e, err);
+    rc = nub_edit_begin(&e, err);
   for (size_t i = 0; rc == 0 && i < o->nspecs; i++) {
     bool anywhere = false;
     for (size_t t = 0; rc == 0 && t < e.ntargets; t++) {
@@ -498,10 +350,10 @@ int nub_remove(const struct nub_add_opts *o, struct nub_install_result *res,
                        e.ntargets == 1 ? e.targets[0] : "the selected packages");
   }
   if (rc == 0)
-    rc = run_install(&e, o, res, err);
+    rc = nub_edit_install(&e, o, res, err);
   else
-    restore(&e);
-  edit_release(&e);
+    nub_edit_restore(&e);
+  nub_edit_release(&e);
   return rc;
 }
 
@@ -524,7 +376,7 @@ static bool registry_spec(const char *spec)
 
 /* A name to update that no edited package.json depends on is said (as
  * pnpm says it; the rest are updated). */
-static void warn_not_dependencies(struct edit *e, const struct nub_add_opts *o)
+static void warn_not_dependencies(struct nub_edit *e, const struct nub_add_opts *o)
 {
   struct nub_progress say;
   bool *found = nub_calloc(o->nspecs + 1, sizeof(bool));
@@ -552,7 +404,7 @@ static void warn_not_dependencies(struct edit *e, const struct nub_add_opts *o)
 int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_result *res,
                char ***changed, size_t *nchanged, struct nub_err *err)
 {
-  struct edit e;
+  struct nub_edit e;
   struct nub_meta *meta = NULL;
   struct nub_add_opts io = *o;
   char **lines = NULL;
@@ -562,11 +414,11 @@ int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_res
   memset(res, 0, sizeof(*res));
   *changed = NULL;
   *nchanged = 0;
-  rc = open_edit(&e, o, err);
+  rc = nub_edit_open(&e, o, err);
   if (rc == 0)
     warn_not_dependencies(&e, o);
   if (rc == 0)
-    rc = begin_edit(&e, err);
+    rc = nub_edit_begin(&e, err);
   for (size_t t = 0; rc == 0 && latest && t < e.ntargets; t++) {
     char *text = NULL;
     size_t len = 0;
@@ -634,9 +486,9 @@ int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_res
     io.install.update = o->nspecs ? o->specs : NULL;
     io.install.nupdate = o->nspecs;
     io.install.update_all = !o->nspecs;
-    rc = run_install(&e, &io, res, err);
+    rc = nub_edit_install(&e, &io, res, err);
   } else {
-    restore(&e);
+    nub_edit_restore(&e);
   }
   if (rc == 0) {
     *changed = lines;
@@ -644,7 +496,7 @@ int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_res
   } else {
     nub_strarray_free(lines, nlines);
   }
-  edit_release(&e);
+  nub_edit_release(&e);
   return rc;
 }
 
@@ -676,7 +528,7 @@ static void id_name(const char *id, char *name, size_t cap)
 }
 
 
-static int approve_one(struct edit *e, enum nub_approval_home home, const char *id,
+static int approve_one(struct nub_edit *e, enum nub_approval_home home, const char *id,
                        struct nub_err *err)
 {
   char name[300], *path, *text = NULL;
@@ -725,7 +577,7 @@ int nub_approve_builds(const struct nub_add_opts *o, bool all, struct nub_instal
                        char ***approved, size_t *napproved, char ***pending, size_t *npending,
                        struct nub_err *err)
 {
-  struct edit e;
+  struct nub_edit e;
   struct nub_project proj;
   struct nub_err ignored;
   enum nub_approval_home home;
@@ -736,9 +588,9 @@ int nub_approve_builds(const struct nub_add_opts *o, bool all, struct nub_instal
   memset(res, 0, sizeof(*res));
   *approved = *pending = NULL;
   *napproved = *npending = 0;
-  rc = open_edit(&e, o, err);
+  rc = nub_edit_open(&e, o, err);
   if (rc < 0) {
-    edit_release(&e);
+    nub_edit_release(&e);
     return rc;
   }
   if (nub_project_detect(&proj, e.s.root, &e.s.cfg, e.s.man.package_manager, e.s.o.fmts,
@@ -768,10 +620,10 @@ int nub_approve_builds(const struct nub_add_opts *o, bool all, struct nub_instal
     want[nwant++] = id ? id : nub_strdup(o->specs[k]);
   }
   if (rc == 0 && nwant) {
-    rc = begin_edit(&e, err);
+    rc = nub_edit_begin(&e, err);
     if (rc == 0) {
       char *yaml = nub_asprintf("%s/pnpm-workspace.yaml", e.s.root);
-      keep_file(&e, yaml);
+      nub_edit_keep(&e, yaml);
       nub_free(yaml);
       rc = nub_journal_write(e.s.lock.journal, e.files, e.nfiles, err);
     }
@@ -799,7 +651,7 @@ int nub_approve_builds(const struct nub_add_opts *o, bool all, struct nub_instal
       ro.install.rebuild = true;
       ro.install.rebuild_names = names;
       ro.install.nrebuild = nwant;
-      rc = run_install(&e, &ro, res, err);
+      rc = nub_edit_install(&e, &ro, res, err);
       if (rc == 0 && nleft) /* after the builds ran: a failed one still waits */
         nub_plat_write_file_atomic(path, b.data, b.len, 0644);
       else if (rc == 0)
@@ -807,7 +659,7 @@ int nub_approve_builds(const struct nub_add_opts *o, bool all, struct nub_instal
       nub_buf_release(&b);
       nub_free(path);
     } else {
-      restore(&e);
+      nub_edit_restore(&e);
     }
   }
   if (rc == 0) {
@@ -826,6 +678,6 @@ int nub_approve_builds(const struct nub_add_opts *o, bool all, struct nub_instal
   nub_strarray_free(want, nwant);
   nub_strarray_free(left, nleft);
   nub_strarray_free(names, nnames);
-  edit_release(&e);
+  nub_edit_release(&e);
   return rc;
 }

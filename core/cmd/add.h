@@ -29,6 +29,9 @@ struct nub_add_opts {
   size_t nspecs;
   enum nub_save_kind save;
   bool exact;
+  /* patch's and patch-commit's (patch.h) */
+  const char *edit_dir, *patches_dir;
+  bool ignore_existing;
 };
 
 /* Add the specs; res is the install's. *saved gets "name@spec" lines of what

@@ -12,12 +12,8 @@
 int nub_patching_load(struct nub_install_ctx *c, struct nub_err *err)
 {
   nub_patches_release(&c->patches);
-  if (c->s->ws.patched.n)
-    return nub_patches_load(&c->patches, c->s->root, &c->s->ws.patched, "pnpm-workspace.yaml",
-                            err);
-  if (c->s->proj.fmt->caps & NUB_LF_MANIFEST_PATCHES)
-    return nub_patches_load(&c->patches, c->s->root, &c->s->man.patched, "package.json", err);
-  return 0;
+  return nub_patches_of_project(&c->patches, c->s->root, &c->s->ws, &c->s->man,
+                                c->s->proj.fmt->caps & NUB_LF_MANIFEST_PATCHES, err);
 }
 
 int nub_patching_assign(struct nub_install_ctx *c, struct nub_err *err)

@@ -9,6 +9,7 @@
 #include "nub_plat.h"
 #include "path.h"
 #include "semver.h"
+#include "workspace.h"
 
 #define MAX_PATCH_FILE (64u << 20)
 
@@ -123,6 +124,18 @@ struct nub_patch_rule *nub_patches_find(struct nub_patches *ps, const char *name
     }
   }
   return range ? range : all;
+}
+
+int nub_patches_of_project(struct nub_patches *ps, const char *root,
+                           const struct nub_workspace *ws, const struct nub_manifest *man,
+                           bool manifest_home, struct nub_err *err)
+{
+  if (ws->patched.n)
+    return nub_patches_load(ps, root, &ws->patched, "pnpm-workspace.yaml", err);
+  if (manifest_home)
+    return nub_patches_load(ps, root, &man->patched, "package.json", err);
+  memset(ps, 0, sizeof(*ps));
+  return 0;
 }
 
 void nub_patches_release(struct nub_patches *ps)

@@ -42,5 +42,13 @@ int nub_patches_load(struct nub_patches *ps, const char *root, const struct nub_
 struct nub_patch_rule *nub_patches_find(struct nub_patches *ps, const char *name,
                                         const char *version, int *rc, struct nub_err *err);
 void nub_patches_release(struct nub_patches *ps);
+struct nub_workspace;
+struct nub_manifest;
+/* The project's patches from where its tool reads them: pnpm-workspace.yaml
+ * (ws) when it has some, else package.json (man) when manifest_home (a
+ * bun.lock project's, nub's own). */
+int nub_patches_of_project(struct nub_patches *ps, const char *root,
+                           const struct nub_workspace *ws, const struct nub_manifest *man,
+                           bool manifest_home, struct nub_err *err);
 
 #endif

@@ -10,6 +10,7 @@ one that patches nothing, a lockfile whose patch hash is stale).
 `a@1.0.0` depends on `b@^1.0.0`; the patch is for b@1.0.0.
 """
 import os
+import re
 import shutil
 
 import nubtest
@@ -159,6 +160,105 @@ class PatchesTest(NubTestCase):
         self.assertEqual(proc.returncode, 21, proc.stderr)
         self.assertIn("patchedDependencies", proc.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules", "b")))
+
+    def nub_patch_and_commit(self, d):
+        """`nub patch b`, an edit, `nub patch-commit`: the copy's folder."""
+        out = self.nub("patch", "b", cwd=d).stdout
+        m = re.search(r"nub patch-commit '([^']+)'", out)
+        self.assertIsNotNone(m, out)
+        copy = m.group(1)
+        self.assertTrue(copy.startswith(os.path.join(os.path.realpath(d), "node_modules")), copy)
+        index = os.path.join(copy, "index.js")
+        write(index, read(index).replace('version: "1.0.0"', 'version: "1.0.0-nub"'))
+        write(os.path.join(copy, "lib", "added.js"), "module.exports = 'added';\n")
+        os.remove(os.path.join(copy, "package.json"))
+        write(os.path.join(copy, "package.json"), read(os.path.join(self.tmp, "b-package.json")))
+        done = self.nub("patch-commit", copy, cwd=d)
+        self.assertIn("wrote patches/b@1.0.0.patch", done.stdout)
+        self.assertFalse(os.path.exists(copy))
+        return copy
+
+    def test_nub_patch_commit_pnpm(self):
+        """nub patch-commit in a pnpm project: the patch in patches/, the
+        setting in pnpm-workspace.yaml, the lockfile as pnpm writes it for
+        them; pnpm's own frozen install accepts it and gives the same b."""
+        src = os.path.join(self.tmp, "pnpm-made")
+        os.makedirs(src)
+        self.write_json(os.path.join(src, "package.json"),
+                        {"name": "proj", "version": "1.0.0", "dependencies": {"a": "1.0.0"}})
+        write(os.path.join(src, ".npmrc"), "registry=%s\n" % self.registry.url)
+        self.pnpm(src, "install")
+        d = self.copy(src, "nub")
+        self.nub("install", "--frozen-lockfile", cwd=d)
+        pj = self.read_json(os.path.join(b_of(d), "package.json"))
+        pj["description"] = "patched by nub"
+        self.write_json(os.path.join(self.tmp, "b-package.json"), pj)
+        self.nub_patch_and_commit(d)
+        self.assertEqual(read(os.path.join(d, "pnpm-workspace.yaml")),
+                         "patchedDependencies:\n  b@1.0.0: patches/b@1.0.0.patch\n")
+        self.assertEqual(self.node_require(d, "a")["deps"]["b"], "1.0.0-nub")
+        # pnpm, given what nub wrote: its frozen install takes the lockfile
+        theirs = self.copy(d, "theirs")
+        self.pnpm(theirs, "install", "--frozen-lockfile")
+        self.assertEqual(files(b_of(theirs)), files(b_of(d)))
+        # and pnpm, resolving the same patch afresh, writes the same lockfile
+        again = self.copy(d, "again", lockfile=False)
+        shutil.copy2(os.path.join(src, "pnpm-lock.yaml"), again)
+        self.pnpm(again, "install")
+        self.assertEqual(read(os.path.join(again, "pnpm-lock.yaml")),
+                         read(os.path.join(d, "pnpm-lock.yaml")))
+        # the copy starts from the patched package, unless asked otherwise
+        out = self.nub("patch", "b", cwd=d).stdout
+        copy = re.search(r"nub patch-commit '([^']+)'", out).group(1)
+        self.assertIn("1.0.0-nub", read(os.path.join(copy, "index.js")))
+        shutil.rmtree(copy)
+        self.nub("patch", "b", "--ignore-existing", cwd=d)
+        self.assertNotIn("1.0.0-nub", read(os.path.join(copy, "index.js")))
+        self.assertFalse(os.path.exists(os.path.join(copy, "lib", "added.js")))
+
+    def test_nub_patch_commit_bun(self):
+        """The same in a bun project: package.json's patchedDependencies;
+        bun's frozen install takes nub's bun.lock and gives the same b."""
+        src = os.path.join(self.tmp, "bun-made")
+        os.makedirs(src)
+        self.write_json(os.path.join(src, "package.json"),
+                        {"name": "proj", "version": "1.0.0", "dependencies": {"a": "1.0.0"}})
+        self.bun(src, "install")
+        d = self.copy(src, "nub")
+        self.nub("install", "--frozen-lockfile", cwd=d)
+        pj = self.read_json(os.path.join(d, "node_modules", "b", "package.json"))
+        self.write_json(os.path.join(self.tmp, "b-package.json"), pj)
+        self.nub_patch_and_commit(d)
+        self.assertEqual(self.read_json(os.path.join(d, "package.json"))["patchedDependencies"],
+                         {"b@1.0.0": "patches/b@1.0.0.patch"})
+        theirs = self.copy(d, "theirs")
+        self.bun(theirs, "install", "--frozen-lockfile")
+        self.assertEqual(bun_files(os.path.join(theirs, "node_modules", "b")),
+                         bun_files(os.path.join(d, "node_modules", "b")))
+        self.assertEqual(read(os.path.join(theirs, "bun.lock")), read(os.path.join(d, "bun.lock")))
+        self.assertIn(b"1.0.0-nub", files(os.path.join(d, "node_modules", "b"))["index.js"][0])
+
+    def test_nub_patch_refusals(self):
+        """A name the lockfile lacks, a folder nub patch did not make, a copy
+        with no change: each a usage error (exit 2) that changes nothing."""
+        self.make_project({"name": "proj", "version": "1.0.0", "dependencies": {"a": "1.0.0"}})
+        self.nub("install")
+        before = read(os.path.join(self.proj, "package.json"))
+        proc = self.nub("patch", "zzz", check=False)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("zzz", proc.stderr)
+        other = os.path.join(self.tmp, "elsewhere")
+        os.makedirs(other)
+        proc = self.nub("patch-commit", other, check=False)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("no copy `nub patch` made", proc.stderr)
+        copy = re.search(r"nub patch-commit '([^']+)'",
+                         self.nub("patch", "b@1.0.0").stdout).group(1)
+        proc = self.nub("patch-commit", copy, check=False)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("nothing in", proc.stderr)
+        self.assertEqual(read(os.path.join(self.proj, "package.json")), before)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "patches")))
 
     def copy(self, src, name, lockfile=True, npmrc_extra=""):
         d = os.path.join(self.tmp, name)
