@@ -3,7 +3,8 @@
 # fixtures were recorded with, under build/tools (never the system's):
 # Node.js 22 or newer (the system's when it is that new, else the
 # registry's node-<os>-<arch> package), npm 11 (from its own tarball),
-# pnpm 12.23.0, yarn 1, bun 1.4.5, yarn berry 4.18.1, the Rust nub 0.9.2 and
+# npm 12 (its patches and lockfileVersion 4), pnpm 12.23.0, yarn 1, bun
+# 1.4.5, yarn berry 4.18.1, the Rust nub 0.9.2 and
 # Verdaccio 6.8.0.
 # Idempotent: what is there at the right version stays. A tool that cannot
 # be installed stops the run with its own error lines.
@@ -55,7 +56,7 @@ export PATH="$tools/npm/bin:$PATH"
 # ---- the peers ---------------------------------------------------------------
 # each at its version: one installed at another is replaced
 for t in "pnpm pnpm@12.23.0 pnpm 12.23.0" "yarn yarn@1 yarn 1." "bun bun@1.4.5 bun 1.4.5" \
-         "berry @yarnpkg/cli-dist@4.18.1 yarn 4.18.1"; do
+         "berry @yarnpkg/cli-dist@4.18.1 yarn 4.18.1" "npm12 npm@12.2.3 npm 12.2.3"; do
   set -- $t
   have=$("$tools/$1/bin/$3" --version 2>/dev/null || true)
   case "$have" in "$4"*) continue ;; esac
@@ -88,6 +89,7 @@ fi
 # ---- for the tests -------------------------------------------------------------
 printf 'export PATH=%q\n' "$tools/pnpm/bin:$tools/npm/bin:$tools/yarn/bin:$tools/bun/bin:$node_bin:$path0"
 printf 'export NUB_BERRY=%q\n' "$tools/berry/bin/yarn"
+printf 'export NUB_NPM12=%q\n' "$tools/npm12/bin/npm"
 printf 'export RUST_NUB=%q\n' "$tools/rnub/bin/nub"
 printf 'export NUB_VERDACCIO=%q\n' "$tools/verdaccio/node_modules/verdaccio/bin/verdaccio"
 say "node $(node --version), npm $(npm --version), pnpm $("$tools/pnpm/bin/pnpm" --version)," \

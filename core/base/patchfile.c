@@ -22,7 +22,7 @@ struct slice {
 struct deets {
   size_t line; /* where it starts, for messages */
   struct slice diff_from, diff_to, old_mode, new_mode, deleted_mode, created_mode,
-      rename_from, rename_to, from, to;
+      rename_from, rename_to, from, to, from_raw, to_raw;
   bool have_hunks;
   struct nub_patch_hunk *hunks;
   size_t nhunks, caphunks;
@@ -176,6 +176,23 @@ static bool hunk_whole(const struct nub_patch_hunk *h)
   return old == h->old_len && new == h->new_len;
 }
 
+/* Whether the hunk being read has every line its header counts. */
+static bool hunk_done(const struct reader *r)
+{
+  size_t old = 0, new = 0;
+
+  if (!r->hunk)
+    return false;
+  for (size_t i = 0; i <= r->hunk->nparts; i++) {
+    const struct nub_patch_part *p = i < r->hunk->nparts ? &r->hunk->parts[i] : r->part;
+    if (!p)
+      continue;
+    old += p->type != '+' ? p->n : 0;
+    new += p->type != '-' ? p->n : 0;
+  }
+  return old == r->hunk->old_len && new == r->hunk->new_len;
+}
+
 static int bad(struct nub_err *err, size_t line, const char *what)
 {
   return nub_err_set(err, -NUB_EPATCH, "line %zu: %s", line + 1, what);
@@ -225,12 +242,19 @@ static int read_lines(struct reader *r, bool legacy, struct nub_err *err)
         r->cur.rename_to = trim(after(l, 10));
       } else if (starts(l, "--- ")) {
         r->cur.from = trim(after(l, 6));
+        r->cur.from_raw = trim(after(l, 4));
       } else if (starts(l, "+++ ")) {
         r->cur.to = trim(after(l, 6));
+        r->cur.to_raw = trim(after(l, 4));
       }
       continue;
     }
-    if (legacy && starts(l, "--- a/")) {
+    if ((legacy && starts(l, "--- a/")) ||
+        ((starts(l, "--- ") || starts(l, "+++ ")) && hunk_done(r))) {
+      /* the next file's header: in a plain unified diff (npm 12's) it
+       * follows the last hunk with no "diff --git" line between, known
+       * by the hunk having all the lines its header counts (a line more
+       * would fail the hunk in pnpm's reader anyway) */
       in_hunks = false;
       commit_file(r, i);
       i--;
@@ -337,6 +361,11 @@ static struct nub_patch_op *new_op(struct nub_patch *p, enum nub_patch_kind kind
   return op;
 }
 
+static bool is_dev_null(struct slice s)
+{
+  return s.len == 9 && !memcmp(s.p, "/dev/null", 9);
+}
+
 static struct slice first_of(struct slice a, struct slice b)
 {
   return a.len ? a : b;
@@ -385,6 +414,24 @@ static int interpret(struct reader *r, struct nub_patch *p, struct nub_err *err)
         d->hunks = NULL;
         d->nhunks = 0;
       }
+    } else if (!d->diff_from.len && is_dev_null(d->from_raw) && d->to.len) {
+      /* a plain unified diff (npm 12 writes them): a file from nothing */
+      op = new_op(p, NUB_PATCH_CREATE);
+      op->mode = 0644;
+      rc = add_path(d->to, &op->path, d->line, err);
+      if (!rc && d->nhunks) {
+        op->hunks = d->hunks;
+        op->nhunks = 1;
+        for (size_t h = 1; h < d->nhunks; h++)
+          free_hunk(&d->hunks[h]);
+        d->hunks = NULL;
+        d->nhunks = 0;
+      }
+    } else if (!d->diff_from.len && is_dev_null(d->to_raw) && d->from.len) {
+      /* ... and one to nothing */
+      op = new_op(p, NUB_PATCH_DELETE);
+      op->mode = 0644;
+      rc = add_path(d->from, &op->path, d->line, err);
     } else {
       dest = first_of(d->to, d->diff_to);
     }

@@ -1,7 +1,8 @@
-/* patchfile.h - a patch file (git's unified diff, as `pnpm patch-commit`,
- * `bun patch --commit` and `npm patch` write it) written, read and applied by the
- * rules pnpm applies it with (its patch-package): a hunk is looked for at
- * its line and up to 20 lines either side, lines compare with their
+/* patchfile.h - a patch file (git's unified diff, as `pnpm patch-commit`
+ * and `bun patch --commit` write it, or a plain one with "--- /dev/null"
+ * for a new file, as `npm patch commit` writes it) written, read and
+ * applied by the rules pnpm applies it with (its patch-package): a hunk is
+ * looked for at its line and up to 20 lines either side, lines compare with their
  * trailing white space ignored, a file's "\ No newline at end of file" is
  * kept. git's own apply (libgit2's too) is stricter about white space, so
  * a patch pnpm applies would fail there: the rules are written here. */

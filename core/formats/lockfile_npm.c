@@ -279,10 +279,20 @@ static int parse_v2(struct nub_tree *t, const cJSON *packages, const char *fname
     {
       const char *folder = nub_path_pkg_name(key);
       const char *real = jstr(e, "name");
+      const cJSON *patched = cJSON_GetObjectItemCaseSensitive(e, "patched");
       rc = set_pkg(t, n, real ? real : folder, jstr(e, "version"), jstr(e, "resolved"),
                    jstr(e, "integrity"), cfg, fname, err);
       if (rc < 0)
         return rc;
+      /* npm 12's record of a patch it applied (lockfileVersion 4) */
+      if (cJSON_IsObject(patched) && jstr(patched, "integrity") && jstr(patched, "path") &&
+          jstr(e, "version")) {
+        struct nub_depmap *m = &t->patched;
+        m->v = nub_realloc(m->v, (m->n + 1) * sizeof(*m->v));
+        m->v[m->n].name = nub_asprintf("%s@%s", real ? real : folder, jstr(e, "version"));
+        m->v[m->n].spec = nub_asprintf("%s %s", jstr(patched, "integrity"), jstr(patched, "path"));
+        m->n++;
+      }
     }
   }
   return 0;
@@ -364,11 +374,12 @@ int nub_lockfile_npm_parse(struct nub_tree *t, const char *text, size_t len,
   deps = cJSON_GetObjectItemCaseSensitive(root, "dependencies");
   t->lockfile_version = cJSON_IsNumber(ver) ? ver->valueint : 0;
   t->platform_unrecorded = t->lockfile_version < 2; /* v1 records no os or cpu */
-  if (t->lockfile_version > 3) {
+  if (t->lockfile_version > 4) {
     rc = nub_err_set(err, -NUB_ELOCKVERSION,
-                     "%s has lockfileVersion %d, newer than nub reads (1-3); "
+                     "%s has lockfileVersion %d, newer than nub reads (1-4); "
                      "upgrade nub", fname, t->lockfile_version);
   } else if (cJSON_IsObject(packages) && t->lockfile_version >= 2) {
+    t->npm_patches = true;
     rc = parse_v2(t, packages, fname, cfg, err);
   } else if (t->lockfile_version >= 2) {
     rc = nub_err_set(err, -NUB_ELOCKFILE, "%s (lockfileVersion %d) has no \"packages\"",

@@ -22,6 +22,7 @@ int nub_lockfile_npm_parse(struct nub_tree *t, const char *text, size_t len,
 
 struct nub_graph;
 struct nub_workspace;
+struct nub_patches;
 
 /* package-lock.json (lockfileVersion 3) for tree t, which hoist_npm.c made
  * from graph g (the nodes' gpkg): the root entry from root (and its
@@ -29,8 +30,11 @@ struct nub_workspace;
  * npm's dev / optional / devOptional flags and the package's own
  * dependency ranges, links for workspace members and each member's own
  * entry. Written as JSON.stringify(lock, null, 2) writes it. */
+/* A package the project patches (npm 12, package.json's
+ * patchedDependencies) gets npm's "patched": {integrity, path}, and the
+ * file lockfileVersion 4, as npm 12 writes it. */
 void nub_lockfile_npm_write(const struct nub_tree *t, const struct nub_graph *g,
                             const struct nub_manifest *root, const struct nub_workspace *ws,
-                            struct nub_buf *out);
+                            struct nub_patches *patches, struct nub_buf *out);
 
 #endif

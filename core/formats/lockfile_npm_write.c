@@ -6,6 +6,8 @@
 #include "graph.h"
 #include "json.h"
 #include "lockfile_npm.h"
+
+#include "patches.h"
 #include "nub_alloc.h"
 #include "workspace.h"
 
@@ -148,9 +150,13 @@ static unsigned char *reach_flags(const struct nub_graph *g)
   return mark;
 }
 
-static void add_package(cJSON *e, const struct nub_node *nd, const struct nub_gpkg *p,
-                        unsigned char mark)
+static bool add_package(cJSON *e, const struct nub_node *nd, const struct nub_gpkg *p,
+                        unsigned char mark, struct nub_patches *patches)
 {
+  struct nub_patch_rule *r = NULL;
+  int prc;
+  struct nub_err perr;
+
   const char *folder = nd->folder ? nd->folder : "";
 
   if (strcmp(folder, p->name))
@@ -187,20 +193,27 @@ static void add_package(cJSON *e, const struct nub_node *nd, const struct nub_gp
       cJSON_AddTrueToObject(cJSON_AddObjectToObject(meta, p->peers_optional[i]), "optional");
   }
   add_list(e, "bundleDependencies", p->bundled, p->nbundled);
+  if (patches && patches->n && (r = nub_patches_find(patches, p->name, p->version, &prc, &perr))) {
+    cJSON *pa = cJSON_AddObjectToObject(e, "patched");
+    cJSON_AddStringToObject(pa, "integrity", r->sri);
+    cJSON_AddStringToObject(pa, "path", r->file);
+  }
+  return r != NULL;
 }
 
 void nub_lockfile_npm_write(const struct nub_tree *t, const struct nub_graph *g,
                             const struct nub_manifest *root, const struct nub_workspace *ws,
-                            struct nub_buf *out)
+                            struct nub_patches *patches, struct nub_buf *out)
 {
-  cJSON *doc = cJSON_CreateObject(), *pk, *re;
+  cJSON *doc = cJSON_CreateObject(), *pk, *re, *ver;
   unsigned char *mark = reach_flags(g);
+  bool patched = false;
 
   if (root->name)
     cJSON_AddStringToObject(doc, "name", root->name);
   if (root->version)
     cJSON_AddStringToObject(doc, "version", root->version);
-  cJSON_AddNumberToObject(doc, "lockfileVersion", 3);
+  ver = cJSON_AddNumberToObject(doc, "lockfileVersion", 3);
   cJSON_AddTrueToObject(doc, "requires");
   pk = cJSON_AddObjectToObject(doc, "packages");
   re = cJSON_AddObjectToObject(pk, "");
@@ -236,9 +249,11 @@ void nub_lockfile_npm_write(const struct nub_tree *t, const struct nub_graph *g,
       cJSON_AddStringToObject(e, "resolved", nd->link_target);
       cJSON_AddTrueToObject(e, "link");
     } else if (nd->gpkg) {
-      add_package(e, nd, nd->gpkg, mark[nd->gpkg->index]);
+      patched |= add_package(e, nd, nd->gpkg, mark[nd->gpkg->index], patches);
     }
   }
+  if (patched) /* npm 12 marks a lockfile with patches so */
+    cJSON_SetNumberValue(ver, 4);
   print_value(out, doc, 0);
   nub_buf_addc(out, '\n');
   nub_free(mark);

@@ -116,21 +116,22 @@ static void merge_workspace_settings(struct nub_install_ctx *c)
   }
 }
 
-/* Patches a team committed where nub does not apply them yet (npm 12's
- * package.json "patchedDependencies", pnpm's own field): installing the
- * packages unpatched would be a tree other than the one asked for, so the
- * install stops. (pnpm-workspace.yaml's, and package.json's for bun, are
- * applied: patching.h.) */
+/* Patches a team committed where the project's tool does not read them
+ * (package.json's "patchedDependencies" in a pnpm, yarn or shrinkwrap
+ * project; pnpm's own field): installing the packages unpatched would be a
+ * tree other than the one asked for, so the install stops. (Where the tool
+ * reads them they are applied: patching.h.) */
 static int refuse_patches(const struct nub_install_ctx *c, struct nub_err *err)
 {
   const struct nub_manifest *m = &c->s->man;
 
   if (m->patched.n && !(c->s->proj.fmt->caps & NUB_LF_MANIFEST_PATCHES))
     return nub_err_set(err, -NUB_ESPEC,
-                       "package.json's patchedDependencies: nub applies them for bun.lock "
-                       "projects (and pnpm-workspace.yaml's for pnpm's), not yet for %s's; it "
-                       "would install those packages unpatched; install this project with "
-                       "its own tool", c->s->proj.fmt->file ? c->s->proj.fmt->file : "this lockfile");
+                       "package.json's patchedDependencies: %s's tool does not read them there "
+                       "(pnpm reads pnpm-workspace.yaml's; npm 12, bun and nub read "
+                       "package.json's), and nub would install those packages unpatched; move "
+                       "them where the project's tool reads them",
+                       c->s->proj.fmt->file ? c->s->proj.fmt->file : "this lockfile");
   for (size_t i = 0; i < m->nunapplied; i++)
     if (strstr(m->unapplied[i], "patchedDependencies"))
       return nub_err_set(err, -NUB_ESPEC,

@@ -174,7 +174,8 @@ const struct nub_lockfmt nub_lockfmt_shrinkwrap = {
 };
 const struct nub_lockfmt nub_lockfmt_npm = {
   "npm", "package-lock.json", "npm", "npm install", NUB_LINKER_HOISTED,
-  NUB_LF_WRITES | NUB_LF_MEMBER_PEERS | NUB_LF_PACOTE_UNPACK, NULL, nub_plan_from_npm, graph_npm, NULL, NULL,
+  NUB_LF_WRITES | NUB_LF_MEMBER_PEERS | NUB_LF_PACOTE_UNPACK | NUB_LF_MANIFEST_PATCHES, NULL,
+  nub_plan_from_npm, graph_npm, NULL, NULL,
   NUB_APPROVE_ALLOW_SCRIPTS,
 };
 const struct nub_lockfmt nub_lockfmt_yarn = {

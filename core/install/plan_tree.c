@@ -127,6 +127,34 @@ static bool patched_in_sync(const struct nub_manifest *m, const struct nub_tree 
   return true;
 }
 
+/* Whether package-lock.json records, for each package the project patches,
+ * npm 12's "patched" of that patch file, and no other. */
+static bool npm_patched_in_sync(struct nub_install_ctx *c, const struct nub_tree *t)
+{
+  size_t want = 0;
+
+  for (size_t i = 0; i < t->n; i++) {
+    const struct nub_node *n = &t->nodes[i];
+    struct nub_patch_rule *r;
+    const char *have;
+    char key[600];
+    struct nub_err e;
+    int rc;
+    if (!n->pkg || !c->patches.n)
+      continue;
+    snprintf(key, sizeof(key), "%s@%s", n->pkg->name, n->pkg->version);
+    have = nub_depmap_get(&t->patched, key);
+    r = nub_patches_find(&c->patches, n->pkg->name, n->pkg->version, &rc, &e);
+    if (!r)
+      continue;
+    want++;
+    if (!have || strncmp(have, r->sri, strlen(r->sri)) || have[strlen(r->sri)] != ' ' ||
+        strcmp(have + strlen(r->sri) + 1, r->file))
+      return false;
+  }
+  return want == t->patched.n;
+}
+
 /* The project and every workspace member: each answered by the lockfile,
  * and the lockfile's members the workspace's. */
 static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
@@ -143,6 +171,10 @@ static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
   }
   if (t->has_overrides && !patched_in_sync(&c->s->man, t)) {
     snprintf(why, cap, "its patchedDependencies are not package.json's");
+    return false;
+  }
+  if (t->npm_patches && !npm_patched_in_sync(c, t)) {
+    snprintf(why, cap, "the patches it records are not package.json's patchedDependencies");
     return false;
   }
   for (size_t i = 0; i < c->s->ws.npkgs; i++) {
@@ -237,7 +269,7 @@ static int re_resolve_npm(struct nub_install_ctx *c, const char *why, struct nub
   if (rc == 0) {
     struct nub_buf b = NUB_BUF_INIT;
     nub_lockfile_npm_write(&c->plan.tree, &c->plan.graph, &c->s->man,
-                           c->s->ws.source ? &c->s->ws : NULL, &b);
+                           c->s->ws.source ? &c->s->ws : NULL, &c->patches, &b);
     rc = nub_plan_stage_lock(c, &b, err);
   }
   return rc;

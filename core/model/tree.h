@@ -79,8 +79,10 @@ struct nub_tree {
   bool has_overrides;
   struct nub_depmap overrides;
   /* bun.lock's "patchedDependencies": "name@version" -> patch file, in
-   * file order */
+   * file order; package-lock.json's (v4, npm 12) "patched" entries:
+   * "name@version" -> "<integrity> <path>" */
   struct nub_depmap patched;
+  bool npm_patches; /* a package-lock.json that would record npm 12's patches */
   /* bun.lock's info objects as bun wrote them: "name@version" -> text
    * (owned), so that a re-resolve writes an unchanged package's back as it
    * was, as bun does (bin paths, libc, peers as its bun recorded them) */

@@ -61,8 +61,8 @@ enum {
   /* an unapproved dependency build fails its tool's install unless told
    * otherwise (pnpm 12's strictDepBuilds) */
   NUB_LF_STRICT_BUILDS = 1u << 10,
-  /* its tool applies package.json's "patchedDependencies" (bun; nub's
-   * own): patching.h */
+  /* its tool applies package.json's "patchedDependencies" (bun, npm 12;
+   * nub's own): patching.h */
   NUB_LF_MANIFEST_PATCHES = 1u << 11,
   NUB_LF_WORKSPACE_LINKS_ONLY = 1u << 4, /* its tool links a workspace member
                                       * for workspace: specs only, a plain

@@ -82,6 +82,19 @@ int nub_patches_load(struct nub_patches *ps, const char *root, const struct nub_
                          "%s's patchedDependencies: the patch for %s, %s, cannot be read: %s",
                          home, r->key, r->file, nub_strerror(rc));
     hash_file(data, len, r->hash);
+    {
+      struct nub_hasher h;
+      struct nub_sri s;
+      size_t dl = 0;
+      memset(&s, 0, sizeof(s));
+      nub_hasher_init(&h, NUB_HASH_SHA512);
+      nub_hasher_update(&h, data, len);
+      nub_hasher_final(&h, s.digest, &dl);
+      nub_hasher_release(&h);
+      s.algo = NUB_HASH_SHA512;
+      s.len = dl;
+      nub_sri_format(&s, r->sri, sizeof(r->sri));
+    }
     nub_free(data);
   }
   return 0;

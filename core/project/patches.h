@@ -21,6 +21,7 @@ struct nub_patch_rule {
   char *file; /* as written, relative to the project's root */
   char *path; /* absolute */
   char hash[65]; /* hex SHA-256 of the file, CRLF read as LF (pnpm's) */
+  char sri[100]; /* "sha512-..." of its bytes (npm 12's package-lock records it) */
   bool used;
 };
 

@@ -92,15 +92,17 @@ def have_node():
 # builds other trees, so a test that finds one says SKIP rather than
 # comparing with it.
 TOOL_VERSIONS = {"npm": "11.", "pnpm": "12.23.", "yarn": "1.", "bun": "1.4.5",
-                 "berry": "4.18.1"}
+                 "berry": "4.18.1", "npm12": "12."}
 _tools = {}
 
 
 def tool(name):
     """The path of incumbent `name` (npm, pnpm, yarn, bun, or berry from
-    NUB_BERRY) when it is at the version the tests want, else None."""
+    NUB_BERRY, npm12 from NUB_NPM12) when it is at the version the tests
+    want, else None."""
     if name not in _tools:
-        path = os.environ.get("NUB_BERRY") if name == "berry" else shutil.which(name)
+        path = ({"berry": os.environ.get("NUB_BERRY"), "npm12": os.environ.get("NUB_NPM12")}
+                .get(name) if name in ("berry", "npm12") else shutil.which(name))
         ok = False
         if path and os.path.exists(path):
             try:
@@ -276,12 +278,13 @@ class NubTestCase(unittest.TestCase):
                             env={"BUN_INSTALL_CACHE_DIR": os.path.join(self.tmp, "bun-cache"),
                                  "npm_config_registry": None})
 
-    def npm(self, *args, cwd=None, registry=None, check=True, timeout=300):
-        """Run npm with a configuration of its own (no user or global
-        npmrc, a cache under self.tmp) against the test registry (or
-        `registry`); check=True fails the test when it exits non-zero."""
-        if not have_npm():
-            self.skipTest(tool_skip_reason("npm"))
+    def npm(self, *args, cwd=None, registry=None, check=True, timeout=300, which="npm"):
+        """Run npm (which="npm12": npm 12) with a configuration of its own
+        (no user or global npmrc, a cache under self.tmp) against the test
+        registry (or `registry`); check=True fails the test when it exits
+        non-zero."""
+        if not tool(which):
+            self.skipTest(tool_skip_reason(which))
         home = os.path.join(self.tmp, "npm-home")
         os.makedirs(home, exist_ok=True)
         empty = os.path.join(self.tmp, "empty.npmrc")
@@ -298,7 +301,7 @@ class NubTestCase(unittest.TestCase):
             "npm_config_audit": "false",
             "npm_config_fund": "false",
         })
-        return self.run_cmd([tool("npm")] + list(args), cwd=cwd, env=env, check=check,
+        return self.run_cmd([tool(which)] + list(args), cwd=cwd, env=env, check=check,
                             timeout=timeout)
 
     def lock_v3(self, root_deps, packages, name="proj"):

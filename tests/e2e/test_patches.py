@@ -147,15 +147,81 @@ class PatchesTest(NubTestCase):
         self.assertNotIn("lib/added.js", b)
         self.assertEqual(b, bun_files(os.path.join(src, "node_modules", "b")))
 
-    def test_npm_patches_refused(self):
-        """npm 12's patches (package.json with package-lock.json) are not
-        applied yet: the install stops (exit 21) rather than install b
-        unpatched."""
+    def npm12_project(self):
+        """A project patched by npm 12 itself: `npm patch add b`, an edit,
+        `npm patch commit` (package.json's patchedDependencies, the patch in
+        npm's plain unified format, package-lock.json v4 with "patched")."""
+        d = os.path.join(self.tmp, "by-npm12")
+        os.makedirs(d)
+        self.write_json(os.path.join(d, "package.json"),
+                        {"name": "proj", "version": "1.0.0", "dependencies": {"a": "1.0.0"}})
+        self.npm("install", cwd=d, which="npm12")
+        edit = os.path.join(self.tmp, "npm-edit")
+        self.npm("patch", "add", "b", "--edit-dir", edit, cwd=d, which="npm12")
+        index = os.path.join(edit, "index.js")
+        write(index, read(index).replace('version: "1.0.0"', 'version: "1.0.0-npm"'))
+        write(os.path.join(edit, "lib", "added.js"), "module.exports = 'added';\n")
+        self.npm("patch", "commit", edit, cwd=d, which="npm12")
+        lock = self.read_json(os.path.join(d, "package-lock.json"))
+        self.assertEqual(lock["lockfileVersion"], 4)
+        self.assertIn("patched", lock["packages"]["node_modules/b"])
+        return d
+
+    def test_npm12_patch_frozen_cold_and_offline(self):
+        """npm 12's patch: nub's b is npm's, package-lock.json (v4) is left
+        as it is, from a cold store and offline."""
+        src = self.npm12_project()
+        want = files(os.path.join(src, "node_modules", "b"))
+        self.assertIn(b"1.0.0-npm", want["index.js"][0])
+        self.assertIn("lib/added.js", want)
+        lock = read(os.path.join(src, "package-lock.json"))
+        for name, env in (("nub", {}), ("nub-offline",
+                                        {"npm_config_registry": "http://127.0.0.1:9/"})):
+            d = self.copy(src, name)
+            shutil.copy2(os.path.join(src, "package-lock.json"), d)
+            args = ["install", "--frozen-lockfile"] + (["--offline"] if env else [])
+            self.nub(*args, cwd=d, env=env)
+            self.assertEqual(files(os.path.join(d, "node_modules", "b")), want)
+            self.assertEqual(read(os.path.join(d, "package-lock.json")), lock)
+
+    def test_npm12_patch_changed(self):
+        """An edited patch: the lockfile's "patched" integrity no longer
+        matches, a frozen install refuses it (as npm ci does), an install
+        records the new one as npm 12 does."""
+        src = self.npm12_project()
+        d = self.copy(src, "nub")
+        shutil.copy2(os.path.join(src, "package-lock.json"), d)
+        for where in (src, d):
+            p = os.path.join(where, "patches", "b@1.0.0.patch")
+            write(p, read(p).replace("1.0.0-npm", "1.0.0-again"))
+        proc = self.nub("install", "--frozen-lockfile", cwd=d, check=False)
+        self.assertEqual(proc.returncode, 16, proc.stderr)
+        self.assertNotEqual(self.npm("ci", cwd=src, which="npm12", check=False).returncode, 0)
+        self.nub("install", cwd=d)
+        self.npm("install", cwd=src, which="npm12")
+        mine = self.read_json(os.path.join(d, "package-lock.json"))
+        theirs = self.read_json(os.path.join(src, "package-lock.json"))
+        self.assertEqual(mine["lockfileVersion"], theirs["lockfileVersion"])
+        self.assertEqual(mine["packages"]["node_modules/b"]["patched"],
+                         theirs["packages"]["node_modules/b"]["patched"])
+        self.assertEqual(files(os.path.join(d, "node_modules", "b")),
+                         files(os.path.join(src, "node_modules", "b")))
+        # npm 12's own clean install takes the lockfile nub wrote
+        theirs2 = self.copy(d, "theirs2")
+        shutil.copy2(os.path.join(d, "package-lock.json"), theirs2)
+        self.npm("ci", cwd=theirs2, which="npm12")
+        self.assertEqual(files(os.path.join(theirs2, "node_modules", "b")),
+                         files(os.path.join(d, "node_modules", "b")))
+
+    def test_patches_in_the_wrong_home_refused(self):
+        """package.json's patchedDependencies in a yarn 1 project (yarn
+        reads none): the install stops (exit 21) rather than install b
+        unpatched, and says where the project's tool reads patches."""
         self.make_project({"name": "proj", "version": "1.0.0", "dependencies": {"a": "1.0.0"},
                            "patchedDependencies": {"b@1.0.0": "patches/b.patch"}})
-        self.write_json(os.path.join(self.proj, "package-lock.json"),
-                        {"name": "proj", "lockfileVersion": 3, "requires": True,
-                         "packages": {"": {"name": "proj", "dependencies": {"a": "1.0.0"}}}})
+        write(os.path.join(self.proj, "yarn.lock"),
+              "# THIS IS AN AUTOGENERATED FILE. DO NOT EDIT THIS FILE DIRECTLY.\n"
+              "# yarn lockfile v1\n\n\n")
         proc = self.nub("install", check=False)
         self.assertEqual(proc.returncode, 21, proc.stderr)
         self.assertIn("patchedDependencies", proc.stderr)

@@ -180,6 +180,52 @@ static void test_patchfile__operations(void **state)
   nub_patch_release(&p);
 }
 
+/* What `npm patch commit` (npm 12) writes: no "diff --git" lines, a tab
+ * after the paths, "/dev/null" for a new file. */
+static void test_patchfile__npm_written(void **state)
+{
+  static const char text[] = "--- a/index.js\t\n"
+                             "+++ b/index.js\t\n"
+                             "@@ -1,2 +1,2 @@\n"
+                             " 'use strict';\n"
+                             "-// old\n"
+                             "+// new\n"
+                             "--- a/lib/x.js\t\n"
+                             "+++ b/lib/x.js\t\n"
+                             "@@ -1,1 +1,1 @@\n"
+                             "-a\n"
+                             "+b\n"
+                             "--- /dev/null\t\n"
+                             "+++ b/new.txt\t\n"
+                             "@@ -0,0 +1,1 @@\n"
+                             "+hi\n"
+                             "--- a/gone.txt\t\n"
+                             "+++ /dev/null\t\n"
+                             "@@ -1,1 +0,0 @@\n"
+                             "-bye\n";
+  struct nub_patch p;
+  struct nub_err err;
+  struct nub_buf out = NUB_BUF_INIT;
+
+  (void)state;
+  assert_int_equal(nub_patch_parse(text, strlen(text), &p, &err), 0);
+  assert_int_equal(p.nops, 4);
+  assert_int_equal(p.ops[0].kind, NUB_PATCH_EDIT);
+  assert_string_equal(p.ops[0].path, "index.js");
+  assert_int_equal(p.ops[1].kind, NUB_PATCH_EDIT);
+  assert_string_equal(p.ops[1].path, "lib/x.js");
+  assert_int_equal(nub_patch_apply(&p.ops[0], "'use strict';\n// old\n", 22, &out, &err), 0);
+  assert_string_equal(nub_buf_str(&out), "'use strict';\n// new\n");
+  assert_int_equal(p.ops[2].kind, NUB_PATCH_CREATE);
+  assert_string_equal(p.ops[2].path, "new.txt");
+  nub_patch_created(&p.ops[2], &out);
+  assert_string_equal(nub_buf_str(&out), "hi\n");
+  assert_int_equal(p.ops[3].kind, NUB_PATCH_DELETE);
+  assert_string_equal(p.ops[3].path, "gone.txt");
+  nub_buf_release(&out);
+  nub_patch_release(&p);
+}
+
 static void test_patchfile__refused(void **state)
 {
   static const char *const bad[] = {
@@ -306,6 +352,7 @@ int main(void)
       cmocka_unit_test(test_patchfile__pnpm_written),
       cmocka_unit_test(test_patchfile__apply_cases),
       cmocka_unit_test(test_patchfile__operations),
+      cmocka_unit_test(test_patchfile__npm_written),
       cmocka_unit_test(test_patchfile__refused),
       cmocka_unit_test(test_patchfile__diff_as_git_writes_it),
       cmocka_unit_test(test_patchfile__diff_round_trip),
