@@ -545,12 +545,11 @@ struct mod {
   const struct nub_patch_part *ins; /* M_SPLICE's inserted lines, or NULL */
 };
 
-/* Where the hunk's old lines are at offset from its line: the changes it
+/* Whether the hunk's old lines are at line index `at`: the changes it
  * makes there, or false. */
 static bool evaluate(const struct nub_patch_hunk *h, const struct slice *lines, size_t n,
-                     long offset, struct mod *mods, size_t *nmods)
+                     long at, struct mod *mods, size_t *nmods)
 {
-  long at = (long)h->old_start - 1 + offset;
   size_t k = 0;
 
   if (at < 0 || (size_t)at > n || n - (size_t)at < h->old_len)
@@ -576,9 +575,50 @@ static bool evaluate(const struct nub_patch_hunk *h, const struct slice *lines, 
   return true;
 }
 
-int nub_patch_apply(const struct nub_patch_op *op, const char *in, size_t len,
-                    struct nub_buf *out, struct nub_err *err)
+/* pnpm's search: the hunk's old line, then 1 above, 1 below, ... 20. */
+static bool find_pnpm(const struct nub_patch_hunk *h, const struct slice *lines, size_t n,
+                      struct mod *mods, size_t *nmods)
 {
+  for (long offset = 0; labs(offset) <= MAX_FUZZ;
+       offset = offset < 0 ? -offset : -offset - 1)
+    if (evaluate(h, lines, n, (long)h->old_start - 1 + offset, mods, nmods))
+      return true;
+  return false;
+}
+
+/* berry's: from the hunk's new line moved as far as the hunks before it
+ * were found moved (*fixup), outwards, the line before first, no earlier
+ * than where the hunk before it ended (*frozen). */
+static bool find_berry(const struct nub_patch_hunk *h, const struct slice *lines, size_t n,
+                       long *fixup, long *frozen, struct mod *mods, size_t *nmods)
+{
+  long guess = (long)h->new_start + *fixup, prefix, suffix;
+
+  if (guess < *frozen)
+    guess = *frozen;
+  prefix = guess - *frozen;
+  suffix = (long)n - guess - (long)h->old_len;
+  if (suffix < 0)
+    suffix = 0;
+  for (long off = 0; off <= (prefix > suffix ? prefix : suffix); off++) {
+    if (off <= prefix && evaluate(h, lines, n, guess - off, mods, nmods)) {
+      *fixup -= off;
+      *frozen = guess - off + (long)h->old_len;
+      return true;
+    }
+    if (off <= suffix && evaluate(h, lines, n, guess + off, mods, nmods)) {
+      *fixup += off;
+      *frozen = guess + off + (long)h->old_len;
+      return true;
+    }
+  }
+  return false;
+}
+
+int nub_patch_apply(const struct nub_patch_op *op, const char *in, size_t len,
+                    enum nub_patch_rules rules, struct nub_buf *out, struct nub_err *err)
+{
+  long fixup = 0, frozen = 0;
   struct slice *lines = NULL;
   size_t n = 0, cap = 0;
   struct mod **mods = nub_calloc(op->nhunks ? op->nhunks : 1, sizeof(*mods));
@@ -596,17 +636,14 @@ int nub_patch_apply(const struct nub_patch_op *op, const char *in, size_t len,
   }
   /* every hunk is found against the file as it was */
   for (size_t h = 0; h < op->nhunks && !rc; h++) {
-    long offset = 0;
+    bool found;
     mods[h] = nub_calloc(op->hunks[h].nparts * 2 + 1, sizeof(**mods));
-    while (!evaluate(&op->hunks[h], lines, n, offset, mods[h], &nmods[h])) {
-      offset = offset < 0 ? -offset : -offset - 1;
-      if (labs(offset) > MAX_FUZZ) {
-        rc = nub_err_set(err, -NUB_EPATCH,
-                         "%s: hunk %zu (at line %zu) does not match the file", op->path, h + 1,
-                         op->hunks[h].old_start);
-        break;
-      }
-    }
+    found = rules == NUB_PATCH_BERRY
+                ? find_berry(&op->hunks[h], lines, n, &fixup, &frozen, mods[h], &nmods[h])
+                : find_pnpm(&op->hunks[h], lines, n, mods[h], &nmods[h]);
+    if (!found)
+      rc = nub_err_set(err, -NUB_EPATCH, "%s: hunk %zu (at line %zu) does not match the file",
+                       op->path, h + 1, op->hunks[h].old_start);
   }
   /* then the changes, in order, each shifting those after it */
   for (size_t h = 0; h < op->nhunks && !rc; h++) {

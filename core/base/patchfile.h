@@ -62,11 +62,17 @@ struct nub_patch {
 int nub_patch_parse(const char *text, size_t len, struct nub_patch *out, struct nub_err *err);
 void nub_patch_release(struct nub_patch *p);
 
+/* Whose rules find a hunk: pnpm's (and bun's, npm's): at its old line, then
+ * 1, -1... up to 20 lines either side; yarn berry's: from its new line
+ * moved by the hunks before it, outwards as far as the file goes, never
+ * before the end of the hunk before it. */
+enum nub_patch_rules { NUB_PATCH_PNPM, NUB_PATCH_BERRY };
+
 /* op's hunks (an EDIT) applied to a file's bytes, into out (reset first).
  * -NUB_EPATCH naming the hunk (1-based, and its line) that matches
  * nowhere within reach. */
 int nub_patch_apply(const struct nub_patch_op *op, const char *in, size_t len,
-                    struct nub_buf *out, struct nub_err *err);
+                    enum nub_patch_rules rules, struct nub_buf *out, struct nub_err *err);
 /* A CREATE's file content, into out (reset first). */
 void nub_patch_created(const struct nub_patch_op *op, struct nub_buf *out);
 

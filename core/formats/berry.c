@@ -3,6 +3,7 @@
  * linker hoists (hoist_berry.c). See berry.h for the rules. */
 #include "berry.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,30 +285,75 @@ bool nub_berry_is_compat_patch(const char *reference)
          !strncmp(hash + 1, "optional!builtin<compat/", 24);
 }
 
+/* s with berry's %XX escapes undone (in place). */
+static void unescape(char *s)
+{
+  size_t n = 0;
+
+  for (size_t i = 0; s[i]; i++) {
+    if (s[i] == '%' && isxdigit((unsigned char)s[i + 1]) && isxdigit((unsigned char)s[i + 2])) {
+      char hex[3] = {s[i + 1], s[i + 2], 0};
+      s[n++] = (char)strtol(hex, NULL, 16);
+      i += 2;
+    } else
+      s[n++] = s[i];
+  }
+  s[n] = '\0';
+}
+
 char *nub_berry_unpatched(const char *reference)
 {
   const char *hash, *at;
   char *src, *out;
-  size_t n;
 
-  if (!nub_berry_is_compat_patch(reference))
+  if (strncmp(reference, "patch:", 6) || !(hash = strchr(reference, '#')))
     return NULL;
-  hash = strchr(reference, '#');
   src = nub_strndup(reference + 6, (size_t)(hash - reference - 6));
-  /* undo the escapes */
-  n = 0;
-  for (size_t i = 0; src[i]; i++) {
-    if (src[i] == '%' && src[i + 1] && src[i + 2]) {
-      char hex[3] = {src[i + 1], src[i + 2], 0};
-      src[n++] = (char)strtol(hex, NULL, 16);
-      i += 2;
-    } else
-      src[n++] = src[i];
-  }
-  src[n] = '\0';
+  unescape(src);
   at = strchr(src[0] == '@' ? src + 1 : src, '@');
   out = at ? nub_strdup(at + 1) : NULL;
   nub_free(src);
+  return out;
+}
+
+char *nub_berry_patch_file(const char *reference)
+{
+  const char *hash = strchr(reference, '#'), *params, *loc;
+  char *path, *dir = NULL, *out = NULL, norm[4096];
+
+  if (strncmp(reference, "patch:", 6) || !hash || nub_berry_is_compat_patch(reference))
+    return NULL;
+  params = strstr(hash, "::");
+  path = nub_strndup(hash + 1, params ? (size_t)(params - hash - 1) : strlen(hash + 1));
+  unescape(path);
+  if (!strncmp(path, "optional!", 9))
+    memmove(path, path + 9, strlen(path + 9) + 1);
+  if (strchr(path, '&') || !strncmp(path, "builtin<", 8)) { /* several patches: not yet */
+    nub_free(path);
+    return NULL;
+  }
+  if (!strncmp(path, "~/", 2)) {
+    out = nub_strdup(path + 2);
+  } else if (params && (loc = strstr(params, "locator="))) {
+    /* relative to the workspace that asked for it: "<name>@workspace:<dir>" */
+    const char *end = strchr(loc, '&'), *ws;
+    char *l = end ? nub_strndup(loc + 8, (size_t)(end - loc - 8)) : nub_strdup(loc + 8);
+    unescape(l);
+    if ((ws = strstr(l, "@workspace:")))
+      dir = nub_strdup(ws + 11);
+    nub_free(l);
+    if (dir)
+      out = !strcmp(dir, ".") ? nub_strdup(path) : nub_asprintf("%s/%s", dir, path);
+  }
+  if (out && nub_path_normalize(out, norm, sizeof(norm)) >= 0) {
+    nub_free(out);
+    out = nub_strdup(norm);
+  } else {
+    nub_free(out);
+    out = NULL;
+  }
+  nub_free(dir);
+  nub_free(path);
   return out;
 }
 
@@ -342,7 +388,7 @@ static const struct nub_berry_entry *lookup(struct berry *b, const char *name,
     return e;
   }
   if (!strncmp(range, "file:", 5) || !strncmp(range, "link:", 5) ||
-      !strncmp(range, "portal:", 7)) {
+      !strncmp(range, "portal:", 7) || !strncmp(range, "patch:", 6)) {
     size_t kl = strlen(key);
     for (size_t i = 0; i < b->l->by_descriptor.cap; i++) {
       const char *k = b->l->by_descriptor.slots[i].key;
@@ -388,9 +434,8 @@ static int resolve_dep(struct berry *b, struct bpkg *from, const char *name, con
     const char *patch = patch_resolution(b, name);
     if (patch)
       return nub_err_set(b->err, -NUB_ESPEC,
-                         "package.json's resolutions patch %s (%s); nub does not apply "
-                         "yarn's patch: protocol yet: install this project with yarn",
-                         name, patch);
+                         "package.json's resolutions patch %s (%s), which yarn.lock does "
+                         "not resolve; " STALE, name, patch);
     if (from->ws >= 0)
       return nub_err_set(b->err, -NUB_EOUTDATED,
                          "yarn.lock does not resolve %s@%s, which %s/package.json asks for; "
@@ -560,11 +605,22 @@ static int prepare(struct berry *b, struct bpkg *p, struct raw *raw, size_t nraw
     const char *name = p->deps[i].d->name, *range = p->deps[i].d->range;
     const char *ov = NULL;
     struct bdesc *d;
-    /* the root's resolutions: "parent>name" first, then "name" */
+    /* the root's resolutions: "parent>name" first, then "name@range" (the
+     * range as written, or without its "npm:"), then "name" */
     if (b->o->resolutions) {
       char *k = nub_asprintf("%s>%s", p->name, name);
       ov = nub_depmap_get(b->o->resolutions, k);
       nub_free(k);
+      if (!ov) {
+        k = nub_asprintf("%s@%s", name, range);
+        ov = nub_depmap_get(b->o->resolutions, k);
+        nub_free(k);
+      }
+      if (!ov && !strncmp(range, "npm:", 4)) {
+        k = nub_asprintf("%s@%s", name, range + 4);
+        ov = nub_depmap_get(b->o->resolutions, k);
+        nub_free(k);
+      }
       if (!ov)
         ov = nub_depmap_get(b->o->resolutions, name);
     }
@@ -598,16 +654,18 @@ static int check_supported(struct berry *b, const struct nub_berry_entry *e)
       !strncmp(r, "portal:", 7))
     return 0;
   if ((un = nub_berry_unpatched(r))) {
-    bool ok = !strncmp(un, "npm:", 4);
+    char *file = nub_berry_is_compat_patch(r) ? NULL : nub_berry_patch_file(r);
+    bool ok = !strncmp(un, "npm:", 4) && (nub_berry_is_compat_patch(r) || file);
     nub_free(un);
+    nub_free(file);
     if (ok)
       return 0;
   }
   if (!strncmp(r, "patch:", 6))
     return nub_err_set(b->err, -NUB_ESPEC,
-                       "yarn.lock:%d: %s is patched (%s); nub does not apply yarn's patch: "
-                       "protocol yet: install this project with yarn",
-                       e->line, e->name, r);
+                       "yarn.lock:%d: %s is patched (%s): nub applies one patch file of the "
+                       "project to a registry package, not this: install this project with "
+                       "yarn", e->line, e->name, r);
   return nub_err_set(b->err, -NUB_ESPEC,
                      "yarn.lock:%d: %s comes from '%s'; from a yarn berry lockfile nub installs "
                      "registry packages, workspaces and link:/portal: folders only: install "

@@ -87,10 +87,17 @@ void nub_berry_places_free(struct nub_berry_place *v, size_t n);
 /* Whether a reference is one of berry's builtin compat patches. */
 bool nub_berry_is_compat_patch(const char *reference);
 
-/* For a builtin compat patch reference ("patch:typescript@npm%3A5.9.3#
- * optional!builtin<compat/typescript>::version=..."), the reference it
- * patches ("npm:5.9.3"), as a new string; NULL for anything else. */
+/* For a patch: reference (a builtin compat patch, "patch:typescript@npm%3A
+ * 5.9.3#optional!builtin<compat/typescript>::version=...", or the
+ * project's), the reference it patches ("npm:5.9.3"), as a new string;
+ * NULL for anything else. */
 char *nub_berry_unpatched(const char *reference);
+/* For a patch: reference of the project's own patch file ("#~/.yarn/
+ * patches/x.patch", or "#./x.patch" bound to the workspace that asked for
+ * it by "::locator="), that file's path from the project's root, checked
+ * to stay inside it; NULL for a compat patch, several patch files, or a
+ * path nub cannot place. Caller frees. */
+char *nub_berry_patch_file(const char *reference);
 
 /* ---- as the hoisted layout's tree (berry_tree.c) --------------------------- */
 

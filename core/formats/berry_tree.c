@@ -218,8 +218,17 @@ int nub_berry_tree(struct nub_tree *t, const char *text, size_t len,
       }
       {
         char *url = NULL, *version = registry_version(pl->entry, &url);
+        char *patch = nub_berry_patch_file(pl->entry->reference);
         nd->pkg = bp->identity(bp->ud, pl->entry->name, version ? version : pl->entry->version,
                                url);
+        if (patch) { /* the project's patch of this copy: applied as berry applies it */
+          struct nub_depmap *m = &t->lock_patches;
+          m->v = nub_realloc(m->v, (m->n + 1) * sizeof(*m->v));
+          m->v[m->n].name = nub_strdup(nd->path);
+          m->v[m->n++].spec = patch;
+          patch = NULL;
+        }
+        nub_free(patch);
         nub_free(version);
         nub_free(url);
       }

@@ -340,6 +340,8 @@ static int phase_plan(struct nub_install_ctx *c, struct nub_err *err)
   rc = nub_patching_load(c, err);
   if (rc == 0)
     rc = c->s->proj.fmt->plan(c, err); /* the lockfile's format makes the plan (lockfmt.h) */
+  if (rc == 0)
+    rc = nub_patching_from_lock(c, err);
   /* every reader's names, checked once before anything is made of them
    * (a tree's paths are checked as it is finished, tree.h) */
   if (rc == 0 && c->plan.have_graph)

@@ -16,6 +16,45 @@ int nub_patching_load(struct nub_install_ctx *c, struct nub_err *err)
                                 c->s->proj.fmt->caps & NUB_LF_MANIFEST_PATCHES, err);
 }
 
+int nub_patching_from_lock(struct nub_install_ctx *c, struct nub_err *err)
+{
+  struct nub_tree *t = &c->plan.tree;
+  char **files;
+  size_t n = 0;
+  int rc;
+
+  if (c->patches.n || !c->plan.have_tree || !t->lock_patches.n)
+    return 0;
+  /* each patch file once */
+  files = nub_calloc(t->lock_patches.n, sizeof(*files));
+  for (size_t i = 0; i < t->lock_patches.n; i++)
+    if (!nub_strarray_has(files, n, t->lock_patches.v[i].spec))
+      files[n++] = nub_strdup(t->lock_patches.v[i].spec);
+  rc = nub_patches_load_files(&c->patches, c->s->root, files, n, "yarn.lock", err);
+  nub_strarray_free(files, n);
+  c->patches.berry = true;
+  /* the copies it names become patched copies of their packages */
+  for (size_t i = 0; rc == 0 && i < t->lock_patches.n; i++) {
+    long ni = nub_tree_lookup(t, t->lock_patches.v[i].name);
+    struct nub_node *nd = ni >= 0 ? &t->nodes[ni] : NULL;
+    struct nub_patch_rule *r = NULL;
+    char key[65];
+    for (size_t k = 0; k < c->patches.n && !r; k++)
+      if (!strcmp(c->patches.v[k].file, t->lock_patches.v[i].spec))
+        r = &c->patches.v[k];
+    if (!nd || !nd->pkg || !r)
+      continue;
+    r->used = true;
+    nub_patched_key(nd->pkg->key, r->hash, NUB_PATCH_BERRY, key);
+    nd->pkg = nub_pkgtab_derive(&c->plan.pkgs, nd->pkg, key);
+    memcpy(nd->pkg->patch_hash, r->hash, sizeof(nd->pkg->patch_hash));
+    nd->pkg->patch_file = r->path;
+    nd->pkg->patch_berry = true;
+    memcpy(nd->pkg->patched_key, key, sizeof(key));
+  }
+  return rc;
+}
+
 int nub_patching_assign(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_patches *ps = &c->patches;
@@ -24,6 +63,18 @@ int nub_patching_assign(struct nub_install_ctx *c, struct nub_err *err)
 
   if (!ps->n)
     return 0;
+  if (ps->berry) {
+    /* patched copies are made to stand for their own packages (above):
+     * those must be fetched */
+    for (size_t i = 0; i < c->plan.pkgs.n; i++) {
+      struct nub_pkg *p = c->plan.pkgs.v[i];
+      if (p->base && p->needed) {
+        p->base->optional = p->base->needed ? p->base->optional && p->optional : p->optional;
+        p->base->needed = true;
+      }
+    }
+    return 0;
+  }
   for (size_t i = 0; i < ps->n; i++)
     ps->v[i].used = false;
   for (size_t i = 0; i < c->plan.pkgs.n; i++) {
@@ -41,7 +92,9 @@ int nub_patching_assign(struct nub_install_ctx *c, struct nub_err *err)
     r->used = true;
     memcpy(p->patch_hash, r->hash, sizeof(p->patch_hash));
     p->patch_file = r->path;
-    nub_patched_key(p->key, p->patch_hash, p->patched_key);
+    p->patch_berry = ps->berry;
+    nub_patched_key(p->key, p->patch_hash, ps->berry ? NUB_PATCH_BERRY : NUB_PATCH_PNPM,
+                    p->patched_key);
   }
   /* an install of some members only has not seen every package */
   if (c->selected || (allow && !strcmp(allow, "true")))
@@ -64,11 +117,17 @@ int nub_patching_apply(struct nub_install_ctx *c, struct nub_err *err)
     struct nub_index *idx = NULL;
     char what[512];
     int rc;
-    if (!p->patch_hash[0] || !p->needed || !p->index || p->failed ||
-        !strcmp(p->index->key, p->patched_key))
+    const struct nub_pkg *from = p->base ? p->base : p;
+    if (p->base && p->base->failed && !p->failed) { /* an optional one that failed */
+      p->failed = true;
+      p->fail_code = p->base->fail_code;
+    }
+    if (!p->patch_hash[0] || !p->needed || !from->index || from->failed ||
+        (p->index && !strcmp(p->index->key, p->patched_key)))
       continue;
     snprintf(what, sizeof(what), "%s@%s", p->name, p->version);
-    rc = nub_store_patched(&c->store, p->index, what, p->patch_file, p->patched_key,
+    rc = nub_store_patched(&c->store, from->index, what, p->patch_file,
+                           p->patch_berry ? NUB_PATCH_BERRY : NUB_PATCH_PNPM, p->patched_key,
                            p->as_tree, p->name, &idx, err);
     if (rc == -NUB_EPATCH) {
       char m[sizeof(err->msg)];
@@ -78,7 +137,7 @@ int nub_patching_apply(struct nub_install_ctx *c, struct nub_err *err)
     }
     if (rc < 0)
       return rc;
-    nub_index_free(p->index);
+    nub_index_free(p->index); /* (the package's own, or none for a copy) */
     p->index = idx;
     made++;
   }

@@ -11,6 +11,10 @@
  * patchedDependencies, else package.json's where the project's tool reads
  * them there: bun's): each file read and hashed. */
 int nub_patching_load(struct nub_install_ctx *c, struct nub_err *err);
+/* The patches the lockfile itself names (yarn berry's patch: entries,
+ * nub_tree.lock_patches), when the project's settings name none: applied
+ * by berry's rules. */
+int nub_patching_from_lock(struct nub_install_ctx *c, struct nub_err *err);
 /* Each package of the plan its patch; a patch for no package is an error
  * (-NUB_EPATCH), as in pnpm, unless allowUnusedPatches is set. */
 int nub_patching_assign(struct nub_install_ctx *c, struct nub_err *err);

@@ -122,7 +122,7 @@ int nub_plan_fetch(struct nub_install_ctx *c, struct nub_fetch_result *fr, struc
     struct nub_pkg **need = nub_malloc(sizeof(*need) * (p->pkgs.n + 1));
     size_t n = 0;
     for (size_t i = 0; i < p->pkgs.n; i++)
-      if (p->pkgs.v[i]->needed)
+      if (p->pkgs.v[i]->needed && !p->pkgs.v[i]->base) /* (a patched copy is made, not fetched) */
         need[n++] = p->pkgs.v[i];
     nub_fetch_probe(f, need, n);
     rc = registry_integrities(c, f, need, n, err);

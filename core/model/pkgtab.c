@@ -53,6 +53,53 @@ static void rehash(struct nub_pkgtab *t)
   t->nslots = ns;
 }
 
+static struct nub_pkg *find_slot(struct nub_pkgtab *t, const char key[65], size_t *slot)
+{
+  size_t j;
+
+  if (t->n * 2 >= t->nslots)
+    rehash(t);
+  j = slot_of(key, t->nslots);
+  while (t->slots[j]) {
+    if (!strcmp(t->slots[j]->key, key))
+      return t->slots[j];
+    j = (j + 1) & (t->nslots - 1);
+  }
+  *slot = j;
+  return NULL;
+}
+
+static struct nub_pkg *add_at(struct nub_pkgtab *t, size_t slot, const char key[65],
+                              const char *name, const char *version, const char *tarball,
+                              const char *integrity)
+{
+  struct nub_pkg *p = nub_calloc(1, sizeof(*p));
+
+  p->name = nub_strdup(name);
+  p->version = nub_strdup(version ? version : "");
+  p->tarball = tarball ? nub_strdup(tarball) : NULL;
+  p->integrity = integrity ? nub_strdup(integrity) : NULL;
+  memcpy(p->key, key, 65);
+  p->as_tree = t->as_trees;
+  t->slots[slot] = p;
+  NUB_GROW(t->v, t->cap, t->n + 1);
+  t->v[t->n++] = p;
+  return p;
+}
+
+struct nub_pkg *nub_pkgtab_derive(struct nub_pkgtab *t, struct nub_pkg *base, const char key[65])
+{
+  size_t j;
+  struct nub_pkg *p = find_slot(t, key, &j);
+
+  if (p)
+    return p;
+  p = add_at(t, j, key, base->name, base->version, base->tarball, base->integrity);
+  p->base = base;
+  p->registry_integrity = base->registry_integrity;
+  return p;
+}
+
 struct nub_pkg *nub_pkgtab_get(struct nub_pkgtab *t, const char *name, const char *version,
                                const char *tarball, const char *integrity)
 {
@@ -78,25 +125,10 @@ struct nub_pkg *nub_pkgtab_get(struct nub_pkgtab *t, const char *name, const cha
   } else {
     nub_pkg_key(integrity, tarball, key);
   }
-  if (t->n * 2 >= t->nslots)
-    rehash(t);
-  j = slot_of(key, t->nslots);
-  while (t->slots[j]) {
-    if (!strcmp(t->slots[j]->key, key))
-      return t->slots[j];
-    j = (j + 1) & (t->nslots - 1);
-  }
-  p = nub_calloc(1, sizeof(*p));
-  p->name = nub_strdup(name);
-  p->version = nub_strdup(version ? version : "");
-  p->tarball = tarball ? nub_strdup(tarball) : NULL;
-  p->integrity = integrity ? nub_strdup(integrity) : NULL;
-  memcpy(p->key, key, sizeof(key));
+  if ((p = find_slot(t, key, &j)))
+    return p;
+  p = add_at(t, j, key, name, version, tarball, integrity);
   p->prepare = prepare;
-  p->as_tree = t->as_trees;
-  t->slots[j] = p;
-  NUB_GROW(t->v, t->cap, t->n + 1);
-  t->v[t->n++] = p;
   return p;
 }
 

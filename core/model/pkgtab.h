@@ -44,6 +44,11 @@ struct nub_pkg {
    * identity of its own, patched_key (patched.h), which `index` holds
    * once the fetch has made it. patch_hash is "" when unpatched. */
   const char *patch_file;
+  bool patch_berry; /* applied by berry's rules */
+  /* a patched copy of base, where a lockfile patches some copies of a
+   * version and not others (yarn berry's): made from base's files once base
+   * is fetched (it is never fetched itself); its key is the patched one */
+  struct nub_pkg *base;
   char patch_hash[65];
   char patched_key[65];
   unsigned char fetch_state; /* private to fetch */
@@ -68,6 +73,9 @@ struct nub_pkgtab {
 struct nub_pkg *nub_pkgtab_get(struct nub_pkgtab *t, const char *name, const char *version,
                                const char *tarball, const char *integrity);
 void nub_pkgtab_release(struct nub_pkgtab *t);
+/* A package of its own under key (a patched copy's: patched.h) standing for
+ * base, which it is made from; the same one again for the same key. */
+struct nub_pkg *nub_pkgtab_derive(struct nub_pkgtab *t, struct nub_pkg *base, const char key[65]);
 /* What the package is linked as: its patched copy's key, else its own. */
 static inline const char *nub_pkg_link_key(const struct nub_pkg *p)
 {

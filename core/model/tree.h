@@ -83,6 +83,10 @@ struct nub_tree {
    * "name@version" -> "<integrity> <path>" */
   struct nub_depmap patched;
   bool npm_patches; /* a package-lock.json that would record npm 12's patches */
+  /* the patches a lockfile itself applies (yarn berry's patch: entries),
+   * to the copies it names: node path -> the patch file, from the
+   * project's root */
+  struct nub_depmap lock_patches;
   /* bun.lock's info objects as bun wrote them: "name@version" -> text
    * (owned), so that a re-resolve writes an unchanged package's back as it
    * was, as bun does (bin paths, libc, peers as its bun recorded them) */

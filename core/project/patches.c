@@ -56,6 +56,37 @@ static void hash_file(const char *data, size_t len, char out[65])
   nub_free(norm);
 }
 
+/* r's file read and hashed. */
+static int load_file(struct nub_patch_rule *r, const char *root, const char *home,
+                     struct nub_err *err)
+{
+  char *data = NULL;
+  size_t len = 0;
+  int rc;
+
+  r->path = nub_project_path(root, r->file);
+  rc = nub_plat_read_file_at(NUB_PLAT_CWD, r->path, MAX_PATCH_FILE, &data, &len);
+  if (rc < 0)
+    return nub_err_set(err, -NUB_EPATCH, "%s's patchedDependencies: the patch for %s, %s, "
+                       "cannot be read: %s", home, r->key, r->file, nub_strerror(rc));
+  hash_file(data, len, r->hash);
+  {
+    struct nub_hasher h;
+    struct nub_sri s;
+    size_t dl = 0;
+    memset(&s, 0, sizeof(s));
+    nub_hasher_init(&h, NUB_HASH_SHA512);
+    nub_hasher_update(&h, data, len);
+    nub_hasher_final(&h, s.digest, &dl);
+    nub_hasher_release(&h);
+    s.algo = NUB_HASH_SHA512;
+    s.len = dl;
+    nub_sri_format(&s, r->sri, sizeof(r->sri));
+  }
+  nub_free(data);
+  return 0;
+}
+
 int nub_patches_load(struct nub_patches *ps, const char *root, const struct nub_depmap *m,
                      const char *home, struct nub_err *err)
 {
@@ -66,8 +97,6 @@ int nub_patches_load(struct nub_patches *ps, const char *root, const struct nub_
   ps->v = nub_calloc(m->n, sizeof(*ps->v));
   for (size_t i = 0; i < m->n; i++) {
     struct nub_patch_rule *r = &ps->v[ps->n++];
-    char *data = NULL;
-    size_t len = 0;
     int rc;
     r->key = nub_strdup(m->v[i].name);
     r->file = nub_strdup(m->v[i].spec);
@@ -75,27 +104,26 @@ int nub_patches_load(struct nub_patches *ps, const char *root, const struct nub_
       return nub_err_set(err, -NUB_EPATCH,
                          "%s's patchedDependencies: '%s' is not a package name with an "
                          "optional version or range", home, r->key);
-    r->path = nub_project_path(root, r->file);
-    rc = nub_plat_read_file_at(NUB_PLAT_CWD, r->path, MAX_PATCH_FILE, &data, &len);
-    if (rc < 0)
-      return nub_err_set(err, -NUB_EPATCH,
-                         "%s's patchedDependencies: the patch for %s, %s, cannot be read: %s",
-                         home, r->key, r->file, nub_strerror(rc));
-    hash_file(data, len, r->hash);
-    {
-      struct nub_hasher h;
-      struct nub_sri s;
-      size_t dl = 0;
-      memset(&s, 0, sizeof(s));
-      nub_hasher_init(&h, NUB_HASH_SHA512);
-      nub_hasher_update(&h, data, len);
-      nub_hasher_final(&h, s.digest, &dl);
-      nub_hasher_release(&h);
-      s.algo = NUB_HASH_SHA512;
-      s.len = dl;
-      nub_sri_format(&s, r->sri, sizeof(r->sri));
-    }
-    nub_free(data);
+    if ((rc = load_file(r, root, home, err)) < 0)
+      return rc;
+  }
+  return 0;
+}
+
+int nub_patches_load_files(struct nub_patches *ps, const char *root, char *const *files,
+                           size_t n, const char *home, struct nub_err *err)
+{
+  memset(ps, 0, sizeof(*ps));
+  ps->home = home;
+  ps->v = nub_calloc(n + 1, sizeof(*ps->v));
+  for (size_t i = 0; i < n; i++) {
+    struct nub_patch_rule *r = &ps->v[ps->n++];
+    int rc;
+    r->key = nub_strdup(files[i]);
+    r->file = nub_strdup(files[i]);
+    r->kind = NUB_PATCH_FOR_FILE;
+    if ((rc = load_file(r, root, home, err)) < 0)
+      return rc;
   }
   return 0;
 }
@@ -108,7 +136,7 @@ struct nub_patch_rule *nub_patches_find(struct nub_patches *ps, const char *name
   *rc = 0;
   for (size_t i = 0; i < ps->n; i++) {
     struct nub_patch_rule *r = &ps->v[i];
-    if (strcmp(r->name, name))
+    if (!r->name || strcmp(r->name, name))
       continue;
     if (r->kind == NUB_PATCH_FOR_VERSION) {
       struct nub_version a, b;

@@ -11,11 +11,14 @@
 #include "dep.h"
 #include "err.h"
 
-enum nub_patch_for { NUB_PATCH_FOR_VERSION, NUB_PATCH_FOR_RANGE, NUB_PATCH_FOR_ALL };
+enum nub_patch_for {
+  NUB_PATCH_FOR_VERSION, NUB_PATCH_FOR_RANGE, NUB_PATCH_FOR_ALL,
+  NUB_PATCH_FOR_FILE, /* no package: the lockfile says which copies it patches */
+};
 
 struct nub_patch_rule {
-  char *key;  /* as written: "b@1.0.0", "b@^1", "b" */
-  char *name;
+  char *key;  /* as written: "b@1.0.0", "b@^1", "b" (FOR_FILE: the file) */
+  char *name; /* NULL for FOR_FILE */
   char *spec; /* the version or range; NULL for ALL */
   enum nub_patch_for kind;
   char *file; /* as written, relative to the project's root */
@@ -27,6 +30,8 @@ struct nub_patch_rule {
 
 struct nub_patches {
   const char *home; /* where they are written: "pnpm-workspace.yaml", ... */
+  bool berry;       /* yarn berry's (its lockfile's patch: references): berry's
+                     * rules apply them (patchfile.h) */
   struct nub_patch_rule *v;
   size_t n;
 };
@@ -37,6 +42,10 @@ struct nub_patches {
  * read. Needs hashing (nub_crypto_init). */
 int nub_patches_load(struct nub_patches *ps, const char *root, const struct nub_depmap *m,
                      const char *home, struct nub_err *err);
+/* The patch files a lockfile names (yarn berry's), each a rule of kind
+ * FOR_FILE, read and hashed. */
+int nub_patches_load_files(struct nub_patches *ps, const char *root, char *const *files,
+                           size_t n, const char *home, struct nub_err *err);
 /* The rule for name@version, pnpm's order: the exact version, else the one
  * range that holds it (two: -NUB_EPATCH), else the name alone. NULL (and 0
  * in *rc) when none is. */

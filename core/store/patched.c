@@ -17,11 +17,13 @@
 
 #define MAX_PATCH_FILE (64u << 20)
 
-void nub_patched_key(const char base_key[65], const char hash[65], char out[65])
+void nub_patched_key(const char base_key[65], const char hash[65], enum nub_patch_rules rules,
+                     char out[65])
 {
-  char text[160];
+  char text[200];
   unsigned char h[32];
-  int n = snprintf(text, sizeof(text), "patched:%s:%s", base_key, hash);
+  int n = snprintf(text, sizeof(text), "patched:%s:%s%s", base_key, hash,
+                   rules == NUB_PATCH_BERRY ? ":berry" : "");
 
   nub_sha256(text, (size_t)n, h);
   nub_hex(h, 32, out);
@@ -98,7 +100,8 @@ static struct vfile *put(struct vdir *d, const char *path, unsigned mode)
   return f;
 }
 
-static int apply_ops(struct vdir *d, const struct nub_patch *p, struct nub_err *err)
+static int apply_ops(struct vdir *d, const struct nub_patch *p, enum nub_patch_rules rules,
+                     struct nub_err *err)
 {
   struct nub_buf out = NUB_BUF_INIT;
   int rc = 0;
@@ -123,7 +126,7 @@ static int apply_ops(struct vdir *d, const struct nub_patch *p, struct nub_err *
                          op->path);
         break;
       }
-      rc = nub_patch_apply(op, f->data.data ? f->data.data : "", f->data.len, &out, err);
+      rc = nub_patch_apply(op, f->data.data ? f->data.data : "", f->data.len, rules, &out, err);
       if (rc == 0) {
         nub_buf_release(&f->data);
         f->data = out;
@@ -140,8 +143,8 @@ static int apply_ops(struct vdir *d, const struct nub_patch *p, struct nub_err *
       }
       if (op->kind == NUB_PATCH_DELETE)
         f->gone = true;
-      else
-        f->mode = op->mode;
+      else if (rules != NUB_PATCH_BERRY) /* berry changes a mode only where the */
+        f->mode = op->mode;              /* executable bit stays: none of ours */
       break;
     case NUB_PATCH_RENAME:
       if (!f) {
@@ -208,8 +211,9 @@ static void free_vfile(void *p)
 }
 
 int nub_store_patched(struct nub_store *s, const struct nub_index *base, const char *what,
-                      const char *patch_path, const char key[65], bool as_tree,
-                      const char *name, struct nub_index **out, struct nub_err *err)
+                      const char *patch_path, enum nub_patch_rules rules, const char key[65],
+                      bool as_tree, const char *name, struct nub_index **out,
+                      struct nub_err *err)
 {
   struct nub_patch patch;
   struct vdir d;
@@ -237,7 +241,7 @@ int nub_store_patched(struct nub_store *s, const struct nub_index *base, const c
   memset(&d, 0, sizeof(d));
   d.s = s;
   d.base = base;
-  rc = apply_ops(&d, &patch, err);
+  rc = apply_ops(&d, &patch, rules, err);
   if (rc == -NUB_EPATCH)
     nub_err_wrap(err, "the patch for %s, %s, does not apply", what, patch_path);
   if (rc == 0)

@@ -343,7 +343,9 @@ class BerryLockTest(nubtest.NubTestCase):
         self.assertEqual(self.node_require(self.proj, "c")["deps"], {"b": "2.0.0"})
         self.assertEqual(self.node_require(self.proj, "a")["deps"], {"b": "1.0.0"})
 
-    def test_a_patch_of_the_project_is_refused(self):
+    def test_a_missing_patch_of_the_project(self):
+        # the project's patch: references are applied (test_patches.py); one
+        # whose file is not there stops the install (exit 24) naming it
         self.make_project("berry")
         lock = os.path.join(self.proj, "yarn.lock")
         with open(lock) as f:
@@ -354,15 +356,17 @@ class BerryLockTest(nubtest.NubTestCase):
         with open(lock, "w") as f:
             f.write(text)
         proc = self.nub_fails("install")
-        self.assertEqual(proc.returncode, 21, proc.stderr)
-        self.assertIn("e is patched", proc.stderr)
+        self.assertEqual(proc.returncode, 24, proc.stderr)
+        self.assertIn("e.patch", proc.stderr)
+        self.assertIn("cannot be read", proc.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
 
 
-    def test_a_patch_by_resolutions_is_refused_as_such(self):
+    def test_a_patch_by_resolutions(self):
         # jest's package.json: "resolutions": {"lru-cache@^10.0.1":
-        # "patch:lru-cache@npm:10.4.3#./.yarn/patches/..."}; the lockfile
-        # is right, the patch is what nub does not apply: so it says
+        # "patch:lru-cache@npm:10.4.3#./.yarn/patches/..."}: the lockfile's
+        # patch: entries are found through them and their files read (one
+        # taken away here: exit 24 naming it, nothing installed)
         src = os.path.join(nubtest.FIXTURES_DIR, "real-projects", "berry-jest")
         shutil.copytree(src, self.proj, dirs_exist_ok=True)
         lock = os.path.join(self.proj, "yarn.lock")
@@ -370,10 +374,11 @@ class BerryLockTest(nubtest.NubTestCase):
             text = f.read().replace("@@REGISTRY@@", self.registry.url.rstrip("/"))
         with open(lock, "w") as f:
             f.write(text)
+        os.remove(os.path.join(self.proj, ".yarn", "patches",
+                               "lru-cache-npm-10.4.3-30c10b861a.patch"))
         proc = self.nub_fails("install", "--frozen-lockfile")
-        self.assertEqual(proc.returncode, 21, proc.stderr)
-        self.assertIn("resolutions patch lru-cache", proc.stderr)
-        self.assertIn("install this project with yarn", proc.stderr)
+        self.assertEqual(proc.returncode, 24, proc.stderr)
+        self.assertIn("lru-cache-npm-10.4.3-30c10b861a.patch", proc.stderr)
         self.assertNotIn("repair", proc.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
 

@@ -213,6 +213,86 @@ class PatchesTest(NubTestCase):
         self.assertEqual(files(os.path.join(theirs2, "node_modules", "b")),
                          files(os.path.join(d, "node_modules", "b")))
 
+    def berry(self, cwd, *args):
+        exe = nubtest.tool("berry")
+        if not exe:
+            self.skipTest("SKIP: yarn berry is not installed")
+        return self.run_cmd([exe] + list(args), cwd=cwd, timeout=300,
+                            env={"YARN_GLOBAL_FOLDER": os.path.join(self.tmp, "berry-global"),
+                                 "YARN_ENABLE_TELEMETRY": "0", "npm_config_registry": None})
+
+    def berry_project(self, add_line=None):
+        """A project patched by yarn berry itself: `yarn patch b`, an edit,
+        `yarn patch-commit -s` (package.json's resolutions to a patch:
+        reference, the patch under .yarn/patches, yarn.lock's patch: entry)."""
+        d = os.path.join(self.tmp, "by-berry")
+        os.makedirs(d)
+        self.write_json(os.path.join(d, "package.json"),
+                        {"name": "proj", "version": "1.0.0", "dependencies": {"a": "1.0.0"}})
+        write(os.path.join(d, ".yarnrc.yml"),
+              'nodeLinker: node-modules\nnpmRegistryServer: "%s"\nunsafeHttpWhitelist:\n'
+              '  - 127.0.0.1\nenableTelemetry: false\nenableGlobalCache: false\n'
+              % self.registry.url.rstrip("/"))
+        write(os.path.join(d, ".npmrc"), "registry=%s\n" % self.registry.url)
+        write(os.path.join(d, "yarn.lock"), "")
+        self.berry(d, "install")
+        out = self.berry(d, "patch", "b").stdout
+        edit = re.search(r"yarn patch-commit -s (\S+)", out).group(1)
+        index = os.path.join(edit, "index.js")
+        text = read(index).replace('version: "1.0.0"', 'version: "1.0.0-berry"')
+        write(index, text + (add_line or ""))
+        write(os.path.join(edit, "lib", "added.js"), "module.exports = 'added';\n")
+        self.berry(d, "patch-commit", "-s", edit)
+        self.berry(d, "install")
+        self.assertIn("b@patch:", read(os.path.join(d, "yarn.lock")))
+        return d
+
+    def test_berry_patch_frozen_cold_and_offline(self):
+        """berry's patch: protocol (a resolution to the project's patch
+        file): nub's b is berry's, from a cold store and offline; the
+        builtin compat patches stay as they were (installed as published)."""
+        src = self.berry_project()
+        want = files(os.path.join(src, "node_modules", "b"))
+        self.assertIn(b"1.0.0-berry", want["index.js"][0])
+        for name in ("nub", "nub-offline"):
+            d = os.path.join(self.tmp, name)
+            shutil.copytree(src, d, ignore=shutil.ignore_patterns("node_modules", ".yarn/cache",
+                                                                   "install-state.gz"))
+            args = ["install", "--frozen-lockfile"] + (["--offline"] if "offline" in name else [])
+            self.registry.reset_log()
+            self.nub(*args, cwd=d, env={"NUB_STORE_DIR": os.path.join(self.tmp, "bstore")})
+            if "offline" in name:  # (berry's registry must be nub's: the same one, unasked)
+                self.assertEqual(self.registry.requests, [])
+            self.assertEqual(files(os.path.join(d, "node_modules", "b")), want)
+            self.assertEqual(self.node_require(d, "a")["deps"]["b"], "1.0.0-berry")
+
+    def test_berry_patch_found_as_berry_finds_it(self):
+        """A hunk whose context is in the file twice: berry's search (from
+        the hunk's new line, the line before first) picks the place berry
+        picks, which is not the one pnpm's would."""
+        # index.js gets two more "deps: {}," lines after its "};" (line 7):
+        # then a hunk for "deps: {}," at line 7 matches at line 6 for pnpm
+        # (the line above first) and at line 8 for berry
+        src = self.berry_project(add_line="  deps: {},\n  deps: {},\n")
+        p = os.path.join(src, ".yarn", "patches")
+        patch = os.path.join(p, os.listdir(p)[0])
+        index_edit = ("@@ -7,1 +7,1 @@\n-  deps: {},\n+  deps: {changed: true},\n")
+        body = read(patch)
+        body = body.replace("diff --git a/lib/added.js", "diff --git a/index.js b/index.js\n"
+                            "--- a/index.js\n+++ b/index.js\n" + index_edit +
+                            "diff --git a/lib/added.js", 1)
+        write(patch, body)
+        self.berry(src, "install")
+        d = os.path.join(self.tmp, "nub")
+        shutil.copytree(src, d, ignore=shutil.ignore_patterns("node_modules", ".yarn/cache",
+                                                               "install-state.gz"))
+        proc = self.nub("install", "--frozen-lockfile", cwd=d, check=False)
+        theirs = files(os.path.join(src, "node_modules", "b"))
+        self.assertEqual(theirs["index.js"][0].decode().splitlines()[5:9],
+                         ["  deps: {},", "};", "  deps: {changed: true},", "  deps: {},"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(files(os.path.join(d, "node_modules", "b")), theirs)
+
     def test_patches_in_the_wrong_home_refused(self):
         """package.json's patchedDependencies in a yarn 1 project (yarn
         reads none): the install stops (exit 21) rather than install b

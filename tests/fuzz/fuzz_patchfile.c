@@ -27,7 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (nub_patch_parse(patch, plen, &p, &err) == 0) {
     for (size_t i = 0; i < p.nops; i++) {
       if (p.ops[i].kind == NUB_PATCH_EDIT)
-        (void)nub_patch_apply(&p.ops[i], file, flen, &out, &err);
+        (void)nub_patch_apply(&p.ops[i], file, flen, size && (data[0] & 1) ? NUB_PATCH_BERRY
+                                                                          : NUB_PATCH_PNPM,
+                              &out, &err);
       else if (p.ops[i].kind == NUB_PATCH_CREATE)
         nub_patch_created(&p.ops[i], &out);
     }

@@ -196,8 +196,25 @@ static void test_berry__unpatched(void **state)
   s = nub_berry_unpatched("patch:@s/x@npm%3A1.0.0#optional!builtin<compat/x>");
   assert_string_equal(s, "npm:1.0.0");
   nub_free(s);
-  /* a patch of the project's, or no patch at all */
-  assert_null(nub_berry_unpatched("patch:e@npm%3A1.0.0#./e.patch::version=1.0.0"));
+  /* a patch of the project's: what it patches, and its file from the root
+   * (relative to the workspace that asked for it, or to the root with ~/) */
+  s = nub_berry_unpatched("patch:e@npm%3A1.0.0#./e.patch::version=1.0.0");
+  assert_string_equal(s, "npm:1.0.0");
+  nub_free(s);
+  s = nub_berry_patch_file("patch:e@npm%3A1.0.0#./e.patch::version=1.0.0&locator="
+                           "p%40workspace%3Apackages%2Fa");
+  assert_string_equal(s, "packages/a/e.patch");
+  nub_free(s);
+  s = nub_berry_patch_file("patch:e@npm%3A1.0.0#~/.yarn/patches/e.patch::version=1.0.0");
+  assert_string_equal(s, ".yarn/patches/e.patch");
+  nub_free(s);
+  /* none: a compat patch, no locator for a relative path, a path out of
+   * the project, several files */
+  assert_null(nub_berry_patch_file("patch:x@npm%3A1.0.0#optional!builtin<compat/x>"));
+  assert_null(nub_berry_patch_file("patch:e@npm%3A1.0.0#./e.patch::version=1.0.0"));
+  assert_null(nub_berry_patch_file("patch:e@npm%3A1.0.0#~/../e.patch"));
+  assert_null(nub_berry_patch_file("patch:e@npm%3A1.0.0#~/a.patch&~/b.patch"));
+  /* no patch at all */
   assert_null(nub_berry_unpatched("npm:1.0.0"));
 }
 

@@ -57,7 +57,7 @@ static void test_patchfile__pnpm_written(void **state)
   assert_int_equal(p.ops[1].kind, NUB_PATCH_EDIT);
   assert_string_equal(p.ops[1].path, "index.js");
   assert_int_equal(p.ops[1].nhunks, 1);
-  assert_int_equal(nub_patch_apply(&p.ops[1], INDEX_JS, strlen(INDEX_JS), &out, &err), 0);
+  assert_int_equal(nub_patch_apply(&p.ops[1], INDEX_JS, strlen(INDEX_JS), NUB_PATCH_PNPM, &out, &err), 0);
   assert_string_equal(nub_buf_str(&out), "'use strict';\n"
                                           "// Fixture package for nub's e2e tests.\n"
                                           "module.exports = {\n"
@@ -127,7 +127,7 @@ static void test_patchfile__apply_cases(void **state)
     assert_int_equal(nub_patch_parse(c->patch, strlen(c->patch), &p, &err), 0);
     assert_int_equal(p.nops, 1);
     assert_int_equal(p.ops[0].kind, NUB_PATCH_EDIT);
-    rc = nub_patch_apply(&p.ops[0], c->file, strlen(c->file), &out, &err);
+    rc = nub_patch_apply(&p.ops[0], c->file, strlen(c->file), NUB_PATCH_PNPM, &out, &err);
     if (c->want) {
       assert_int_equal(rc, 0);
       assert_string_equal(nub_buf_str(&out), c->want);
@@ -135,9 +135,45 @@ static void test_patchfile__apply_cases(void **state)
       assert_int_equal(rc, -NUB_EPATCH);
       assert_non_null(strstr(err.msg, "f: hunk 1"));
     }
+    /* berry's search finds the same, and beyond 20 lines too */
+    rc = nub_patch_apply(&p.ops[0], c->file, strlen(c->file), NUB_PATCH_BERRY, &out, &err);
+    if (c->want) {
+      assert_int_equal(rc, 0);
+      assert_string_equal(nub_buf_str(&out), c->want);
+    } else if (!strcmp(c->name, "too far")) {
+      assert_int_equal(rc, 0);
+      assert_non_null(strstr(nub_buf_str(&out), "20\nB\n"));
+    } else {
+      assert_int_equal(rc, -NUB_EPATCH);
+    }
     nub_buf_release(&out);
     nub_patch_release(&p);
   }
+}
+
+/* Where the two searches part: a context found twice, as near above as
+ * below. pnpm looks above the hunk's old line first; berry starts at its
+ * new line (one below) and takes the line before first. Neither matches
+ * before the end of the hunk before it in berry. */
+static void test_patchfile__berry_search(void **state)
+{
+  /* "x" at lines 1 and 3 (1-based); the hunk says line 2 */
+  static const char file[] = "x\ny\nx\ny\n";
+  static const char patch[] = "--- a/f\n+++ b/f\n@@ -2,1 +2,1 @@\n-x\n+X\n";
+  struct nub_patch p;
+  struct nub_err err;
+  struct nub_buf out = NUB_BUF_INIT;
+
+  (void)state;
+  assert_int_equal(nub_patch_parse(patch, strlen(patch), &p, &err), 0);
+  /* pnpm: index 1 (no), 0 (yes): line 1 */
+  assert_int_equal(nub_patch_apply(&p.ops[0], file, strlen(file), NUB_PATCH_PNPM, &out, &err), 0);
+  assert_string_equal(nub_buf_str(&out), "X\ny\nx\ny\n");
+  /* berry: index 2 (yes): line 3 */
+  assert_int_equal(nub_patch_apply(&p.ops[0], file, strlen(file), NUB_PATCH_BERRY, &out, &err), 0);
+  assert_string_equal(nub_buf_str(&out), "x\ny\nX\ny\n");
+  nub_buf_release(&out);
+  nub_patch_release(&p);
 }
 
 static void test_patchfile__operations(void **state)
@@ -214,7 +250,8 @@ static void test_patchfile__npm_written(void **state)
   assert_string_equal(p.ops[0].path, "index.js");
   assert_int_equal(p.ops[1].kind, NUB_PATCH_EDIT);
   assert_string_equal(p.ops[1].path, "lib/x.js");
-  assert_int_equal(nub_patch_apply(&p.ops[0], "'use strict';\n// old\n", 22, &out, &err), 0);
+  assert_int_equal(nub_patch_apply(&p.ops[0], "'use strict';\n// old\n", 22, NUB_PATCH_PNPM,
+                                   &out, &err), 0);
   assert_string_equal(nub_buf_str(&out), "'use strict';\n// new\n");
   assert_int_equal(p.ops[2].kind, NUB_PATCH_CREATE);
   assert_string_equal(p.ops[2].path, "new.txt");
@@ -332,7 +369,7 @@ static void test_patchfile__diff_round_trip(void **state)
       for (i = 0; i < p.nops && p.ops[i].kind != NUB_PATCH_EDIT; i++)
         ;
       if (i < p.nops) {
-        assert_int_equal(nub_patch_apply(&p.ops[i], a.data, a.len, &out, &err), 0);
+        assert_int_equal(nub_patch_apply(&p.ops[i], a.data, a.len, NUB_PATCH_PNPM, &out, &err), 0);
         if (out.len != b.len || memcmp(out.data ? out.data : "", b.data, b.len))
           fail_msg("round %d:\n--- a\n%s\n--- b\n%s\n--- diff\n%s\n--- got\n%s", round,
                    a.data, b.data, d.data, nub_buf_str(&out));
@@ -351,6 +388,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_patchfile__pnpm_written),
       cmocka_unit_test(test_patchfile__apply_cases),
+      cmocka_unit_test(test_patchfile__berry_search),
       cmocka_unit_test(test_patchfile__operations),
       cmocka_unit_test(test_patchfile__npm_written),
       cmocka_unit_test(test_patchfile__refused),
