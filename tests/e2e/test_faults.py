@@ -855,16 +855,17 @@ class BrokenProjectTest(FaultTestCase):
         self.assertEqual(proc.returncode, 11, proc.stderr)
         self.assertIn("merge-conflict", proc.stderr)
 
-    def test_lockfile_version_4(self):
+    def test_lockfile_version_5(self):
+        # (4 is npm 12's, with patches: test_patches.py)
         self.basic()
         path = os.path.join(self.proj, "package-lock.json")
         lock = self.read_json(path)
-        lock["lockfileVersion"] = 4
+        lock["lockfileVersion"] = 5
         self.write_json(path, lock)
         proc = self.nub_fails("install")
         self.assertEqual(proc.returncode, 12, proc.stderr)
         self.assertIn("package-lock.json", proc.stderr)
-        self.assertIn("4", proc.stderr)
+        self.assertIn("5", proc.stderr)
         self.assertEqual(self.registry.requests, [])
 
     def test_package_lock_and_yarn_lock(self):
