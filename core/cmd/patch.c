@@ -434,8 +434,8 @@ int nub_patch_commit(const struct nub_add_opts *o, const char *dir,
     yaml = !strcmp(fmt->name, "pnpm") || nub_plat_stat_at(NUB_PLAT_CWD, ws, &sb) == 0;
     nub_free(ws);
     if (!yaml && !(fmt->caps & NUB_LF_MANIFEST_PATCHES))
-      rc = nub_err_set(err, -NUB_ESPEC, "nub writes patches for pnpm's and bun's projects (and "
-                       "its own); %s's tool keeps them elsewhere", fmt->file);
+      rc = nub_err_set(err, -NUB_ESPEC, "nub writes patches for pnpm's, npm 12's and bun's "
+                       "projects (and its own); %s's tool keeps them elsewhere", fmt->file);
   }
   if (rc == 0) {
     struct nub_buf f = NUB_BUF_INIT;
