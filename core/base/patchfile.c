@@ -204,9 +204,8 @@ static int bad(struct nub_err *err, size_t line, const char *what)
 static int read_lines(struct reader *r, bool legacy, struct nub_err *err)
 {
   bool in_hunks = false;
-  int rc = 0;
 
-  for (size_t i = 0; i < r->nlines && !rc; i++) {
+  for (size_t i = 0; i < r->nlines; i++) {
     struct slice l = r->lines[i];
     if (!in_hunks) {
       if (starts(l, "@@")) {
@@ -302,7 +301,7 @@ static int read_lines(struct reader *r, bool legacy, struct nub_err *err)
         r->integrity_failed = true;
         return bad(err, r->files[f].line, "a hunk whose lines do not add up to its header");
       }
-  return rc;
+  return 0;
 }
 
 static void reader_reset(struct reader *r)
@@ -361,6 +360,20 @@ static struct nub_patch_op *new_op(struct nub_patch *p, enum nub_patch_kind kind
   return op;
 }
 
+/* A new file's content: d's first hunk, taken by op (the others are not
+ * used, as in pnpm). */
+static void take_content(struct nub_patch_op *op, struct deets *d)
+{
+  if (!d->nhunks)
+    return;
+  op->hunks = d->hunks;
+  op->nhunks = 1;
+  for (size_t h = 1; h < d->nhunks; h++)
+    free_hunk(&d->hunks[h]);
+  d->hunks = NULL;
+  d->nhunks = 0;
+}
+
 static bool is_dev_null(struct slice s)
 {
   return s.len == 9 && !memcmp(s.p, "/dev/null", 9);
@@ -405,28 +418,15 @@ static int interpret(struct reader *r, struct nub_patch *p, struct nub_err *err)
       if (file_mode(d->created_mode, &op->mode) < 0)
         return bad(err, d->line, "a file mode other than 644 or 755");
       rc = add_path(path, &op->path, d->line, err);
-      if (!rc && d->nhunks) {
-        op->hunks = d->hunks;
-        op->nhunks = 1;
-        /* the others are not used; free them here */
-        for (size_t h = 1; h < d->nhunks; h++)
-          free_hunk(&d->hunks[h]);
-        d->hunks = NULL;
-        d->nhunks = 0;
-      }
+      if (!rc)
+        take_content(op, d);
     } else if (!d->diff_from.len && is_dev_null(d->from_raw) && d->to.len) {
       /* a plain unified diff (npm 12 writes them): a file from nothing */
       op = new_op(p, NUB_PATCH_CREATE);
       op->mode = 0644;
       rc = add_path(d->to, &op->path, d->line, err);
-      if (!rc && d->nhunks) {
-        op->hunks = d->hunks;
-        op->nhunks = 1;
-        for (size_t h = 1; h < d->nhunks; h++)
-          free_hunk(&d->hunks[h]);
-        d->hunks = NULL;
-        d->nhunks = 0;
-      }
+      if (!rc)
+        take_content(op, d);
     } else if (!d->diff_from.len && is_dev_null(d->to_raw) && d->from.len) {
       /* ... and one to nothing */
       op = new_op(p, NUB_PATCH_DELETE);

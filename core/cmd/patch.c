@@ -21,6 +21,7 @@
 #include "query.h"
 #include "registry_url.h"
 #include "store.h"
+#include "strmap.h"
 #include "workspace.h"
 #include "wsyaml_edit.h"
 
@@ -286,14 +287,6 @@ static int cmp_str(const void *a, const void *b)
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static const struct nub_index_file *base_file(const struct nub_index *idx, const char *path)
-{
-  for (uint32_t i = 0; i < idx->nfiles; i++)
-    if (!strcmp(idx->files[i].path, path))
-      return &idx->files[i];
-  return NULL;
-}
-
 /* The patch turning the stored package idx into the copy at dir. */
 static int diff_copy(struct nub_store *st, const struct nub_index *idx, const char *dir,
                      struct nub_buf *out, struct nub_err *err)
@@ -310,19 +303,23 @@ static int diff_copy(struct nub_store *st, const struct nub_index *idx, const ch
     return nub_err_set(err, rc, "cannot read %s: %s", dir, nub_strerror(rc));
   }
   all = nub_calloc(w.n + idx->nfiles + 1, sizeof(char *));
-  for (size_t i = 0; i < w.n; i++)
-    all[n++] = w.paths[i];
-  for (uint32_t i = 0; i < idx->nfiles; i++) {
-    bool there = false;
-    for (size_t k = 0; k < w.n && !there; k++)
-      there = !strcmp(w.paths[k], idx->files[i].path);
-    if (!there)
-      all[n++] = nub_strdup(idx->files[i].path);
+  {
+    /* the copy's files, then the package's it no longer has */
+    struct nub_strmap seen;
+    memset(&seen, 0, sizeof(seen));
+    for (size_t i = 0; i < w.n; i++) {
+      all[n++] = w.paths[i];
+      nub_strmap_put(&seen, w.paths[i], (void *)1);
+    }
+    for (uint32_t i = 0; i < idx->nfiles; i++)
+      if (!nub_strmap_get(&seen, idx->files[i].path))
+        all[n++] = nub_strdup(idx->files[i].path);
+    nub_strmap_release(&seen, NULL);
   }
   nub_free(w.paths);
   qsort(all, n, sizeof(*all), cmp_str);
   for (size_t i = 0; i < n && rc == 0; i++) {
-    const struct nub_index_file *bf = base_file(idx, all[i]);
+    const struct nub_index_file *bf = nub_index_file_at(idx, all[i]);
     char *old = NULL, *new = NULL, *path = nub_asprintf("%s/%s", dir, all[i]);
     size_t oldlen = 0, newlen = 0;
     unsigned newmode = 0644;

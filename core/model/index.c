@@ -28,6 +28,14 @@ struct idx_file {
 _Static_assert(sizeof(struct idx_hdr) == 64, "index header layout");
 _Static_assert(sizeof(struct idx_file) == 48, "index file record layout");
 
+const struct nub_index_file *nub_index_file_at(const struct nub_index *idx, const char *path)
+{
+  for (uint32_t i = 0; i < idx->nfiles; i++)
+    if (!strcmp(idx->files[i].path, path))
+      return &idx->files[i];
+  return NULL;
+}
+
 void nub_index_free(struct nub_index *idx)
 {
   if (!idx)

@@ -85,6 +85,8 @@ static inline void nub_index_set_tree_crc(unsigned char hash[32], uint32_t crc)
     hash[i] = (unsigned char)(crc >> (8 * i));
 }
 void nub_index_free(struct nub_index *idx);
+/* idx's file at path (relative to the package), or NULL. */
+const struct nub_index_file *nub_index_file_at(const struct nub_index *idx, const char *path);
 
 /* What a new index says, for nub_index_write. Strings are borrowed. */
 struct nub_index_draft {

@@ -45,14 +45,6 @@ struct vdir {
   size_t n, cap;
 };
 
-static const struct nub_index_file *base_file(const struct vdir *d, const char *path)
-{
-  for (uint32_t i = 0; i < d->base->nfiles; i++)
-    if (!strcmp(d->base->files[i].path, path))
-      return &d->base->files[i];
-  return NULL;
-}
-
 /* The file at path as the operations so far leave it (loaded into a vfile
  * on first touch), or NULL when there is none. */
 static struct vfile *get(struct vdir *d, const char *path, int *rc)
@@ -65,7 +57,7 @@ static struct vfile *get(struct vdir *d, const char *path, int *rc)
   *rc = 0;
   if (f)
     return f->gone ? NULL : f;
-  if (!(bf = base_file(d, path)))
+  if (!(bf = nub_index_file_at(d->base, path)))
     return NULL;
   *rc = nub_store_read_pkg_file(d->s, d->base, path, &data, &len);
   if (*rc < 0)
