@@ -592,23 +592,27 @@ static bool find_pnpm(const struct nub_patch_hunk *h, const struct slice *lines,
 static bool find_berry(const struct nub_patch_hunk *h, const struct slice *lines, size_t n,
                        long *fixup, long *frozen, struct mod *mods, size_t *nmods)
 {
-  long guess = (long)h->new_start + *fixup, prefix, suffix;
+  long g0 = (long)h->new_start + *fixup, guess, prefix, suffix;
 
-  if (guess < *frozen)
-    guess = *frozen;
+  if (g0 < *frozen)
+    g0 = *frozen;
+  /* no place past the file's end can match: from there down is the same
+   * order of places berry tries, without counting down from a line
+   * number the file does not have (a hunk header's, up to 2^40) */
+  guess = g0 > (long)n ? (long)n : g0;
   prefix = guess - *frozen;
   suffix = (long)n - guess - (long)h->old_len;
   if (suffix < 0)
     suffix = 0;
   for (long off = 0; off <= (prefix > suffix ? prefix : suffix); off++) {
-    if (off <= prefix && evaluate(h, lines, n, guess - off, mods, nmods)) {
-      *fixup -= off;
-      *frozen = guess - off + (long)h->old_len;
-      return true;
-    }
-    if (off <= suffix && evaluate(h, lines, n, guess + off, mods, nmods)) {
-      *fixup += off;
-      *frozen = guess + off + (long)h->old_len;
+    long at = -1;
+    if (off <= prefix && evaluate(h, lines, n, guess - off, mods, nmods))
+      at = guess - off;
+    else if (off <= suffix && evaluate(h, lines, n, guess + off, mods, nmods))
+      at = guess + off;
+    if (at >= 0) {
+      *fixup += at - g0; /* how far from berry's first guess it was found */
+      *frozen = at + (long)h->old_len;
       return true;
     }
   }

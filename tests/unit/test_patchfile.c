@@ -172,8 +172,18 @@ static void test_patchfile__berry_search(void **state)
   /* berry: index 2 (yes): line 3 */
   assert_int_equal(nub_patch_apply(&p.ops[0], file, strlen(file), NUB_PATCH_BERRY, &out, &err), 0);
   assert_string_equal(nub_buf_str(&out), "x\ny\nX\ny\n");
-  nub_buf_release(&out);
   nub_patch_release(&p);
+  /* a header's line far past the end (found by fuzzing: berry's search
+   * counted down from it line by line) is looked for from the end */
+  {
+    static const char far[] = "--- a/f\n+++ b/f\n@@ -1,1 +99999999999,1 @@\n-y\n+Y\n";
+    assert_int_equal(nub_patch_parse(far, strlen(far), &p, &err), 0);
+    assert_int_equal(nub_patch_apply(&p.ops[0], file, strlen(file), NUB_PATCH_BERRY, &out, &err),
+                     0);
+    assert_string_equal(nub_buf_str(&out), "x\ny\nx\nY\n");
+    nub_patch_release(&p);
+  }
+  nub_buf_release(&out);
 }
 
 static void test_patchfile__operations(void **state)
