@@ -127,3 +127,38 @@ const char *nub_text_nearest(const char *word, const char *const *v, size_t n)
   }
   return found;
 }
+
+/* JavaScript's localeCompare (text.h): letters and digits by their primary weight,
+ * case-insensitively, punctuation before digits before letters, in CLDR's
+ * order of punctuation; ties broken by case (lower first), then bytes. */
+static int primary(unsigned char ch)
+{
+  static const char punct[] = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
+  const char *p;
+
+  if (ch >= 'A' && ch <= 'Z')
+    ch = (unsigned char)(ch - 'A' + 'a');
+  if (ch >= 'a' && ch <= 'z')
+    return 200 + ch;
+  if (ch >= '0' && ch <= '9')
+    return 100 + ch;
+  if (ch && (p = strchr(punct, ch)) != NULL)
+    return 10 + (int)(p - punct);
+  return 400 + ch; /* anything else after */
+}
+
+int nub_locale_cmp(const char *a, const char *b)
+{
+  const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+  size_t i;
+
+  for (i = 0; x[i] && y[i]; i++)
+    if (primary(x[i]) != primary(y[i]))
+      return primary(x[i]) - primary(y[i]);
+  if (x[i] || y[i])
+    return x[i] ? 1 : -1;
+  for (i = 0; x[i]; i++) /* the same letters: lowercase first */
+    if (x[i] != y[i])
+      return (x[i] >= 'a' && x[i] <= 'z') ? -1 : 1;
+  return 0;
+}

@@ -28,4 +28,10 @@ const char *nub_text_nearest(const char *word, const char *const *v, size_t n);
 /* The value of a hex digit (either case), or -1. */
 int nub_hex_digit(char c);
 
+/* JavaScript's a.localeCompare(b, "en") for names and paths (the CLDR root
+ * collation): punctuation before digits before letters, case-insensitive
+ * first, lowercase before uppercase on a tie. npm sorts its lockfile's keys
+ * so, yarn its flat tree. */
+int nub_locale_cmp(const char *a, const char *b);
+
 #endif

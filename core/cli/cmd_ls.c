@@ -430,7 +430,7 @@ int cmd_outdated(int argc, char **argv)
   struct nub_pool *pool = NULL;
   struct nub_progress prog;
   struct nub_buf out = NUB_BUF_INIT;
-  struct nub_meta_opts mo = {false, false, 0};
+  struct nub_meta_opts mo = {false, false, 0, false};
   const char *dir = NULL;
   char **only = nub_calloc((size_t)argc + 1, sizeof(char *));
   size_t nonly = 0, behind = 0, rows = 0;

@@ -106,7 +106,7 @@ static int lookup(struct nub_meta *meta, const struct nub_age_gate *gate, const 
 static int open_meta(struct nub_edit *e, struct nub_meta **meta, const struct nub_add_opts *o,
                      struct nub_err *err)
 {
-  struct nub_meta_opts mo = {o->install.offline, o->install.prefer_offline, 0};
+  struct nub_meta_opts mo = {o->install.offline, o->install.prefer_offline, 0, false};
   struct nub_project proj;
   struct nub_err ignored;
   int rc;
@@ -291,10 +291,18 @@ int nub_add(const struct nub_add_opts *o, struct nub_install_result *res, char *
   }
   if (meta)
     nub_meta_free(meta);
-  if (rc == 0)
-    rc = nub_edit_install(&e, o, res, err);
-  else
+  if (rc == 0) {
+    struct nub_add_opts ao = *o;
+    char **names = nub_calloc(o->nspecs + 1, sizeof(char *));
+    for (size_t i = 0; i < o->nspecs; i++)
+      names[i] = w[i].name;
+    ao.install.requested = names;
+    ao.install.nrequested = o->nspecs;
+    rc = nub_edit_install(&e, &ao, res, err);
+    nub_free(names);
+  } else {
     nub_edit_restore(&e);
+  }
   if (rc == 0) {
     lines = nub_calloc(o->nspecs + 1, sizeof(char *));
     for (size_t i = 0; i < o->nspecs; i++)
@@ -313,12 +321,22 @@ int nub_remove(const struct nub_add_opts *o, struct nub_install_result *res,
                struct nub_err *err)
 {
   struct nub_edit e;
+  bool keep_empty = false;
   int rc;
 
   memset(res, 0, sizeof(*res));
   rc = nub_edit_open(&e, o, err);
   if (rc == 0)
     rc = nub_edit_begin(&e, err);
+  if (rc == 0) {
+    /* a section left empty goes, as npm, pnpm and bun leave it; yarn 1
+     * keeps "dependencies": {} */
+    struct nub_project proj;
+    struct nub_err ignored;
+    if (nub_project_detect(&proj, e.s.root, &e.s.cfg, e.s.man.package_manager, e.s.o.fmts,
+                           e.s.o.none, &ignored) == 0 && proj.fmt && !strcmp(proj.fmt->name, "yarn"))
+      keep_empty = true;
+  }
   for (size_t i = 0; rc == 0 && i < o->nspecs; i++) {
     bool anywhere = false;
     for (size_t t = 0; rc == 0 && t < e.ntargets; t++) {
@@ -329,7 +347,8 @@ int nub_remove(const struct nub_add_opts *o, struct nub_install_result *res,
       rc = read_pj(e.targets[t], &text, &len, err);
       for (int s = 0; rc == 0 && s < 4; s++) {
         bool removed = false;
-        rc = nub_pkgjson_remove_dep(&b, text, len, sections[s], o->specs[i], &removed, err);
+        rc = nub_pkgjson_take_dep(&b, text, len, sections[s], o->specs[i], !keep_empty, &removed,
+                                  err);
         if (rc == 0) {
           nub_free(text);
           len = b.len;

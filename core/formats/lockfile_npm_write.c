@@ -1,71 +1,16 @@
 /* lockfile_npm_write.c - package-lock.json v3 from a tree placed from a
- * graph (lockfile_npm.h). The document is built with cJSON and printed the
- * way npm's JSON.stringify(lock, null, 2) prints it, with a final newline. */
+ * graph (lockfile_npm.h). The document is built with cJSON and printed as
+ * npm prints it (nub_npm_stringify: its key order). */
 #include <string.h>
 
 #include "graph.h"
 #include "json.h"
 #include "lockfile_npm.h"
+#include "npm_edit.h"
 
 #include "patches.h"
 #include "nub_alloc.h"
 #include "workspace.h"
-
-/* ---- printing: JSON.stringify(v, null, 2) ---------------------------------- */
-
-static void put_string(struct nub_buf *b, const char *s)
-{
-  cJSON *tmp = cJSON_CreateString(s);
-  char *txt = cJSON_PrintUnformatted(tmp);
-
-  nub_buf_adds(b, txt ? txt : "\"\"");
-  cJSON_free(txt);
-  cJSON_Delete(tmp);
-}
-
-static void put_indent(struct nub_buf *b, int level)
-{
-  for (int i = 0; i < level; i++)
-    nub_buf_adds(b, "  ");
-}
-
-static void print_value(struct nub_buf *b, const cJSON *v, int level)
-{
-  const cJSON *it;
-  bool first = true;
-
-  if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
-    bool obj = cJSON_IsObject(v);
-    if (!v->child) {
-      nub_buf_adds(b, obj ? "{}" : "[]");
-      return;
-    }
-    nub_buf_adds(b, obj ? "{\n" : "[\n");
-    cJSON_ArrayForEach(it, v)
-    {
-      if (!first)
-        nub_buf_adds(b, ",\n");
-      first = false;
-      put_indent(b, level + 1);
-      if (obj) {
-        put_string(b, it->string);
-        nub_buf_adds(b, ": ");
-      }
-      print_value(b, it, level + 1);
-    }
-    nub_buf_addc(b, '\n');
-    put_indent(b, level);
-    nub_buf_addc(b, obj ? '}' : ']');
-  } else if (cJSON_IsString(v)) {
-    put_string(b, v->valuestring);
-  } else if (cJSON_IsBool(v)) {
-    nub_buf_adds(b, cJSON_IsTrue(v) ? "true" : "false");
-  } else if (cJSON_IsNumber(v)) {
-    nub_buf_addf(b, "%d", v->valueint);
-  } else {
-    nub_buf_adds(b, "null");
-  }
-}
 
 /* ---- building ---------------------------------------------------------------- */
 
@@ -254,8 +199,7 @@ void nub_lockfile_npm_write(const struct nub_tree *t, const struct nub_graph *g,
   }
   if (patched) /* npm 12 marks a lockfile with patches so */
     cJSON_SetNumberValue(ver, 4);
-  print_value(out, doc, 0);
-  nub_buf_addc(out, '\n');
+  nub_npm_stringify(doc, out);
   nub_free(mark);
   cJSON_Delete(doc);
 }

@@ -10,6 +10,7 @@
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "link.h"
+#include "text.h"
 #include "path.h"
 #include "store.h"
 #include "strmap.h"
@@ -463,47 +464,11 @@ int nub_bins_link_berry(int proj_fd, const struct nub_tree *t, const struct nub_
 
 /* ---- yarn 1 ------------------------------------------------------------------- */
 
-/* JavaScript's localeCompare as yarn sorts its flat tree by destination
- * (the CLDR root collation): letters and digits by their primary weight,
- * case-insensitively, punctuation before digits before letters, in CLDR's
- * order of punctuation; ties broken by case (lower first), then bytes. */
-static int primary(unsigned char ch)
-{
-  static const char punct[] = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
-  const char *p;
-
-  if (ch >= 'A' && ch <= 'Z')
-    ch = (unsigned char)(ch - 'A' + 'a');
-  if (ch >= 'a' && ch <= 'z')
-    return 200 + ch;
-  if (ch >= '0' && ch <= '9')
-    return 100 + ch;
-  if (ch && (p = strchr(punct, ch)) != NULL)
-    return 10 + (int)(p - punct);
-  return 400 + ch; /* anything else after */
-}
-
-static int locale_cmp(const char *a, const char *b)
-{
-  const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
-  size_t i;
-
-  for (i = 0; x[i] && y[i]; i++)
-    if (primary(x[i]) != primary(y[i]))
-      return primary(x[i]) - primary(y[i]);
-  if (x[i] || y[i])
-    return x[i] ? 1 : -1;
-  for (i = 0; x[i]; i++) /* the same letters: lowercase first */
-    if (x[i] != y[i])
-      return (x[i] >= 'a' && x[i] <= 'z') ? -1 : 1;
-  return 0;
-}
-
 static int cmp_order(const void *a, const void *b)
 {
   const struct nub_node *x = *(const struct nub_node *const *)a;
   const struct nub_node *y = *(const struct nub_node *const *)b;
-  return locale_cmp(x->path, y->path);
+  return nub_locale_cmp(x->path, y->path);
 }
 
 /* One bin of node d into dir (".../node_modules/.bin"), a later push

@@ -42,6 +42,11 @@ struct nub_install_opts {
   char *const *update;
   size_t nupdate;
   bool update_all;
+  /* `nub add`: the names it added (npm's explicit requests: a lockfile's
+   * copy of them is replaced by the version asked for, and copies further
+   * down that it answers go) */
+  char *const *requested;
+  size_t nrequested;
   /* `nub rebuild`: the install runs whatever is up to date, and only the
    * dependencies' build scripts (these names; none: every trusted one) */
   bool rebuild;

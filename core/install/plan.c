@@ -48,7 +48,7 @@ static int registry_integrities(struct nub_install_ctx *c, struct nub_fetch *f,
   if (!want)
     return 0;
   if (!p->meta) {
-    struct nub_meta_opts mo = {c->o->offline, c->o->prefer_offline, 0};
+    struct nub_meta_opts mo = {c->o->offline, c->o->prefer_offline, 0, false};
     rc = nub_meta_new(&p->meta, &c->s->cfg, c->pool, &c->prog, &mo, err);
     if (rc < 0)
       return rc;

@@ -266,7 +266,7 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
                      struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
-  struct nub_meta_opts mo = {c->o->offline, c->o->prefer_offline, 0};
+  struct nub_meta_opts mo = {c->o->offline, c->o->prefer_offline, 0, false};
   struct nub_resolve_opts ro;
   struct nub_age_gate gate;
   int rc;

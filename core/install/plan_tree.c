@@ -16,9 +16,11 @@
 #include "tree_graph.h"
 #include "workspace.h"
 #include "lockfile_npm.h"
+#include "npm_edit.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "plan.h"
+#include "resolve.h"
 #include "sync.h"
 
 /* The lockfile's answer for each direct dependency of one importer (the
@@ -257,12 +259,103 @@ static int resolve_again(struct nub_install_ctx *c, const char *why, struct nub_
   return rc;
 }
 
-/* npm install's answer to a lockfile that no longer matches: resolve again,
- * place the result npm's way and write package-lock.json back (v3). */
+struct npm_picker {
+  struct nub_meta *meta;
+  const struct nub_age_gate *gate;
+};
+
+/* The registry's version for a spec, as the resolver picks it. One the
+ * gate refuses, or none at all, is left to the whole resolve, which says
+ * so in its own words (npm_edit.h's -NUB_ESPEC). */
+static int npm_pick(void *ud, const char *name, const char *spec, const struct nub_pversion **out,
+                    struct nub_err *err)
+{
+  struct npm_picker *x = ud;
+  const struct nub_packument *doc;
+  int rc = nub_meta_get(x->meta, name, &doc, err);
+
+  if (rc < 0)
+    return rc;
+  *out = nub_resolve_choose(doc, spec, x->gate);
+  if (!*out)
+    return nub_err_set(err, -NUB_ESPEC, "no version of %s for %s here", name, spec);
+  return 0;
+}
+
+/* npm install's own answer (npm_edit.h): the lockfile's tree changed only
+ * where package.json asks, written back and read as the tree to install.
+ * 1: a change the edit does not cover (the caller resolves afresh). */
+static int edit_npm(struct nub_install_ctx *c, const char *why, struct nub_err *err)
+{
+  struct nub_plan *p = &c->plan;
+  struct nub_meta_opts mo = {c->o->offline, c->o->prefer_offline, 0, false};
+  struct nub_npm_edit_opts eo;
+  struct npm_picker pk = {NULL, NULL};
+  struct nub_age_gate gate;
+  struct nub_buf b = NUB_BUF_INIT;
+  const char *base = strrchr(c->s->proj.dir, '/');
+  char *text = NULL;
+  size_t len = 0;
+  int rc;
+
+  if (c->o->update_all)
+    return 1;
+  rc = nub_age_gate_load(&gate, &c->s->cfg, c->s->ws.source ? &c->s->ws : NULL, c->s->proj.dir,
+                         c->s->proj.fmt, err);
+  if (rc < 0)
+    return rc;
+  mo.times_after = gate.cutoff;
+  mo.full = true;
+  rc = nub_meta_new(&pk.meta, &c->s->cfg, c->pool, &c->prog, &mo, err);
+  if (rc == 0)
+    rc = nub_project_read_lockfile(&c->s->proj, &c->s->cfg, &text, &len, err);
+  if (rc == 0) {
+    memset(&eo, 0, sizeof(eo));
+    pk.gate = &gate;
+    eo.root = &c->s->man;
+    eo.ws = c->s->ws.source ? &c->s->ws : NULL;
+    eo.dir_name = base ? base + 1 : c->s->proj.dir;
+    eo.update = c->o->update;
+    eo.nupdate = c->o->nupdate;
+    eo.requested = c->o->requested;
+    eo.nrequested = c->o->nrequested;
+    eo.omit_resolved = nub_config_bool(&c->s->cfg, "omit-lockfile-registry-resolved", false);
+    eo.pick = npm_pick;
+    eo.ud = &pk;
+    nub_diag_debugf("updating %s as npm does: %s", p->lockname, why);
+    rc = nub_npm_edit(text, len, p->lockname, &eo, &b, err);
+    if (rc == -NUB_ESPEC) {
+      nub_diag_debugf("%s; resolving afresh", err->msg);
+      nub_err_clear(err);
+      rc = 1;
+    }
+  }
+  nub_free(text);
+  if (pk.meta)
+    nub_meta_free(pk.meta);
+  nub_age_gate_release(&gate);
+  if (rc == 0) {
+    nub_tree_release(&p->tree);
+    nub_tree_init(&p->tree, &p->pkgs);
+    rc = nub_lockfile_npm_parse(&p->tree, b.data, b.len, p->lockname, &c->s->cfg, err);
+  }
+  if (rc == 0)
+    rc = nub_plan_stage_lock(c, &b, err);
+  nub_buf_release(&b);
+  return rc;
+}
+
+/* npm install's answer to a lockfile that no longer matches: the edit
+ * above; else resolve again, place the result npm's way and write
+ * package-lock.json back (v3). */
 static int re_resolve_npm(struct nub_install_ctx *c, const char *why, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
-  int rc = resolve_again(c, why, err);
+  int rc = edit_npm(c, why, err);
+
+  if (rc <= 0)
+    return rc;
+  rc = resolve_again(c, why, err);
 
   if (rc == 0)
     rc = nub_tree_from_graph(&p->tree, &p->graph, c->s->ws.source ? &c->s->ws : NULL, &c->s->cfg, err);

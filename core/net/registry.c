@@ -86,6 +86,8 @@ static void pversion_free(struct nub_pversion *v)
   nub_free(v->integrity);
   nub_free(v->shasum);
   nub_free(v->deprecated);
+  nub_free(v->license);
+  nub_free(v->funding);
   nub_free(v);
 }
 
@@ -195,6 +197,20 @@ static struct nub_pversion *parse_version(const cJSON *v, const char *name,
     const char *dep = nub_json_str(v, "deprecated");
     if (dep && *dep)
       pv->deprecated = nub_strdup(dep);
+  }
+  {
+    const cJSON *lic = cJSON_GetObjectItemCaseSensitive(v, "license");
+    const cJSON *fund = cJSON_GetObjectItemCaseSensitive(v, "funding");
+    const char *l = cJSON_IsObject(lic) ? nub_json_str(lic, "type")
+                    : cJSON_IsString(lic) ? lic->valuestring : NULL;
+    if (l && *l)
+      pv->license = nub_strdup(l);
+    if ((cJSON_IsString(fund) && *fund->valuestring) || (cJSON_IsObject(fund) && fund->child) ||
+        (cJSON_IsArray(fund) && fund->child)) {
+      char *txt = cJSON_PrintUnformatted(fund);
+      pv->funding = txt ? nub_strdup(txt) : NULL;
+      cJSON_free(txt);
+    }
   }
   bin = cJSON_GetObjectItemCaseSensitive(v, "bin");
   if (bin)
@@ -511,8 +527,8 @@ static char *full_path(const char *cache_path)
 static bool wants_dates(const struct entry *e)
 {
   int64_t cutoff = e->m->o.times_after;
-  bool want = cutoff && !e->version && !e->full && !e->doc->has_times &&
-              (!e->doc->modified || e->doc->modified > cutoff);
+  bool want = (cutoff || e->m->o.full) && !e->version && !e->full && !e->doc->has_times &&
+              (e->m->o.full || !e->doc->modified || e->doc->modified > cutoff);
 
   if (want && e->m->o.offline) { /* only what the cache has: else the dates stay unknown */
     char *path = full_path(e->cache_path);

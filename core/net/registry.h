@@ -37,6 +37,9 @@ struct nub_pversion {
   char *integrity; /* SRI; from shasum when there is no integrity */
   char *shasum;    /* dist.shasum (hex sha1), or NULL: yarn.lock's URL fragment */
   char *deprecated;
+  /* "license" (an object's "type"), and "funding" as compact JSON text:
+   * package-lock.json records both */
+  char *license, *funding;
   bool has_bin, has_install_script;
   struct nub_bin *bins; /* "bin" (package-lock.json records it) */
   size_t nbins;
@@ -71,6 +74,9 @@ struct nub_meta_opts {
    * full, so that its versions' dates are known; the others' versions are
    * all older than the cutoff, and cost nothing more. */
   int64_t times_after;
+  /* Every document in full (license, funding: what npm records when it
+   * adds to package-lock.json, read from the full documents it asks for). */
+  bool full;
 };
 
 int nub_meta_new(struct nub_meta **out, const struct nub_config *cfg,

@@ -79,6 +79,22 @@ class NpmLockMixin:
         super().setUp()
         self.env.update(FAST_RETRIES)
 
+    def npm_ci_same_tree(self):
+        npm_dir = os.path.join(self.tmp, "npm-copy")
+        os.makedirs(npm_dir)
+        for f in ("package.json", "package-lock.json"):
+            shutil.copy(os.path.join(self.proj, f), npm_dir)
+        for d in ("packages",):
+            if os.path.isdir(os.path.join(self.proj, d)):
+                shutil.copytree(os.path.join(self.proj, d), os.path.join(npm_dir, d),
+                                ignore=shutil.ignore_patterns("node_modules"))
+        with open(os.path.join(self.proj, "package-lock.json")) as f:
+            written = f.read()
+        self.npm("ci", "--ignore-scripts", cwd=npm_dir)
+        self.assertEqual(self.installed(modes=True), self.installed(npm_dir, modes=True))
+        with open(os.path.join(npm_dir, "package-lock.json")) as f:
+            self.assertEqual(f.read(), written, "npm ci changed the lockfile nub wrote")
+
     # -- lockfiles
 
     lockfile_name = "package-lock.json"
@@ -938,22 +954,6 @@ class WriteBackTest(NpmLockMixin, nubtest.NubTestCase):
     resolves again and writes it back (v3); `npm ci` accepts what it wrote
     and builds the tree nub built, modes and .bin included."""
 
-    def npm_ci_same_tree(self):
-        npm_dir = os.path.join(self.tmp, "npm-copy")
-        os.makedirs(npm_dir)
-        for f in ("package.json", "package-lock.json"):
-            shutil.copy(os.path.join(self.proj, f), npm_dir)
-        for d in ("packages",):
-            if os.path.isdir(os.path.join(self.proj, d)):
-                shutil.copytree(os.path.join(self.proj, d), os.path.join(npm_dir, d),
-                                ignore=shutil.ignore_patterns("node_modules"))
-        with open(os.path.join(self.proj, "package-lock.json")) as f:
-            written = f.read()
-        self.npm("ci", "--ignore-scripts", cwd=npm_dir)
-        self.assertEqual(self.installed(modes=True), self.installed(npm_dir, modes=True))
-        with open(os.path.join(npm_dir, "package-lock.json")) as f:
-            self.assertEqual(f.read(), written, "npm ci changed the lockfile nub wrote")
-
     @nubtest.requires_npm
     def test_added_dependency(self):
         self.make_project("basic", lockfile="package-lock.v3.json")
@@ -996,6 +996,83 @@ class WriteBackTest(NpmLockMixin, nubtest.NubTestCase):
         self.assertEqual(lock["packages"]["node_modules/app"],
                          {"resolved": "packages/app", "link": True})
         self.assertEqual(lock["packages"]["packages/app"]["dependencies"]["c"], "^1.0.0")
+        self.npm_ci_same_tree()
+
+
+class KeepTheLockTest(NpmLockMixin, nubtest.NubTestCase):
+    """A change of package.json (nub add, remove, update, a hand edit)
+    changes package-lock.json as npm 11 changes it from the same file, byte
+    for byte: the lockfile is the starting tree (arborist), so every other
+    pin stays, even where the registry has newer versions."""
+
+    def old_lock(self):
+        """A project whose lockfile is older than the registry: fresh-user
+        (fresh ^1.0.0) is locked with fresh 1.0.0 while 1.1.0 is out (npm
+        wrote it when package.json pinned fresh 1.0.0, then kept the pin
+        when the pin went). A copy for npm is returned."""
+        self.make_project({"name": "proj", "version": "1.0.0",
+                           "dependencies": {"fresh": "1.0.0", "fresh-user": "^1.0.0"}})
+        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=self.proj)
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "proj", "version": "1.0.0",
+                         "dependencies": {"fresh-user": "^1.0.0"}})
+        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=self.proj)
+        lock = self.read_json(os.path.join(self.proj, "package-lock.json"))
+        self.assertEqual(lock["packages"]["node_modules/fresh"]["version"], "1.0.0")
+        theirs = os.path.join(self.tmp, "theirs", "proj")
+        shutil.copytree(self.proj, theirs)
+        return theirs
+
+    def assert_as_npm(self, theirs, nub_args, npm_args):
+        self.nub(*nub_args, "--ignore-scripts")
+        self.npm(*npm_args, "--package-lock-only", "--ignore-scripts", cwd=theirs)
+        for name in ("package.json", "package-lock.json"):
+            with open(os.path.join(self.proj, name)) as f:
+                ours = f.read()
+            with open(os.path.join(theirs, name)) as f:
+                self.assertEqual(ours, f.read(), "%s differs from npm's after %s"
+                                 % (name, " ".join(nub_args)))
+        return self.read_json(os.path.join(self.proj, "package-lock.json"))["packages"]
+
+    @nubtest.requires_npm
+    def test_add_a_new_package(self):
+        theirs = self.old_lock()
+        pk = self.assert_as_npm(theirs, ["add", "a"], ["install", "a"])
+        self.assertEqual(pk["node_modules/fresh"]["version"], "1.0.0")  # kept
+        self.assertIn("node_modules/b", pk)
+
+    @nubtest.requires_npm
+    def test_add_a_package_the_tree_has(self):
+        # fresh 2.0.0 at the top; fresh-user gets the newest 1.x beside it
+        theirs = self.old_lock()
+        pk = self.assert_as_npm(theirs, ["add", "fresh"], ["install", "fresh"])
+        self.assertEqual(pk["node_modules/fresh"]["version"], "2.0.0")
+        self.assertEqual(pk["node_modules/fresh-user/node_modules/fresh"]["version"], "1.1.0")
+
+    @nubtest.requires_npm
+    def test_remove_prunes_only_what_nothing_needs(self):
+        theirs = self.old_lock()
+        pk = self.assert_as_npm(theirs, ["remove", "fresh-user"], ["uninstall", "fresh-user"])
+        self.assertEqual(sorted(pk), [""])
+
+    @nubtest.requires_npm
+    def test_update_one_package(self):
+        theirs = self.old_lock()
+        pk = self.assert_as_npm(theirs, ["update", "fresh"], ["update", "fresh"])
+        self.assertEqual(pk["node_modules/fresh"]["version"], "1.1.0")
+
+    @nubtest.requires_npm
+    def test_hand_edit_moves_no_other_pin(self):
+        theirs = self.old_lock()
+        for d in (self.proj, theirs):
+            pj = os.path.join(d, "package.json")
+            doc = self.read_json(pj)
+            doc["dependencies"]["tagged"] = "^1.0.0"
+            doc["devDependencies"] = {"a": "^1.0.0"}
+            self.write_json(pj, doc)
+        pk = self.assert_as_npm(theirs, ["install"], ["install"])
+        self.assertEqual(pk["node_modules/fresh"]["version"], "1.0.0")
+        self.assertTrue(pk["node_modules/b"]["dev"])
         self.npm_ci_same_tree()
 
 
