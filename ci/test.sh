@@ -30,6 +30,8 @@ eval "$(bash ci/tools.sh)"
 if [ "${NUB_SKIP_REAL:-0}" != 1 ]; then
   if [ "$(uname -s)" = Linux ]; then
     python3 ci/real_projects.py --nub build/core/nub ${NUB_REAL_PROJECTS:-npm-readability npm-cli yarn1-metro berry-react-pdf bun-hono pnpm-vue-core}
+    # and written back: add, remove, update against npm's, byte for byte
+    python3 ci/real_writeback.py --nub build/core/nub ${NUB_WRITEBACK_PROJECTS:-npm-readability}
   else
     echo "test: real projects skipped (compared on Linux so far; ci/real-projects.sh runs them here)"
   fi

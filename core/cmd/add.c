@@ -356,6 +356,18 @@ int nub_remove(const struct nub_add_opts *o, struct nub_install_result *res,
           changed = changed || removed;
         }
       }
+      /* nor is it bundled any more (npm uninstall takes it from the list) */
+      for (int s = 0; rc == 0 && changed && s < 2; s++) {
+        bool removed = false;
+        rc = nub_pkgjson_remove_from_array(&b, text, len,
+                                           s ? "bundledDependencies" : "bundleDependencies",
+                                           o->specs[i], &removed, err);
+        if (rc == 0) {
+          nub_free(text);
+          len = b.len;
+          text = nub_buf_take(&b);
+        }
+      }
       if (rc == 0 && changed) {
         struct nub_buf out = {text, len, len + 1};
         rc = write_pj(e.targets[t], &out, err);

@@ -389,11 +389,6 @@ static int add_entry(struct nub_tree *t, const char *key, const cJSON *v, const 
                         cJSON_IsString(sri) ? sri->valuestring : NULL);
   nub_free(tarball);
   set_meta(n, meta);
-  if (cJSON_IsObject(meta) && !nub_strmap_get(&t->bun_info, spec->valuestring)) {
-    struct nub_buf text = NUB_BUF_INIT;
-    info_text(&text, meta);
-    nub_strmap_put(&t->bun_info, spec->valuestring, nub_buf_take(&text));
-  }
   out->path = nub_buf_take(&path);
   out->meta = cJSON_IsObject(meta) ? meta : NULL;
 out:
@@ -705,4 +700,33 @@ out:
   nub_strmap_release(&members, NULL);
   cJSON_Delete(root);
   return rc;
+}
+
+int nub_lockfile_bun_infos(const char *text, size_t len, const char *fname, struct nub_strmap *out,
+                           struct nub_err *err)
+{
+  cJSON *root = NULL;
+  const cJSON *v;
+  int rc = nub_json_parse(text, len, fname, -NUB_ELOCKFILE, NUB_JSON_TRAILING_COMMAS, &root, err);
+
+  if (rc < 0)
+    return rc;
+  cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(root, "packages"))
+  {
+    const cJSON *spec = cJSON_GetArrayItem(v, 0), *where = cJSON_GetArrayItem(v, 1);
+    const cJSON *meta = cJSON_GetArrayItem(v, 2);
+    const char *at;
+    struct nub_buf info = NUB_BUF_INIT;
+    /* registry entries only: [spec, registry, info, integrity] */
+    if (!cJSON_IsArray(v) || !cJSON_IsString(spec) || !cJSON_IsString(where) ||
+        !cJSON_IsObject(meta) || nub_strmap_get(out, spec->valuestring))
+      continue;
+    at = spec->valuestring[0] ? strrchr(spec->valuestring + 1, '@') : NULL;
+    if (!at || strchr(at + 1, ':') || nub_is_http_url(at + 1))
+      continue;
+    info_text(&info, meta);
+    nub_strmap_put(out, spec->valuestring, nub_buf_take(&info));
+  }
+  cJSON_Delete(root);
+  return 0;
 }

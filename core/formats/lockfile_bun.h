@@ -17,6 +17,7 @@
 #include "config.h"
 #include "err.h"
 #include "tree.h"
+#include "strmap.h"
 
 /* Parse bun.lock text (JSON with trailing commas). `fname` names the file in
  * errors. Registry packages get their tarball on the configured registry
@@ -26,7 +27,15 @@ int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
                            const char *fname, const struct nub_config *cfg,
                            struct nub_err *err);
 
+/* Each registry entry's info object as bun wrote it: "name@version" ->
+ * text (owned by out), so that a write-back keeps an unchanged package's
+ * as it was (bin paths, libc, peers as its bun recorded them). Read only
+ * when the file is written back, not on every install. */
+int nub_lockfile_bun_infos(const char *text, size_t len, const char *fname, struct nub_strmap *out,
+                           struct nub_err *err);
+
 #include "buf.h"
+#include "strmap.h"
 #include "graph.h"
 #include "manifest.h"
 
@@ -40,7 +49,7 @@ struct nub_workspace;
  * cannot write into bun.lock (overrides nested deeper than bun follows, a
  * scoped yarn-style resolution, a member's link: outside the workspace) is
  * -NUB_ESPEC naming it. kept (may be NULL): the file's own info objects
- * (nub_tree.bun_info), written back for the packages still there. */
+ * (nub_lockfile_bun_infos), written back for the packages still there. */
 int nub_lockfile_bun_write(const struct nub_graph *g, const struct nub_manifest *root,
                            const struct nub_workspace *ws, const struct nub_config *cfg,
                            int version, int config_version, const struct nub_strmap *kept,

@@ -354,6 +354,16 @@ static void manifest_into(cJSON *meta, const struct nub_manifest *m)
       cJSON_AddTrueToObject(cJSON_AddObjectToObject(pm, m->peers_optional[i]), "optional");
   }
   replace_field(meta, "peerDependenciesMeta", pm);
+  if (cJSON_GetObjectItemCaseSensitive(meta, "bundleDependencies")) {
+    cJSON *bd = cJSON_CreateArray();
+    for (size_t i = 0; i < m->nbundled; i++)
+      cJSON_AddItemToArray(bd, cJSON_CreateString(m->bundled[i]));
+    if (!m->nbundled) {
+      cJSON_Delete(bd);
+      bd = NULL;
+    }
+    replace_field(meta, "bundleDependencies", bd);
+  }
 }
 
 /* A top node's "name" and "version" (metaFromNode): the name when it is
@@ -631,6 +641,8 @@ static bool can_dedupe(struct tree *t, long n, bool explicit)
 
   if (t->v[n].top || rp < 0 || t->v[rp].parent < 0)
     return false;
+  if (rp != 0 && t->v[n].meta && nub_json_true(t->v[n].meta, "inBundle"))
+    return false; /* in a dependency's bundle: its own to keep */
   if (!t->v[n].nin)
     return true;
   other = real(t, resolve(t, t->v[rp].parent, t->v[n].name));
@@ -892,31 +904,6 @@ static void prune_for_replacement(struct tree *t, long placed, const bool *oldde
   nub_free(set);
 }
 
-/* A package in its parent's bundle: the parent bundles its name, or a
- * package there that is in the bundle depends on it. */
-static bool in_bundle(const struct tree *t, long n)
-{
-  long p = t->v[n].parent;
-  const cJSON *bd, *it;
-
-  if (p < 0)
-    return false;
-  bd = cJSON_GetObjectItemCaseSensitive(t->v[p].meta, "bundleDependencies");
-  cJSON_ArrayForEach(it, bd) if (cJSON_IsString(it) && !strcmp(it->valuestring, t->v[n].name))
-    return true;
-  if (p == 0)
-    for (size_t i = 0; i < t->o->root->nbundled; i++)
-      if (!strcmp(t->o->root->bundled[i], t->v[n].name))
-        return true;
-  for (size_t r = 0; r < t->v[n].nin; r++) {
-    long f = t->v[n].in[r].from;
-    if (f != (long)n && t->v[f].parent == p && nub_json_true(t->v[f].meta, "inBundle"))
-      return true;
-  }
-  return false;
-}
-
-
 /* Put d at target (OK or REPLACE), then its missing peers beside it. */
 static int put(struct tree *t, long target, const struct dep *d, bool explicit,
                struct nub_err *err)
@@ -948,8 +935,6 @@ static int put(struct tree *t, long target, const struct dep *d, bool explicit,
   if (olddeps)
     prune_for_replacement(t, placed, olddeps);
   nub_free(olddeps);
-  if (in_bundle(t, placed))
-    cJSON_AddTrueToObject(meta, "inBundle");
   /* what used the old copy, or the one further up, and no longer gets
    * what it asks for is looked at again */
   for (size_t r = 0; r < t->v[placed].nin; r++) {
@@ -1165,6 +1150,43 @@ static void omit_resolved(struct tree *t)
     if (reg)
       cJSON_DeleteItemFromObjectCaseSensitive(nd->meta, "resolved");
   }
+}
+
+/* Node#inBundle for every node, to a fixed point: its parent bundles its
+ * name, or a package in that bundle depends on it and it sits under the
+ * bundling package's folder. */
+static void write_in_bundle(struct tree *t)
+{
+  long *by = nub_calloc(t->n + 1, sizeof(long)); /* the bundling node, or -1 */
+  bool changed = true;
+
+  for (size_t i = 0; i < t->n; i++)
+    by[i] = -1;
+  while (changed) {
+    changed = false;
+    for (size_t i = 1; i < t->n; i++) {
+      const struct node *nd = &t->v[i];
+      const cJSON *bd, *it;
+      if (by[i] >= 0 || nd->gone || nd->top || nd->link || nd->parent < 0)
+        continue;
+      bd = cJSON_GetObjectItemCaseSensitive(t->v[nd->parent].meta, "bundleDependencies");
+      cJSON_ArrayForEach(it, bd) if (cJSON_IsString(it) && !strcmp(it->valuestring, nd->name))
+        by[i] = nd->parent;
+      for (size_t b = 0; by[i] < 0 && nd->parent == 0 && b < t->o->root->nbundled; b++)
+        if (!strcmp(t->o->root->bundled[b], nd->name))
+          by[i] = 0;
+      for (size_t r = 0; by[i] < 0 && r < nd->nin; r++) {
+        long f = nd->in[r].from;
+        if (f != (long)i && by[f] >= 0 && descends(t, (long)i, by[f]))
+          by[i] = by[f];
+      }
+      changed |= by[i] >= 0;
+    }
+  }
+  for (size_t i = 1; i < t->n; i++)
+    if (!t->v[i].gone && !t->v[i].top && !t->v[i].link)
+      set_flag(t->v[i].meta, "inBundle", by[i] >= 0);
+  nub_free(by);
 }
 
 static void write_flags(struct tree *t)
@@ -1408,6 +1430,7 @@ int nub_npm_edit(const char *text, size_t len, const char *fname,
       if (t.v[i].gone && cJSON_GetObjectItemCaseSensitive(t.pk, t.v[i].loc) == t.v[i].meta)
         cJSON_DeleteItemFromObjectCaseSensitive(t.pk, t.v[i].loc);
     write_flags(&t);
+    write_in_bundle(&t);
     if (o->omit_resolved)
       omit_resolved(&t);
     cJSON_DeleteItemFromObjectCaseSensitive(t.doc, "dependencies");
@@ -1433,5 +1456,70 @@ int nub_npm_edit(const char *text, size_t len, const char *fname,
   }
   tree_release(&t);
   cJSON_Delete(t.doc);
+  return rc;
+}
+
+/* ---- merge conflicts (parse-conflict-json) ----------------------------------------- */
+
+static void merge_into(cJSON *theirs, const cJSON *ours)
+{
+  const cJSON *it;
+
+  cJSON_ArrayForEach(it, ours)
+  {
+    cJSON *there = cJSON_GetObjectItemCaseSensitive(theirs, it->string);
+    if (cJSON_IsObject(there) && cJSON_IsObject(it))
+      merge_into(there, it);
+    else if (there)
+      cJSON_ReplaceItemInObjectCaseSensitive(theirs, it->string, cJSON_Duplicate(it, true));
+    else
+      cJSON_AddItemToObject(theirs, it->string, cJSON_Duplicate(it, true));
+  }
+}
+
+int nub_npm_unconflict(const char *text, size_t len, const char *fname, struct nub_buf *out,
+                       struct nub_err *err)
+{
+  struct nub_buf side[2] = {NUB_BUF_INIT, NUB_BUF_INIT};
+  cJSON *doc[2] = {NULL, NULL};
+  enum { TOP, OURS, THEIRS, PARENT } state = TOP;
+  const char *p = text, *end = text + len;
+  int rc = 0;
+
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t n = nl ? (size_t)(nl - p + 1) : (size_t)(end - p);
+    if (n >= 8 && !strncmp(p, "<<<<<<< ", 8))
+      state = OURS;
+    else if (n >= 7 && !strncmp(p, "=======", 7))
+      state = THEIRS;
+    else if (n >= 8 && !strncmp(p, "||||||| ", 8))
+      state = PARENT;
+    else if (n >= 8 && !strncmp(p, ">>>>>>> ", 8))
+      state = TOP;
+    else {
+      if (state == TOP || state == OURS)
+        nub_buf_add(&side[0], p, n);
+      if (state == TOP || state == THEIRS)
+        nub_buf_add(&side[1], p, n);
+    }
+    p += n;
+  }
+  for (int i = 0; i < 2 && rc == 0; i++)
+    rc = nub_json_parse(side[i].data ? side[i].data : "", side[i].len, fname, -NUB_ELOCKFILE, 0,
+                        &doc[i], err);
+  if (rc == 0) {
+    merge_into(doc[1], doc[0]); /* both sides' entries; ours where both have one */
+    nub_npm_stringify(doc[1], out);
+  } else {
+    char tmp[sizeof(err->msg)];
+    snprintf(tmp, sizeof(tmp), "%s", err->msg);
+    rc = nub_err_set(err, -NUB_ELOCKFILE, "%s has merge-conflict markers, and one side of "
+                     "the conflict is not valid JSON (%s); resolve it by hand", fname, tmp);
+  }
+  for (int i = 0; i < 2; i++) {
+    cJSON_Delete(doc[i]);
+    nub_buf_release(&side[i]);
+  }
   return rc;
 }

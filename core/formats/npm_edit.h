@@ -51,6 +51,14 @@ struct nub_npm_edit_opts {
 int nub_npm_edit(const char *text, size_t len, const char *fname,
                  const struct nub_npm_edit_opts *o, struct nub_buf *out, struct nub_err *err);
 
+/* A package-lock.json with git's merge-conflict markers, as npm reads one
+ * (parse-conflict-json): each side taken whole, both parsed, and merged
+ * (every entry of either; ours where both have one), printed into out for
+ * nub_npm_edit to bring in line with package.json. -NUB_ELOCKFILE when a
+ * side is not JSON. */
+int nub_npm_unconflict(const char *text, size_t len, const char *fname, struct nub_buf *out,
+                       struct nub_err *err);
+
 /* doc as npm prints a lockfile: JSON.stringify with two spaces, each
  * object's keys ordered as json-stringify-nice orders them (values that are
  * not objects first; npm's key list first, the rest by localeCompare), and

@@ -22,6 +22,7 @@
 #include "plan.h"
 #include "resolve.h"
 #include "sync.h"
+#include "text.h"
 
 /* The lockfile's answer for each direct dependency of one importer (the
  * project, from = -1, or a workspace member's folder node): the node Node
@@ -309,6 +310,13 @@ static int edit_npm(struct nub_install_ctx *c, const char *why, struct nub_err *
   rc = nub_meta_new(&pk.meta, &c->s->cfg, c->pool, &c->prog, &mo, err);
   if (rc == 0)
     rc = nub_project_read_lockfile(&c->s->proj, &c->s->cfg, &text, &len, err);
+  if (rc == 0 && nub_text_conflict_marker(text, len, &(size_t){0})) {
+    struct nub_buf merged = NUB_BUF_INIT;
+    rc = nub_npm_unconflict(text, len, p->lockname, &merged, err);
+    nub_free(text);
+    len = merged.len;
+    text = nub_buf_take(&merged);
+  }
   if (rc == 0) {
     memset(&eo, 0, sizeof(eo));
     pk.gate = &gate;
@@ -377,11 +385,16 @@ static int re_resolve_bun(struct nub_install_ctx *c, const char *why, struct nub
   struct nub_plan *p = &c->plan;
   struct nub_buf b = NUB_BUF_INIT;
   int version = p->tree.lockfile_version, config_version = p->tree.config_version;
-  struct nub_strmap kept = p->tree.bun_info; /* (resolve_again releases the tree) */
-  int rc;
+  struct nub_strmap kept = {0};
+  char *text = NULL;
+  size_t len = 0;
+  int rc = nub_project_read_lockfile(&c->s->proj, &c->s->cfg, &text, &len, err);
 
-  memset(&p->tree.bun_info, 0, sizeof(p->tree.bun_info));
-  rc = resolve_again(c, why, err);
+  if (rc == 0)
+    rc = nub_lockfile_bun_infos(text, len, p->lockname, &kept, err);
+  nub_free(text);
+  if (rc == 0)
+    rc = resolve_again(c, why, err);
   if (rc == 0)
     rc = nub_lockfile_bun_write(&p->graph, &c->s->man, c->s->ws.source ? &c->s->ws : NULL, &c->s->cfg,
                                 version, config_version, &kept, &b, err);
@@ -406,6 +419,21 @@ static int from_tree(struct nub_install_ctx *c, bool bun, struct nub_err *err)
   rc = nub_project_read_lockfile(&c->s->proj, &c->s->cfg, &text, &len, err);
   if (rc < 0)
     return rc;
+  if (!bun && !c->frozen && nub_text_conflict_marker(text, len, &(size_t){0})) {
+    /* npm's answer to a merge conflict: both sides, then brought in line
+     * with package.json and written back (a frozen install refuses it) */
+    struct nub_buf merged = NUB_BUF_INIT;
+    rc = nub_npm_unconflict(text, len, p->lockname, &merged, err);
+    nub_free(text);
+    if (rc < 0)
+      return rc;
+    nub_tree_init(&p->tree, &p->pkgs);
+    p->have_tree = true;
+    rc = nub_lockfile_npm_parse(&p->tree, merged.data, merged.len, p->lockname, &c->s->cfg, err);
+    nub_buf_release(&merged);
+    return rc < 0 ? rc : re_resolve_npm(c, "it has merge-conflict markers (both sides kept, as "
+                                        "npm keeps them)", err);
+  }
   nub_tree_init(&p->tree, &p->pkgs);
   p->have_tree = true;
   if (bun)

@@ -186,7 +186,6 @@ void nub_tree_release(struct nub_tree *t)
   nub_depmap_release(&t->overrides);
   nub_depmap_release(&t->patched);
   nub_depmap_release(&t->lock_patches);
-  nub_strmap_release(&t->bun_info, nub_free);
   nub_tree_init(t, t->pkgs);
 }
 

@@ -10,7 +10,6 @@
 
 #include "manifest.h"
 #include "pkgtab.h"
-#include "strmap.h"
 
 
 enum nub_node_flag {
@@ -87,10 +86,6 @@ struct nub_tree {
    * to the copies it names: node path -> the patch file, from the
    * project's root */
   struct nub_depmap lock_patches;
-  /* bun.lock's info objects as bun wrote them: "name@version" -> text
-   * (owned), so that a re-resolve writes an unchanged package's back as it
-   * was, as bun does (bin paths, libc, peers as its bun recorded them) */
-  struct nub_strmap bun_info;
 };
 
 /* An empty tree whose packages go into pkgs. */

@@ -447,3 +447,46 @@ int nub_pkgjson_add_to_array(struct nub_buf *out, const char *t, size_t len, con
   nub_free(top.m);
   return 0;
 }
+
+int nub_pkgjson_remove_from_array(struct nub_buf *out, const char *t, size_t len, const char *key,
+                                  const char *value, bool *removed, struct nub_err *err)
+{
+  struct obj top;
+  struct nub_buf want = NUB_BUF_INIT;
+  size_t p = skip_ws(t, len, 0), si;
+
+  nub_buf_reset(out);
+  *removed = false;
+  if (p >= len || t[p] != '{')
+    return nub_err_set(err, -NUB_EMANIFEST, "package.json must contain a JSON object");
+  scan_object(t, len, p, &top);
+  for (si = 0; si < top.n && !key_is(t, &top.m[si], key); si++)
+    ;
+  add_json_string(&want, value);
+  if (si < top.n && t[top.m[si].val] == '[') {
+    size_t open = top.m[si].val, close = top.m[si].val_end - 1, prev = open, q;
+    for (q = skip_ws(t, len, open + 1); q < close;) {
+      size_t e = skip_value(t, len, q), next = skip_ws(t, len, e);
+      bool more = next < close && t[next] == ',';
+      if (more)
+        next = skip_ws(t, len, next + 1);
+      if (e - q == want.len && !memcmp(t + q, want.data, want.len)) {
+        /* the element and one comma beside it go; the layout stays */
+        size_t from = prev == open ? q : prev, to = prev == open ? (more ? next : e) : e;
+        if (prev == open && !more) /* the only one: "[]" */
+          from = open + 1, to = close;
+        nub_buf_add(out, t, from);
+        nub_buf_add(out, t + to, len - to);
+        *removed = true;
+        break;
+      }
+      prev = e;
+      q = next;
+    }
+  }
+  if (!*removed)
+    nub_buf_add(out, t, len);
+  nub_buf_release(&want);
+  nub_free(top.m);
+  return 0;
+}

@@ -39,5 +39,11 @@ int nub_pkgjson_take_dep(struct nub_buf *out, const char *text, size_t len,
  * the last key when there is none), laid out like its neighbours. */
 int nub_pkgjson_add_to_array(struct nub_buf *out, const char *text, size_t len,
                              const char *key, const char *value, struct nub_err *err);
+/* out = text without the string value in the top-level array `key` (one
+ * comma beside it with it; the only one leaves "[]"); *removed says whether
+ * it was there. */
+int nub_pkgjson_remove_from_array(struct nub_buf *out, const char *text, size_t len,
+                                  const char *key, const char *value, bool *removed,
+                                  struct nub_err *err);
 
 #endif

@@ -1062,6 +1062,43 @@ class KeepTheLockTest(NpmLockMixin, nubtest.NubTestCase):
         self.assertEqual(pk["node_modules/fresh"]["version"], "1.1.0")
 
     @nubtest.requires_npm
+    def test_merge_conflict_resolved_as_npm_resolves_it(self):
+        # two branches add a dependency each; git leaves markers in the
+        # lockfile's root entry, the user merges package.json by hand
+        self.make_project({"name": "proj", "version": "1.0.0",
+                           "dependencies": {"fresh-user": "^1.0.0"}})
+        self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=self.proj)
+        git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+        self.run_cmd(git + ["init", "-q", "-b", "main", "."])
+        self.run_cmd(git + ["add", "-A"])
+        self.run_cmd(git + ["commit", "-qm", "base"])
+        pj = os.path.join(self.proj, "package.json")
+        for branch, dep in (("other", "a"), ("main", "tagged")):
+            if branch != "main":
+                self.run_cmd(git + ["checkout", "-qb", branch])
+            else:
+                self.run_cmd(git + ["checkout", "-q", "main"])
+            doc = self.read_json(pj)
+            doc["dependencies"][dep] = "^1.0.0"
+            self.write_json(pj, doc)
+            self.npm("install", "--package-lock-only", "--ignore-scripts", cwd=self.proj)
+            self.run_cmd(git + ["commit", "-qam", dep])
+        self.run_cmd(git + ["merge", "other"], check=False)
+        lock = os.path.join(self.proj, "package-lock.json")
+        with open(lock) as f:
+            self.assertIn("<<<<<<< ", f.read())
+        self.write_json(pj, {"name": "proj", "version": "1.0.0",
+                             "dependencies": {"a": "^1.0.0", "fresh-user": "^1.0.0",
+                                              "tagged": "^1.0.0"}})
+        theirs = os.path.join(self.tmp, "theirs", "proj")
+        shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns(".git"))
+        proc = self.nub_fails("install", "--frozen-lockfile")
+        self.assertEqual(proc.returncode, 11, proc.stderr)
+        self.assertIn("merge-conflict", proc.stderr)
+        self.assert_as_npm(theirs, ["install"], ["install"])
+        self.npm_ci_same_tree()
+
+    @nubtest.requires_npm
     def test_hand_edit_moves_no_other_pin(self):
         theirs = self.old_lock()
         for d in (self.proj, theirs):
