@@ -17,7 +17,7 @@ secs=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 cc=${CC:-clang}
 command -v "$cc" >/dev/null || { echo "fuzz: $cc is missing (Debian: apt-get install clang)" >&2; exit 1; }
-all=(json lockfile_npm lockfile_pnpm lockfile_yarn lockfile_berry npmrc bunfig semver index tarball packument spec name workspace_yaml yarnrc patchfile)
+all=(json lockfile_npm lockfile_pnpm lockfile_yarn lockfile_berry npmrc bunfig semver index tarball packument spec name workspace_yaml yarnrc patchfile npm_edit)
 harnesses=("$@"); [ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
 
 out=$root/build-fuzz
@@ -43,8 +43,9 @@ seed() { # harness file [prefix-byte]
 }
 while IFS= read -r f; do
   case $f in
-    */package-lock*.json|*/npm-shrinkwrap.json) seed lockfile_npm "$f" '\000'; seed json "$f" ;;
-    */bun.lock) seed lockfile_npm "$f" '\001'; seed json "$f" ;;
+    */package-lock*.json|*/npm-shrinkwrap.json) seed lockfile_npm "$f" '\000'; seed json "$f"
+      if [ "$(wc -c <"$f")" -lt 200000 ]; then seed npm_edit "$f" '\000'; fi ;;
+    */bun.lock) seed lockfile_npm "$f" '\001'; seed json "$f"; seed npm_edit "$f" '\002' ;;
     */yarn.lock) seed lockfile_yarn "$f"; seed lockfile_berry "$f" ;;
     */yarn-berry.lock) seed lockfile_berry "$f" ;;
     */pnpm-workspace.yaml) seed lockfile_pnpm "$f"; seed workspace_yaml "$f" '\000' ;;
@@ -66,6 +67,8 @@ printf '\001packages:\n  - packages/*\ncatalog:\n  a: ^1.0.0\nallowBuilds:\n  es
   >"$corpus/workspace_yaml/synthetic"
 printf 'nodeLinker: node-modules\nnpmRegistryServer: "http://127.0.0.1:4873"\nnpmScopes:\n  s:\n    npmRegistryServer: "http://r.invalid"\npackageExtensions:\n  "a@*":\n    dependencies:\n      b: ^1.0.0\nenableScripts: false\nnpmMinimalAgeGatee: 3\n' \
   >"$corpus/yarnrc/synthetic"
+printf '\001{\n  "lockfileVersion": 3,\n  "packages": {\n    "": {\n<<<<<<< HEAD\n      "dependencies": {"a": "^1.0.0"}\n=======\n      "dependencies": {"b": "^1.0.0"}\n>>>>>>> other\n    },\n    "node_modules/a": {"version": "1.0.0"}\n  }\n}\n' \
+  >"$corpus/npm_edit/conflicted"
 printf 'a\nb\nc\n\000diff --git a/f b/f\nindex 1..2 100644\n--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n\\ No newline at end of file\n+B\n c\ndiff --git a/n b/n\nnew file mode 100755\n--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+x\n' \
   >"$corpus/patchfile/synthetic"
 i=0

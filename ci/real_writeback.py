@@ -2,23 +2,23 @@
 """Real projects' own lockfiles written back: nub's add, remove and update
 against the incumbent's same command, from the same files, byte for byte.
 
-For each project under tests/fixtures/real-projects/<dir>/ whose format nub
-writes as its tool does (package-lock.json so far), four commands, each in
-two fresh copies (the registry npm's configuration names substituted):
+For each project under tests/fixtures/real-projects/<dir>/ with
+package-lock.json or a yarn 1 yarn.lock, four commands, each in two fresh
+copies (the registry npm's configuration names substituted):
 
-  add a new leaf             nub add <leaf>        npm install <leaf>
-  add a package the tree     nub add <name>        npm install <name>
+  add a new leaf             nub add <leaf>      npm install <leaf>    yarn add <leaf>
+  add a package the tree     nub add <name>      npm install <name>    yarn add <name>
   has (not a direct one)
-  remove a direct one        nub remove <name>     npm uninstall <name>
-  update a direct one        nub update <name>     npm update <name>
+  remove a direct one        nub remove <name>   npm uninstall <name>  yarn remove <name>
+  update a direct one        nub update <name>   npm update <name>     yarn upgrade <name>
 
-both with --lockfile-only / --package-lock-only and scripts off, and then
-package.json and the lockfile compared: "same bytes", or how many lines
-differ (the first ones shown). The names are picked from the files, the
-same on every run.
+(nub with --lockfile-only, npm with --package-lock-only, yarn installing;
+scripts off; yarn's -W at a workspace root), and then package.json and the
+lockfile compared: "same bytes", or how many lines differ (the first ones
+shown). The names are picked from the files, the same on every run.
 
 usage: ci/real_writeback.py [--nub PATH] [--keep DIR] [project-dir...]
-needs: npm on PATH (ci/tools.sh). Exit status 1 when a file differs or a
+needs: npm and yarn 1 on PATH (ci/tools.sh). Exit status 1 when a file differs or a
 command fails, else 0.
 """
 
@@ -37,28 +37,65 @@ import real_projects as rp  # noqa: E402  (the corpus, its copies, the registry)
 LEAVES = ("is-number", "left-pad", "is-odd", "kleur")
 
 
-def scenarios(d):
-    """[(label, nub argv, npm argv)] for the project in d."""
+def lock_names(d, fmt):
+    """The package names the lockfile holds (npm: at the top of the tree),
+    and the workspace members' names."""
+    if fmt == "npm":
+        lock = json.load(open(os.path.join(d, "package-lock.json")))
+        pk = lock.get("packages", {})
+        tops = {k[len("node_modules/"):] for k, v in pk.items()
+                if k.startswith("node_modules/") and "/node_modules/" not in k
+                and not v.get("link")}
+        members = {v.get("name") for k, v in pk.items()
+                   if k and not k.startswith("node_modules/") and "node_modules/" not in k}
+        return tops, members
+    names = set()
+    for line in open(os.path.join(d, "yarn.lock")):
+        if line and not line[0].isspace() and not line.startswith("#") and line.rstrip().endswith(":"):
+            for pat in line.rstrip()[:-1].split(", "):
+                pat = pat.strip('"')
+                names.add(pat[:pat.index("@", 1)] if "@" in pat[1:] else pat)
     pj = json.load(open(os.path.join(d, "package.json")))
-    lock = json.load(open(os.path.join(d, "package-lock.json")))
+    members = set()
+    for glob_ in (pj.get("workspaces") or []) if isinstance(pj.get("workspaces"), list) else \
+            (pj.get("workspaces") or {}).get("packages", []):
+        import glob
+        for m in glob.glob(os.path.join(d, glob_, "package.json")):
+            members.add(json.load(open(m)).get("name"))
+    return names, members
+
+
+def scenarios(d, fmt):
+    """[(label, nub argv, incumbent argv)] for the project in d."""
+    pj = json.load(open(os.path.join(d, "package.json")))
     direct = set()
     for k in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies"):
         direct |= set(pj.get(k) or {})
-    tops = sorted(k[len("node_modules/"):] for k, v in lock.get("packages", {}).items()
-                  if k.startswith("node_modules/") and "/node_modules/" not in k
-                  and not v.get("link"))
+    tops, members = lock_names(d, fmt)
     leaf = next(n for n in LEAVES if n not in tops and n not in direct)
-    # a registry package the tree has at the top, asked for by nothing direct
+    # a registry package the tree has, asked for by nothing direct
     inside = next((n for n in ("semver", "debug", "chalk") if n in tops and n not in direct),
-                  next(n for n in tops if n not in direct))
-    members = {v.get("name") for k, v in lock.get("packages", {}).items()
-               if k and not k.startswith("node_modules/") and "node_modules/" not in k}
-    deps = sorted(n for n in direct if n not in members)
-    one = deps[0]
-    return [("add a new leaf (%s)" % leaf, ["add", leaf], ["install", leaf]),
-            ("add one in the tree (%s)" % inside, ["add", inside], ["install", inside]),
-            ("remove %s" % one, ["remove", one], ["uninstall", one]),
-            ("update %s" % one, ["update", one], ["update", one])]
+                  next(n for n in sorted(tops) if n not in direct))
+    one = sorted(n for n in direct if n not in members)[0]
+    if fmt == "npm":
+        verbs = ("install", "install", "uninstall", "update")
+    else:
+        verbs = ("add", "add", "remove", "upgrade")
+    return [("add a new leaf (%s)" % leaf, ["add", leaf], [verbs[0], leaf]),
+            ("add one in the tree (%s)" % inside, ["add", inside], [verbs[1], inside]),
+            ("remove %s" % one, ["remove", one], [verbs[2], one]),
+            ("update %s" % one, ["update", one], [verbs[3], one])]
+
+
+def incumbent_argv(fmt, argv, proj, scratch, reg):
+    if fmt == "npm":
+        return ["npm"] + argv + ["--package-lock-only", "--ignore-scripts", "--no-audit",
+                                 "--no-fund"]
+    pj = json.load(open(os.path.join(proj, "package.json")))
+    root = ["-W"] if pj.get("workspaces") and argv[0] in ("add", "remove") else []
+    return ["yarn"] + argv + root + ["--ignore-scripts", "--non-interactive", "--registry",
+                                     reg + "/", "--cache-folder",
+                                     os.path.join(scratch, "yarn-cache")]
 
 
 def run(argv, cwd, log):
@@ -66,13 +103,13 @@ def run(argv, cwd, log):
         return subprocess.run(argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT).returncode
 
 
-def compare(a, b):
+def compare(a, b, lockname):
     """Lines of a and b that differ (both files), and the first ones."""
     n, shown = 0, []
-    for name in ("package.json", "package-lock.json"):
+    for name in ("package.json", lockname):
         x = open(os.path.join(a, name)).read().splitlines()
         y = open(os.path.join(b, name)).read().splitlines()
-        for line in difflib.unified_diff(x, y, "npm/" + name, "nub/" + name, n=0, lineterm=""):
+        for line in difflib.unified_diff(x, y, "incumbent/" + name, "nub/" + name, n=0, lineterm=""):
             if line.startswith(("+", "-")) and not line.startswith(("+++", "---")):
                 n += 1
                 if len(shown) < 8:
@@ -90,30 +127,32 @@ def main():
     reg = rp.registry()
     dirs = [p if os.path.isdir(p) else os.path.join(rp.CORPUS, p) for p in a.projects] or \
         sorted(os.path.join(rp.CORPUS, d) for d in os.listdir(rp.CORPUS)
-               if os.path.exists(os.path.join(rp.CORPUS, d, "package-lock.json")))
+               if rp.fmt_of(os.path.join(rp.CORPUS, d)) in ("npm", "yarn"))
     failed = False
     for d in dirs:
         name = os.path.basename(d.rstrip("/"))
-        for label, ours_argv, theirs_argv in scenarios(d):
+        fmt = rp.fmt_of(d)
+        lockname = "package-lock.json" if fmt == "npm" else "yarn.lock"
+        for label, ours_argv, theirs_argv in scenarios(d, fmt):
             scratch = tempfile.mkdtemp(prefix="nub-wb-%s-" % name, dir=a.keep or None)
             # the same folder name on both sides: npm records it when
             # package.json has no name
-            theirs = os.path.join(scratch, "npm", name)
+            theirs = os.path.join(scratch, "incumbent", name)
             ours = os.path.join(scratch, "nub", name)
             rp.copy_project(d, theirs, reg)
             rp.copy_project(d, ours, reg)
-            rc_i = run(["npm"] + theirs_argv + ["--package-lock-only", "--ignore-scripts",
-                                                 "--no-audit", "--no-fund"],
-                       theirs, os.path.join(scratch, "npm.log"))
+            rc_i = run(incumbent_argv(fmt, theirs_argv, theirs, scratch, reg), theirs,
+                       os.path.join(scratch, "incumbent.log"))
             rc_n = run([nub] + ours_argv + ["--lockfile-only", "--ignore-scripts"],
                        ours, os.path.join(scratch, "nub.log"))
             if rc_i:
-                verdict, shown = "npm failed (%d)" % rc_i, []
+                verdict = "incumbent failed (%d)" % rc_i
+                shown = open(os.path.join(scratch, "incumbent.log")).read().splitlines()[-3:]
             elif rc_n:
                 verdict = "nub failed (%d)" % rc_n
                 shown = open(os.path.join(scratch, "nub.log")).read().splitlines()[-3:]
             else:
-                n, shown = compare(theirs, ours)
+                n, shown = compare(theirs, ours, lockname)
                 verdict = "same bytes" if n == 0 else "%d lines differ" % n
             failed |= verdict != "same bytes"
             print("%-24s %-40s %s" % (name, label, verdict), flush=True)

@@ -55,10 +55,17 @@ static int cmp_yent(const void *a, const void *b)
   return strcmp(((const struct yent *)a)->pats[0], ((const struct yent *)b)->pats[0]);
 }
 
+/* One entry per version, and one more per npm: alias of it: yarn resolves
+ * "x-cjs@npm:x@^4" on its own and writes it on its own, beside x's. */
 static void add_pattern(struct nub_strmap *byver, struct yent **v, size_t *n, size_t *cap,
                         const struct nub_gpkg *p, const char *pattern)
 {
-  uintptr_t at = (uintptr_t)nub_strmap_get(byver, p->pkg_key);
+  const char *at_npm = strstr(pattern + 1, "@npm:");
+  bool alias = at_npm && ((size_t)(at_npm - pattern) != strlen(p->name) ||
+                          strncmp(pattern, p->name, (size_t)(at_npm - pattern)));
+  char *key = alias ? nub_asprintf("%s\n%.*s", p->pkg_key, (int)(at_npm - pattern), pattern)
+                : nub_strdup(p->pkg_key);
+  uintptr_t at = (uintptr_t)nub_strmap_get(byver, key);
   struct yent *e;
 
   if (!at) {
@@ -66,8 +73,9 @@ static void add_pattern(struct nub_strmap *byver, struct yent **v, size_t *n, si
     memset(&(*v)[*n], 0, sizeof(**v));
     (*v)[*n].p = p;
     at = ++*n;
-    nub_strmap_put(byver, p->pkg_key, (void *)at);
+    nub_strmap_put(byver, key, (void *)at);
   }
+  nub_free(key);
   e = &(*v)[at - 1];
   for (size_t i = 0; i < e->n; i++)
     if (!strcmp(e->pats[i], pattern))

@@ -204,6 +204,10 @@ static int select_projects(struct nub_install_ctx *c, struct nub_err *err)
     return nub_err_set(err, -NUB_EUSAGE, "%s selects workspace packages, but %s is not a "
                        "workspace (no \"workspaces\" in package.json, no pnpm-workspace.yaml)",
                        o->nfilters ? "--filter" : "--workspace-root", c->s->proj.dir);
+  if (c->layout == &nub_layout_hoisted && o->session)
+    return 0; /* add/remove/update: the selection chose the package.json to
+               * edit; the hoisted layout installs the whole workspace, as
+               * npm -w and yarn -W do */
   if (c->layout == &nub_layout_hoisted)
     return nub_err_set(err, -NUB_EUSAGE, "--filter selects workspace packages in the isolated "
                        "layout; the hoisted layout (%s) installs the whole workspace",

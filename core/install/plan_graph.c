@@ -321,6 +321,7 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
     ro.no_auto_peers = (c->s->proj.fmt->caps & NUB_LF_NO_AUTO_PEERS) || auto_peers == 0 ||
                        (auto_peers < 0 && prev && !prev->auto_install_peers);
     unsigned caps = c->s->proj.fmt->caps;
+    ro.resolve_bundled = caps & NUB_LF_RESOLVES_BUNDLED;
     ro.importer_peers = ro.no_auto_peers ? 0
                         : ((caps & NUB_LF_ROOT_PEERS) ? NUB_PEERS_ROOT : 0) |
                               ((caps & NUB_LF_MEMBER_PEERS) ? NUB_PEERS_MEMBERS : 0) |

@@ -15,7 +15,9 @@
 #include "buf.h"
 
 
-/* The previous graph's `resolved` strings onto the versions kept. */
+/* The previous graph's `resolved` and `integrity` strings onto the versions
+ * kept: yarn writes a kept entry back as it read it (an old sha1 integrity
+ * stays sha1). */
 static void keep_resolved(struct nub_graph *g, const struct nub_graph *prev)
 {
   for (size_t i = 0; i < g->npkgs; i++) {
@@ -24,6 +26,10 @@ static void keep_resolved(struct nub_graph *g, const struct nub_graph *prev)
     if (was && was->resolved) {
       nub_free(g->pkgs[i]->resolved);
       g->pkgs[i]->resolved = nub_strdup(was->resolved);
+    }
+    if (was && was->integrity) {
+      nub_free(g->pkgs[i]->integrity);
+      g->pkgs[i]->integrity = nub_strdup(was->integrity);
     }
   }
 }

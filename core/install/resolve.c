@@ -347,7 +347,7 @@ static void expand(struct res *r, struct rnode *n)
   nub_sort(sorted, k, sizeof(*sorted), cmp_dep);
   for (size_t i = 0; i < k; i++) {
     bool optional = nub_depmap_get(opt, sorted[i].name) != NULL;
-    if (nub_strarray_has(bundled, nbundled, sorted[i].name))
+    if (!r->o->resolve_bundled && nub_strarray_has(bundled, nbundled, sorted[i].name))
       continue; /* ships inside the tarball */
     push(r, n, sorted[i].name, sorted[i].spec, optional, false, 0);
     r->src->want(r->src->ud, sorted[i].name);

@@ -91,6 +91,9 @@ struct nub_resolve_opts {
    * bun), each member's (NUB_PEERS_MEMBERS: pnpm, bun, npm), the optional
    * ones too (NUB_PEERS_OPTIONAL: pnpm); yarn installs none. */
   unsigned importer_peers;
+  /* A package's bundled dependencies are resolved like the others (yarn 1
+   * records them); else they ship inside its tarball and are not. */
+  bool resolve_bundled;
   /* The release-age gate (agegate.h), or NULL: a version it refuses is
    * picked only when nothing it allows matches, then as it says (an error,
    * or installed with a warning). Versions kept from o->previous are not

@@ -64,6 +64,9 @@ enum {
   /* its tool applies package.json's "patchedDependencies" (bun, npm 12;
    * nub's own): patching.h */
   NUB_LF_MANIFEST_PATCHES = 1u << 11,
+  /* its tool resolves and records a package's bundled dependencies like
+   * any other (yarn 1 ignores bundleDependencies when it resolves) */
+  NUB_LF_RESOLVES_BUNDLED = 1u << 12,
   NUB_LF_WORKSPACE_LINKS_ONLY = 1u << 4, /* its tool links a workspace member
                                       * for workspace: specs only, a plain
                                       * range taking the registry's (pnpm,

@@ -287,5 +287,96 @@ class YarnWorkspaceTest(nubtest.NubTestCase):
                          [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
 
 
+class YarnKeepTheLockTest(nubtest.NubTestCase):
+    """nub add, remove, update and a hand edit change yarn.lock as yarn 1's
+    own add, remove, upgrade and install change it from the same file, byte
+    for byte: the lockfile's entries are kept as they are (an older pin
+    stays), an npm: alias keeps an entry of its own, a package's bundled
+    dependencies are recorded as yarn records them."""
+
+    def yarn(self, *args, cwd):
+        yarn = nubtest.tool("yarn")
+        if not yarn:
+            self.skipTest("SKIP: yarn 1 is not installed")
+        self.run_cmd([yarn] + list(args) + ["--ignore-scripts", "--non-interactive", "--registry",
+                                            self.registry.url, "--cache-folder",
+                                            os.path.join(self.tmp, "yarn-cache")], cwd=cwd)
+
+    def old_lock(self, deps=None):
+        """fresh-user locked with fresh 1.0.0 while 1.1.0 is out: the file
+        yarn wrote when package.json also pinned fresh 1.0.0, less that
+        pattern (as it reads when 1.0.0 was the newest); yarn accepts it
+        frozen. A copy for yarn is returned."""
+        deps = dict(deps or {})
+        self.make_project({"name": "proj", "version": "1.0.0",
+                           "dependencies": dict(deps, **{"fresh": "1.0.0",
+                                                         "fresh-user": "^1.0.0"})})
+        self.yarn("install", cwd=self.proj)
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "proj", "version": "1.0.0",
+                         "dependencies": dict(deps, **{"fresh-user": "^1.0.0"})})
+        lock = os.path.join(self.proj, "yarn.lock")
+        with open(lock) as f:
+            text = f.read()
+        blocks = [b for b in text.split("\n\n") if not b.startswith("fresh@^1.0.0:\n")]
+        self.assertIn("fresh@1.0.0:", [b.split("\n")[0] for b in blocks])
+        with open(lock, "w") as f:
+            f.write("\n\n".join(b.replace("fresh@1.0.0:\n", "fresh@^1.0.0:\n", 1)
+                                 for b in blocks))
+        self.yarn("install", "--frozen-lockfile", cwd=self.proj)
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        theirs = os.path.join(self.tmp, "theirs", "proj")
+        shutil.copytree(self.proj, theirs)
+        return theirs
+
+    def assert_as_yarn(self, theirs, nub_args, yarn_args):
+        self.nub(*nub_args, "--ignore-scripts")
+        self.yarn(*yarn_args, cwd=theirs)
+        for name in ("package.json", "yarn.lock"):
+            with open(os.path.join(self.proj, name)) as f:
+                ours = f.read()
+            with open(os.path.join(theirs, name)) as f:
+                self.assertEqual(ours, f.read(), "%s differs from yarn's after %s"
+                                 % (name, " ".join(nub_args)))
+        with open(os.path.join(self.proj, "yarn.lock")) as f:
+            return f.read()
+
+    def test_add_a_new_package(self):
+        theirs = self.old_lock()
+        lock = self.assert_as_yarn(theirs, ["add", "a"], ["add", "a"])
+        self.assertIn('fresh@^1.0.0:\n  version "1.0.0"', lock)
+
+    def test_add_a_package_the_tree_has(self):
+        theirs = self.old_lock()
+        lock = self.assert_as_yarn(theirs, ["add", "fresh"], ["add", "fresh"])
+        self.assertIn('fresh@^2.0.0:\n  version "2.0.0"', lock)
+
+    def test_remove(self):
+        theirs = self.old_lock({"a": "^1.0.0"})
+        lock = self.assert_as_yarn(theirs, ["remove", "a"], ["remove", "a"])
+        self.assertNotIn("\nb@", lock)
+
+    def test_hand_edit_and_an_alias(self):
+        theirs = self.old_lock()
+        for d in (self.proj, theirs):
+            pj = os.path.join(d, "package.json")
+            doc = self.read_json(pj)
+            doc["dependencies"]["tagged"] = "^1.0.0"
+            doc["dependencies"]["tagged-cjs"] = "npm:tagged@^1.0.0"
+            self.write_json(pj, doc)
+        lock = self.assert_as_yarn(theirs, ["install"], ["install"])
+        self.assertIn('\n"tagged-cjs@npm:tagged@^1.0.0":\n', lock)
+        self.assertIn('fresh@^1.0.0:\n  version "1.0.0"', lock)
+
+    def test_bundled_dependencies_are_resolved(self):
+        # yarn 1 resolves a package's bundled dependencies like the others:
+        # bundler's is on no registry, and both stop naming it
+        self.old_lock()
+        proc = self.nub_fails("add", "bundler", "--ignore-scripts")
+        self.assertEqual(proc.returncode, 40, proc.stderr)
+        self.assertIn("bundled-dep", proc.stderr)
+
+
 if __name__ == "__main__":
     nubtest.main()
