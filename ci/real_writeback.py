@@ -3,7 +3,8 @@
 against the incumbent's same command, from the same files, byte for byte.
 
 For each project under tests/fixtures/real-projects/<dir>/ with
-package-lock.json or a yarn 1 yarn.lock, four commands, each in two fresh
+package-lock.json, a yarn 1 yarn.lock, bun.lock or pnpm-lock.yaml, four
+commands, each in two fresh
 copies (the registry npm's configuration names substituted):
 
   add a new leaf             nub add <leaf>      npm install <leaf>    yarn add <leaf>
@@ -12,13 +13,15 @@ copies (the registry npm's configuration names substituted):
   remove a direct one        nub remove <name>   npm uninstall <name>  yarn remove <name>
   update a direct one        nub update <name>   npm update <name>     yarn upgrade <name>
 
+(bun and pnpm: add, remove, update; pnpm with --lockfile-only and -w in a
+workspace)
 (nub with --lockfile-only, npm with --package-lock-only, yarn installing;
 scripts off; yarn's -W at a workspace root), and then package.json and the
 lockfile compared: "same bytes", or how many lines differ (the first ones
 shown). The names are picked from the files, the same on every run.
 
 usage: ci/real_writeback.py [--nub PATH] [--keep DIR] [project-dir...]
-needs: npm and yarn 1 on PATH (ci/tools.sh). Exit status 1 when a file differs or a
+needs: npm, yarn 1, bun and pnpm on PATH (ci/tools.sh). Exit status 1 when a file differs or a
 command fails, else 0.
 """
 
@@ -50,6 +53,21 @@ def lock_names(d, fmt):
                    if k and not k.startswith("node_modules/") and "node_modules/" not in k}
         return tops, members
     names = set()
+    if fmt == "pnpm":
+        import re
+        text = open(os.path.join(d, "pnpm-lock.yaml")).read()
+        m = re.search(r"\npackages:\n(.*?)\nsnapshots:", text, re.S)
+        for k in re.findall(r"\n  '?((?:@[^@/\s]+/)?[^@\s']+)@", m.group(1) if m else ""):
+            names.add(k)
+        members = set()
+        return names, members
+    if fmt == "bun":
+        import re
+        text = open(os.path.join(d, "bun.lock")).read()
+        for m in re.finditer(r'\n    "[^"]+": \["((?:@[^@"/]+/)?[^@"]+)@', text):
+            names.add(m.group(1))
+        members = set(re.findall(r'\n    "[^"]+": \{\n      "name": "([^"]+)"', text))
+        return names, members
     for line in open(os.path.join(d, "yarn.lock")):
         if line and not line[0].isspace() and not line.startswith("#") and line.rstrip().endswith(":"):
             for pat in line.rstrip()[:-1].split(", "):
@@ -68,17 +86,21 @@ def lock_names(d, fmt):
 def scenarios(d, fmt):
     """[(label, nub argv, incumbent argv)] for the project in d."""
     pj = json.load(open(os.path.join(d, "package.json")))
-    direct = set()
+    direct, linked = set(), set()
     for k in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies"):
         direct |= set(pj.get(k) or {})
+        linked |= {n for n, v in (pj.get(k) or {}).items()
+                   if isinstance(v, str) and v.startswith(("workspace:", "file:", "link:"))}
     tops, members = lock_names(d, fmt)
     leaf = next(n for n in LEAVES if n not in tops and n not in direct)
     # a registry package the tree has, asked for by nothing direct
     inside = next((n for n in ("semver", "debug", "chalk") if n in tops and n not in direct),
                   next(n for n in sorted(tops) if n not in direct))
-    one = sorted(n for n in direct if n not in members)[0]
+    one = sorted(n for n in direct if n not in members and n not in linked)[0]
     if fmt == "npm":
         verbs = ("install", "install", "uninstall", "update")
+    elif fmt in ("bun", "pnpm"):
+        verbs = ("add", "add", "remove", "update")
     else:
         verbs = ("add", "add", "remove", "upgrade")
     return [("add a new leaf (%s)" % leaf, ["add", leaf], [verbs[0], leaf]),
@@ -91,6 +113,15 @@ def incumbent_argv(fmt, argv, proj, scratch, reg):
     if fmt == "npm":
         return ["npm"] + argv + ["--package-lock-only", "--ignore-scripts", "--no-audit",
                                  "--no-fund"]
+    if fmt == "pnpm":
+        return ["pnpm"] + argv + (["-w"] if os.path.exists(os.path.join(proj, "pnpm-workspace.yaml"))
+                                  and argv[0] in ("add", "remove") else []) + \
+            ["--lockfile-only", "--ignore-scripts", "--store-dir",
+             os.path.join(scratch, "pnpm-store"), "--registry", reg + "/",
+             "--config.manage-package-manager-versions=false", "--config.pm-on-fail=ignore"]
+    if fmt == "bun":
+        return ["env", "BUN_INSTALL_CACHE_DIR=" + os.path.join(scratch, "bun-cache"),
+                "NPM_CONFIG_REGISTRY=" + reg + "/", "bun"] + argv + ["--ignore-scripts"]
     pj = json.load(open(os.path.join(proj, "package.json")))
     root = ["-W"] if pj.get("workspaces") and argv[0] in ("add", "remove") else []
     return ["yarn"] + argv + root + ["--ignore-scripts", "--non-interactive", "--registry",
@@ -127,12 +158,13 @@ def main():
     reg = rp.registry()
     dirs = [p if os.path.isdir(p) else os.path.join(rp.CORPUS, p) for p in a.projects] or \
         sorted(os.path.join(rp.CORPUS, d) for d in os.listdir(rp.CORPUS)
-               if rp.fmt_of(os.path.join(rp.CORPUS, d)) in ("npm", "yarn"))
+               if rp.fmt_of(os.path.join(rp.CORPUS, d)) in ("npm", "yarn", "bun", "pnpm"))
     failed = False
     for d in dirs:
         name = os.path.basename(d.rstrip("/"))
         fmt = rp.fmt_of(d)
-        lockname = "package-lock.json" if fmt == "npm" else "yarn.lock"
+        lockname = {"npm": "package-lock.json", "bun": "bun.lock",
+                    "pnpm": "pnpm-lock.yaml"}.get(fmt, "yarn.lock")
         for label, ours_argv, theirs_argv in scenarios(d, fmt):
             scratch = tempfile.mkdtemp(prefix="nub-wb-%s-" % name, dir=a.keep or None)
             # the same folder name on both sides: npm records it when

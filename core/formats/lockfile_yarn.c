@@ -439,6 +439,45 @@ static int add_importer(struct yrd *r, struct nub_graph *g, struct nub_strmap *b
   return 0;
 }
 
+static void use_map(struct nub_strmap *used, const struct nub_depmap *m)
+{
+  for (size_t i = 0; i < m->n; i++) {
+    char *pat = nub_asprintf("%s@%s", m->v[i].name, m->v[i].spec);
+    nub_strmap_put(used, pat, (void *)1);
+    nub_free(pat);
+  }
+}
+
+static void use_manifest(struct nub_strmap *used, const struct nub_manifest *m)
+{
+  use_map(used, &m->deps);
+  use_map(used, &m->dev);
+  use_map(used, &m->optional);
+}
+
+/* Whether some entry's pattern is asked for by no package.json and no
+ * entry. */
+static bool unused_pattern(const struct yentry *v, size_t n, const struct nub_manifest *root,
+                           const struct nub_workspace *ws)
+{
+  struct nub_strmap used;
+  bool unused = false;
+
+  memset(&used, 0, sizeof(used));
+  use_manifest(&used, root);
+  for (size_t i = 0; ws && i < ws->npkgs; i++)
+    use_manifest(&used, &ws->pkgs[i].man);
+  for (size_t i = 0; i < n; i++) {
+    use_map(&used, &v[i].deps);
+    use_map(&used, &v[i].optional);
+  }
+  for (size_t i = 0; i < n && !unused; i++)
+    for (size_t k = 0; k < v[i].nkeys && !unused; k++)
+      unused = !nub_strmap_get(&used, v[i].keys[k]);
+  nub_strmap_release(&used, NULL);
+  return unused;
+}
+
 int nub_lockfile_yarn_parse(struct nub_graph *g, const char *text, size_t len,
                             const char *fname, const struct nub_manifest *root,
                             const struct nub_workspace *ws, const struct nub_config *cfg,
@@ -491,6 +530,10 @@ int nub_lockfile_yarn_parse(struct nub_graph *g, const char *text, size_t len,
         *stale = true;
       nub_free(seen);
     }
+    /* nor a pattern (a removed dependency's range that another's entry
+     * also answered): yarn takes it off the entry */
+    if (stale && !*stale && unused_pattern(v, n, root, ws))
+      *stale = true;
   }
   for (size_t i = 0; i < n; i++)
     entry_free(&v[i]);

@@ -121,6 +121,24 @@ void nub_lockfile_yarn_write(struct nub_graph *g, const struct nub_config *cfg,
         char *t = nub_gedge_target(d[i].alias, d[i].ref), *pat;
         const struct nub_gpkg *p = t ? nub_graph_find(g, t) : NULL;
         nub_free(t);
+        if (d[i].specifier && !strncmp(d[i].specifier, "link:", 5)) {
+          /* yarn records a link: by its pattern alone */
+          char *lp = nub_asprintf("%s@%s", d[i].alias, d[i].specifier);
+          bool seen = false;
+          for (size_t j = 0; j < n && !seen; j++)
+            seen = !v[j].p && !strcmp(v[j].pats[0], lp);
+          if (seen) {
+            nub_free(lp);
+            continue;
+          }
+          NUB_GROW(v, cap, n + 1);
+          memset(&v[n], 0, sizeof(*v));
+          v[n].pats = nub_calloc(1, sizeof(char *));
+          v[n].pats[0] = lp;
+          v[n].n = v[n].cap = 1;
+          n++;
+          continue;
+        }
         if (!p || p->directory)
           continue;
         pat = nub_asprintf("%s@%s", d[i].alias, d[i].specifier);
@@ -150,9 +168,17 @@ void nub_lockfile_yarn_write(struct nub_graph *g, const struct nub_config *cfg,
                     "# yarn lockfile v1\n\n");
   for (size_t i = 0; i < n; i++) {
     const struct nub_gpkg *p = v[i].p;
+    char *url;
+    if (!p) { /* a link: version "0.0.0", uid "" (as yarn writes it) */
+      nub_buf_addc(out, '\n');
+      put(out, v[i].pats[0]);
+      nub_buf_adds(out, ":\n  version \"0.0.0\"\n  uid \"\"\n");
+      nub_strarray_free(v[i].pats, v[i].n);
+      continue;
+    }
     /* a version the lockfile had keeps its `resolved` as written; a new
      * one gets the tarball's URL with its sha1 after '#', as yarn writes */
-    char *url = p->resolved ? nub_strdup(p->resolved)
+    url = p->resolved ? nub_strdup(p->resolved)
                             : nub_pkg_tarball_url(cfg, cfg->project_dir, p->name, p->version,
                                                   p->tarball);
     if (url && !p->resolved && p->shasum && !strchr(url, '#')) {

@@ -181,7 +181,7 @@ const struct nub_lockfmt nub_lockfmt_npm = {
 const struct nub_lockfmt nub_lockfmt_yarn = {
   "yarn", "yarn.lock", "yarn", "yarn install", NUB_LINKER_HOISTED,
   NUB_LF_WRITES | NUB_LF_PLACE_AFTER_FETCH | NUB_LF_OS_CPU_ONLY | NUB_LF_NO_AUTO_PEERS |
-  NUB_LF_RESOLVES_BUNDLED,
+  NUB_LF_RESOLVES_BUNDLED | NUB_LF_LOCK_BY_PATTERN,
   is_yarn1, nub_plan_from_yarn, graph_yarn,
   nub_plan_yarn_place, bins_yarn,
   NUB_APPROVE_TRUSTED,

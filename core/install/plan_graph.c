@@ -322,6 +322,7 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
                        (auto_peers < 0 && prev && !prev->auto_install_peers);
     unsigned caps = c->s->proj.fmt->caps;
     ro.resolve_bundled = caps & NUB_LF_RESOLVES_BUNDLED;
+    ro.by_pattern = caps & NUB_LF_LOCK_BY_PATTERN;
     ro.importer_peers = ro.no_auto_peers ? 0
                         : ((caps & NUB_LF_ROOT_PEERS) ? NUB_PEERS_ROOT : 0) |
                               ((caps & NUB_LF_MEMBER_PEERS) ? NUB_PEERS_MEMBERS : 0) |

@@ -106,6 +106,9 @@ struct res {
   const struct rnode *too_deep; /* where a chain went past the bound */
   struct nub_strmap prev_by_pkg; /* the previous graph: "name@version" -> gpkg */
   bool prev_indexed;
+  /* o->by_pattern: the previous graph's "name@range" -> version (owned) */
+  struct nub_strmap prev_patterns;
+  bool patterns_indexed;
   char tagv[256]; /* locked_tag_version's answer */
 };
 
@@ -543,10 +546,67 @@ static const char *locked_edge_version(struct res *r, const struct qitem *it, co
   return none;
 }
 
-/* A project's own dependency on a dist-tag ("latest"): the version the
- * previous graph's importer had for it, as bun and npm keep a tag's locked
- * version until asked to update it (no range to check it against). */
-static const char *locked_tag_version(struct res *r, const struct qitem *it, const char *name)
+/* yarn 1's lock: the version the previous graph had for this very pattern
+ * (name@range), whoever asked for it; for a pattern of the project's own
+ * an update names, none. */
+static const char *pattern_version(struct res *r, const struct qitem *it, const char *name,
+                                   const char *range_s)
+{
+  const struct nub_graph *g = r->o->previous;
+  char *pat;
+  const char *v;
+
+  if (!g || r->o->forget_all ||
+      (!it->parent && nub_strarray_has(r->o->forget, r->o->nforget, name)))
+    return NULL;
+  if (!r->patterns_indexed) {
+    for (size_t i = 0; i < g->npkgs; i++) {
+      const struct nub_gpkg *p = g->pkgs[i];
+      for (size_t e = 0; e < p->ndeps + p->noptional_deps; e++) {
+        const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
+        const char *spec = nub_depmap_get(e < p->ndeps ? &p->dep_specs : &p->opt_specs, ed->alias);
+        char *key = nub_gedge_target(ed->alias, ed->ref);
+        const struct nub_gpkg *t = key ? nub_graph_find(g, key) : NULL;
+        nub_free(key);
+        if (spec && t) {
+          char *k = nub_asprintf("%s@%s", ed->alias, spec);
+          if (!nub_strmap_get(&r->prev_patterns, k))
+            nub_strmap_put(&r->prev_patterns, k, nub_strdup(t->version));
+          nub_free(k);
+        }
+      }
+    }
+    for (size_t i = 0; i < g->nimporters; i++)
+      for (int k = 0; k < NUB_DEP_KINDS; k++) {
+        const struct nub_gdirect *d;
+        size_t n = nub_importer_directs(&g->importers[i], k, &d);
+        for (size_t j = 0; j < n; j++) {
+          char *key = nub_gedge_target(d[j].alias, d[j].ref), *pk;
+          const struct nub_gpkg *t = key ? nub_graph_find(g, key) : NULL;
+          nub_free(key);
+          if (!t || !d[j].specifier)
+            continue;
+          pk = nub_asprintf("%s@%s", d[j].alias, d[j].specifier);
+          if (!nub_strmap_get(&r->prev_patterns, pk))
+            nub_strmap_put(&r->prev_patterns, pk, nub_strdup(t->version));
+          nub_free(pk);
+        }
+      }
+    r->patterns_indexed = true;
+  }
+  pat = nub_asprintf("%s@%s", it->alias, range_s);
+  v = nub_strmap_get(&r->prev_patterns, pat);
+  nub_free(pat);
+  return v;
+}
+
+/* A project's own dependency whose spec package.json did not change: the
+ * version the previous graph's importer had for it, as every tool keeps a
+ * locked version until asked to update it (a dist-tag's with no range to
+ * check it against; a range's when it still satisfies), before a version
+ * another dependency happened to pick. */
+static const char *locked_importer_version(struct res *r, const struct qitem *it, const char *name,
+                                           struct nub_range *range)
 {
   const struct nub_graph *g = r->o->previous;
   char *v = r->tagv;
@@ -571,6 +631,15 @@ static const char *locked_tag_version(struct res *r, const struct qitem *it, con
           continue; /* another package's, a link, a file */
         memcpy(v, ref, len); /* "1.2.3(peer@1)": the version */
         v[len] = '\0';
+        if (range) {
+          struct nub_version sv;
+          bool ok = false;
+          if (nub_version_parse_loose(&sv, v) == 0) {
+            ok = nub_range_satisfies(range, &sv, false);
+            nub_version_release(&sv);
+          }
+          return ok ? v : NULL;
+        }
         return v;
       }
     }
@@ -835,13 +904,19 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
                        "may have; refusing it", who, name, strlen(range_s), NUB_RANGE_MAX_LEN);
   if (nub_range_parse_loose(&range, range_s) < 0)
     range = NULL; /* a dist-tag */
-  locked = range ? locked_edge_version(r, it, name, range) : locked_tag_version(r, it, name);
+  if (r->o->by_pattern)
+    locked = pattern_version(r, it, name, range_s);
+  else
+    locked = range && it->parent ? locked_edge_version(r, it, name, range)
+                                 : locked_importer_version(r, it, name, range);
   if (locked) {
     char *key = nub_asprintf("%s@%s", name, locked);
     n = nub_strmap_get(&r->nodes, key);
     nub_free(key);
-  } else {
+  } else if (!r->o->by_pattern) {
     n = reuse(r, name, range);
+  } else {
+    n = NULL; /* a new pattern takes the registry's pick (below) */
   }
   if (n) {
     nub_range_free(range);
@@ -856,7 +931,7 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
     return rc;
   }
   {
-    const char *pv_s = locked ? locked : previous_version(r, name, range);
+    const char *pv_s = locked ? locked : r->o->by_pattern ? NULL : previous_version(r, name, range);
     pv = pv_s ? nub_packument_version(p, pv_s) : NULL;
   }
   if (!pv)
@@ -1850,6 +1925,7 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, const str
     nub_free(r.linkids[i]);
   nub_free(r.linkids);
   nub_strmap_release(&r.prev_by_pkg, NULL);
+  nub_strmap_release(&r.prev_patterns, nub_free);
   for (size_t i = 0; i < r.nfix; i++)
     nub_free(r.fix[i].alias);
   nub_free(r.fix);

@@ -94,6 +94,11 @@ struct nub_resolve_opts {
   /* A package's bundled dependencies are resolved like the others (yarn 1
    * records them); else they ship inside its tarball and are not. */
   bool resolve_bundled;
+  /* yarn 1's lock: a version is kept per pattern (name@range) as
+   * o->previous recorded it, and a pattern it lacks takes the registry's
+   * pick, not a version another pattern picked; `forget` reopens only the
+   * project's own patterns of a name (yarn upgrade <name>). */
+  bool by_pattern;
   /* The release-age gate (agegate.h), or NULL: a version it refuses is
    * picked only when nothing it allows matches, then as it says (an error,
    * or installed with a warning). Versions kept from o->previous are not

@@ -67,6 +67,9 @@ enum {
   /* its tool resolves and records a package's bundled dependencies like
    * any other (yarn 1 ignores bundleDependencies when it resolves) */
   NUB_LF_RESOLVES_BUNDLED = 1u << 12,
+  /* its tool locks a version per pattern (name@range) and resolves a new
+   * pattern with the registry's pick (yarn 1) */
+  NUB_LF_LOCK_BY_PATTERN = 1u << 13,
   NUB_LF_WORKSPACE_LINKS_ONLY = 1u << 4, /* its tool links a workspace member
                                       * for workspace: specs only, a plain
                                       * range taking the registry's (pnpm,

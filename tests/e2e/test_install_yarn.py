@@ -369,6 +369,36 @@ class YarnKeepTheLockTest(nubtest.NubTestCase):
         self.assertIn('\n"tagged-cjs@npm:tagged@^1.0.0":\n', lock)
         self.assertIn('fresh@^1.0.0:\n  version "1.0.0"', lock)
 
+    def test_remove_takes_the_pattern_off_a_shared_entry(self):
+        # "fresh@1.0.0, fresh@^1.0.0" one entry: removing the project's
+        # fresh 1.0.0 leaves fresh-user's pattern alone on it
+        theirs = self.old_lock()
+        for d in (self.proj, theirs):
+            lock = os.path.join(d, "yarn.lock")
+            with open(lock) as f:
+                text = f.read()
+            with open(lock, "w") as f:
+                f.write(text.replace("\nfresh@^1.0.0:\n", '\nfresh@1.0.0, fresh@^1.0.0:\n'))
+            pj = os.path.join(d, "package.json")
+            doc = self.read_json(pj)
+            doc["dependencies"]["fresh"] = "1.0.0"
+            self.write_json(pj, doc)
+        lock = self.assert_as_yarn(theirs, ["remove", "fresh"], ["remove", "fresh"])
+        self.assertIn('\nfresh@^1.0.0:\n  version "1.0.0"', lock)
+
+    def test_a_new_pattern_takes_the_registrys_pick(self):
+        # fresh@^1.0.0 stays 1.0.0; a new range of it gets the newest, 1.1.0,
+        # not the version the other pattern locked
+        theirs = self.old_lock()
+        for d in (self.proj, theirs):
+            pj = os.path.join(d, "package.json")
+            doc = self.read_json(pj)
+            doc["dependencies"]["fresh"] = ">=1.0.0 <2"
+            self.write_json(pj, doc)
+        lock = self.assert_as_yarn(theirs, ["install"], ["install"])
+        self.assertIn('fresh@^1.0.0:\n  version "1.0.0"', lock)
+        self.assertIn('"fresh@>=1.0.0 <2":\n  version "1.1.0"', lock)
+
     def test_bundled_dependencies_are_resolved(self):
         # yarn 1 resolves a package's bundled dependencies like the others:
         # bundler's is on no registry, and both stop naming it
