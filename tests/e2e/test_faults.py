@@ -851,9 +851,15 @@ class BrokenProjectTest(FaultTestCase):
         lines[5:5] = ["<<<<<<< HEAD", "=======", ">>>>>>> branch"]
         with open(path, "w") as f:
             f.write("\n".join(lines))
-        proc = self.nub_fails("install")
+        # a frozen install (CI) refuses it, naming the marker
+        proc = self.nub_fails("install", "--frozen-lockfile")
         self.assertEqual(proc.returncode, 11, proc.stderr)
         self.assertIn("merge-conflict", proc.stderr)
+        # a plain one merges both sides as npm does and writes it back
+        # (test_install_npm.py compares that with npm's own answer)
+        self.nub("install")
+        with open(path) as f:
+            self.assertNotIn("<<<<<<<", f.read())
 
     def test_lockfile_version_5(self):
         # (4 is npm 12's, with patches: test_patches.py)
