@@ -334,8 +334,10 @@ int nub_remove(const struct nub_add_opts *o, struct nub_install_result *res,
     struct nub_project proj;
     struct nub_err ignored;
     if (nub_project_detect(&proj, e.s.root, &e.s.cfg, e.s.man.package_manager, e.s.o.fmts,
-                           e.s.o.none, &ignored) == 0 && proj.fmt && !strcmp(proj.fmt->name, "yarn"))
-      keep_empty = true;
+                           e.s.o.none, &ignored) == 0) {
+      keep_empty = proj.fmt && !strcmp(proj.fmt->name, "yarn");
+      nub_project_release(&proj);
+    }
   }
   for (size_t i = 0; rc == 0 && i < o->nspecs; i++) {
     bool anywhere = false;
