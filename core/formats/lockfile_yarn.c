@@ -465,6 +465,13 @@ static bool unused_pattern(const struct yentry *v, size_t n, const struct nub_ma
 
   memset(&used, 0, sizeof(used));
   use_manifest(&used, root);
+  for (size_t i = 0; i < root->overrides.n; i++) { /* resolutions' own patterns */
+    const char *gt = strrchr(root->overrides.v[i].name, '>');
+    char *pat = nub_asprintf("%s@%s", gt ? gt + 1 : root->overrides.v[i].name,
+                             root->overrides.v[i].spec);
+    nub_strmap_put(&used, pat, (void *)1);
+    nub_free(pat);
+  }
   for (size_t i = 0; ws && i < ws->npkgs; i++)
     use_manifest(&used, &ws->pkgs[i].man);
   for (size_t i = 0; i < n; i++) {

@@ -34,8 +34,11 @@ int nub_lockfile_yarn_parse(struct nub_graph *g, const char *text, size_t len,
 #include "buf.h"
 
 /* yarn.lock v1 for graph g (from the resolver or from yarn.lock), as yarn's
- * own stringify writes it; fills each package's `patterns`. */
+ * own stringify writes it; fills each package's `patterns`. resolutions
+ * (package.json's, "[parent>]name" -> spec; NULL: none) add their own
+ * pattern to the version they chose, as yarn records it. */
 void nub_lockfile_yarn_write(struct nub_graph *g, const struct nub_config *cfg,
+                             const struct nub_depmap *resolutions,
                              struct nub_buf *out);
 
 #endif

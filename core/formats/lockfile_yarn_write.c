@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "json.h"
 #include "lockfile_yarn.h"
+#include "semver.h"
 #include "nub_alloc.h"
 #include "registry_url.h"
 #include "strmap.h"
@@ -104,7 +105,7 @@ static void put_map(struct nub_buf *b, const char *key, const struct nub_depmap 
 }
 
 void nub_lockfile_yarn_write(struct nub_graph *g, const struct nub_config *cfg,
-                             struct nub_buf *out)
+                             const struct nub_depmap *resolutions, struct nub_buf *out)
 {
   struct nub_strmap byver;
   struct yent *v = NULL;
@@ -158,6 +159,22 @@ void nub_lockfile_yarn_write(struct nub_graph *g, const struct nub_config *cfg,
         continue; /* a peer edge: no pattern of its own */
       pat = nub_asprintf("%s@%s", ed->alias, range);
       add_pattern(&byver, &v, &n, &cap, c, pat);
+      nub_free(pat);
+    }
+  }
+  /* a resolution's own pattern ("json5@2.2.3" for a resolution of json5 to 2.2.3), on
+   * the version it chose */
+  for (size_t r = 0; resolutions && r < resolutions->n; r++) {
+    const char *key = resolutions->v[r].name, *spec = resolutions->v[r].spec;
+    const char *gt = strrchr(key, '>');
+    const char *name = gt ? gt + 1 : key;
+    for (size_t i = 0; i < g->npkgs; i++) {
+      const struct nub_gpkg *p = g->pkgs[i];
+      char *pat;
+      if (strcmp(p->name, name) || p->directory || nub_semver_satisfies(spec, p->version, false) != 1)
+        continue;
+      pat = nub_asprintf("%s@%s", name, spec);
+      add_pattern(&byver, &v, &n, &cap, p, pat);
       nub_free(pat);
     }
   }

@@ -64,7 +64,7 @@ int nub_plan_from_yarn(struct nub_install_ctx *c, struct nub_err *err)
   if (rc == 0) {
     struct nub_buf b = NUB_BUF_INIT;
     keep_resolved(&p->graph, &prev);
-    nub_lockfile_yarn_write(&c->plan.graph, &c->s->cfg, &b);
+    nub_lockfile_yarn_write(&c->plan.graph, &c->s->cfg, &c->s->man.overrides, &b);
     rc = nub_plan_stage_lock(c, &b, err);
   }
   nub_graph_release(&prev);

@@ -386,6 +386,19 @@ class YarnKeepTheLockTest(nubtest.NubTestCase):
         lock = self.assert_as_yarn(theirs, ["remove", "fresh"], ["remove", "fresh"])
         self.assertIn('\nfresh@^1.0.0:\n  version "1.0.0"', lock)
 
+    def test_a_resolution_keeps_its_pattern(self):
+        # yarn records "fresh@1.0.0" (the resolution's own) beside
+        # "fresh@^1.0.0" on the entry the resolution chose
+        self.make_project({"name": "proj", "version": "1.0.0",
+                           "dependencies": {"fresh-user": "^1.0.0"},
+                           "resolutions": {"**/fresh": "1.0.0"}})
+        self.yarn("install", cwd=self.proj)
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        theirs = os.path.join(self.tmp, "theirs", "proj")
+        shutil.copytree(self.proj, theirs)
+        lock = self.assert_as_yarn(theirs, ["add", "a"], ["add", "a"])
+        self.assertIn("\nfresh@1.0.0, fresh@^1.0.0:\n", lock)
+
     def test_a_new_pattern_takes_the_registrys_pick(self):
         # fresh@^1.0.0 stays 1.0.0; a new range of it gets the newest, 1.1.0,
         # not the version the other pattern locked
