@@ -222,6 +222,11 @@ static void ws_group(struct nub_buf *b, int level, const char *key, const struct
   nub_free(v);
 }
 
+static int cmp_cstr(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static void workspace(struct nub_buf *b, const char *key, const struct nub_manifest *m,
                       bool member)
 {
@@ -261,6 +266,21 @@ static void workspace(struct nub_buf *b, const char *key, const struct nub_manif
   ws_group(b, 3, "devDependencies", &m->dev);
   ws_group(b, 3, "optionalDependencies", &m->optional);
   ws_group(b, 3, "peerDependencies", &m->peer);
+  if (m->npeers_optional) { /* peerDependenciesMeta's optional ones, sorted */
+    char **v = nub_calloc(m->npeers_optional, sizeof(char *));
+    memcpy(v, m->peers_optional, m->npeers_optional * sizeof(char *));
+    nub_sort(v, m->npeers_optional, sizeof(char *), cmp_cstr);
+    indent(b, 3);
+    nub_buf_adds(b, "\"optionalPeers\": [\n");
+    for (size_t i = 0; i < m->npeers_optional; i++) {
+      indent(b, 4);
+      str(b, v[i]);
+      nub_buf_adds(b, ",\n");
+    }
+    indent(b, 3);
+    nub_buf_adds(b, "],\n");
+    nub_free(v);
+  }
   indent(b, 2);
   nub_buf_adds(b, "},\n");
 }

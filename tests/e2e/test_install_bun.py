@@ -553,6 +553,25 @@ class BunWriteBackTest(nubtest.NubTestCase):
         self.assertEqual(self.read(self.lock).decode(),
                          self.read(os.path.join(theirs, "bun.lock")).decode())
 
+    def test_an_add_keeps_the_projects_optional_peers(self):
+        # the project's own optional peers: workspaces[""]'s "optionalPeers"
+        # list, which bun writes back with the rest of the section
+        self.bun()
+        os.unlink(self.lock)
+        pj = self.read_json(os.path.join(self.proj, "package.json"))
+        pj["peerDependencies"] = {"fresh": "^1.0.0", "react-like": "*"}
+        pj["peerDependenciesMeta"] = {"react-like": {"optional": True},
+                                      "fresh": {"optional": True}}
+        self.write_json(os.path.join(self.proj, "package.json"), pj)
+        self.run_bun(self.proj, "install")
+        self.assertIn('"optionalPeers": [', self.read(self.lock).decode())
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
+        self.nub("add", "tagged")
+        self.run_bun(theirs, "add", "tagged")
+        self.assertEqual(self.read(self.lock).decode(),
+                         self.read(os.path.join(theirs, "bun.lock")).decode())
+
     def test_an_add_keeps_the_other_pins(self):
         # bun.lock pins fresh@1.0.0 where ^1.0.0 now also takes 1.1.0: an add
         # of another package keeps that pin, as bun add keeps it
