@@ -62,10 +62,10 @@ struct tree {
 #define IS_PEER(t) ((t) == E_PEER || (t) == E_PEEROPT)
 #define IS_OPT(t) ((t) == E_OPT || (t) == E_PEEROPT)
 
-static bool npm_edit_unsupported(struct nub_err *err, const char *what)
+/* A change this rule does not cover: the caller resolves afresh. */
+static int unsupported(struct nub_err *err, const char *what)
 {
-  nub_err_set(err, -NUB_ESPEC, "package-lock.json edit: %s", what);
-  return false;
+  return nub_err_set(err, -NUB_ESPEC, "package-lock.json edit: %s", what);
 }
 
 /* ---- locations ------------------------------------------------------------------ */
@@ -844,7 +844,7 @@ static int pick_dep(struct tree *t, const struct edge *ed, struct dep *d, char *
   if (strncmp(spec, "npm:", 4) &&
       (!strncmp(spec, "file:", 5) || !strncmp(spec, "link:", 5) || strchr(spec, ':') ||
        (strchr(spec, '/') && !nub_range_valid(spec))))
-    return npm_edit_unsupported(err, "a dependency that is not the registry's"), -NUB_ESPEC;
+    return unsupported(err, "a dependency that is not the registry's");
   d->pkg = spec_target(ed->name, spec, buf, cap, &range);
   return t->o->pick(t->o->ud, d->pkg, *range ? range : "latest", &d->pv, err);
 }
@@ -979,7 +979,7 @@ static int place(struct tree *t, long from, size_t ei, bool explicit, struct nub
   if (rc < 0)
     return rc;
   if (d.pv->nbundled)
-    return npm_edit_unsupported(err, "a new package with bundled dependencies"), -NUB_ESPEC;
+    return unsupported(err, "a new package with bundled dependencies");
   start = IS_PEER(ed.type) ? deepest_target(t, from, ed.name) : from;
   for (long target = start; target >= 0; target = t->v[target].parent) {
     const struct edge *te = out_edge(t, target, ed.name);
@@ -1214,7 +1214,7 @@ static int legacy(struct tree *t, long n, cJSON *lock, struct nub_err *err)
   long *kids;
 
   if (tg < 0)
-    return npm_edit_unsupported(err, "a link to nothing"), -NUB_ESPEC;
+    return unsupported(err, "a link to nothing");
   for (size_t r = 0; r < nd->nin; r++) { /* the shallowest valid edge in */
     const struct eref *er = &nd->in[r];
     if (!edge_of(t, *er)->valid)
@@ -1232,7 +1232,7 @@ static int legacy(struct tree *t, long n, cJSON *lock, struct nub_err *err)
       nub_free(v);
     } else if (spec && !nub_range_valid(spec) && strncmp(spec, "npm:", 4) &&
                (strchr(spec, ':') || strchr(spec, '/'))) {
-      return npm_edit_unsupported(err, "a v2 lockfile with a git, file or URL dependency"), -NUB_ESPEC;
+      return unsupported(err, "a v2 lockfile with a git, file or URL dependency");
     } else if (strcmp(pkgname(t, n), nd->name)) {
       char *v = nub_asprintf("npm:%s@%s", pkgname(t, n), version(t, n));
       cJSON_AddStringToObject(lock, "version", v);
