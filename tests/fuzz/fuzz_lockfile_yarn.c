@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (nub_lockfile_yarn_parse(&g, text, size, "yarn.lock", &root, NULL, &cfg, &stale, &err) ==
       0) {
     struct nub_buf out = NUB_BUF_INIT;
-    nub_lockfile_yarn_write(&g, &cfg, &out);
+    nub_lockfile_yarn_write(&g, &cfg, &root.overrides, &out);
     nub_buf_release(&out);
   }
   nub_graph_release(&g);
