@@ -546,9 +546,36 @@ static const char *locked_edge_version(struct res *r, const struct qitem *it, co
   return none;
 }
 
+/* yarn upgrade's unlocking (its cleanLockfile): the pattern goes, and with
+ * it, depth first, the patterns of the package it was locked to (its
+ * dependencies and optional ones), except the project's own patterns below
+ * the first level and patterns already gone (a cycle). A pattern another
+ * package shares is unlocked for it too, as yarn removes it from the file.
+ * pkgs maps each pattern to its locked package; roots holds the project's. */
+static void unlock_pattern(struct res *r, const struct nub_strmap *pkgs,
+                           const struct nub_strmap *roots, const char *pat, int depth)
+{
+  const struct nub_gpkg *p = nub_strmap_get(pkgs, pat);
+
+  if (!p || !nub_strmap_get(&r->prev_patterns, pat) ||
+      (depth > 1 && nub_strmap_get(roots, pat)) || depth > 10000)
+    return;
+  nub_free(nub_strmap_put(&r->prev_patterns, pat, NULL));
+  for (size_t e = 0; e < p->ndeps + p->noptional_deps; e++) {
+    const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
+    const char *spec = nub_depmap_get(e < p->ndeps ? &p->dep_specs : &p->opt_specs, ed->alias);
+    if (spec) {
+      char *k = nub_asprintf("%s@%s", ed->alias, spec);
+      unlock_pattern(r, pkgs, roots, k, depth + 1);
+      nub_free(k);
+    }
+  }
+}
+
 /* yarn 1's lock: the version the previous graph had for this very pattern
- * (name@range), whoever asked for it; for a pattern of the project's own
- * an update names, none. */
+ * (name@range), whoever asked for it; none for a pattern an update
+ * unlocked (the project's own of a name it names, and what that one's
+ * package asked for, as unlock_pattern says). */
 static const char *pattern_version(struct res *r, const struct qitem *it, const char *name,
                                    const char *range_s)
 {
@@ -560,6 +587,9 @@ static const char *pattern_version(struct res *r, const struct qitem *it, const 
       (!it->parent && nub_strarray_has(r->o->forget, r->o->nforget, name)))
     return NULL;
   if (!r->patterns_indexed) {
+    struct nub_strmap pkgs, roots; /* pattern -> its package; the project's */
+    memset(&pkgs, 0, sizeof(pkgs));
+    memset(&roots, 0, sizeof(roots));
     for (size_t i = 0; i < g->npkgs; i++) {
       const struct nub_gpkg *p = g->pkgs[i];
       for (size_t e = 0; e < p->ndeps + p->noptional_deps; e++) {
@@ -570,8 +600,10 @@ static const char *pattern_version(struct res *r, const struct qitem *it, const 
         nub_free(key);
         if (spec && t) {
           char *k = nub_asprintf("%s@%s", ed->alias, spec);
-          if (!nub_strmap_get(&r->prev_patterns, k))
+          if (!nub_strmap_get(&r->prev_patterns, k)) {
             nub_strmap_put(&r->prev_patterns, k, nub_strdup(t->version));
+            nub_strmap_put(&pkgs, k, (void *)t);
+          }
           nub_free(k);
         }
       }
@@ -587,11 +619,28 @@ static const char *pattern_version(struct res *r, const struct qitem *it, const 
           if (!t || !d[j].specifier)
             continue;
           pk = nub_asprintf("%s@%s", d[j].alias, d[j].specifier);
-          if (!nub_strmap_get(&r->prev_patterns, pk))
+          if (!nub_strmap_get(&r->prev_patterns, pk)) {
             nub_strmap_put(&r->prev_patterns, pk, nub_strdup(t->version));
+            nub_strmap_put(&pkgs, pk, (void *)t);
+          }
+          nub_strmap_put(&roots, pk, (void *)t);
           nub_free(pk);
         }
       }
+    /* an update of named packages unlocks what yarn upgrade unlocks */
+    for (size_t i = 0; i < g->nimporters && r->o->nforget; i++)
+      for (int k = 0; k < NUB_DEP_KINDS; k++) {
+        const struct nub_gdirect *d;
+        size_t n = nub_importer_directs(&g->importers[i], k, &d);
+        for (size_t j = 0; j < n; j++)
+          if (d[j].specifier && nub_strarray_has(r->o->forget, r->o->nforget, d[j].alias)) {
+            char *pk = nub_asprintf("%s@%s", d[j].alias, d[j].specifier);
+            unlock_pattern(r, &pkgs, &roots, pk, 1);
+            nub_free(pk);
+          }
+      }
+    nub_strmap_release(&pkgs, NULL);
+    nub_strmap_release(&roots, NULL);
     r->patterns_indexed = true;
   }
   pat = nub_asprintf("%s@%s", it->alias, range_s);

@@ -96,8 +96,10 @@ struct nub_resolve_opts {
   bool resolve_bundled;
   /* yarn 1's lock: a version is kept per pattern (name@range) as
    * o->previous recorded it, and a pattern it lacks takes the registry's
-   * pick, not a version another pattern picked; `forget` reopens only the
-   * project's own patterns of a name (yarn upgrade <name>). */
+   * pick, not a version another pattern picked; `forget` reopens the
+   * project's own patterns of a name and, as yarn upgrade <name> does, the
+   * patterns its locked package asked for, depth first, down to the
+   * project's own. */
   bool by_pattern;
   /* The release-age gate (agegate.h), or NULL: a version it refuses is
    * picked only when nothing it allows matches, then as it says (an error,

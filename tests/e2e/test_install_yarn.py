@@ -412,6 +412,14 @@ class YarnKeepTheLockTest(nubtest.NubTestCase):
         self.assertIn('fresh@^1.0.0:\n  version "1.0.0"', lock)
         self.assertIn('"fresh@>=1.0.0 <2":\n  version "1.1.0"', lock)
 
+    def test_update_unlocks_what_the_package_asked_for(self):
+        # yarn upgrade fresh-user unlocks fresh-user@^1.0.0 and the patterns
+        # of its package (fresh@^1.0.0: 1.0.0 -> 1.1.0), not the project's
+        # own patterns below it
+        theirs = self.old_lock()
+        lock = self.assert_as_yarn(theirs, ["update", "fresh-user"], ["upgrade", "fresh-user"])
+        self.assertIn('fresh@^1.0.0:\n  version "1.1.0"', lock)
+
     def test_bundled_dependencies_are_resolved(self):
         # yarn 1 resolves a package's bundled dependencies like the others:
         # bundler's is on no registry, and both stop naming it
