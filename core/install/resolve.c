@@ -583,8 +583,7 @@ static const char *pattern_version(struct res *r, const struct qitem *it, const 
   char *pat;
   const char *v;
 
-  if (!g || r->o->forget_all ||
-      (!it->parent && nub_strarray_has(r->o->forget, r->o->nforget, name)))
+  if (!g || r->o->forget_all)
     return NULL;
   if (!r->patterns_indexed) {
     struct nub_strmap pkgs, roots; /* pattern -> its package; the project's */

@@ -4,72 +4,52 @@
  * that no longer compiles against the code it fuzzes fails there (not only
  * under clang), and ctest replays the crash regressions under the
  * sanitizers of that build. */
-#include <dirent.h>
 #include <stdio.h>
-#include <sys/stat.h>
 
 #include "fuzz.h"
+#include "nub_plat.h"
 
-static int replay_file(const char *path)
+#define REPLAY_MAX (64u << 20)
+
+struct replay {
+  const char *dir;
+  int runs;
+};
+
+static int replay_file(void *payload, const char *name, enum nub_plat_ftype type)
 {
-  FILE *f = fopen(path, "rb");
-  uint8_t *data;
-  long n;
+  struct replay *rp = payload;
+  char path[4096], *data;
+  size_t len;
 
-  if (!f)
-    return -1;
-  if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-    fclose(f);
-    return -1;
-  }
-  data = nub_malloc((size_t)n + 1);
-  if (fread(data, 1, (size_t)n, f) != (size_t)n) {
-    nub_free(data);
-    fclose(f);
+  if (rp->dir && name[0] == '.')
+    return 0; /* a folder's hidden files are no inputs */
+  snprintf(path, sizeof(path), "%s%s%s", rp->dir ? rp->dir : "", rp->dir ? "/" : "", name);
+  if (nub_plat_read_file_at(NUB_PLAT_CWD, path, REPLAY_MAX, &data, &len) < 0) {
+    fprintf(stderr, "replay: %s: unreadable\n", path);
     return -1;
   }
-  fclose(f);
-  LLVMFuzzerTestOneInput(data, (size_t)n);
+  LLVMFuzzerTestOneInput((const uint8_t *)data, len);
   nub_free(data);
+  rp->runs++;
   return 0;
 }
 
 int main(int argc, char **argv)
 {
-  int runs = 0;
+  struct replay rp = {NULL, 0};
 
   for (int i = 1; i < argc; i++) {
-    struct stat st;
-    if (stat(argv[i], &st) != 0) {
+    struct nub_plat_stat st;
+    if (nub_plat_stat_follow_at(NUB_PLAT_CWD, argv[i], &st) != 0) {
       fprintf(stderr, "replay: %s: no such file\n", argv[i]);
       return 1;
     }
-    if (!S_ISDIR(st.st_mode)) {
-      if (replay_file(argv[i]) < 0) {
-        fprintf(stderr, "replay: %s: unreadable\n", argv[i]);
-        return 1;
-      }
-      runs++;
-      continue;
-    }
-    DIR *d = opendir(argv[i]);
-    struct dirent *e;
-    if (!d)
+    rp.dir = st.type == NUB_FT_DIR ? argv[i] : NULL;
+    if (rp.dir ? nub_plat_list_dir_at(NUB_PLAT_CWD, argv[i], replay_file, &rp) != 0
+               : replay_file(&rp, argv[i], st.type) != 0)
       return 1;
-    while ((e = readdir(d))) {
-      char path[4096];
-      if (e->d_name[0] == '.')
-        continue;
-      snprintf(path, sizeof(path), "%s/%s", argv[i], e->d_name);
-      if (replay_file(path) < 0) {
-        fprintf(stderr, "replay: %s: unreadable\n", path);
-        closedir(d);
-        return 1;
-      }
-      runs++;
-    }
-    closedir(d);
   }
-  printf("replay: %d inputs\n", runs);
+  printf("replay: %d inputs\n", rp.runs);
   return 0;
 }
