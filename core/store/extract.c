@@ -1,5 +1,6 @@
 /* extract.c - a tarball held whole -> gunzip (libdeflate) -> validated tar
- * entries (tar.c) -> store import. */
+ * entries (tar.c) -> store import; or the same streamed through windows
+ * (zlib -> tar.c's stream reader). */
 #include "extract.h"
 
 #include <errno.h>
@@ -122,6 +123,7 @@ static int gunzip(struct nub_extract_scratch *sc, const unsigned char *in, size_
                   size_t max, size_t *outlen, const char **why)
 {
   size_t total = 0, pos = 0, guess = nub_le32(in + len - 4);
+  bool measured = false;
 
   if (!sc->dd)
     sc->dd = libdeflate_alloc_decompressor();
@@ -129,13 +131,21 @@ static int gunzip(struct nub_extract_scratch *sc, const unsigned char *in, size_
     *why = "out of memory";
     return -ENOMEM;
   }
-  bool measured = false;
 
   /* the last member's size field is no more than the whole (which is at
-   * least that, mod 4 GiB): one past the cap is refused before anything
-   * is allocated */
-  if (guess > max)
-    return -EFBIG;
+   * least that, mod 4 GiB): one past the cap is measured, allocating
+   * nothing, and refused if true (a forged one is damage, as a stream,
+   * which cannot see the field first, finds it) */
+  if (guess > max) {
+    size_t real = 0;
+    int mrc = inflated_size(in, len, max, &real);
+    if (mrc == -EBADMSG)
+      *why = "invalid deflate data or a CRC that does not match";
+    if (mrc < 0)
+      return mrc;
+    measured = true;
+    guess = real;
+  }
   if (guess < 4 * len)
     guess = 4 * len; /* tarballs compress about 4:1 */
   if (guess > max)
@@ -215,6 +225,67 @@ static int entry_relpath(const char *raw, char norm[4096])
   return nub_path_normalize(rest + 1, norm, 4096) < 0 ? -1 : 1;
 }
 
+/* Every entry of tar into im, checked against lim; the data read through
+ * nub_tar_read, so held whole or streamed alike. */
+static int unpack_entries(struct nub_import *im, struct nub_tar *tar, const char *what,
+                          const struct nub_extract_limits *lim, struct nub_extract_stats *st,
+                          struct nub_err *err)
+{
+  struct nub_tar_entry e;
+  char norm[4096];
+  int r, rc;
+
+  while ((r = nub_tar_next(tar, &e)) == 1) {
+    const unsigned char *p;
+    long n = 0;
+    int where;
+
+    if (++st->entries > lim->max_entries)
+      return refuse(st, err, "%s: tarball has more than %llu entries; refusing the package",
+                    what, (unsigned long long)lim->max_entries);
+    where = entry_relpath(e.path, norm);
+    if (where < 0)
+      return refuse(st, err, "%s: tarball entry '%s' %s; refusing the package", what, e.path,
+                    e.path[0] == '/' ? "has an absolute path"
+                                     : "escapes the package or has an invalid name");
+    if (where == 0) {
+      st->skipped++; /* the folder itself, or a file outside any folder */
+      continue;
+    }
+    if (e.type == NUB_TAR_DIR) {
+      nub_import_dir(im, norm);
+      st->dirs++;
+      continue;
+    }
+    if (e.type != NUB_TAR_FILE) {
+      st->skipped++; /* links, devices, fifos: dropped, as npm does */
+      continue;
+    }
+    if (e.size > lim->max_entry_bytes || st->bytes + e.size > lim->max_total_bytes)
+      return refuse(st, err, "%s: tarball unpacks to more than %s; refusing the package", what,
+                    st->bytes + e.size > lim->max_total_bytes ? "the per-package cap"
+                                                              : "the per-file cap");
+    st->bytes += e.size;
+    rc = nub_import_file_begin(im, norm, e.mode);
+    while (rc == 0 && (n = nub_tar_read(tar, &p)) > 0)
+      rc = nub_import_file_write(im, p, (size_t)n);
+    if (rc == 0 && n < 0)
+      return (int)n; /* the archive ends inside it, or the stream broke */
+    if (rc == 0)
+      rc = nub_import_file_end(im);
+    if (rc == -EEXIST || rc == -ENOTDIR || rc == -EISDIR) {
+      /* a file where the tarball has a directory, or under a file */
+      return nub_err_set(err, -NUB_EEXTRACT, "%s: bad tarball: '%s' is both a file and a "
+                         "directory in it", what, norm);
+    }
+    if (rc < 0)
+      return nub_err_set(err, rc, "%s: cannot write to the store: %s", what,
+                         nub_strerror(rc));
+    st->files++;
+  }
+  return r;
+}
+
 int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
                 const char *what, const struct nub_extract_limits *lim,
                 nub_extract_check_fn check, struct nub_extract_scratch *scratch,
@@ -223,11 +294,9 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
   struct nub_extract_scratch own;
   struct nub_extract_scratch *sc = scratch ? scratch : &own;
   struct nub_tar tar;
-  struct nub_tar_entry e;
   const unsigned char *tarp;
   size_t tarlen = 0;
-  char norm[4096];
-  int rc, r;
+  int rc;
 
   memset(st, 0, sizeof(*st));
   memset(&own, 0, sizeof(own));
@@ -262,66 +331,11 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
     }
   }
   nub_tar_init(&tar, tarp, tarlen);
-  while ((r = nub_tar_next(&tar, &e)) == 1) {
-    int where;
-
-    if (++st->entries > lim->max_entries) {
-      rc = refuse(st, err, "%s: tarball has more than %llu entries; refusing the package",
-                  what, (unsigned long long)lim->max_entries);
-      goto out;
-    }
-    where = entry_relpath(e.path, norm);
-    if (where < 0) {
-      rc = refuse(st, err, "%s: tarball entry '%s' %s; refusing the package", what, e.path,
-                  e.path[0] == '/' ? "has an absolute path"
-                                   : "escapes the package or has an invalid name");
-      goto out;
-    }
-    if (where == 0) {
-      st->skipped++; /* the folder itself, or a file outside any folder */
-      continue;
-    }
-    if (e.type == NUB_TAR_DIR) {
-      nub_import_dir(im, norm);
-      st->dirs++;
-      continue;
-    }
-    if (e.type != NUB_TAR_FILE) {
-      st->skipped++; /* links, devices, fifos: dropped, as npm does */
-      continue;
-    }
-    if (e.size > lim->max_entry_bytes || st->bytes + e.size > lim->max_total_bytes) {
-      rc = refuse(st, err,
-                       "%s: tarball unpacks to more than %s; refusing the package", what,
-                       e.size > lim->max_entry_bytes ? "the per-file cap"
-                                                     : "the per-package cap");
-      goto out;
-    }
-    st->bytes += e.size;
-    rc = nub_import_file_begin(im, norm, e.mode);
-    if (rc == 0)
-      rc = nub_import_file_write(im, e.data, (size_t)e.size);
-    if (rc == 0)
-      rc = nub_import_file_end(im);
-    if (rc == -EEXIST || rc == -ENOTDIR || rc == -EISDIR) {
-      /* a file where the tarball has a directory, or under a file */
-      rc = nub_err_set(err, -NUB_EEXTRACT, "%s: bad tarball: '%s' is both a file and a "
-                       "directory in it", what, norm);
-      goto out;
-    }
-    if (rc < 0)
-      goto io_fail;
-    st->files++;
-  }
-  if (r < 0) {
+  rc = unpack_entries(im, &tar, what, lim, st, err);
+  if (rc == -EBADMSG)
     rc = nub_err_set(err, -NUB_EEXTRACT, "%s: corrupt tarball (%s)", what, tar.why);
-    goto out;
-  }
-  rc = 0;
-  goto out;
-io_fail:
-  nub_err_set(err, rc, "%s: cannot write to the store: %s", what, nub_strerror(rc));
 out:
+  st->held = sc->in.cap + sc->outcap + sc->files.cap;
   nub_tar_release(&tar);
   if (sc == &own)
     nub_extract_scratch_release(sc);
@@ -336,6 +350,244 @@ out:
     if (sc->files.cap > KEEP_IN_MAX) /* the file bytes of a big one */
       nub_buf_release(&sc->files);
   }
+  return rc;
+}
+
+/* ---- the stream: compressed chunks -> zlib -> tar, through windows ------ */
+
+/* gzip's smallest member (header and trailer): fewer bytes after a member
+ * are not another one, as in the whole path (is_gzip). */
+#define GZ_MIN 18
+
+struct gzsrc {
+  nub_extract_read_fn rd;
+  void *ud;
+  z_stream *z;
+  const unsigned char *in; /* what is left of the chunk rd gave last */
+  size_t inlen;
+  unsigned char carry[GZ_MIN]; /* the look at a member's start, across chunks */
+  size_t ncarry, carry_off;
+  uint64_t read, out, max_read, max_out;
+  bool started, plain, ended, in_member, eof;
+  int err;          /* a read error, or what went wrong: -EFBIG, -EBADMSG */
+  const char *why;  /* with -EBADMSG */
+};
+
+/* The next chunk from rd into s->in, once the last is used up. */
+static int pull_chunk(struct gzsrc *s)
+{
+  const void *b;
+  long n;
+
+  if (s->inlen || s->eof)
+    return 0;
+  n = s->rd(s->ud, &b);
+  if (n < 0)
+    return (int)n;
+  if (n == 0)
+    s->eof = true;
+  s->in = b;
+  s->inlen = (size_t)n;
+  s->read += (uint64_t)n;
+  return s->read > s->max_read ? -EFBIG : 0;
+}
+
+/* The next compressed bytes: the carried ones first, then the chunk. */
+static long src_next(struct gzsrc *s, const unsigned char **p)
+{
+  long n;
+  int rc;
+
+  if (s->carry_off < s->ncarry) {
+    *p = s->carry + s->carry_off;
+    n = (long)(s->ncarry - s->carry_off);
+    s->carry_off = s->ncarry;
+    return n;
+  }
+  if ((rc = pull_chunk(s)) < 0)
+    return rc;
+  *p = s->in;
+  n = (long)s->inlen;
+  s->inlen = 0;
+  return n;
+}
+
+/* Bytes taken by src_next and not used: given back to be taken again. */
+static void src_unget(struct gzsrc *s, const unsigned char *p, size_t n)
+{
+  if (n == 0)
+    return;
+  if (p >= s->carry && p < s->carry + sizeof(s->carry)) {
+    s->carry_off = (size_t)(p - s->carry);
+    return;
+  }
+  s->in = p;
+  s->inlen = n;
+}
+
+/* Whether a gzip member starts here: at least GZ_MIN bytes, gathered into
+ * carry when the chunk has fewer. 1, 0, or a read error. */
+static int member_starts(struct gzsrc *s)
+{
+  size_t have = s->ncarry - s->carry_off;
+
+  if (have + s->inlen < GZ_MIN) {
+    memmove(s->carry, s->carry + s->carry_off, have);
+    s->carry_off = 0;
+    s->ncarry = have;
+    while (s->ncarry < GZ_MIN) {
+      size_t take;
+      int rc = pull_chunk(s);
+      if (rc < 0)
+        return rc;
+      if (!s->inlen)
+        break; /* the end */
+      take = GZ_MIN - s->ncarry < s->inlen ? GZ_MIN - s->ncarry : s->inlen;
+      memcpy(s->carry + s->ncarry, s->in, take);
+      s->ncarry += take;
+      s->in += take;
+      s->inlen -= take;
+    }
+    return is_gzip(s->carry, s->ncarry);
+  }
+  if (have) { /* the carry's bytes lead; the chunk completes the look */
+    unsigned char look[GZ_MIN];
+    memcpy(look, s->carry + s->carry_off, have < GZ_MIN ? have : GZ_MIN);
+    if (have < GZ_MIN)
+      memcpy(look + have, s->in, GZ_MIN - have);
+    return is_gzip(look, GZ_MIN);
+  }
+  return is_gzip(s->in, s->inlen);
+}
+
+static long gz_fail(struct gzsrc *s, int rc, const char *why)
+{
+  s->err = rc;
+  s->why = why;
+  return rc;
+}
+
+/* nub_tar_fill_fn: up to room bytes of the tar stream. */
+static long gz_fill(void *ud, unsigned char *dst, size_t room)
+{
+  struct gzsrc *s = ud;
+  size_t made = 0;
+  int rc;
+
+  if (s->err)
+    return s->err;
+  if (!s->started) {
+    s->started = true;
+    rc = member_starts(s);
+    if (rc < 0)
+      return gz_fail(s, rc, "");
+    s->plain = rc == 0;
+    s->in_member = !s->plain;
+  }
+  while (made < room && !s->ended) {
+    const unsigned char *p;
+    long n;
+    if (!s->plain && !s->in_member) { /* between members */
+      rc = member_starts(s);
+      if (rc < 0)
+        return gz_fail(s, rc, "");
+      if (rc == 0) {
+        s->ended = true; /* what follows the last member is ignored */
+        break;
+      }
+      inflateReset(s->z);
+      s->in_member = true;
+    }
+    n = src_next(s, &p);
+    if (n < 0)
+      return gz_fail(s, (int)n, "");
+    if (n == 0) {
+      if (s->in_member)
+        return gz_fail(s, -EBADMSG, "invalid deflate data or a CRC that does not match");
+      s->ended = true;
+      break;
+    }
+    if (s->plain) {
+      size_t take = (size_t)n < room - made ? (size_t)n : room - made;
+      memcpy(dst + made, p, take);
+      made += take;
+      src_unget(s, p + take, (size_t)n - take);
+      continue;
+    }
+    s->z->next_in = (unsigned char *)p;
+    s->z->avail_in = (uInt)n;
+    s->z->next_out = dst + made;
+    s->z->avail_out = (uInt)(room - made);
+    rc = inflate(s->z, Z_NO_FLUSH);
+    made = room - s->z->avail_out;
+    src_unget(s, s->z->next_in, s->z->avail_in);
+    if (rc == Z_STREAM_END)
+      s->in_member = false;
+    else if (rc != Z_OK && rc != Z_BUF_ERROR)
+      return gz_fail(s, -EBADMSG, "invalid deflate data or a CRC that does not match");
+  }
+  s->out += made;
+  if (s->out > s->max_out)
+    return gz_fail(s, -EFBIG, "");
+  return (long)made;
+}
+
+int nub_extract_stream(struct nub_import *im, nub_extract_read_fn rd, void *ud,
+                       const char *what, const struct nub_extract_limits *lim,
+                       struct nub_extract_scratch *scratch, struct nub_extract_stats *st,
+                       struct nub_err *err)
+{
+  struct nub_extract_scratch own;
+  struct nub_extract_scratch *sc = scratch ? scratch : &own;
+  struct nub_tar tar;
+  struct gzsrc s;
+  int rc;
+
+  memset(st, 0, sizeof(*st));
+  memset(&own, 0, sizeof(own));
+  memset(&s, 0, sizeof(s));
+  if (!lim)
+    lim = &nub_extract_default_limits;
+  if (scratch)
+    nub_import_reuse(im, &scratch->files);
+  if (!sc->z) {
+    sc->z = nub_calloc(1, sizeof(*sc->z));
+    if (inflateInit2(sc->z, 16 + MAX_WBITS) != Z_OK) {
+      nub_free(sc->z);
+      sc->z = NULL;
+      return nub_err_set(err, -ENOMEM, "%s: cannot unpack: out of memory", what);
+    }
+  }
+  inflateReset(sc->z);
+  s.rd = rd;
+  s.ud = ud;
+  s.z = sc->z;
+  s.max_read = lim->max_total_bytes;
+  s.max_out = lim->max_total_bytes + (lim->max_total_bytes >> 3);
+  nub_tar_init_stream(&tar, gz_fill, &s, &sc->win);
+  rc = unpack_entries(im, &tar, what, lim, st, err);
+  /* past the tar's end to the stream's: every member's CRC is checked, as
+   * the whole path checks them before reading an entry */
+  while (rc == 0 && !s.ended) {
+    long n = gz_fill(&s, (unsigned char *)sc->win.data, sc->win.cap - 1);
+    if (n < 0)
+      rc = (int)n;
+    else if (n == 0)
+      break;
+  }
+  if (rc < 0 && s.err == rc && rc == -EFBIG)
+    rc = refuse(st, err, "%s: tarball %s the per-package cap; refusing the package", what,
+                s.read > s.max_read ? "is larger than" : "unpacks to more than");
+  else if (rc < 0 && s.err == rc && rc == -EBADMSG)
+    rc = nub_err_set(err, -NUB_EEXTRACT, "%s: corrupt tarball (gzip: %s)", what, s.why);
+  else if (rc == -EBADMSG)
+    rc = nub_err_set(err, -NUB_EEXTRACT, "%s: corrupt tarball (%s)", what, tar.why);
+  st->held = sc->win.cap + sc->files.cap;
+  nub_tar_release(&tar);
+  if (sc == &own)
+    nub_extract_scratch_release(sc);
+  else if (sc->files.cap > KEEP_IN_MAX)
+    nub_buf_release(&sc->files);
   return rc;
 }
 
@@ -395,6 +647,12 @@ void nub_extract_scratch_release(struct nub_extract_scratch *s)
   if (s->dd)
     libdeflate_free_decompressor(s->dd);
   s->dd = NULL;
+  nub_buf_release(&s->win);
+  if (s->z) {
+    inflateEnd(s->z);
+    nub_free(s->z);
+    s->z = NULL;
+  }
 }
 
 struct walk {

@@ -1,6 +1,8 @@
 /* extract.h - safe tarball extraction into a store import: the tarball is
  * held whole, gunzipped whole by libdeflate (which checks every member's
- * CRC-32 too) and its entries read by tar.h, names byte for byte.
+ * CRC-32 too) and its entries read by tar.h, names byte for byte; or, for
+ * a big one, streamed through zlib and tar.h's window (nub_extract_stream),
+ * with the same rules.
  *
  * Rules (reliability research, npm's behaviour where it is safe):
  *  - the leading folder ("package/" or any other name) is stripped;
@@ -37,6 +39,7 @@ extern const struct nub_extract_limits nub_extract_default_limits;
 struct nub_extract_stats {
   uint64_t entries, files, dirs, bytes, skipped;
   bool refused; /* the error was a refusal (hostile entry, a cap), not damage */
+  uint64_t held; /* what the scratch's buffers held at the end, the most */
 };
 
 /* The buffers for the whole compressed stream and the unpacked tar stream,
@@ -44,12 +47,16 @@ struct nub_extract_stats {
  * that their pages stay mapped. Zero-initialise; nub_extract_scratch_release
  * at the end. Very big buffers are dropped after use rather than kept. */
 struct libdeflate_decompressor;
+struct z_stream_s;
 struct nub_extract_scratch {
   struct nub_buf in;                 /* the compressed tarball */
   unsigned char *out;                /* the tar stream, unpacked whole */
   size_t outcap;
   struct libdeflate_decompressor *dd;
   struct nub_buf files; /* the import's file bytes (nub_import_reuse) */
+  /* nub_extract_stream: the unpacked window and zlib's state */
+  struct nub_buf win;
+  struct z_stream_s *z;
 };
 void nub_extract_scratch_release(struct nub_extract_scratch *s);
 
@@ -63,6 +70,20 @@ int nub_extract(struct nub_import *im, nub_extract_read_fn rd, void *ud,
                 const char *what, const struct nub_extract_limits *lim,
                 nub_extract_check_fn check, struct nub_extract_scratch *scratch,
                 struct nub_extract_stats *st, struct nub_err *err);
+
+/* The same, streamed: unpacked as rd gives it, through a window of fixed
+ * size (tar.h) and zlib's 32 KiB one, so the memory it takes does not grow
+ * with the tarball (only a file's bytes up to the import's spill size, and
+ * an extended header). There is no check: the caller verifies the digest
+ * before (the bytes are all downloaded) or, with them, before committing.
+ * The same entries, refusals and errors as nub_extract, except which cap a
+ * refusal names (a stream meets an entry's caps before the total) and
+ * that damage is found where it is read, after earlier entries went to im
+ * (which the caller aborts). */
+int nub_extract_stream(struct nub_import *im, nub_extract_read_fn rd, void *ud,
+                       const char *what, const struct nub_extract_limits *lim,
+                       struct nub_extract_scratch *scratch, struct nub_extract_stats *st,
+                       struct nub_err *err);
 
 /* The package.json of a (gzip'd) tarball, the one in its top folder: *out
  * is NUL-terminated (nub_free it). -NUB_EEXTRACT when there is none. */

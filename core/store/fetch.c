@@ -52,13 +52,11 @@ struct job {
   struct nub_http_result res;
   struct job *next_deferred;
   bool counted; /* asked of the network: one of fetcher.outstanding */
-  struct job *next_big; /* fetcher.big_parked */
   struct job *next_wait; /* fetcher.awaiting */
-  uint64_t big_guess;   /* what it unpacks to, when it is a big one */
   /* worker side */
   struct nub_hasher h;
   struct nub_sri want, got; /* got is valid once digested */
-  bool have_want, digested;
+  bool have_want;
   uint64_t bytes_in;
   uint64_t t_submit, t_first, t_wait_ns;
 };
@@ -95,11 +93,7 @@ struct fetcher {
   size_t nunchecked;
   char first_unchecked[256];
   struct nub_strmap checkouts; /* resolved git identity -> a checkout (owned) */
-  /* tarballs that unpack to more than BIG_UNPACK: at most BIG_BUDGET of
-   * them at once (one alone may be more), the others parked meanwhile, in
-   * arrival order */
-  uint64_t big_inflight, big_peak;
-  struct job *big_parked, *big_parked_tail;
+  uint64_t held_peak; /* the most an extractor's buffers held */
   /* downloaded whole before the registry gave the integrity to check them
    * against (pkg->registry_integrity): they wait for it */
   struct job *awaiting;
@@ -602,8 +596,6 @@ static long pull(void *ud, const void **buf)
     j->queued -= c->len;
     pthread_mutex_unlock(&j->lock);
     j->cur = c;
-    nub_hasher_update(&j->h, c->data, c->len);
-    j->bytes_in += c->len;
     *buf = c->data;
     return (long)c->len;
   }
@@ -613,34 +605,20 @@ static long pull(void *ud, const void **buf)
   return 0;
 }
 
-static void drain(struct job *j)
-{
-  const void *b;
-  while (pull(j, &b) > 0) {
-  }
-}
-
-/* The whole body has been hashed: finish the digest, once. */
+/* The whole body, downloaded, hashed where it lies (a tarball whose
+ * digest is wrong is never unpacked, so none of its bytes reach the store);
+ * the unpacking then takes the chunks, freeing each as it goes. */
 static void digest(struct job *j)
 {
-  if (j->digested)
-    return;
-  drain(j); /* the tail after tar's end still counts for the hash */
   j->got.algo = j->have_want ? j->want.algo : NUB_HASH_SHA512;
+  pthread_mutex_lock(&j->lock);
+  for (struct chunk *c = j->head; c; c = c->next) {
+    nub_hasher_update(&j->h, c->data, c->len);
+    j->bytes_in += c->len;
+  }
+  pthread_mutex_unlock(&j->lock);
   nub_hasher_final(&j->h, j->got.digest, &j->got.len);
   nub_hasher_release(&j->h);
-  j->digested = true;
-}
-
-/* Between download and unpacking: a tarball whose digest is wrong is
- * never unpacked, so none of its bytes reach the store. */
-static int check_integrity(void *ud)
-{
-  struct job *j = ud;
-  digest(j);
-  if (j->res.cls != NUB_HTTP_OK || j->res.curl_code)
-    return -NUB_ENETWORK; /* worker_run reports the transfer's failure */
-  return j->have_want && !nub_sri_equal(&j->want, &j->got) ? -NUB_EINTEGRITY : 0;
 }
 
 /* A package that cannot be fetched fails the install at once, unless it
@@ -723,6 +701,27 @@ static void report(struct job *j, const struct nub_extract_stats *st, uint64_t t
   nub_diag_event("store", "import", t0, t1, nub_jw_end(&w));
 }
 
+/* A tarball that unpacks to more than this streams through fixed windows
+ * (zlib, then tar's), so no worker holds a package whole, and big ones
+ * unpack side by side with no budget to wait for. Smaller ones are
+ * unpacked whole by libdeflate into a buffer the worker keeps (extract.c's
+ * KEEP_OUT_MAX): 2.5 times zlib's speed there, while into a fresh buffer
+ * the first touch of its pages costs more than that (87 MB: libdeflate 400
+ * ms cold, 85 ms warm; zlib through a window 230 ms). */
+#define STREAM_ABOVE (4u << 20)
+
+/* What the downloaded body unpacks to: gzip's ISIZE (the last four bytes)
+ * when it is larger than the body, else the body's size. Only an estimate:
+ * the decoder never trusts it. */
+static uint64_t unpacked_guess(const struct job *j)
+{
+  uint64_t isize = 0;
+
+  if (j->tail && j->tail->len >= 4)
+    isize = nub_le32((const unsigned char *)j->tail->data + j->tail->len - 4);
+  return isize > j->queued ? isize : j->queued;
+}
+
 static void unpack_job(void *arg, int worker)
 {
   struct job *j = arg;
@@ -732,6 +731,7 @@ static void unpack_job(void *arg, int worker)
   struct nub_err err;
   struct nub_sri *want = &j->want, *got = &j->got;
   const struct nub_http_result *r = &j->res;
+  struct nub_extract_scratch *sc;
   bool have_want;
   int rc;
   uint64_t t0 = nub_plat_now_ns(), fresh = 0, present = 0;
@@ -750,33 +750,17 @@ static void unpack_job(void *arg, int worker)
   kick(f);
   have_want = j->have_want =
       j->pkg->integrity && nub_sri_parse(want, j->pkg->integrity) == 0;
-  j->digested = false;
   nub_hasher_init(&j->h, have_want ? want->algo : NUB_HASH_SHA512);
   j->bytes_in = 0;
   j->t_wait_ns = 0;
   if (f->cancel) {
-    drain(j);
     nub_hasher_release(&j->h);
     job_error(j, -NUB_EINTR, "interrupted");
     return;
   }
-  nub_import_begin(f->store, &im, &err);
-  if (j->pkg->distrust_ns)
-    nub_import_distrust(im, j->pkg->distrust_ns);
-  if (j->pkg->as_tree)
-    nub_import_as_tree(im, j->pkg->name);
-  if (worker < f->nscratch) {
-    /* the body is all here: the extractor's copy of it sized once, not by
-     * doubling (half of it unused, for a big one) */
-    nub_buf_reset(&f->scratch[worker].in);
-    nub_buf_reserve(&f->scratch[worker].in, j->queued);
-  }
-  rc = nub_extract(im, pull, j, j->what, NULL, have_want ? check_integrity : NULL,
-                   worker < f->nscratch ? &f->scratch[worker] : NULL, &st, &err);
   digest(j);
 
   if (r->cls != NUB_HTTP_OK || r->curl_code) {
-    nub_import_abort(im);
     if (f->cancel) {
       job_error(j, -NUB_EINTR, "interrupted");
       return;
@@ -802,12 +786,11 @@ static void unpack_job(void *arg, int worker)
     }
     return;
   }
-  /* The whole body has been hashed: judge integrity first, so a corrupted
-   * transfer is reported as what it is, whatever it did to tar. */
+  /* integrity first, so a corrupted transfer is reported as what it is,
+   * whatever it would do to gzip or tar */
   if (have_want && !nub_sri_equal(want, got)) {
     char g[128];
     nub_sri_format(got, g, sizeof(g));
-    nub_import_abort(im);
     snprintf(why, sizeof(why), "integrity mismatch: expected %s, got %s",
              j->pkg->integrity, g);
     if (j->attempt <= f->cfg->fetch_retries && !f->cancel && !is_local(j->pkg)) {
@@ -819,13 +802,38 @@ static void unpack_job(void *arg, int worker)
               "stored", j->what, j->pkg->integrity, g);
     return;
   }
+  nub_import_begin(f->store, &im, &err);
+  if (j->pkg->distrust_ns)
+    nub_import_distrust(im, j->pkg->distrust_ns);
+  if (j->pkg->as_tree)
+    nub_import_as_tree(im, j->pkg->name);
+  sc = worker < f->nscratch ? &f->scratch[worker] : NULL;
+  if (unpacked_guess(j) > STREAM_ABOVE) {
+    rc = nub_extract_stream(im, pull, j, j->what, NULL, sc, &st, &err);
+  } else {
+    if (sc) {
+      /* the body is all here: the extractor's copy of it sized once, not
+       * by doubling (half of it unused, for a big one) */
+      nub_buf_reset(&sc->in);
+      nub_buf_reserve(&sc->in, j->queued);
+    }
+    rc = nub_extract(im, pull, j, j->what, NULL, NULL, sc, &st, &err);
+  }
+  {
+    uint64_t peak = __atomic_load_n(&f->held_peak, __ATOMIC_RELAXED);
+    while (st.held > peak && !__atomic_compare_exchange_n(&f->held_peak, &peak, st.held, false,
+                                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+      ;
+  }
   if (rc < 0) {
     /* With a matching hash the bytes are the publisher's, so a tarball that
      * does not unpack is the package's fault. Without a known hash it may be
      * a corrupted transfer: retry it, unless it is a policy refusal. */
     bool final = have_want || st.refused || is_local(j->pkg);
     nub_import_abort(im);
-    if (final)
+    if (f->cancel)
+      job_error(j, -NUB_EINTR, "interrupted");
+    else if (final)
       job_error(j, rc, "%s", err.msg);
     else
       retry_or_fail(j, rc, true, -1, err.msg);
@@ -853,88 +861,10 @@ static void unpack_job(void *arg, int worker)
   job_finished(j);
 }
 
-/* libdeflate unpacks a tarball whole, in memory: three workers on the
- * three biggest packages at once held them all (a project with native
- * toolchains has several of 100-150 MB unpacked: @parcel/transformer-js,
- * @next/swc-*, app-builder-bin; 615 MB peak RSS; on the large fixture
- * typescript and date-fns, 23 and 26 MB, held 44 MB together). Packages
- * that unpack to more than BIG_UNPACK go at most BIG_BUDGET of them at once
- * (a bigger one alone); the others park and the workers take smaller ones
- * meanwhile, so the peak is bounded by the budget (or the biggest
- * package) plus what the small ones hold, while several middling ones
- * still unpack side by side. */
-#define BIG_UNPACK (8u << 20)
-#define BIG_BUDGET (32u << 20)
-
-/* What the downloaded body unpacks to: gzip's ISIZE (the last four bytes)
- * when it is larger than the body, else the body's size. Only an estimate:
- * the decoder never trusts it. */
-static uint64_t unpacked_guess(const struct job *j)
-{
-  uint64_t isize = 0;
-
-  if (j->tail && j->tail->len >= 4)
-    isize = nub_le32((const unsigned char *)j->tail->data + j->tail->len - 4);
-  return isize > j->queued ? isize : j->queued;
-}
-
-/* Under f->lock: whether a big one of `guess` bytes may start now. */
-static bool big_fits(const struct fetcher *f, uint64_t guess)
-{
-  return f->big_inflight == 0 || f->big_inflight + guess <= BIG_BUDGET;
-}
-
-/* Under f->lock: j counted as running. */
-static void big_start(struct fetcher *f, struct job *j)
-{
-  f->big_inflight += j->big_guess;
-  if (f->big_inflight > f->big_peak)
-    f->big_peak = f->big_inflight;
-}
-
-static void run_big(void *arg, int worker);
-
-/* A big one of `guess` bytes is done: the parked ones that fit now go to
- * the next free workers (before anything else queued), in their order. */
-static void release_big(struct fetcher *f, uint64_t guess)
-{
-  struct job *go = NULL, **tail = &go;
-
-  pthread_mutex_lock(&f->lock);
-  f->big_inflight -= guess;
-  while (f->big_parked && big_fits(f, f->big_parked->big_guess)) {
-    struct job *next = f->big_parked;
-    f->big_parked = next->next_big;
-    if (!f->big_parked)
-      f->big_parked_tail = NULL;
-    big_start(f, next);
-    next->next_big = NULL;
-    *tail = next;
-    tail = &next->next_big;
-  }
-  pthread_mutex_unlock(&f->lock);
-  while (go) {
-    struct job *next = go->next_big;
-    nub_pool_submit_prio(f->pool, run_big, go, UINT64_MAX);
-    go = next;
-  }
-}
-
-static void run_big(void *arg, int worker)
-{
-  struct job *j = arg;
-  struct fetcher *f = j->f;
-  uint64_t guess = j->big_guess; /* the job is gone once unpacked */
-
-  unpack_job(j, worker);
-  release_big(f, guess);
-}
-
 static void worker_run(void *arg, int worker)
 {
   struct job *j = arg;
   struct fetcher *f = j->f;
-  uint64_t guess = unpacked_guess(j);
 
   if (j->pkg->registry_integrity) {
     pthread_mutex_lock(&f->lock);
@@ -948,27 +878,6 @@ static void worker_run(void *arg, int worker)
     pthread_mutex_unlock(&f->lock);
   }
 
-  if (guess > BIG_UNPACK) {
-    bool park;
-    j->big_guess = guess;
-    j->next_big = NULL;
-    pthread_mutex_lock(&f->lock);
-    /* (behind the parked ones, never past them) */
-    park = f->big_parked || !big_fits(f, guess);
-    if (park) {
-      if (f->big_parked_tail)
-        f->big_parked_tail->next_big = j;
-      else
-        f->big_parked = j;
-      f->big_parked_tail = j;
-    } else {
-      big_start(f, j);
-    }
-    pthread_mutex_unlock(&f->lock);
-    if (!park)
-      run_big(j, worker);
-    return;
-  }
   unpack_job(j, worker);
 }
 
@@ -1254,7 +1163,7 @@ int nub_fetch_end(struct nub_fetch *fs, struct nub_fetch_result *res, struct nub
   res->fetched = f->nfetch;
   res->cached = f->cached;
   res->bytes = f->bytes;
-  res->big_unpack_peak = f->big_peak;
+  res->unpack_held_peak = f->held_peak;
   if (f->rc) {
     rc = f->rc;
     *err = f->err;

@@ -49,8 +49,9 @@ struct nub_fetch_opts {
 struct nub_fetch_result {
   size_t cached, fetched;
   uint64_t bytes;
-  /* the most that big packages (fetch.c) were guessed to unpack to at once */
-  uint64_t big_unpack_peak;
+  /* the most one extractor's buffers held (extract.h's held), over every
+   * tarball: what a worker's memory grows to */
+  uint64_t unpack_held_peak;
 };
 
 /* A fetch session: packages are added as they become known (the resolver

@@ -1,4 +1,4 @@
-/* tar.c - tar entries from a buffer; see tar.h. */
+/* tar.c - tar entries from a buffer or a stream; see tar.h. */
 #include "tar.h"
 
 #include <errno.h>
@@ -6,6 +6,9 @@
 #include <string.h>
 
 #define BLOCK 512
+/* A stream's window: big enough that a fill is worth its call, small
+ * enough to stay in the cache the decoder writes through. */
+#define WINDOW (256u << 10)
 
 /* Header fields (POSIX ustar; GNU shares the first 345 bytes). */
 #define F_NAME 0
@@ -24,6 +27,19 @@ void nub_tar_init(struct nub_tar *t, const void *buf, size_t len)
   t->why = "";
 }
 
+void nub_tar_init_stream(struct nub_tar *t, nub_tar_fill_fn fill, void *ud,
+                         struct nub_buf *win)
+{
+  nub_tar_init(t, NULL, 0);
+  t->fill = fill;
+  t->fill_ud = ud;
+  t->win = win;
+  nub_buf_reset(win);
+  if (win->cap < WINDOW + 1)
+    nub_buf_reserve(win, WINDOW);
+  t->p = (const unsigned char *)win->data;
+}
+
 void nub_tar_release(struct nub_tar *t)
 {
   nub_buf_release(&t->name);
@@ -35,6 +51,84 @@ static int bad(struct nub_tar *t, const char *why)
 {
   t->why = why;
   return -EBADMSG;
+}
+
+/* A stream: at least n bytes from t->off on in the window, unless the
+ * archive ends first (the caller checks what it got). Held whole, it is
+ * all there already. */
+static int ensure(struct nub_tar *t, size_t n)
+{
+  struct nub_buf *w = t->win;
+
+  if (!t->fill || t->len - t->off >= n || t->eof)
+    return 0;
+  if (t->off) {
+    memmove(w->data, w->data + t->off, t->len - t->off);
+    t->len -= t->off;
+    t->off = 0;
+  }
+  if (n + 1 > w->cap) { /* an extended header bigger than the window */
+    w->len = t->len;
+    nub_buf_reserve(w, n - t->len);
+  }
+  t->p = (const unsigned char *)w->data;
+  while (t->len < n && !t->eof) {
+    long got = t->fill(t->fill_ud, (unsigned char *)w->data + t->len, w->cap - 1 - t->len);
+    if (got < 0)
+      return (int)got;
+    if (got == 0)
+      t->eof = true;
+    t->len += (size_t)got;
+  }
+  return 0;
+}
+
+long nub_tar_read(struct nub_tar *t, const unsigned char **p)
+{
+  size_t avail;
+  int rc;
+
+  if (!t->remain)
+    return 0;
+  if (t->len == t->off && (rc = ensure(t, 1)) < 0)
+    return rc;
+  avail = t->len - t->off;
+  if (!avail)
+    return bad(t, "an entry runs past the end of the archive");
+  if (avail > t->remain)
+    avail = (size_t)t->remain;
+  *p = t->p + t->off;
+  t->off += avail;
+  t->remain -= avail;
+  return (long)avail;
+}
+
+/* Past the current entry's unread bytes and its padding (which a final
+ * entry may lack). */
+static int skip_entry(struct nub_tar *t)
+{
+  const unsigned char *p;
+  long n;
+  int rc;
+
+  while ((n = nub_tar_read(t, &p)) > 0) {
+  }
+  if (n < 0)
+    return (int)n;
+  while (t->pad) {
+    size_t avail;
+    if (t->len == t->off && (rc = ensure(t, 1)) < 0)
+      return rc;
+    avail = t->len - t->off;
+    if (!avail)
+      break;
+    if (avail > t->pad)
+      avail = (size_t)t->pad;
+    t->off += avail;
+    t->pad -= avail;
+  }
+  t->pad = 0;
+  return 0;
 }
 
 /* An octal field (spaces and NULs around the digits), or base-256 when the
@@ -173,6 +267,8 @@ int nub_tar_next(struct nub_tar *t, struct nub_tar_entry *e)
     bool meta;
     int rc;
 
+    if ((rc = skip_entry(t)) < 0 || (rc = ensure(t, 2 * BLOCK)) < 0)
+      return rc;
     if (t->len - t->off < BLOCK) {
       if (have_long || have_pax_path || have_pax_size)
         return bad(t, "the archive ends after an extended header");
@@ -197,14 +293,25 @@ int nub_tar_next(struct nub_tar *t, struct nub_tar_entry *e)
     meta = type == 'x' || type == 'X' || type == 'L' || type == 'K' || type == 'g';
     if (have_pax_size && !meta)
       size = pax_size; /* a pax size is the next entry's, not a header's */
-    if (size > t->len - t->off - BLOCK)
-      return bad(t, "an entry runs past the end of the archive");
     padded = (size + BLOCK - 1) / BLOCK * BLOCK;
-    if (padded > t->len - t->off - BLOCK)
+    if (meta) {
+      /* read whole, so it must fit in memory */
+      if (size > NUB_TAR_META_MAX)
+        return bad(t, "an extended header is bigger than 1 MiB");
+      if ((rc = ensure(t, BLOCK + (size_t)padded)) < 0)
+        return rc;
+      h = t->p + t->off; /* (the window may have moved) */
+    }
+    /* a stream learns this as it reads the entry (nub_tar_read) */
+    if ((meta || !t->fill) && size > t->len - t->off - BLOCK)
+      return bad(t, "an entry runs past the end of the archive");
+    if (!t->fill && padded > t->len - t->off - BLOCK)
       padded = t->len - t->off - BLOCK; /* a final entry without padding */
     t->off += BLOCK;
     if (meta) {
       const unsigned char *d = t->p + t->off;
+      if (padded > t->len - t->off)
+        padded = t->len - t->off;
       t->off += (size_t)padded;
       if (type == 'x' || type == 'X') { /* 'X': the old name of the same header */
         rc = pax(t, d, (size_t)size, &have_pax_path, &have_pax_size, &pax_size);
@@ -237,7 +344,7 @@ int nub_tar_next(struct nub_tar *t, struct nub_tar_entry *e)
       nub_buf_adds(&t->name, "");
     e->path = t->name.data;
     e->mode = (unsigned)(mode & 07777);
-    e->data = t->p + t->off;
+    e->data = t->fill ? NULL : t->p + t->off;
     e->size = size;
     switch (type) {
     case '0':
@@ -259,7 +366,9 @@ int nub_tar_next(struct nub_tar *t, struct nub_tar_entry *e)
     default:
       e->type = NUB_TAR_OTHER;
     }
-    t->off += (size_t)padded;
+    /* the data is read (nub_tar_read) or passed over (the next call) */
+    t->remain = size;
+    t->pad = padded - size;
     t->entries++;
     return 1;
   }

@@ -12,13 +12,20 @@
  * "caf\xc3\xa9"). npm writes the bytes the tarball has, and so does this
  * reader: names are never converted, whatever the locale.
  *
+ * Two ways in: a buffer held whole (nub_tar_init), or a stream pulled
+ * through a window of the caller's (nub_tar_init_stream), so that a big
+ * archive never needs memory of its size. Both read the same entries and
+ * refuse the same archives, with the same reasons; a stream learns that
+ * an entry runs past the end only when it reads that far.
+ *
  * Hostile input: a header whose checksum does not add up, a size past the
- * end of the buffer, a pax record that does not parse or a name with a NUL
- * byte inside is an error with a reason; nothing is read outside the
- * buffer. */
+ * end of the data, a pax record that does not parse, an extended header
+ * of more than NUB_TAR_META_MAX bytes or a name with a NUL byte inside is
+ * an error with a reason; nothing is read outside the buffer. */
 #ifndef NUB_TAR_H
 #define NUB_TAR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,13 +39,23 @@ enum nub_tar_type {
   NUB_TAR_OTHER,    /* devices, fifos, sparse files, anything else */
 };
 
+/* The biggest pax or GNU long-name header read (a path is at most 4 KiB
+ * where it is used: anything near this is hostile). */
+#define NUB_TAR_META_MAX (1u << 20)
+
 struct nub_tar_entry {
   const char *path; /* the raw bytes of the name, NUL-terminated */
   enum nub_tar_type type;
   unsigned mode;    /* permission bits from the header */
-  const unsigned char *data; /* size bytes inside the buffer (files) */
+  /* the size bytes inside the buffer (files), held whole; NULL from a
+   * stream: read them with nub_tar_read */
+  const unsigned char *data;
   uint64_t size;
 };
+
+/* Fill dst with up to room more bytes of the archive: how many (> 0), 0 at
+ * its end, or a negative error, which the reader returns as it is. */
+typedef long (*nub_tar_fill_fn)(void *ud, unsigned char *dst, size_t room);
 
 struct nub_tar {
   const unsigned char *p;
@@ -46,12 +63,29 @@ struct nub_tar {
   size_t entries; /* returned so far */
   struct nub_buf name, longname, paxpath; /* owned */
   const char *why; /* the reason of the last error (static text) */
+  uint64_t remain, pad; /* the current entry's bytes not read yet, its padding */
+  /* a stream: p is win's bytes, refilled by fill */
+  nub_tar_fill_fn fill;
+  void *fill_ud;
+  struct nub_buf *win;
+  bool eof;
 };
 
 void nub_tar_init(struct nub_tar *t, const void *buf, size_t len);
+/* A stream read through win (the caller's: kept across archives, so its
+ * pages stay mapped; it grows past its capacity only for an extended
+ * header bigger than it, never for a file). */
+void nub_tar_init_stream(struct nub_tar *t, nub_tar_fill_fn fill, void *ud,
+                         struct nub_buf *win);
 void nub_tar_release(struct nub_tar *t);
 /* The next entry: 1 and *e filled (valid until the next call), 0 at the
- * end of the archive, -EBADMSG with t->why when the archive is corrupt. */
+ * end of the archive, -EBADMSG with t->why when the archive is corrupt,
+ * or the fill function's own error. */
 int nub_tar_next(struct nub_tar *t, struct nub_tar_entry *e);
+/* The next bytes of the current entry's data: their count (> 0) with *p
+ * (valid until the next call), 0 when all were read, -EBADMSG (t->why) when
+ * the archive ends inside them, or the fill function's error. Held whole,
+ * the first call gives them all. */
+long nub_tar_read(struct nub_tar *t, const unsigned char **p);
 
 #endif

@@ -1,6 +1,7 @@
 /* fuzz_tarball.c - the extraction path: gzip (or plain) tar into a store
  * import, with every check a tarball from the network meets (names, links,
- * traversal, limits), then the import discarded; and the tar reader and
+ * traversal, limits), then the import discarded, held whole and streamed
+ * (which must agree); and the tar reader and
  * the package.json finder on their own. The store is a temporary
  * directory, removed at exit. */
 #include "fuzz.h"
@@ -28,11 +29,19 @@ struct src {
   const uint8_t *p;
   size_t len;
   int given;
+  size_t off, piece; /* piece: the stream's chunk size (0: all at once) */
 };
 
 static long rd(void *ud, const void **buf)
 {
   struct src *s = ud;
+  size_t n;
+  if (s->piece) {
+    n = s->len - s->off < s->piece ? s->len - s->off : s->piece;
+    *buf = s->p + s->off;
+    s->off += n;
+    return (long)n;
+  }
   if (s->given)
     return 0;
   s->given = 1;
@@ -44,12 +53,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   static int ready;
   struct nub_extract_limits lim = {2000, 1u << 20, 4u << 20};
-  struct nub_extract_stats st;
+  struct nub_extract_stats st, sst;
   struct nub_import *im;
+  struct src ss = {data, size, 0, 0, 1 + size % 997};
+  int rc, src_rc;
   struct nub_tar t;
   struct nub_tar_entry e;
   struct nub_err err;
-  struct src s = {data, size, 0};
+  struct src s = {data, size, 0, 0, 0};
   char *pj = NULL, norm[4096];
   size_t pjlen;
 
@@ -72,7 +83,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (nub_import_begin(&store, &im, &err) < 0)
     abort();
   memset(&st, 0, sizeof(st));
-  nub_extract(im, rd, &s, "fuzz@1.0.0", &lim, NULL, NULL, &st, &err);
+  rc = nub_extract(im, rd, &s, "fuzz@1.0.0", &lim, NULL, NULL, &st, &err);
   nub_import_abort(im);
+  /* the stream, in odd pieces, accepts what the whole path accepts, with
+   * the same files, and refuses what it refuses */
+  nub_err_clear(&err);
+  if (nub_import_begin(&store, &im, &err) < 0)
+    abort();
+  memset(&sst, 0, sizeof(sst));
+  src_rc = nub_extract_stream(im, rd, &ss, "fuzz@1.0.0", &lim, NULL, &sst, &err);
+  nub_import_abort(im);
+  if ((rc == 0) != (src_rc == 0))
+    abort();
+  if (rc == 0 && (st.files != sst.files || st.bytes != sst.bytes || st.dirs != sst.dirs ||
+                  st.skipped != sst.skipped))
+    abort();
   return 0;
 }

@@ -5,6 +5,7 @@
 #include "nub_test.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,23 +31,85 @@ struct got {
   unsigned mode;
 };
 
-/* Every entry of buf, or the first error (then *err_why is set). */
-static int read_all(const struct nub_buf *b, struct got *out, int max, const char **err_why)
+/* A stream's pieces: sizes that cross every boundary (a block, a header,
+ * a window) at some point. */
+static const size_t piece_sizes[] = {1, 7, 511, 512, 513, 3000, 70000};
+
+struct pieces {
+  const unsigned char *p;
+  size_t len, off;
+  unsigned turn;
+};
+
+static size_t next_piece(struct pieces *s, size_t room)
+{
+  size_t n = piece_sizes[s->turn++ % (sizeof(piece_sizes) / sizeof(piece_sizes[0]))];
+  if (n > room)
+    n = room;
+  if (n > s->len - s->off)
+    n = s->len - s->off;
+  return n;
+}
+
+static long fill_pieces(void *ud, unsigned char *dst, size_t room)
+{
+  struct pieces *s = ud;
+  size_t n = next_piece(s, room);
+  memcpy(dst, s->p + s->off, n);
+  s->off += n;
+  return (long)n;
+}
+
+/* Every entry of buf, or the first error (then *err_why is set), read
+ * whole (stream false) or as a stream in odd pieces. */
+static int read_one_way(const struct nub_buf *b, bool stream, struct got *out, int max,
+                        const char **err_why)
 {
   struct nub_tar t;
   struct nub_tar_entry e;
+  struct nub_buf win = NUB_BUF_INIT;
+  struct pieces src = {(const unsigned char *)b->data, b->len, 0, 0};
   int n = 0, r;
-  nub_tar_init(&t, b->data, b->len);
+  if (stream)
+    nub_tar_init_stream(&t, fill_pieces, &src, &win);
+  else
+    nub_tar_init(&t, b->data, b->len);
   while ((r = nub_tar_next(&t, &e)) == 1 && n < max) {
+    const unsigned char *p;
+    long k;
     snprintf(out[n].path, sizeof(out[n].path), "%s", e.path);
     out[n].type = e.type;
     out[n].size = e.size;
     out[n].mode = e.mode;
+    /* every other entry's data read, the rest passed over */
+    if (n % 2)
+      while ((k = nub_tar_read(&t, &p)) > 0) {
+      }
     n++;
   }
   *err_why = t.why;
   nub_tar_release(&t);
+  nub_buf_release(&win);
   return r < 0 ? r : n;
+}
+
+/* Both ways, which must agree on every entry and error. */
+static int read_all(const struct nub_buf *b, struct got *out, int max, const char **err_why)
+{
+  struct got s[16];
+  const char *swhy;
+  int n = read_one_way(b, false, out, max, err_why);
+  int sn = read_one_way(b, true, s, max < 16 ? max : 16, &swhy);
+
+  assert_int_equal(sn, n);
+  assert_string_equal(swhy, *err_why);
+  for (int i = 0; i < n && i < 16; i++) {
+    assert_string_equal(s[i].path, out[i].path);
+    assert_int_equal(s[i].type, out[i].type);
+    assert_int_equal(s[i].size, out[i].size);
+    assert_int_equal(s[i].mode, out[i].mode);
+  }
+  return n;
 }
 
 static void test_tar__kinds_and_names(void **state)
@@ -198,11 +261,21 @@ struct src {
   const char *p;
   size_t len;
   bool given;
+  unsigned turn; /* pieces (0: the whole at once) */
+  size_t off;
 };
 
 static long rd(void *ud, const void **buf)
 {
   struct src *s = ud;
+  if (s->turn) {
+    struct pieces pc = {(const unsigned char *)s->p, s->len, s->off, s->turn};
+    size_t n = next_piece(&pc, SIZE_MAX);
+    s->turn++;
+    *buf = s->p + s->off;
+    s->off += n;
+    return (long)n;
+  }
   if (s->given)
     return 0;
   s->given = true;
@@ -212,28 +285,69 @@ static long rd(void *ud, const void **buf)
 
 static bool last_refused; /* the last extract()'s failure was a refusal */
 
+static void same_index(const struct nub_index *a, const struct nub_index *b)
+{
+  assert_int_equal(a->nfiles, b->nfiles);
+  assert_int_equal(a->ndirs, b->ndirs);
+  for (uint32_t i = 0; i < a->nfiles; i++) {
+    assert_string_equal(a->files[i].path, b->files[i].path);
+    assert_memory_equal(a->files[i].hash, b->files[i].hash, 32);
+    assert_int_equal(a->files[i].size, b->files[i].size);
+    assert_int_equal(a->files[i].mode, b->files[i].mode);
+  }
+}
+
+/* One tarball through both extractors: the whole one (into sc) and the
+ * stream in odd pieces, which must agree on the index, the error class and
+ * whether it was a refusal. *out and err are the whole one's. */
 static int extract(struct nub_test_store *f, const struct nub_buf *gz,
                    const struct nub_extract_limits *lim,
                    struct nub_extract_scratch *sc, const char *tag, struct nub_index **out,
                    struct nub_err *err)
 {
-  struct nub_import *im;
-  struct nub_extract_stats st;
-  struct src s = {gz->data, gz->len, false};
-  char key[65];
-  int rc;
+  struct nub_extract_scratch ssc;
+  struct nub_index *sx = NULL;
+  struct nub_err serr;
+  int rc[2];
+  bool refused[2];
 
-  assert_int_equal(nub_import_begin(&f->store, &im, err), 0);
-  rc = nub_extract(im, rd, &s, "p@1.0.0", lim, NULL, sc, &st, err);
-  last_refused = st.refused;
-  if (rc < 0) {
-    nub_import_abort(im);
-    return rc;
+  memset(&ssc, 0, sizeof(ssc));
+  for (int way = 0; way < 2; way++) {
+    struct nub_import *im;
+    struct nub_extract_stats st;
+    struct src s = {gz->data, gz->len, false, (unsigned)way, 0};
+    struct nub_err *e = way ? &serr : err;
+    char key[65];
+    assert_int_equal(nub_import_begin(&f->store, &im, e), 0);
+    rc[way] = way ? nub_extract_stream(im, rd, &s, "p@1.0.0", lim, &ssc, &st, e)
+                  : nub_extract(im, rd, &s, "p@1.0.0", lim, NULL, sc, &st, e);
+    refused[way] = st.refused;
+    if (rc[way] < 0) {
+      nub_import_abort(im);
+      continue;
+    }
+    memset(key, way ? 's' : '0', 64);
+    key[64] = '\0';
+    memcpy(key, tag, strlen(tag));
+    rc[way] = nub_import_commit(im, key, way ? &sx : out, e);
   }
-  memset(key, '0', 64);
-  key[64] = '\0';
-  memcpy(key, tag, strlen(tag));
-  return nub_import_commit(im, key, out, err);
+  /* the stream's window stays its size, whatever the tarball */
+  assert_true(ssc.win.cap <= NUB_TAR_META_MAX + 1024 + 1);
+  assert_null(ssc.out);
+  assert_int_equal(ssc.in.cap, 0);
+  nub_extract_scratch_release(&ssc);
+  assert_int_equal(rc[1], rc[0]);
+  if (refused[1] != refused[0]) print_message("%s: %s / %s\n", tag, err->msg, serr.msg);
+  assert_int_equal(refused[1], refused[0]);
+  last_refused = refused[0];
+  if (rc[0] == 0) {
+    same_index(*out, sx);
+    nub_index_free(sx);
+  } else {
+    assert_int_equal(!!strstr(serr.msg, "corrupt tarball"), !!strstr(err->msg, "corrupt tarball"));
+    assert_int_equal(!!strstr(serr.msg, "(gzip:"), !!strstr(err->msg, "(gzip:"));
+  }
+  return rc[0];
 }
 
 static bool has_path(const struct nub_index *x, const char *path)
@@ -302,26 +416,30 @@ static void test_extract__file_over_directory(void **state)
       }
       nub_test_tar_finish(&t);
       gz = nub_test_gzip(t.data, t.len);
+      memset(&s, 0, sizeof(s));
       s.p = gz.data;
       s.len = gz.len;
-      s.given = false;
-      assert_int_equal(nub_import_begin(&f->store, &im, &err), 0);
-      if (tree)
-        assert_true(nub_import_as_tree(im, "p"));
-      rc = nub_extract(im, rd, &s, "p@1.0.0", NULL, NULL, NULL, &st, &err);
-      if (rc == 0) {
-        char key[65];
-        memset(key, tree ? 'c' : 'd', 64);
-        key[63] = (char)('0' + order);
-        key[64] = '\0';
-        rc = nub_import_commit(im, key, NULL, &err);
-      } else {
-        nub_import_abort(im);
+      for (int way = 0; way < 2; way++) {
+        s.given = false;
+        assert_int_equal(nub_import_begin(&f->store, &im, &err), 0);
+        if (tree)
+          assert_true(nub_import_as_tree(im, "p"));
+        rc = way ? nub_extract_stream(im, rd, &s, "p@1.0.0", NULL, NULL, &st, &err)
+                 : nub_extract(im, rd, &s, "p@1.0.0", NULL, NULL, NULL, &st, &err);
+        if (rc == 0) {
+          char key[65];
+          memset(key, tree ? 'c' : 'd', 64);
+          key[62] = (char)('0' + way);
+          key[63] = (char)('0' + order);
+          key[64] = '\0';
+          rc = nub_import_commit(im, key, NULL, &err);
+        } else {
+          nub_import_abort(im);
+        }
+        assert_int_equal(rc, -NUB_EEXTRACT);
+        /* (a failure at commit gets the package's name from fetch.c) */
+        assert_non_null(strstr(err.msg, "is both a file and a directory"));
       }
-      assert_int_equal(rc, -NUB_EEXTRACT);
-      /* (a failure at commit gets the package's name from fetch.c) */
-      if (!strstr(err.msg, "is both a file and a directory")) print_message("%s\n", err.msg);
-      assert_non_null(strstr(err.msg, "is both a file and a directory"));
       nub_buf_release(&t);
       nub_buf_release(&gz);
     }
