@@ -710,7 +710,12 @@ class RecordTest(IsolatedTestCase):
         self.registry.reset_log()
         proc = self.install()
         self.assertTrue(self.replayed(proc), proc.stderr)
-        self.assertNotIn("phase:resolve", proc.stderr)
+        # the phases of every install, each saying it did nothing
+        n = re.search(r"phase:replay \S+ \((\d+) packages", proc.stderr).group(1)
+        self.assertRegex(proc.stderr, r"phase:resolve \S+ \(0 packages resolved: the store's record\)")
+        self.assertRegex(proc.stderr, r"phase:fetch \S+ \(0 packages, %s cached\)" % n)
+        self.assertRegex(proc.stderr, r"phase:link \S+ \(0 files, %s packages, %s reused" % (n, n))
+        self.assertIn("phase:link_bins ", proc.stderr)
         self.assertEqual(self.registry.requests, [])
         self.assertEqual(self.snapshot(), want)
         self.assertEqual(re.sub(r"in [0-9.]+s", "", proc.stdout),
@@ -720,6 +725,21 @@ class RecordTest(IsolatedTestCase):
         self.assert_requires(gvs=True)
         # its state is the full install's: the next one has nothing to do
         self.assertEqual(self.nub("install").stdout.strip(), "Already up to date")
+
+    def test_the_tally_holds_on_a_replay(self):
+        # phase:link's file count is the per-file link events, on the full
+        # install and on its replay alike
+        for name, replay in (("full", False), ("replay", True)):
+            self.rm("node_modules")
+            if not replay:
+                shutil.rmtree(self.records())
+            diag = os.path.join(self.tmp, name + ".jsonl")
+            proc = self.nub("install", env={"NUB_LOG": "debug", "NUB_DIAG_FILE": diag})
+            self.assertEqual(self.replayed(proc), replay, proc.stderr)
+            with open(diag) as f:
+                events = [json.loads(l) for l in f.read().splitlines()]
+            linked = int(re.search(r"phase:link \S+ \((\d+) files", proc.stderr).group(1))
+            self.assertEqual(len([e for e in events if e["cat"] == "linker"]), linked)
 
     def test_what_the_install_said_is_said_again(self):
         # a peer the project's other dependencies do not satisfy
