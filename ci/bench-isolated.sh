@@ -54,7 +54,9 @@ env_of() { # tool -> env assignments
   case $1 in
     nub|nub-full) echo "NUB_STORE_DIR=$c" ;;
     bun) echo "BUN_INSTALL_CACHE_DIR=$c" ;;
-    pnpm) echo "npm_config_store_dir=$c/store npm_config_cache_dir=$c/cache XDG_CACHE_HOME=$c/xdg" ;;
+    # pnpm 12 reads neither npm_config_store_dir nor the .npmrc lines: its
+    # own flags (cmd_of), or every "cold" run would use a warm shared store
+    pnpm) echo "XDG_CACHE_HOME=$c/xdg" ;;
     rnub) echo "XDG_DATA_HOME=$c/data XDG_CACHE_HOME=$c/cache" ;;
   esac
 }
@@ -62,7 +64,7 @@ cmd_of() { # tool mode(warm|noop|cold) -> install command
   case $1 in
     nub|nub-full) echo "$NUB install --frozen-lockfile -s $([ "$2" = cold ] || echo --offline)" ;;
     bun) echo "$tools/bun/bin/bun install --frozen-lockfile --ignore-scripts" ;;
-    pnpm) echo "$tools/pnpm/bin/pnpm install --frozen-lockfile --ignore-scripts $([ "$2" = cold ] || echo --offline)" ;;
+    pnpm) echo "$tools/pnpm/bin/pnpm install --frozen-lockfile --ignore-scripts --store-dir $BENCH_DIR/cache/pnpm/store --cache-dir $BENCH_DIR/cache/pnpm/cache $([ "$2" = cold ] || echo --offline)" ;;
     rnub) echo "$tools/rnub/bin/nub install --frozen-lockfile --ignore-scripts $([ "$2" = cold ] || echo --offline)" ;;
   esac
 }
@@ -86,6 +88,11 @@ for t in nub nub-full rnub pnpm bun; do
   (cd "${dir[$t]}" && env $(env_of $t) $(cmd_of $t cold) >/dev/null 2>&1) ||
     { echo "bench: $t cannot install $fx; left out"; unset "dir[$t]"; }
 done
+# each tool's store where it was told, before anything is timed
+if [ -n "${dir[pnpm]:-}" ] && [ ! -d "$BENCH_DIR/cache/pnpm/store" ]; then
+  echo "bench: pnpm did not use its store under $BENCH_DIR/cache/pnpm; left out"
+  unset "dir[pnpm]"
+fi
 
 summarise() { # json
   python3 - "$1" <<'PY'

@@ -98,11 +98,12 @@ class Tool:
             self.argv = [os.path.join(tools_dir, "bun", "bin", "bun"), "install",
                          "--frozen-lockfile", "--ignore-scripts"]
         else:
-            self.env.update(npm_config_store_dir=self.cache + "/store",
-                            npm_config_cache_dir=self.cache + "/cache",
-                            XDG_CACHE_HOME=self.cache + "/xdg")
+            # pnpm 12 reads neither npm_config_store_dir nor npm_config_cache_dir:
+            # its flags, or a "cold" run would use a warm shared store
+            self.env.update(XDG_CACHE_HOME=self.cache + "/xdg")
             self.argv = [os.path.join(tools_dir, "pnpm", "bin", "pnpm"), "install",
-                         "--frozen-lockfile", "--ignore-scripts"]
+                         "--frozen-lockfile", "--ignore-scripts",
+                         "--store-dir", self.cache + "/store", "--cache-dir", self.cache + "/cache"]
 
     def command(self, offline):
         argv = list(self.argv)

@@ -112,9 +112,14 @@ for fx in "${fixtures[@]}"; do
         add bun "$(clean "$p")" "cd $p && $tools/bun/bin/bun install --frozen-lockfile --ignore-scripts >/dev/null 2>&1" ;;
       pnpm)
         p=$(setup_proj "$fx" pnpm pnpm-lock.yaml)
-        printf 'node-linker=hoisted\nstore-dir=%s\n' "$BENCH_DIR/cache/pnpm" >> "$p/.npmrc"
-        (cd "$p" && "$tools/pnpm/bin/pnpm" install --frozen-lockfile --ignore-scripts >/dev/null 2>&1) || { echo "bench: pnpm cannot install $fx; left out"; continue; }
-        add "pnpm hoisted" "$(clean "$p")" "cd $p && $tools/pnpm/bin/pnpm install --offline --frozen-lockfile --ignore-scripts >/dev/null 2>&1" ;;
+        # pnpm 12 ignores node-linker and store-dir in .npmrc: its flags, and
+        # the layout and store checked before anything is timed
+        pn="$tools/pnpm/bin/pnpm install --frozen-lockfile --ignore-scripts --config.node-linker=hoisted --store-dir $BENCH_DIR/cache/pnpm/store --cache-dir $BENCH_DIR/cache/pnpm/cache"
+        (cd "$p" && $pn >/dev/null 2>&1) || { echo "bench: pnpm cannot install $fx; left out"; continue; }
+        if [ -L "$p/node_modules/$(ls "$p/node_modules" | grep -v '^[.@]' | head -1)" ] || [ ! -d "$BENCH_DIR/cache/pnpm/store" ]; then
+          echo "bench: pnpm did not build a hoisted tree from its store under $BENCH_DIR/cache/pnpm; left out"; continue
+        fi
+        add "pnpm hoisted" "$(clean "$p")" "cd $p && $pn --offline >/dev/null 2>&1" ;;
       rnub)
         p=$(setup_proj "$fx" rnub pnpm-lock.yaml)
         rn="env XDG_DATA_HOME=$BENCH_DIR/cache/rnub-data XDG_CACHE_HOME=$BENCH_DIR/cache/rnub-cache $tools/rnub/bin/nub"
