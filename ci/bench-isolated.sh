@@ -62,7 +62,7 @@ env_of() { # tool -> env assignments
 }
 cmd_of() { # tool mode(warm|noop|cold) -> install command
   case $1 in
-    nub|nub-full) echo "$NUB install --frozen-lockfile -s $([ "$2" = cold ] || echo --offline)" ;;
+    nub|nub-full) echo "$NUB install --frozen-lockfile --ignore-scripts -s $([ "$2" = cold ] || echo --offline)" ;;
     bun) echo "$tools/bun/bin/bun install --frozen-lockfile --ignore-scripts" ;;
     pnpm) echo "$tools/pnpm/bin/pnpm install --frozen-lockfile --ignore-scripts --store-dir $BENCH_DIR/cache/pnpm/store --cache-dir $BENCH_DIR/cache/pnpm/cache $([ "$2" = cold ] || echo --offline)" ;;
     rnub) echo "$tools/rnub/bin/nub install --frozen-lockfile --ignore-scripts $([ "$2" = cold ] || echo --offline)" ;;

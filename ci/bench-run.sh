@@ -45,7 +45,7 @@ python3 "$root/ci/bench_noop.py" --runs "$RUNS" --warmup 20 --json "$BENCH_DIR/r
 
 echo; echo "=== loop: large installed, then install && run test ==="
 declare -A lock=([nub]=pnpm-lock.yaml [pnpm]=pnpm-lock.yaml [bun]=bun.lock [npm]=package-lock.json)
-declare -A inst=([nub]="$NUB install --frozen-lockfile -s" [pnpm]="$pnpm install --frozen-lockfile --ignore-scripts --offline"
+declare -A inst=([nub]="$NUB install --frozen-lockfile --ignore-scripts -s" [pnpm]="$pnpm install --frozen-lockfile --ignore-scripts --offline"
                  [bun]="$bun install --frozen-lockfile --ignore-scripts" [npm]="$npm install --ignore-scripts --no-audit --no-fund --offline")
 declare -A runner=([nub]="$NUB run test" [pnpm]="$pnpm run test" [bun]="$bun run test" [npm]="$npm run test")
 quads=()

@@ -84,7 +84,7 @@ class Tool:
         self.env.pop("CI", None)
         if name.startswith("nub"):
             self.env["NUB_STORE_DIR"] = self.cache
-            self.argv = [nub, "install", "--frozen-lockfile", "-s"]
+            self.argv = [nub, "install", "--frozen-lockfile", "--ignore-scripts", "-s"]
             if name == "nub-hoisted":
                 self.argv += ["--node-linker", "hoisted"]
         elif name.startswith("rnub"):

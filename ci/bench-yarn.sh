@@ -64,7 +64,7 @@ env_of() { # tool -> env assignments (its own caches under $BENCH_DIR/cache/<too
 }
 cmd_of() { # tool mode(warm|cold) -> install command
   case $1 in
-    nub|nub-berry) echo "$NUB install --frozen-lockfile -s $([ "$2" = cold ] || echo --offline)" ;;
+    nub|nub-berry) echo "$NUB install --frozen-lockfile --ignore-scripts -s $([ "$2" = cold ] || echo --offline)" ;;
     berry) echo "env YARN_ENABLE_OFFLINE_MODE=$([ "$2" = cold ] && echo 0 || echo 1) $tools/berry/bin/yarn install --immutable --mode=skip-build" ;;
     yarn) echo "$tools/yarn/bin/yarn install --frozen-lockfile --ignore-scripts --ignore-engines --non-interactive --no-progress $([ "$2" = cold ] || echo --offline)" ;;
     bun) echo "$tools/bun/bin/bun install --frozen-lockfile --ignore-scripts" ;;

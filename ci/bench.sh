@@ -85,14 +85,14 @@ for fx in "${fixtures[@]}"; do
   (cd "$d" && "$NUB" install --frozen-lockfile -s) # warm the store
   rm -rf "$d/node_modules"
   (cd "$d" && NUB_DIAG_FILE=$BENCH_DIR/$fx-nub.jsonl NUB_LOG=debug "$NUB" install --offline --frozen-lockfile -s 2>"$BENCH_DIR/$fx-nub.phases")
-  add nub "$(clean "$d")" "cd $d && $NUB install --offline --frozen-lockfile -s"
+  add nub "$(clean "$d")" "cd $d && $NUB install --offline --frozen-lockfile --ignore-scripts -s"
   files=$(find "$d/node_modules" -type f | wc -l)
   pkgs=$(grep -cE '^([0-9a-f]{64}|-) node_modules/' "$d/node_modules/.nub-state/state")
 
   # the same lockfile as bun's: nub from bun.lock (bun's tree)
   db=$(setup_proj "$fx" nub-bunlock bun.lock)
   (cd "$db" && "$NUB" install --frozen-lockfile -s) # the store is already warm
-  add "nub (bun.lock)" "$(clean "$db")" "cd $db && $NUB install --offline --frozen-lockfile -s"
+  add "nub (bun.lock)" "$(clean "$db")" "cd $db && $NUB install --offline --frozen-lockfile --ignore-scripts -s"
 
   # the floor: a single-threaded cp -al of nub's finished tree
   floor=$BENCH_DIR/$fx/floor-src
