@@ -22,7 +22,7 @@ struct slice {
 struct deets {
   size_t line; /* where it starts, for messages */
   struct slice diff_from, diff_to, old_mode, new_mode, deleted_mode, created_mode,
-      rename_from, rename_to, from, to, from_raw, to_raw;
+      rename_from, rename_to, from, to, from_raw, to_raw, only_for;
   bool have_hunks;
   struct nub_patch_hunk *hunks;
   size_t nhunks, caphunks;
@@ -235,6 +235,8 @@ static int read_lines(struct reader *r, bool legacy, struct nub_err *err)
         r->cur.deleted_mode = trim(after(l, 18));
       } else if (starts(l, "new file mode ")) {
         r->cur.created_mode = trim(after(l, 14));
+      } else if (starts(l, "semver exclusivity ")) {
+        r->cur.only_for = trim(after(l, 19));
       } else if (starts(l, "rename from ")) {
         r->cur.rename_from = trim(after(l, 12));
       } else if (starts(l, "rename to ")) {
@@ -350,13 +352,16 @@ static int add_path(struct slice s, char **out, size_t line, struct nub_err *err
   return 0;
 }
 
-static struct nub_patch_op *new_op(struct nub_patch *p, enum nub_patch_kind kind)
+static struct nub_patch_op *new_op(struct nub_patch *p, enum nub_patch_kind kind,
+                                   const struct deets *d)
 {
   struct nub_patch_op *op;
   p->ops = nub_realloc(p->ops, (p->nops + 1) * sizeof(*p->ops));
   op = &p->ops[p->nops++];
   memset(op, 0, sizeof(*op));
   op->kind = kind;
+  if (d->only_for.len)
+    op->only_for = nub_strndup(d->only_for.p, d->only_for.len);
   return op;
 }
 
@@ -397,7 +402,7 @@ static int interpret(struct reader *r, struct nub_patch *p, struct nub_err *err)
     if (d->rename_from.len) {
       if (!d->rename_to.len)
         return bad(err, d->line, "a rename without both \"rename from\" and \"rename to\"");
-      op = new_op(p, NUB_PATCH_RENAME);
+      op = new_op(p, NUB_PATCH_RENAME, d);
       rc = add_path(d->rename_from, &op->path, d->line, err);
       if (!rc)
         rc = add_path(d->rename_to, &op->to, d->line, err);
@@ -406,7 +411,7 @@ static int interpret(struct reader *r, struct nub_patch *p, struct nub_err *err)
       struct slice path = first_of(d->diff_from, d->from);
       if (!path.len)
         return bad(err, d->line, "a deleted file without a path");
-      op = new_op(p, NUB_PATCH_DELETE);
+      op = new_op(p, NUB_PATCH_DELETE, d);
       if (file_mode(d->deleted_mode, &op->mode) < 0)
         return bad(err, d->line, "a file mode other than 644 or 755");
       rc = add_path(path, &op->path, d->line, err);
@@ -414,7 +419,7 @@ static int interpret(struct reader *r, struct nub_patch *p, struct nub_err *err)
       struct slice path = first_of(d->diff_to, d->to);
       if (!path.len)
         return bad(err, d->line, "a new file without a path");
-      op = new_op(p, NUB_PATCH_CREATE);
+      op = new_op(p, NUB_PATCH_CREATE, d);
       if (file_mode(d->created_mode, &op->mode) < 0)
         return bad(err, d->line, "a file mode other than 644 or 755");
       rc = add_path(path, &op->path, d->line, err);
@@ -422,14 +427,14 @@ static int interpret(struct reader *r, struct nub_patch *p, struct nub_err *err)
         take_content(op, d);
     } else if (!d->diff_from.len && is_dev_null(d->from_raw) && d->to.len) {
       /* a plain unified diff (npm 12 writes them): a file from nothing */
-      op = new_op(p, NUB_PATCH_CREATE);
+      op = new_op(p, NUB_PATCH_CREATE, d);
       op->mode = 0644;
       rc = add_path(d->to, &op->path, d->line, err);
       if (!rc)
         take_content(op, d);
     } else if (!d->diff_from.len && is_dev_null(d->to_raw) && d->from.len) {
       /* ... and one to nothing */
-      op = new_op(p, NUB_PATCH_DELETE);
+      op = new_op(p, NUB_PATCH_DELETE, d);
       op->mode = 0644;
       rc = add_path(d->from, &op->path, d->line, err);
     } else {
@@ -439,14 +444,14 @@ static int interpret(struct reader *r, struct nub_patch *p, struct nub_err *err)
       return rc;
     if (dest.len && d->old_mode.len && d->new_mode.len &&
         (d->old_mode.len != d->new_mode.len || memcmp(d->old_mode.p, d->new_mode.p, d->new_mode.len))) {
-      op = new_op(p, NUB_PATCH_MODE);
+      op = new_op(p, NUB_PATCH_MODE, d);
       if (file_mode(d->new_mode, &op->mode) < 0)
         return bad(err, d->line, "a file mode other than 644 or 755");
       if ((rc = add_path(dest, &op->path, d->line, err)) < 0)
         return rc;
     }
     if (dest.len && d->nhunks) {
-      op = new_op(p, NUB_PATCH_EDIT);
+      op = new_op(p, NUB_PATCH_EDIT, d);
       if ((rc = add_path(dest, &op->path, d->line, err)) < 0)
         return rc;
       op->hunks = d->hunks;
@@ -498,6 +503,7 @@ void nub_patch_release(struct nub_patch *p)
     nub_free(p->ops[i].hunks);
     nub_free(p->ops[i].path);
     nub_free(p->ops[i].to);
+    nub_free(p->ops[i].only_for);
   }
   nub_free(p->ops);
   nub_free(p->text);

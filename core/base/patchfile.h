@@ -48,6 +48,8 @@ struct nub_patch_op {
   unsigned mode; /* CREATE's, DELETE's, MODE's: 0644 or 0755 */
   struct nub_patch_hunk *hunks; /* EDIT's; CREATE's first is its content */
   size_t nhunks;
+  char *only_for; /* yarn berry's "semver exclusivity <range>" header line: the
+                   * versions of the package it applies to (NULL: all) */
 };
 
 /* One patch file, in the order its operations apply. Owns its text. */

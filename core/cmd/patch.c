@@ -196,7 +196,8 @@ int nub_patch_edit(const struct nub_add_opts *o, const char *spec, char **dir, c
       struct nub_index *pidx = NULL;
       char pkey[65];
       nub_patched_key(key, r->hash, NUB_PATCH_PNPM, pkey);
-      rc = nub_store_patched(&st, idx, *what, r->path, NUB_PATCH_PNPM, pkey, false, g->name,
+      struct nub_patch_src src = {.label = r->file, .path = r->path};
+      rc = nub_store_patched(&st, idx, *what, &src, NUB_PATCH_PNPM, pkey, false, g->name,
                              &pidx, err);
       if (rc == 0) {
         nub_index_free(idx);

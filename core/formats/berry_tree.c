@@ -219,6 +219,12 @@ int nub_berry_tree(struct nub_tree *t, const char *text, size_t len,
       {
         char *url = NULL, *version = registry_version(pl->entry, &url);
         char *patch = nub_berry_patch_file(pl->entry->reference);
+        if (!patch && nub_berry_is_compat_patch(pl->entry->reference)) {
+          /* berry's own patch of it, named as the reference names it */
+          const char *b = strstr(pl->entry->reference, "builtin<"), *e = b ? strchr(b, '>') : NULL;
+          if (e)
+            patch = nub_strndup(b, (size_t)(e - b + 1));
+        }
         nd->pkg = bp->identity(bp->ud, pl->entry->name, version ? version : pl->entry->version,
                                url);
         if (patch) { /* the project's patch of this copy: applied as berry applies it */

@@ -433,7 +433,17 @@ int nub_bins_link_berry(int proj_fd, const struct nub_tree *t, const struct nub_
     if (nd->skip || !nd->folder || (nd->flags & NUB_NF_LOCAL) ||
         (!nd->pkg && !(nd->flags & NUB_NF_LINK)))
       continue;
-    nb = node_bin_pairs(nd, t, proj_fd, &m, &have_m, &bins);
+    if (nd->pkg && nd->pkg->index && !(nd->flags & NUB_NF_LINK)) {
+      /* berry links the bins of the package.json in the package's files,
+       * not the lockfile's (the registry's, where npm made "directories.
+       * bin" into "bin": none from it for berry) */
+      const struct nub_index *idx = nd->pkg->index;
+      nb = idx->flags & NUB_IDX_BINS_FROM_DIR ? 0 : idx->nbins;
+      bins = nub_calloc(nb + 1, sizeof(*bins));
+      memcpy(bins, idx->bins, nb * sizeof(*bins));
+    } else {
+      nb = node_bin_pairs(nd, t, proj_fd, &m, &have_m, &bins);
+    }
     plen = (size_t)(nd->folder - nd->path);
     dir = nub_asprintf("%.*s.bin", (int)plen, nd->path);
     orders[i] = nub_asprintf("%012ld", nd->order);

@@ -45,7 +45,9 @@ int nub_bins_link_yarn(int proj_fd, const struct nub_tree *t, size_t *nlinks,
 struct nub_workspace;
 
 /* yarn berry's bins (a tree from berry.h): each package's in the .bin of
- * the node_modules that holds it, as npm, but only those whose file exists
+ * the node_modules that holds it, as npm, but as the package.json in its
+ * files states them (not the lockfile's: the registry's, which turned
+ * "directories.bin" into "bin"), only those whose file exists
  * and, in a clash, the first package in berry's order (node->order); each
  * workspace's own bins (root: the project's package.json; ws: the members)
  * in its own node_modules/.bin, over its dependencies', made executable. */

@@ -2,9 +2,11 @@
  * (patching.h). */
 #include "patching.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "berry.h"
 #include "diag.h"
 #include "nub_alloc.h"
 #include "patched.h"
@@ -16,6 +18,9 @@ int nub_patching_load(struct nub_install_ctx *c, struct nub_err *err)
                                 c->s->proj.fmt->caps & NUB_LF_MANIFEST_PATCHES, err);
 }
 
+/* berry's builtin compat patches, as berry_tree.c names them */
+#define BUILTIN "builtin<compat/"
+
 int nub_patching_from_lock(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_tree *t = &c->plan.tree;
@@ -25,14 +30,40 @@ int nub_patching_from_lock(struct nub_install_ctx *c, struct nub_err *err)
 
   if (c->patches.n || !c->plan.have_tree || !t->lock_patches.n)
     return 0;
-  /* each patch file once */
+  /* each patch file once; berry's builtin ones (which name no file) after */
   files = nub_calloc(t->lock_patches.n, sizeof(*files));
   for (size_t i = 0; i < t->lock_patches.n; i++)
-    if (!nub_strarray_has(files, n, t->lock_patches.v[i].spec))
+    if (strncmp(t->lock_patches.v[i].spec, BUILTIN, strlen(BUILTIN)) &&
+        !nub_strarray_has(files, n, t->lock_patches.v[i].spec))
       files[n++] = nub_strdup(t->lock_patches.v[i].spec);
   rc = nub_patches_load_files(&c->patches, c->s->root, files, n, "yarn.lock", err);
   nub_strarray_free(files, n);
   c->patches.berry = true;
+  for (size_t i = 0; rc == 0 && i < t->lock_patches.n; i++) {
+    const char *spec = t->lock_patches.v[i].spec;
+    char name[128], *text = NULL;
+    size_t len = 0, nl;
+    bool have = false;
+    if (strncmp(spec, BUILTIN, strlen(BUILTIN)))
+      continue;
+    for (size_t k = 0; k < c->patches.n && !have; k++)
+      have = !strcmp(c->patches.v[k].file, spec);
+    nl = strlen(spec) - strlen(BUILTIN) - 1; /* "builtin<compat/NAME>" */
+    if (have || nl >= sizeof(name))
+      continue;
+    memcpy(name, spec + strlen(BUILTIN), nl);
+    name[nl] = '\0';
+    rc = nub_berry_compat_patch(name, &text, &len);
+    if (rc == -ENOENT) { /* a builtin patch of a later yarn: the package as published */
+      nub_diag_debugf("patches: %s is no builtin patch nub knows; not applied", spec);
+      rc = 0;
+      continue;
+    }
+    if (rc < 0)
+      return nub_err_set(err, -NUB_EPATCH, "yarn.lock: berry's builtin patch %s: nub's copy of "
+                         "it does not decode (%s)", spec, nub_strerror(rc));
+    nub_patches_add_text(&c->patches, spec, text, len, true);
+  }
   /* the copies it names become patched copies of their packages */
   for (size_t i = 0; rc == 0 && i < t->lock_patches.n; i++) {
     long ni = nub_tree_lookup(t, t->lock_patches.v[i].name);
@@ -48,7 +79,7 @@ int nub_patching_from_lock(struct nub_install_ctx *c, struct nub_err *err)
     nub_patched_key(nd->pkg->key, r->hash, NUB_PATCH_BERRY, key);
     nd->pkg = nub_pkgtab_derive(&c->plan.pkgs, nd->pkg, key);
     memcpy(nd->pkg->patch_hash, r->hash, sizeof(nd->pkg->patch_hash));
-    nd->pkg->patch_file = r->path;
+    nd->pkg->patch_rule = r;
     nd->pkg->patch_berry = true;
     memcpy(nd->pkg->patched_key, key, sizeof(key));
   }
@@ -81,7 +112,7 @@ int nub_patching_assign(struct nub_install_ctx *c, struct nub_err *err)
     struct nub_pkg *p = c->plan.pkgs.v[i];
     struct nub_patch_rule *r;
     p->patch_hash[0] = '\0';
-    p->patch_file = NULL;
+    p->patch_rule = NULL;
     if (!p->needed)
       continue;
     r = nub_patches_find(ps, p->name, p->version, &rc, err);
@@ -91,7 +122,7 @@ int nub_patching_assign(struct nub_install_ctx *c, struct nub_err *err)
       continue;
     r->used = true;
     memcpy(p->patch_hash, r->hash, sizeof(p->patch_hash));
-    p->patch_file = r->path;
+    p->patch_rule = r;
     p->patch_berry = ps->berry;
     nub_patched_key(p->key, p->patch_hash, ps->berry ? NUB_PATCH_BERRY : NUB_PATCH_PNPM,
                     p->patched_key);
@@ -126,9 +157,19 @@ int nub_patching_apply(struct nub_install_ctx *c, struct nub_err *err)
         (p->index && !strcmp(p->index->key, p->patched_key)))
       continue;
     snprintf(what, sizeof(what), "%s@%s", p->name, p->version);
-    rc = nub_store_patched(&c->store, from->index, what, p->patch_file,
-                           p->patch_berry ? NUB_PATCH_BERRY : NUB_PATCH_PNPM, p->patched_key,
-                           p->as_tree, p->name, &idx, err);
+    {
+      const struct nub_patch_rule *r = p->patch_rule;
+      struct nub_patch_src src = {.label = r->file, .path = r->path, .text = r->text,
+                                  .len = r->len, .version = p->version,
+                                  .optional = r->optional};
+      rc = nub_store_patched(&c->store, from->index, what, &src,
+                             p->patch_berry ? NUB_PATCH_BERRY : NUB_PATCH_PNPM, p->patched_key,
+                             p->as_tree, p->name, &idx, err);
+    }
+    if (rc == 1) { /* an optional one that does not apply: as published, as berry */
+      nub_progress_warn(&c->prog, "%s; installed as published, as yarn does", err->msg);
+      rc = 0;
+    }
     if (rc == -NUB_EPATCH) {
       char m[sizeof(err->msg)];
       snprintf(m, sizeof(m), "%s; mend the patch, or take it out of %s's patchedDependencies",

@@ -12,6 +12,7 @@
 #include "registry_url.h" /* NUB_LOCAL_DIR */
 
 struct nub_index;
+struct nub_patch_rule;
 
 /* One fetchable package, unique by store key (tarball identity). */
 struct nub_pkg {
@@ -39,11 +40,11 @@ struct nub_pkg {
                             * be downloaded (plan.c), which may come after
                             * the download itself (fetch.h) */
   bool integrity_known;    /* that document's answer is in */
-  /* the project's patch for it (patches.h): its file (absolute; borrowed
-   * from the install's patches) and hash; the patched copy is a store
-   * identity of its own, patched_key (patched.h), which `index` holds
-   * once the fetch has made it. patch_hash is "" when unpatched. */
-  const char *patch_file;
+  /* the project's patch for it (patches.h; borrowed from the install's
+   * patches) and its hash; the patched copy is a store identity of its
+   * own, patched_key (patched.h), which `index` holds once the fetch has
+   * made it. patch_hash is "" when unpatched. */
+  const struct nub_patch_rule *patch_rule;
   bool patch_berry; /* applied by berry's rules */
   /* a patched copy of base, where a lockfile patches some copies of a
    * version and not others (yarn berry's): made from base's files once base

@@ -84,7 +84,7 @@ struct nub_tree {
   bool npm_patches; /* a package-lock.json that would record npm 12's patches */
   /* the patches a lockfile itself applies (yarn berry's patch: entries),
    * to the copies it names: node path -> the patch file, from the
-   * project's root */
+   * project's root, or berry's own "builtin<compat/NAME>" */
   struct nub_depmap lock_patches;
 };
 

@@ -128,6 +128,23 @@ int nub_patches_load_files(struct nub_patches *ps, const char *root, char *const
   return 0;
 }
 
+void nub_patches_add_text(struct nub_patches *ps, const char *key, char *text, size_t len,
+                          bool optional)
+{
+  struct nub_patch_rule *r;
+
+  ps->v = nub_realloc(ps->v, (ps->n + 1) * sizeof(*ps->v));
+  r = &ps->v[ps->n++];
+  memset(r, 0, sizeof(*r));
+  r->key = nub_strdup(key);
+  r->file = nub_strdup(key);
+  r->kind = NUB_PATCH_FOR_FILE;
+  r->text = text;
+  r->len = len;
+  r->optional = optional;
+  hash_file(text, len, r->hash);
+}
+
 struct nub_patch_rule *nub_patches_find(struct nub_patches *ps, const char *name,
                                         const char *version, int *rc, struct nub_err *err)
 {
@@ -187,6 +204,7 @@ void nub_patches_release(struct nub_patches *ps)
     nub_free(ps->v[i].spec);
     nub_free(ps->v[i].file);
     nub_free(ps->v[i].path);
+    nub_free(ps->v[i].text);
   }
   nub_free(ps->v);
   memset(ps, 0, sizeof(*ps));

@@ -22,7 +22,10 @@ struct nub_patch_rule {
   char *spec; /* the version or range; NULL for ALL */
   enum nub_patch_for kind;
   char *file; /* as written, relative to the project's root */
-  char *path; /* absolute */
+  char *path; /* absolute; NULL for one given as text */
+  char *text; /* or its text, with len (yarn berry's builtin patches) */
+  size_t len;
+  bool optional; /* berry's "optional!": where it does not apply, none */
   char hash[65]; /* hex SHA-256 of the file, CRLF read as LF (pnpm's) */
   char sri[100]; /* "sha512-..." of its bytes (npm 12's package-lock records it) */
   bool used;
@@ -46,6 +49,10 @@ int nub_patches_load(struct nub_patches *ps, const char *root, const struct nub_
  * FOR_FILE, read and hashed. */
 int nub_patches_load_files(struct nub_patches *ps, const char *root, char *const *files,
                            size_t n, const char *home, struct nub_err *err);
+/* A patch a lockfile names that is no file (yarn berry's builtin ones):
+ * a rule of kind FOR_FILE whose file is key, taking text (len bytes). */
+void nub_patches_add_text(struct nub_patches *ps, const char *key, char *text, size_t len,
+                          bool optional);
 /* The rule for name@version, pnpm's order: the exact version, else the one
  * range that holds it (two: -NUB_EPATCH), else the name alone. NULL (and 0
  * in *rc) when none is. */

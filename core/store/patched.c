@@ -13,6 +13,7 @@
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "patchfile.h"
+#include "semver.h"
 #include "strmap.h"
 
 #define MAX_PATCH_FILE (64u << 20)
@@ -92,15 +93,27 @@ static struct vfile *put(struct vdir *d, const char *path, unsigned mode)
   return f;
 }
 
+/* Whether op is for this version: berry reads a part's "semver exclusivity"
+ * range (prereleases included); pnpm's reader has no such line. */
+static bool for_version(const struct nub_patch_op *op, enum nub_patch_rules rules,
+                        const char *version)
+{
+  return !op->only_for || rules != NUB_PATCH_BERRY || !version ||
+         nub_semver_satisfies(op->only_for, version, true) == 1;
+}
+
 static int apply_ops(struct vdir *d, const struct nub_patch *p, enum nub_patch_rules rules,
-                     struct nub_err *err)
+                     const char *version, struct nub_err *err)
 {
   struct nub_buf out = NUB_BUF_INIT;
   int rc = 0;
 
   for (size_t i = 0; i < p->nops && rc == 0; i++) {
     const struct nub_patch_op *op = &p->ops[i];
-    struct vfile *f = get(d, op->path, &rc), *t;
+    struct vfile *f, *t;
+    if (!for_version(op, rules, version))
+      continue;
+    f = get(d, op->path, &rc);
     if (rc < 0)
       break;
     switch (op->kind) {
@@ -202,16 +215,24 @@ static void free_vfile(void *p)
   nub_free(f);
 }
 
+static void vdir_release(struct vdir *d)
+{
+  nub_strmap_release(&d->changed, free_vfile);
+  nub_free(d->v);
+  memset(d, 0, sizeof(*d));
+}
+
 int nub_store_patched(struct nub_store *s, const struct nub_index *base, const char *what,
-                      const char *patch_path, enum nub_patch_rules rules, const char key[65],
-                      bool as_tree, const char *name, struct nub_index **out,
-                      struct nub_err *err)
+                      const struct nub_patch_src *src, enum nub_patch_rules rules,
+                      const char key[65], bool as_tree, const char *name,
+                      struct nub_index **out, struct nub_err *err)
 {
   struct nub_patch patch;
   struct vdir d;
   struct nub_import *im = NULL;
   char *text = NULL, why[512];
   size_t len = 0;
+  bool unpatched = false;
   int rc;
 
   *out = NULL;
@@ -222,22 +243,38 @@ int nub_store_patched(struct nub_store *s, const struct nub_index *base, const c
     *out = NULL;
     nub_store_index_remove(s, key);
   }
-  rc = nub_plat_read_file_at(NUB_PLAT_CWD, patch_path, MAX_PATCH_FILE, &text, &len);
+  if (src->text) {
+    rc = nub_patch_parse(src->text, src->len, &patch, err);
+  } else {
+    rc = nub_plat_read_file_at(NUB_PLAT_CWD, src->path, MAX_PATCH_FILE, &text, &len);
+    if (rc < 0)
+      return nub_err_set(err, -NUB_EPATCH, "the patch for %s, %s, cannot be read: %s", what,
+                         src->label, nub_strerror(rc));
+    rc = nub_patch_parse(text, len, &patch, err);
+    nub_free(text);
+  }
   if (rc < 0)
-    return nub_err_set(err, -NUB_EPATCH, "the patch for %s, %s, cannot be read: %s", what,
-                       patch_path, nub_strerror(rc));
-  rc = nub_patch_parse(text, len, &patch, err);
-  nub_free(text);
-  if (rc < 0)
-    return nub_err_wrap(err, "the patch for %s, %s", what, patch_path);
+    return nub_err_wrap(err, "the patch for %s, %s", what, src->label);
   memset(&d, 0, sizeof(d));
   d.s = s;
   d.base = base;
-  rc = apply_ops(&d, &patch, rules, err);
+  rc = apply_ops(&d, &patch, rules, src->version, err);
   if (rc == -NUB_EPATCH)
-    nub_err_wrap(err, "the patch for %s, %s, does not apply", what, patch_path);
-  if (rc == 0)
-    rc = nub_import_begin(s, &im, err);
+    nub_err_wrap(err, "the patch for %s, %s, does not apply", what, src->label);
+  if (rc == -NUB_EPATCH && src->optional) {
+    /* as berry: the changes dropped, the package as published */
+    vdir_release(&d);
+    d.s = s;
+    d.base = base;
+    unpatched = true;
+    rc = 0;
+  }
+  if (rc == 0) {
+    struct nub_err e2 = {0};
+    rc = nub_import_begin(s, &im, unpatched ? &e2 : err);
+    if (rc < 0 && unpatched)
+      *err = e2;
+  }
   if (rc == 0) {
     if (as_tree)
       nub_import_as_tree(im, name);
@@ -246,11 +283,13 @@ int nub_store_patched(struct nub_store *s, const struct nub_index *base, const c
       nub_import_abort(im);
       nub_err_set(err, rc, "cannot store %s patched: %s", what, nub_strerror(rc));
     } else {
-      rc = nub_import_commit(im, key, out, err);
+      struct nub_err e2 = {0};
+      rc = nub_import_commit(im, key, out, unpatched ? &e2 : err);
+      if (rc < 0 && unpatched)
+        *err = e2;
     }
   }
-  nub_strmap_release(&d.changed, free_vfile);
-  nub_free(d.v);
+  vdir_release(&d);
   nub_patch_release(&patch);
-  return rc;
+  return rc == 0 && unpatched ? 1 : rc;
 }

@@ -23,6 +23,7 @@ Run: NUB_BIN=build/core/nub python3 tests/e2e/test_install_berry.py
      (or ctest -R e2e.install_berry)
 """
 
+import hashlib
 import os
 import shutil
 
@@ -64,6 +65,10 @@ class BerryLockTest(nubtest.NubTestCase):
         self.assertEqual(self.installed(modes=True), BERRY_TREE)
         # berry's checksums are not the tarballs': said once
         self.assertEqual(proc.stderr.count("checked against the registry's integrity"), 1)
+        # berry's typescript patch edits lib/ files this typescript lacks: as
+        # published, said once (berry warns too)
+        self.assertEqual(proc.stderr.count("typescript@5.0.0, builtin<compat/typescript>, "
+                                           "does not apply"), 1, proc.stderr)
         self.assertEqual(self.node_require(self.proj, "uses-debug")["deps"],
                          {"debug": "4.1.0", "supports-color": "2.0.0"})
         self.assertEqual(self.node_require(self.proj, "twin")["deps"], {"b": "2.0.0"})
@@ -381,6 +386,46 @@ class BerryLockTest(nubtest.NubTestCase):
         self.assertIn("lru-cache-npm-10.4.3-30c10b861a.patch", proc.stderr)
         self.assertNotIn("repair", proc.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules")))
+    def test_builtin_compat_patches(self):
+        # berry rewrites resolve's lib/normalize-options.js (its builtin
+        # patch, "semver exclusivity >=1.9") in every copy a "patch:...#
+        # optional!builtin<compat/resolve>" entry names: 1.22.0 at the top
+        # gets berry's file, 1.8.0 under uses-old-resolve is outside the
+        # range and stays as published. Bytes as berry 4.18.1 writes them.
+        self.make_project("berry-compat")
+        self.nub("install", "--frozen-lockfile")
+        top = os.path.join(self.proj, "node_modules/resolve/lib/normalize-options.js")
+        old = os.path.join(self.proj, "node_modules/uses-old-resolve/node_modules/resolve/"
+                           "lib/normalize-options.js")
+        with open(top, "rb") as f:
+            patched = f.read()
+        self.assertEqual(hashlib.sha256(patched).hexdigest(),
+                         "41dd29140965d031f7ba60c04a51b6cbbe5d461bdf4fe426cbe912a0fe766c81")
+        with open(old, "rb") as f:
+            self.assertTrue(f.read().startswith(b"module.exports = function (x, opts) {"))
+        self.assertEqual(self.node_require(self.proj, "uses-old-resolve")["deps"],
+                         {"resolve": "1.8.0"})
+        # dir-bins states its bins by "directories.bin" alone; yarn.lock
+        # records them as "bin" (the registry's, where npm turned the one into
+        # the other at publish), berry links the bins of the package's own
+        # package.json: none
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "node_modules/.bin")))
+        live = self.berry_tree("berry-compat")
+        if live is not None:
+            self.assertEqual(self.installed(modes=True), live)
+            theirs = os.path.join(self.tmp, "theirs")
+            for rel in ("node_modules/resolve/lib/normalize-options.js",
+                        "node_modules/uses-old-resolve/node_modules/resolve/lib/"
+                        "normalize-options.js"):
+                with open(os.path.join(theirs, rel), "rb") as a, \
+                        open(os.path.join(self.proj, rel), "rb") as b:
+                    self.assertEqual(a.read(), b.read(), rel)
+        # offline again from the store: the patched copy is kept there
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.nub("install", "--frozen-lockfile", "--offline")
+        with open(top, "rb") as f:
+            self.assertEqual(f.read(), patched)
+
 
 if __name__ == "__main__":
     nubtest.main()

@@ -5,15 +5,18 @@
  * the compat patch's reference. */
 #include "nub_test.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "berry.h"
 #include "buf.h"
+#include "integrity.h"
 #include "lockfile_berry.h"
 #include "manifest.h"
 #include "nub_alloc.h"
+#include "patchfile.h"
 
 #ifndef NUB_SOURCE_DIR
 #error "NUB_SOURCE_DIR must name the source tree"
@@ -218,12 +221,58 @@ static void test_berry__unpatched(void **state)
   assert_null(nub_berry_unpatched("npm:1.0.0"));
 }
 
+/* berry's builtin patches decode to the texts yarn 4.18.1 carries (their
+ * SHA-256 as ci/gen-berry-patches.sh recorded it), each one patch file
+ * whose parts name the versions they are for. */
+static void test_berry__compat_patches(void **state)
+{
+  static const struct {
+    const char *name, *sha256;
+    size_t len, nops;
+  } cases[] = {
+      {"fsevents", "c62b08088fa21dbb19db74069951f179ad4ffb32004ca1ee317488baae9c6738", 7869, 6},
+      {"resolve", "307623eb03334703208bf128f2175e425819abf00e359079afd6d630360691dd", 4798, 1},
+      {"typescript", "a09a70449c5b921585d3b0e3b564ba0225ab01f0661833b3e15b4ad693656669", 4122362,
+       198},
+  };
+  struct nub_err err;
+
+  (void)state;
+  assert_int_equal(nub_crypto_init(&err), 0);
+  for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+    char *text = NULL, hex[65];
+    unsigned char h[32];
+    size_t len = 0;
+    struct nub_patch p;
+    assert_int_equal(nub_berry_compat_patch(cases[i].name, &text, &len), 0);
+    assert_int_equal(len, cases[i].len);
+    assert_int_equal(strlen(text), len);
+    nub_sha256(text, len, h);
+    nub_hex(h, 32, hex);
+    assert_string_equal(hex, cases[i].sha256);
+    assert_int_equal(nub_patch_parse(text, len, &p, &err), 0);
+    if (cases[i].nops)
+      assert_int_equal(p.nops, cases[i].nops);
+    for (size_t k = 0; k < p.nops; k++)
+      assert_non_null(p.ops[k].only_for);
+    nub_patch_release(&p);
+    nub_free(text);
+  }
+  {
+    char *text = (char *)"x";
+    size_t len = 1;
+    assert_int_equal(nub_berry_compat_patch("left-pad", &text, &len), -ENOENT);
+    assert_null(text);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_berry__project),
       cmocka_unit_test(test_berry__workspace),
       cmocka_unit_test(test_berry__unpatched),
+      cmocka_unit_test(test_berry__compat_patches),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -226,6 +226,44 @@ static void test_patchfile__operations(void **state)
   nub_patch_release(&p);
 }
 
+/* yarn berry's builtin patches head a file's part with the versions it is
+ * for; each operation keeps its own. */
+static void test_patchfile__semver_exclusivity(void **state)
+{
+  static const char text[] = "diff --git a/a.js b/a.js\n"
+                             "semver exclusivity >=1.9\n"
+                             "--- a/a.js\n"
+                             "+++ b/a.js\n"
+                             "@@ -1 +1 @@\n"
+                             "-x\n"
+                             "+y\n"
+                             "diff --git a/b.js b/b.js\n"
+                             "--- a/b.js\n"
+                             "+++ b/b.js\n"
+                             "@@ -1 +1 @@\n"
+                             "-x\n"
+                             "+y\n"
+                             "diff --git a/copy/c.js b/c.js\n"
+                             "new file mode 100644\n"
+                             "semver exclusivity  ^2.2 \n"
+                             "--- /dev/null\n"
+                             "+++ b/c.js\n"
+                             "@@ -0,0 +1 @@\n"
+                             "+z\n";
+  struct nub_patch p;
+  struct nub_err err;
+
+  (void)state;
+  assert_int_equal(nub_patch_parse(text, strlen(text), &p, &err), 0);
+  assert_int_equal(p.nops, 3);
+  assert_string_equal(p.ops[0].only_for, ">=1.9");
+  assert_null(p.ops[1].only_for);
+  assert_int_equal(p.ops[2].kind, NUB_PATCH_CREATE);
+  assert_string_equal(p.ops[2].path, "c.js");
+  assert_string_equal(p.ops[2].only_for, "^2.2");
+  nub_patch_release(&p);
+}
+
 /* What `npm patch commit` (npm 12) writes: no "diff --git" lines, a tab
  * after the paths, "/dev/null" for a new file. */
 static void test_patchfile__npm_written(void **state)
@@ -401,6 +439,7 @@ int main(void)
       cmocka_unit_test(test_patchfile__berry_search),
       cmocka_unit_test(test_patchfile__operations),
       cmocka_unit_test(test_patchfile__npm_written),
+      cmocka_unit_test(test_patchfile__semver_exclusivity),
       cmocka_unit_test(test_patchfile__refused),
       cmocka_unit_test(test_patchfile__diff_as_git_writes_it),
       cmocka_unit_test(test_patchfile__diff_round_trip),
