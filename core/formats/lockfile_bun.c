@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "buf.h"
+#include "diag.h"
 #include "gitspec.h"
+#include "hoist_bun.h"
 #include "integrity.h"
 #include "json.h"
 #include "registry_url.h"
@@ -92,6 +94,8 @@ static bool is_top_key(const char *k)
 }
 
 struct entry {
+  const char *key; /* as the file has it, or as bun's layout places it */
+  const cJSON *v;  /* the entry */
   char *path;
   const cJSON *meta; /* V[2], or NULL */
 };
@@ -572,9 +576,174 @@ static void set_flags(struct nub_tree *t, const cJSON *workspaces,
   nub_free(w.mark);
 }
 
+/* Each member of "workspaces": a folder of the project, with what its
+ * package.json said. */
+static int add_members(struct nub_tree *t, const cJSON *ws, const char *fname,
+                       struct nub_err *err)
+{
+  const cJSON *e;
+
+  cJSON_ArrayForEach(e, ws)
+  {
+    char norm[4096];
+    size_t idx;
+    if (!e->string || !*e->string)
+      continue;
+    if (!cJSON_IsObject(e) || nub_path_normalize(e->string, norm, sizeof(norm)) < 0 ||
+        strcmp(norm, e->string) || !strncmp(norm, "node_modules", 12))
+      return nub_err_set(err, -NUB_EUNSAFE, "%s has an unsafe workspace path '%s'", fname,
+                         e->string);
+    idx = nub_tree_add_node(t, e->string);
+    t->nodes[idx].flags |= NUB_NF_LOCAL;
+    t->nodes[idx].member_specs = nub_json_member_specs(e);
+  }
+  return 0;
+}
+
+/* ---- as bun lays it out ---------------------------------------------------- */
+
+struct relayout {
+  struct nub_tree *t;
+  const char *fname;
+  const struct nub_config *cfg;
+  const struct nub_strmap *members;
+  const cJSON *ws;
+  const struct nub_bun_layout *lay;
+};
+
+static void free_ents(struct entry *ents, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    nub_free(ents[i].path);
+  nub_free(ents);
+}
+
+/* The tree made again from what the keys resolve to, placed by bun's
+ * hoisting (lockfile_bun_layout.c), when that is another tree than the
+ * keys': each place an entry of the package placed there (*ents replaced).
+ * A file with anything but registry packages and the workspace's members
+ * keeps its keys, and so does one whose graph bun's hoisting cannot place
+ * (nub_hoist_bun's refusals). */
+static int relayout(struct relayout *r, struct entry **ents, size_t *nents, size_t *capents,
+                    struct nub_err *err)
+{
+  struct nub_tree *t = r->t;
+  const struct nub_bun_deps **deps = nub_calloc(t->n + 1, sizeof(*deps));
+  struct nub_bun_deps *alldeps = nub_calloc(t->n + 1, sizeof(*alldeps));
+  size_t nalldeps = t->n;
+  const struct entry **ent_of = nub_calloc(t->n + 1, sizeof(*ent_of));
+  struct nub_graph g;
+  struct nub_bun_place *places = NULL;
+  struct entry *nw = NULL;
+  size_t np = 0, nnw = 0, capnw = 0, nplaced = 0;
+  long *tmpl = NULL;
+  bool same = true;
+  struct nub_err e2;
+  int rc = 0;
+
+  nub_graph_init(&g);
+  for (size_t i = 0; i < *nents; i++) {
+    long at = (*ents)[i].path ? nub_tree_lookup(t, (*ents)[i].path) : -1;
+    if (at >= 0 && (*ents)[i].meta) {
+      static const char *const keys[3] = {"dependencies", "optionalDependencies",
+                                          "peerDependencies"};
+      struct nub_bun_deps *d = &alldeps[at];
+      for (int k = 0; k < 3; k++)
+        nub_json_depmap(cJSON_GetObjectItemCaseSensitive((*ents)[i].meta, keys[k]), &d->kind[k]);
+      deps[at] = d;
+    }
+    if (at >= 0)
+      ent_of[at] = &(*ents)[i];
+  }
+  for (size_t i = 0; i < t->n; i++) {
+    const struct nub_node *n = &t->nodes[i];
+    const cJSON *where = ent_of[i] ? cJSON_GetArrayItem(ent_of[i]->v, 1) : NULL;
+    if (n->flags & NUB_NF_LOCAL)
+      continue;
+    if (!ent_of[i] || ((n->flags & NUB_NF_LINK)
+                           ? !r->lay->ws || !n->link_target ||
+                                 !nub_workspace_at(r->lay->ws, n->link_target) ||
+                                 n->depth != 1
+                           : !n->pkg || !cJSON_IsString(where)))
+      goto keep; /* not only registry packages and members */
+  }
+  nub_bun_graph_of_keys(t, deps, r->lay->ws, &g, &tmpl);
+  if (nub_hoist_bun(&g, r->lay->root, r->lay->ws, &places, &np, &e2) < 0) {
+    nub_diag_debugf("%s: laid out as its keys say (%s)", r->fname, e2.msg);
+    goto keep;
+  }
+  /* the places as entries: a package's from a node of it, a member's link
+   * from its own */
+  for (size_t k = 0; k < np; k++) {
+    const struct nub_bun_place *pl = &places[k];
+    const struct entry *from = NULL;
+    struct nub_buf path = NUB_BUF_INIT;
+    long at;
+    if (pl->pkg) {
+      from = ent_of[tmpl[pl->pkg->index]];
+    } else if (pl->member) {
+      for (size_t i = 0; i < t->n && !from; i++)
+        if ((t->nodes[i].flags & NUB_NF_LINK) && t->nodes[i].depth == 1 &&
+            t->nodes[i].link_target && !strcmp(t->nodes[i].link_target, pl->member->dir))
+          from = ent_of[i];
+    }
+    if (!from)
+      goto keep;
+    NUB_GROW(nw, capnw, nnw + 1);
+    memset(&nw[nnw], 0, sizeof(nw[nnw]));
+    nw[nnw].key = pl->key;
+    nw[nnw++].v = from->v;
+    /* the same tree as the keys' while each place holds what is there */
+    at = key_to_path(pl->key, r->members, &path) ? nub_tree_lookup(t, path.data) : -1;
+    nub_buf_release(&path);
+    if (at < 0 || !ent_of[at] || ent_of[at]->v != from->v)
+      same = false;
+  }
+  for (size_t i = 0; i < t->n; i++)
+    nplaced += !(t->nodes[i].flags & NUB_NF_LOCAL);
+  if (same && nplaced == nnw)
+    goto keep;
+  nub_diag_debugf("%s: laid out as bun lays it out (%zu places; the keys had %zu)", r->fname,
+                  nnw, nplaced);
+  nub_tree_release_nodes(t);
+  rc = add_members(t, r->ws, r->fname, err);
+  for (size_t k = 0; rc == 0 && k < nnw; k++)
+    rc = add_entry(t, nw[k].key, nw[k].v, r->fname, r->cfg, r->members, r->ws, &nw[k], err);
+  if (rc == 0)
+    rc = nub_tree_finish(t, r->fname, err);
+  /* the entries are the places now (their keys borrowed from places) */
+  for (size_t k = 0; k < nnw; k++)
+    nw[k].key = NULL;
+  free_ents(*ents, *nents);
+  *ents = nw;
+  *nents = nnw;
+  *capents = capnw;
+  nw = NULL;
+  nnw = 0;
+keep:
+  free_ents(nw, nnw);
+  nub_bun_places_free(places, np);
+  nub_graph_release(&g);
+  nub_free(tmpl);
+  for (size_t i = 0; i < nalldeps; i++)
+    for (int k = 0; k < 3; k++)
+      nub_depmap_release(&alldeps[i].kind[k]);
+  nub_free(alldeps);
+  nub_free(deps);
+  nub_free(ent_of);
+  return rc;
+}
+
 int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
                            const char *fname, const struct nub_config *cfg,
                            struct nub_err *err)
+{
+  return nub_lockfile_bun_read(t, text, len, fname, cfg, NULL, err);
+}
+
+int nub_lockfile_bun_read(struct nub_tree *t, const char *text, size_t len,
+                          const char *fname, const struct nub_config *cfg,
+                          const struct nub_bun_layout *lay, struct nub_err *err)
 {
   cJSON *root = NULL;
   const cJSON *ver, *ws, *root_ws, *packages, *e;
@@ -636,23 +805,8 @@ int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
                      "{\"\": ...})", fname);
     goto out;
   }
-  /* each member is a folder of the project, with what its package.json said */
-  cJSON_ArrayForEach(e, ws)
-  {
-    char norm[4096];
-    size_t idx;
-    if (!e->string || !*e->string)
-      continue;
-    if (!cJSON_IsObject(e) || nub_path_normalize(e->string, norm, sizeof(norm)) < 0 ||
-        strcmp(norm, e->string) || !strncmp(norm, "node_modules", 12)) {
-      rc = nub_err_set(err, -NUB_EUNSAFE, "%s has an unsafe workspace path '%s'", fname,
-                       e->string);
-      goto out;
-    }
-    idx = nub_tree_add_node(t, e->string);
-    t->nodes[idx].flags |= NUB_NF_LOCAL;
-    t->nodes[idx].member_specs = nub_json_member_specs(e);
-  }
+  if ((rc = add_members(t, ws, fname, err)) < 0)
+    goto out;
   nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root_ws, "dependencies"), &t->root_deps);
   nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root_ws, "devDependencies"), &t->root_dev);
   nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root_ws, "optionalDependencies"),
@@ -680,12 +834,18 @@ int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
       continue;
     NUB_GROW(ents, capents, nents + 1);
     memset(&ents[nents], 0, sizeof(ents[nents]));
+    ents[nents].key = e->string;
+    ents[nents].v = e;
     rc = add_entry(t, e->string, e, fname, cfg, &members, ws, &ents[nents], err);
     if (rc < 0)
       goto out;
     nents++;
   }
   rc = nub_tree_finish(t, fname, err);
+  if (rc == 0 && lay && lay->root) {
+    struct relayout r = {t, fname, cfg, &members, ws, lay};
+    rc = relayout(&r, &ents, &nents, &capents, err);
+  }
   if (rc < 0)
     goto out;
   for (size_t i = 0; i < nents; i++)
@@ -693,9 +853,7 @@ int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
       nub_strmap_put(&meta, ents[i].path, (void *)ents[i].meta);
   set_flags(t, ws, &meta);
 out:
-  for (size_t i = 0; i < nents; i++)
-    nub_free(ents[i].path);
-  nub_free(ents);
+  free_ents(ents, nents);
   nub_strmap_release(&meta, NULL);
   nub_strmap_release(&members, NULL);
   cJSON_Delete(root);

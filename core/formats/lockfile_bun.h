@@ -27,6 +27,45 @@ int nub_lockfile_bun_parse(struct nub_tree *t, const char *text, size_t len,
                            const char *fname, const struct nub_config *cfg,
                            struct nub_err *err);
 
+struct nub_manifest;
+struct nub_workspace;
+struct nub_graph;
+
+/* What bun lays the tree out for: the project's package.json and its
+ * workspace (NULL: none). */
+struct nub_bun_layout {
+  const struct nub_manifest *root;
+  const struct nub_workspace *ws;
+};
+
+/* bun.lock as `bun install` installs it: bun reads the keys as what each
+ * dependency resolves to and lays the tree out again from that (its
+ * hoisting, hoist_bun.h), so that a file an older bun wrote (zod-to-
+ * json-schema at the top with its own zod, where bun 1.4 puts it under
+ * astro) installs as today's bun places it. The keys stand where that is
+ * the same tree, and where the file has anything but registry packages and
+ * the workspace's members. lay NULL: the keys as written (parse). */
+int nub_lockfile_bun_read(struct nub_tree *t, const char *text, size_t len,
+                          const char *fname, const struct nub_config *cfg,
+                          const struct nub_bun_layout *lay, struct nub_err *err);
+
+/* A package's dependencies as its bun.lock entry names them: name ->
+ * spec, of each kind. */
+struct nub_bun_deps {
+  struct nub_depmap kind[3]; /* dependencies, optionalDependencies, peerDependencies */
+};
+
+/* The graph the keys of bun.lock resolve to (lockfile_bun_layout.c): t
+ * its tree as the keys place it, deps[i] node i's dependencies (or NULL).
+ * A package per name@version and what its dependencies resolve to (a
+ * numbered variant, "b@1.0.0(1)", where copies resolve otherwise), its
+ * dependencies, optional dependencies and peers found from its key as bun
+ * finds them (its own folder's, then each parent's); the project's and
+ * ws's members' direct dependencies from the specs the file records.
+ * *tmpl (caller frees): for each package of g, a node of it. */
+int nub_bun_graph_of_keys(const struct nub_tree *t, const struct nub_bun_deps *const *deps,
+                          const struct nub_workspace *ws, struct nub_graph *g, long **tmpl);
+
 /* Each registry entry's info object as bun wrote it: "name@version" ->
  * text (owned by out), so that a write-back keeps an unchanged package's
  * as it was (bin paths, libc, peers as its bun recorded them). Read only

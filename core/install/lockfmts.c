@@ -40,8 +40,11 @@ static int graph_npm(const struct nub_lockfmt_src *src, const char *text, size_t
 static int graph_bun(const struct nub_lockfmt_src *src, const char *text, size_t len,
                      struct nub_tree *tree, struct nub_graph *out, struct nub_err *err)
 {
+  struct nub_bun_layout lay = {src->man, src->ws};
   return tree_graph(src, tree, out,
-                    nub_lockfile_bun_parse(tree, text, len, src->lockname, src->cfg, err), err);
+                    nub_lockfile_bun_read(tree, text, len, src->lockname, src->cfg,
+                                          src->man ? &lay : NULL, err),
+                    err);
 }
 
 static int graph_pnpm(const struct nub_lockfmt_src *src, const char *text, size_t len,

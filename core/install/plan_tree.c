@@ -399,8 +399,10 @@ static int re_resolve_bun(struct nub_install_ctx *c, const char *why, struct nub
     rc = nub_lockfile_bun_write(&p->graph, &c->s->man, c->s->ws.source ? &c->s->ws : NULL, &c->s->cfg,
                                 version, config_version, &kept, &b, err);
   nub_strmap_release(&kept, nub_free);
-  if (rc == 0)
-    rc = nub_lockfile_bun_parse(&p->tree, b.data, b.len, p->lockname, &c->s->cfg, err);
+  if (rc == 0) {
+    struct nub_bun_layout lay = {&c->s->man, c->s->ws.source ? &c->s->ws : NULL};
+    rc = nub_lockfile_bun_read(&p->tree, b.data, b.len, p->lockname, &c->s->cfg, &lay, err);
+  }
   if (rc == 0)
     rc = nub_plan_stage_lock(c, &b, err);
   nub_buf_release(&b);
@@ -436,9 +438,10 @@ static int from_tree(struct nub_install_ctx *c, bool bun, struct nub_err *err)
   }
   nub_tree_init(&p->tree, &p->pkgs);
   p->have_tree = true;
-  if (bun)
-    rc = nub_lockfile_bun_parse(&p->tree, text, len, p->lockname, &c->s->cfg, err);
-  else
+  if (bun) {
+    struct nub_bun_layout lay = {&c->s->man, c->s->ws.source ? &c->s->ws : NULL};
+    rc = nub_lockfile_bun_read(&p->tree, text, len, p->lockname, &c->s->cfg, &lay, err);
+  } else
     rc = nub_lockfile_npm_parse(&p->tree, text, len, p->lockname, &c->s->cfg, err);
   nub_free(text);
   if (rc < 0)

@@ -155,7 +155,7 @@ int nub_tree_finish(struct nub_tree *t, const char *lockname, struct nub_err *er
   return 0;
 }
 
-void nub_tree_release(struct nub_tree *t)
+void nub_tree_release_nodes(struct nub_tree *t)
 {
   for (size_t i = 0; i < t->n; i++) {
     struct nub_node *n = &t->nodes[i];
@@ -179,6 +179,13 @@ void nub_tree_release(struct nub_tree *t)
     nub_free(n->bins);
   }
   nub_free(t->nodes);
+  t->nodes = NULL;
+  t->n = t->cap = 0;
+}
+
+void nub_tree_release(struct nub_tree *t)
+{
+  nub_tree_release_nodes(t);
   nub_depmap_release(&t->root_deps);
   nub_depmap_release(&t->root_dev);
   nub_depmap_release(&t->root_optional);

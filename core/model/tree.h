@@ -92,6 +92,8 @@ struct nub_tree {
 void nub_tree_init(struct nub_tree *t, struct nub_pkgtab *pkgs);
 /* Frees the nodes (the package table is the caller's). */
 void nub_tree_release(struct nub_tree *t);
+/* Frees the nodes only, leaving an empty tree with the rest as it was. */
+void nub_tree_release_nodes(struct nub_tree *t);
 /* nub_pkgtab_get on the tree's table. */
 struct nub_pkg *nub_tree_pkg(struct nub_tree *t, const char *name,
                              const char *version, const char *tarball,

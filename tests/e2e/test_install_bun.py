@@ -434,6 +434,47 @@ class BunGitPrepareTest(nubtest.NubTestCase):
         self.assertEqual(self.listing(self.proj), self.listing(theirs))
 
 
+class BunLayoutTest(nubtest.NubTestCase):
+    """bun reads bun.lock's keys as what each dependency resolves to and lays
+    the tree out again on every install (its Tree.zig hoisting), so a file an
+    older bun wrote installs as today's bun places it: peer-host (peer
+    b@^1) at the top with its own b, as the keys here have it (bun-t3-env's
+    zod-to-json-schema), goes under uses-peer-host, whose b@1 it then sees,
+    as bun 1.4.5 puts it; the top's b stays 2.0.0. Before, nub followed the
+    keys."""
+
+    TREE = ["node_modules/b/", "node_modules/uses-peer-host/",
+            "node_modules/uses-peer-host/node_modules/b/",
+            "node_modules/uses-peer-host/node_modules/peer-host/"]
+
+    def test_the_tree_bun_lays_out_from_the_keys(self):
+        self.make_project("bun-old-keys")
+        self.write_lock_template("bun-old-keys/bun.lock.template", "bun.lock")
+        lock = os.path.join(self.proj, "bun.lock")
+        with open(lock, "rb") as f:
+            before = f.read()
+        self.nub("install", "--frozen-lockfile")
+        dirs = [p for p in self.installed()
+                if p.endswith("/") and p.rstrip("/").split("/")[-2:-1] == ["node_modules"]]
+        self.assertEqual(dirs, self.TREE)
+        self.assertEqual(self.node_require(os.path.join(
+            self.proj, "node_modules/uses-peer-host"), "peer-host")["deps"], {"b": "1.0.0"})
+        self.assertEqual(self.node_require(self.proj, "b")["version"], "2.0.0")
+        with open(lock, "rb") as f:
+            self.assertEqual(f.read(), before)  # frozen: the file as it was
+        # offline again, and the commands that read the lockfile agree
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.nub("install", "--frozen-lockfile", "--offline")
+        self.assertIn("uses-peer-host", self.nub("why", "peer-host").stdout)
+        bun = nubtest.tool("bun")
+        if bun:
+            theirs = os.path.join(self.tmp, "theirs")
+            shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
+            self.run_cmd([bun, "install", "--frozen-lockfile"], cwd=theirs,
+                         env={"BUN_INSTALL_CACHE_DIR": os.path.join(self.tmp, "bun-cache")})
+            self.assertEqual(self.installed(theirs), self.installed())
+
+
 class BunWriteBackTest(nubtest.NubTestCase):
     """When package.json no longer matches bun.lock (a hand edit, nub add,
     nub remove), nub resolves again, as `bun install` does, and writes
