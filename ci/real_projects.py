@@ -408,8 +408,10 @@ def main():
                     verdict = "offline reinstall failed (%d)" % rc_o
                 else:
                     imps, pat = importers_of(theirs), patched_names(theirs)
+                    # compared as the cold run was: an isolated layout by its graph
                     n2, details = (diff(graph(theirs, imps, pat), graph(ours, imps, pat))
-                                   if fmt == "pnpm" else diff(tree(theirs), tree(ours)))
+                                   if fmt == "pnpm" or isolated(theirs)
+                                   else diff(tree(theirs), tree(ours)))
                     verdict = "equal (offline too)" if n2 == 0 else "offline: %d differ" % n2
         failed |= not verdict.startswith("equal")
         rows.append((name, fmt, npk, verdict, t_n, t_i, m_n, m_i))

@@ -474,11 +474,32 @@ int nub_bins_link_berry(int proj_fd, const struct nub_tree *t, const struct nub_
 
 /* ---- yarn 1 ------------------------------------------------------------------- */
 
+/* A node and where yarn's flat tree has it: its path, but a workspace
+ * member's own folder and what is in it through the member's link at the
+ * top ("node_modules/@x/app/node_modules/b" for packages/app/node_modules/
+ * b), as the hoister names an entry under a member hoisted to the top. */
+struct yarn_flat {
+  const struct nub_node *nd;
+  char *at;
+};
+
 static int cmp_order(const void *a, const void *b)
 {
-  const struct nub_node *x = *(const struct nub_node *const *)a;
-  const struct nub_node *y = *(const struct nub_node *const *)b;
-  return nub_locale_cmp(x->path, y->path);
+  return nub_locale_cmp(((const struct yarn_flat *)a)->at, ((const struct yarn_flat *)b)->at);
+}
+
+/* links: the links at the top to a folder of the project (members) */
+static char *yarn_flat_at(const struct nub_node *const *links, size_t nlinks,
+                          const struct nub_node *nd)
+{
+  for (size_t i = 0; i < nlinks; i++) {
+    const struct nub_node *l = links[i];
+    size_t dl = strlen(l->link_target);
+    if (!strncmp(nd->path, l->link_target, dl) && (!nd->path[dl] || nd->path[dl] == '/') &&
+        nd != l)
+      return nub_asprintf("%s%s", l->path, nd->path + dl);
+  }
+  return nub_strdup(nd->path);
 }
 
 /* One bin of node d into dir (".../node_modules/.bin"), a later push
@@ -548,9 +569,10 @@ static const char *yarn_name(const struct nub_node *n)
 int nub_bins_link_yarn(int proj_fd, const struct nub_tree *t, size_t *nlinks,
                        struct nub_err *err)
 {
+  struct yarn_flat *fl = nub_calloc(t->n + 1, sizeof(*fl));
   const struct nub_node **flat = nub_calloc(t->n + 1, sizeof(*flat));
   struct binlink *v = NULL;
-  size_t n = 0, cap = 0, nf = 0;
+  size_t n = 0, cap = 0, nf = 0, nml = 0;
   struct nub_strmap first; /* package name -> node, for the top */
   int seq = 0, rc;
 
@@ -559,9 +581,19 @@ int nub_bins_link_yarn(int proj_fd, const struct nub_tree *t, size_t *nlinks,
    * node_modules/.bin gets their dependencies' bins) and their links at the
    * top (whose own bins go to the top's) */
   for (size_t i = 0; i < t->n; i++)
-    if (!t->nodes[i].skip && (t->nodes[i].pkg || yarn_member(&t->nodes[i])))
-      flat[nf++] = &t->nodes[i];
-  nub_sort(flat, nf, sizeof(*flat), cmp_order);
+    if ((t->nodes[i].flags & NUB_NF_LINK) && t->nodes[i].link_target && t->nodes[i].depth == 1)
+      flat[nml++] = &t->nodes[i]; /* (flat holds the member links until sorted) */
+  for (size_t i = 0; i < t->n; i++)
+    if (!t->nodes[i].skip && (t->nodes[i].pkg || yarn_member(&t->nodes[i]))) {
+      fl[nf].nd = &t->nodes[i];
+      fl[nf++].at = yarn_flat_at(flat, nml, &t->nodes[i]);
+    }
+  nub_sort(fl, nf, sizeof(*fl), cmp_order);
+  for (size_t i = 0; i < nf; i++) {
+    flat[i] = fl[i].nd;
+    nub_free(fl[i].at);
+  }
+  nub_free(fl);
   /* each package's dependencies' bins in its own node_modules/.bin */
   for (size_t i = 0; i < nf; i++) {
     const struct nub_node *p = flat[i];

@@ -183,6 +183,25 @@ static bool enter_needed(void *ud, size_t to, long from, size_t importer)
   return true;
 }
 
+/* The package an importer's direct dependency `name` is, or NULL. */
+static struct nub_gpkg *importer_dep(const struct nub_graph *g, const struct nub_importer *im,
+                                     const char *name)
+{
+  struct nub_gpkg *v = NULL;
+
+  for (int kk = 0; kk < NUB_DEP_KINDS && !v; kk++) {
+    const struct nub_gdirect *d;
+    size_t nd = nub_importer_directs(im, kk, &d);
+    for (size_t j = 0; j < nd && !v; j++)
+      if (!strcmp(d[j].alias, name)) {
+        char *t = nub_gedge_target(d[j].alias, d[j].ref);
+        v = t ? nub_graph_find(g, t) : NULL;
+        nub_free(t);
+      }
+  }
+  return v;
+}
+
 int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
@@ -225,18 +244,13 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
           v = dep_named(g, g->pkgs[a], name);
         } else {
           /* the importer (project or member) that depends on the path's
-           * first package */
-          const struct nub_importer *sim = &g->importers[seed_im[last]];
-          for (int kk = 0; kk < NUB_DEP_KINDS && !v; kk++) {
-            const struct nub_gdirect *d;
-            size_t nd = nub_importer_directs(sim, kk, &d);
-            for (size_t j = 0; j < nd && !v; j++)
-              if (!strcmp(d[j].alias, name)) {
-                char *t = nub_gedge_target(d[j].alias, d[j].ref);
-                v = t ? nub_graph_find(g, t) : NULL;
-                nub_free(t);
-              }
-          }
+           * first package, then, for a member, the project: yarn requests
+           * the project's own dependencies first, at no depth, so every
+           * path has them above it (package-linker's resolvePeerModules:
+           * a request whose parent names begin the dependent's path) */
+          v = importer_dep(g, &g->importers[seed_im[last]], name);
+          if (!v && seed_im[last] != 0)
+            v = importer_dep(g, &g->importers[0], name);
         }
       }
       if (!v || (strcmp(range, "*") && !nub_sync_satisfies(range, name, v->name, v->version)))

@@ -287,6 +287,40 @@ class YarnWorkspaceTest(nubtest.NubTestCase):
                          [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
 
 
+class YarnWorkspaceBinsTest(nubtest.NubTestCase):
+    """Bins where a member's dependencies meet the root's (excalidraw's two
+    differences), by yarn 1's package-linker:
+    - the top's .bin takes, of several copies of a name none of which the
+      root asks for itself, the first in yarn's flat tree, which names what
+      is under a member hoisted to the top through its link: @fx/app's
+      binver 1.0.0 ("node_modules/@fx/app/node_modules/binver") before the
+      top's 2.0.0 (nub took the top's, sorting by the real folder);
+    - a member's dependency's peer is found among the root's own
+      dependencies too (resolvePeerModules: a request whose parent names
+      begin the dependent's path; the root's have none), so peer-of-c
+      gets c's bin in its own .bin (nub looked at the member's alone)."""
+
+    def test_the_bins_yarn_links(self):
+        self.make_project("yarn-ws-bins")
+        self.write_lock_template("yarn-ws-bins/yarn.lock.template", "yarn.lock")
+        self.nub("install", "--frozen-lockfile")
+        nm = os.path.join(self.proj, "node_modules")
+        self.assertEqual(os.readlink(os.path.join(nm, ".bin", "binver")),
+                         "../../packages/app/node_modules/binver/cli.js")
+        self.assertEqual(os.readlink(os.path.join(nm, "peer-of-c", "node_modules", ".bin",
+                                                  "c-cli")), "../../../c/bin/cli.js")
+        yarn = nubtest.tool("yarn")
+        if not yarn:
+            return
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
+        self.run_cmd([yarn, "install", "--frozen-lockfile", "--ignore-scripts",
+                      "--non-interactive", "--registry", self.registry.url, "--cache-folder",
+                      os.path.join(self.tmp, "yarn-cache")], cwd=theirs)
+        self.assertEqual(self.installed(),
+                         [p for p in self.installed(theirs) if ".yarn-integrity" not in p])
+
+
 class YarnKeepTheLockTest(nubtest.NubTestCase):
     """nub add, remove, update and a hand edit change yarn.lock as yarn 1's
     own add, remove, upgrade and install change it from the same file, byte

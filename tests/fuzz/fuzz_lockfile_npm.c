@@ -1,5 +1,6 @@
 /* fuzz_lockfile_npm.c - package-lock.json / npm-shrinkwrap.json (v1-v3) and
- * bun.lock into a tree. The first byte picks the reader. */
+ * bun.lock into a tree (laid out again as bun lays it out). The first byte
+ * picks the reader. */
 #include "fuzz.h"
 
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include "config.h"
 #include "lockfile_bun.h"
 #include "lockfile_npm.h"
+#include "manifest.h"
 #include "pkgtab.h"
 #include "tree.h"
 
@@ -26,8 +28,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   memset(&pkgs, 0, sizeof(pkgs));
   nub_tree_init(&t, &pkgs);
   nub_err_clear(&err);
-  if (bun)
-    nub_lockfile_bun_parse(&t, text, size - 1, "bun.lock", cfg, &err);
+  if (bun) {
+    /* as an install reads it: the tree laid out again from the keys */
+    struct nub_manifest man;
+    struct nub_bun_layout lay = {&man, NULL};
+    memset(&man, 0, sizeof(man));
+    nub_lockfile_bun_read(&t, text, size - 1, "bun.lock", cfg, &lay, &err);
+  }
   else
     nub_lockfile_npm_parse(&t, text, size - 1, "package-lock.json", cfg, &err);
   nub_tree_release(&t);
