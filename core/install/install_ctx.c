@@ -31,6 +31,37 @@ bool nub_install_platform_ok(const struct nub_install_ctx *c, char *const *os, s
          (!c->caps.libc || nub_platform_allows(libc, nlibc, c->caps.libc));
 }
 
+bool nub_install_platform_warns(const struct nub_install_ctx *c)
+{
+  const char *ws = nub_depmap_get(&c->s->ws.settings, "engineStrict");
+
+  if (!(c->s->proj.fmt->caps & NUB_LF_PLATFORM_WARNS))
+    return false;
+  if (ws)
+    return strcmp(ws, "true") != 0;
+  return !nub_config_bool(&c->s->cfg, "engine-strict", false);
+}
+
+bool nub_install_libc_by_name_ok(const struct nub_install_ctx *c, const char *name,
+                                 size_t nlibc)
+{
+  const char *said = NULL;
+
+  if (nlibc || !c->caps.libc || !(c->s->proj.fmt->caps & NUB_LF_LIBC_FROM_NAME))
+    return true;
+  for (const char *p = name; *p;) {
+    size_t n = strcspn(p, "-/");
+    if ((n == 4 && !strncmp(p, "musl", 4)))
+      said = "musl";
+    else if ((n == 3 && !strncmp(p, "gnu", 3)) || (n == 5 && !strncmp(p, "glibc", 5)))
+      said = "glibc";
+    p += n;
+    if (*p)
+      p++;
+  }
+  return !said || !strcmp(said, c->caps.libc);
+}
+
 bool nub_install_selected(const struct nub_install_ctx *c, size_t i)
 {
   return !c->selected || c->selected[i];

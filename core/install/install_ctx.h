@@ -88,5 +88,16 @@ bool nub_install_denied(const struct nub_install_ctx *c, const char *name, const
 /* Whether a package for these platforms installs on this machine. */
 bool nub_install_platform_ok(const struct nub_install_ctx *c, char *const *os, size_t nos,
                              char *const *cpu, size_t ncpu, char *const *libc, size_t nlibc);
+/* Whether a package for another platform that is not optional is
+ * installed with a warning, as the lockfile's tool installs it
+ * (NUB_LF_PLATFORM_WARNS: pnpm, unless engineStrict in pnpm-workspace.yaml
+ * or engine-strict in .npmrc), rather than refused. */
+bool nub_install_platform_warns(const struct nub_install_ctx *c);
+/* For an optional package whose lockfile entry states no libc (nlibc 0):
+ * whether the C library its name says ("-musl", "-gnu", "-glibc" as a
+ * "-" or "/" separated part) is this machine's, where the lockfile's tool
+ * reads it so (NUB_LF_LIBC_FROM_NAME); true for a name that says none. */
+bool nub_install_libc_by_name_ok(const struct nub_install_ctx *c, const char *name,
+                                 size_t nlibc);
 
 #endif

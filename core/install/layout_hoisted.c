@@ -149,12 +149,18 @@ static int filter(struct nub_install_ctx *c, struct nub_err *err)
       n->skip = true;
       continue;
     }
-    if (!nub_install_platform_ok(c, n->os, n->nos, n->cpu, n->ncpu, n->libc, n->nlibc)) {
+    if (!nub_install_platform_ok(c, n->os, n->nos, n->cpu, n->ncpu, n->libc, n->nlibc) ||
+        ((opt || devopt) && n->pkg && !nub_install_libc_by_name_ok(c, n->pkg->name, n->nlibc))) {
       if (opt || devopt) {
         n->skip = true;
         continue;
       }
-      if (!o->force)
+      if (!o->force && nub_install_platform_warns(c))
+        nub_progress_warn(&c->prog, "%s (%s@%s) does not support this platform (%s %s) and is "
+                          "not optional; installed all the same, as pnpm installs it", n->path,
+                          n->pkg ? n->pkg->name : "?", n->pkg ? n->pkg->version : "?",
+                          c->caps.npm_os, c->caps.npm_cpu);
+      else if (!o->force)
         return nub_err_set(err, -NUB_EPLATFORM,
                            "%s (%s@%s) does not support this platform (%s %s) and is "
                            "not optional; use --force to install it anyway", n->path,

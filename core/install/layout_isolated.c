@@ -21,33 +21,48 @@
 /* Skip what this install leaves out: optional packages for another platform,
  * dev-only packages under --prod, optional ones under --no-optional, and
  * whatever the kept direct dependencies no longer reach. */
+static void prune(struct nub_install_ctx *c);
+
 static int filter(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_graph *g = &c->plan.graph;
   const struct nub_install_opts *o = c->o;
-  bool *reach = nub_calloc(g->npkgs + 1, sizeof(bool));
-  size_t *stack = nub_malloc(sizeof(size_t) * (g->npkgs + 1)), sp = 0;
-  int rc = 0;
 
   for (size_t i = 0; i < g->npkgs; i++) {
     struct nub_gpkg *p = g->pkgs[i];
     p->skip = false;
-    if (!nub_install_platform_ok(c, p->os, p->nos, p->cpu, p->ncpu, p->libc, p->nlibc)) {
+    if (!nub_install_platform_ok(c, p->os, p->nos, p->cpu, p->ncpu, p->libc, p->nlibc) ||
+        (p->optional && !nub_install_libc_by_name_ok(c, p->name, p->nlibc))) {
       if (p->optional) {
         p->skip = true;
         continue;
       }
-      if (!o->force) {
-        rc = nub_err_set(err, -NUB_EPLATFORM,
-                         "%s does not support this platform (%s %s) and is not optional; "
-                         "use --force to install it anyway", p->key, c->caps.npm_os,
-                         c->caps.npm_cpu);
-        goto out;
+      if (!o->force && nub_install_platform_warns(c)) {
+        nub_progress_warn(&c->prog, "%s does not support this platform (%s %s) and is not "
+                          "optional; installed all the same, as pnpm installs it", p->key,
+                          c->caps.npm_os, c->caps.npm_cpu);
+      } else if (!o->force) {
+        return nub_err_set(err, -NUB_EPLATFORM,
+                           "%s does not support this platform (%s %s) and is not optional; "
+                           "use --force to install it anyway", p->key, c->caps.npm_os,
+                           c->caps.npm_cpu);
       }
     }
     if (p->optional && o->omit_optional)
       p->skip = true;
   }
+  prune(c);
+  return 0;
+}
+
+/* What the kept direct dependencies no longer reach is left out too. */
+static void prune(struct nub_install_ctx *c)
+{
+  struct nub_graph *g = &c->plan.graph;
+  const struct nub_install_opts *o = c->o;
+  bool *reach = nub_calloc(g->npkgs + 1, sizeof(bool));
+  size_t *stack = nub_malloc(sizeof(size_t) * (g->npkgs + 1)), sp = 0;
+
   for (size_t m = 0; m < g->nimporters * NUB_DEP_KINDS; m++) {
     const struct nub_importer *im = &g->importers[m / NUB_DEP_KINDS];
     int k = (int)(m % NUB_DEP_KINDS);
@@ -82,10 +97,8 @@ static int filter(struct nub_install_ctx *c, struct nub_err *err)
   for (size_t i = 0; i < g->npkgs; i++)
     if (!reach[i])
       g->pkgs[i]->skip = true;
-out:
   nub_free(reach);
   nub_free(stack);
-  return rc;
 }
 
 static void count_installed(struct nub_install_ctx *c)

@@ -70,6 +70,14 @@ enum {
   /* its tool locks a version per pattern (name@range) and resolves a new
    * pattern with the registry's pick (yarn 1) */
   NUB_LF_LOCK_BY_PATTERN = 1u << 13,
+  /* its tool installs a dependency for another platform that is not
+   * optional, with a warning (pnpm's packageIsInstallable, unless
+   * engine-strict); npm and yarn 1 refuse it, and so does nub elsewhere */
+  NUB_LF_PLATFORM_WARNS = 1u << 14,
+  /* its tool reads an optional package's C library from its name where
+   * the lockfile states none ("-musl", "-gnu": pnpm 12, which infers a
+   * platform from a name with a cpu or libc token) */
+  NUB_LF_LIBC_FROM_NAME = 1u << 15,
   NUB_LF_WORKSPACE_LINKS_ONLY = 1u << 4, /* its tool links a workspace member
                                       * for workspace: specs only, a plain
                                       * range taking the registry's (pnpm,

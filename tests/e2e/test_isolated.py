@@ -593,6 +593,141 @@ class LockfileKindsTest(IsolatedTestCase):
         self.assertEqual(self.importer_deps(self.lock())["pre"], ("dependencies", "^1.0.0", "1.0.0"))
         self.assertEqual(self.node_json(self.proj, "require('pre').version"), "1.0.0")
 
+    PNPM_OTHER_PLATFORM = """lockfileVersion: '9.0'
+
+settings:
+  autoInstallPeers: true
+  excludeLinksFromLockfile: false
+
+importers:
+
+  .:
+    dependencies:
+      a:
+        specifier: ^1.0.0
+        version: 1.0.0
+      %(o)s:
+        specifier: ^1.0.0
+        version: 1.0.0
+
+packages:
+
+  a@1.0.0:
+    resolution: {integrity: @@INTEGRITY:a@1.0.0@@}
+
+  b@1.0.0:
+    resolution: {integrity: @@INTEGRITY:b@1.0.0@@}
+
+  %(o)s@1.0.0:
+    resolution: {integrity: @@INTEGRITY:%(o)s@1.0.0@@}
+    os: [%(os)s]
+
+snapshots:
+
+  a@1.0.0:
+    dependencies:
+      b: 1.0.0
+
+  b@1.0.0: {}
+
+  %(o)s@1.0.0: {}
+"""
+
+    def test_a_dependency_for_another_platform_as_pnpm_installs_it(self):
+        # pnpm installs a dependency for another platform that is not
+        # optional, with a warning (packageIsInstallable returns null unless
+        # engineStrict); tailwindcss's lockfile has such ones. nub refused
+        # it (exit 80). npm's and yarn's refusal stays theirs.
+        other, osname = (("opt-darwin", "darwin") if nubtest.npm_os() != "darwin"
+                         else ("opt-linux", "linux"))
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"a": "^1.0.0", other: "^1.0.0"}})
+        with open(os.path.join(self.proj, "pnpm-lock.yaml"), "w") as f:
+            f.write(self.render(self.PNPM_OTHER_PLATFORM % {"o": other, "os": osname}))
+        proc = self.nub("install", "--frozen-lockfile")
+        self.assertEqual(proc.stderr.count("does not support this platform"), 1, proc.stderr)
+        self.assertIn("installed all the same, as pnpm installs it", proc.stderr)
+        self.assertTrue(os.path.isdir(self.nm(other)))
+        pnpm = nubtest.tool("pnpm")
+        if pnpm:
+            theirs = os.path.join(self.tmp, "theirs")
+            shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
+            self.run_cmd([pnpm, "install", "--frozen-lockfile", "--ignore-scripts",
+                          "--store-dir", os.path.join(self.tmp, "pnpm-store"),
+                          "--registry", self.registry.url], cwd=theirs)
+            self.assertTrue(os.path.isdir(os.path.join(theirs, "node_modules", other)))
+        # engineStrict: pnpm throws; so does nub, naming it
+        with open(os.path.join(self.proj, "pnpm-workspace.yaml"), "w") as f:
+            f.write("engineStrict: true\n")
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        proc = self.nub_fails("install", "--frozen-lockfile")
+        self.assertEqual(proc.returncode, 80, proc.stderr)
+        self.assertIn(other, proc.stderr)
+
+    PNPM_MUSL_BY_NAME = """lockfileVersion: '9.0'
+
+settings:
+  autoInstallPeers: true
+  excludeLinksFromLockfile: false
+
+importers:
+
+  .:
+    optionalDependencies:
+      '@nt/linux-x64':
+        specifier: ^1.0.0
+        version: 1.0.0
+      '@nt/linux-x64-musl':
+        specifier: ^1.0.0
+        version: 1.0.0
+
+packages:
+
+  '@nt/linux-x64-musl@1.0.0':
+    resolution: {integrity: @@INTEGRITY:@nt/linux-x64-musl@1.0.0@@}
+    cpu: [x64]
+    os: [linux]
+
+  '@nt/linux-x64@1.0.0':
+    resolution: {integrity: @@INTEGRITY:@nt/linux-x64@1.0.0@@}
+    cpu: [x64]
+    os: [linux]
+
+snapshots:
+
+  '@nt/linux-x64-musl@1.0.0':
+    optional: true
+
+  '@nt/linux-x64@1.0.0':
+    optional: true
+"""
+
+    def test_an_optional_musl_build_known_by_its_name(self):
+        # pnpm 12 reads an optional package's C library from its name where
+        # nothing states one (tailwindcss's @oven/bun-linux-x64-musl: os and
+        # cpu, no libc, in the lockfile and in its package.json): skipped on
+        # glibc. nub installed it.
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "optionalDependencies": {"@nt/linux-x64": "^1.0.0",
+                                                    "@nt/linux-x64-musl": "^1.0.0"}})
+        with open(os.path.join(self.proj, "pnpm-lock.yaml"), "w") as f:
+            f.write(self.render(self.PNPM_MUSL_BY_NAME))
+        self.nub("install", "--frozen-lockfile")
+        here = nubtest.npm_os() == "linux" and nubtest.npm_cpu() == "x64"
+        musl = os.path.exists("/lib/ld-musl-x86_64.so.1")
+        self.assertEqual(os.path.isdir(self.nm("@nt/linux-x64")), here)
+        self.assertEqual(os.path.isdir(self.nm("@nt/linux-x64-musl")), here and musl)
+        pnpm = nubtest.tool("pnpm")
+        if pnpm:
+            theirs = os.path.join(self.tmp, "theirs")
+            shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
+            self.run_cmd([pnpm, "install", "--frozen-lockfile", "--ignore-scripts",
+                          "--store-dir", os.path.join(self.tmp, "pnpm-store"),
+                          "--registry", self.registry.url], cwd=theirs)
+            for name in ("@nt/linux-x64", "@nt/linux-x64-musl"):
+                self.assertEqual(os.path.isdir(os.path.join(theirs, "node_modules", name)),
+                                 os.path.isdir(self.nm(name)), name)
+
     def test_nub_lock_and_package_lock_is_ambiguous(self):
         self.make_project("basic", lockfile="package-lock.v3.json")
         # nub.lock made in a scratch copy without package-lock.json
