@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bins.h"
+#include "diag.h"
 #include "tree_graph.h"
 #include "install_ctx.h"
 #include "link_isolated.h"
@@ -108,6 +109,92 @@ static void count_installed(struct nub_install_ctx *c)
     c->installed += !c->plan.graph.pkgs[i]->skip;
 }
 
+static bool has_edge(const struct nub_gpkg *p, const char *alias)
+{
+  for (size_t e = 0; e < p->ndeps + p->noptional_deps; e++)
+    if (!strcmp(e < p->ndeps ? p->deps[e].alias : p->optional_deps[e - p->ndeps].alias, alias))
+      return true;
+  return false;
+}
+
+/* A kept package an edge or a direct dependency points at, or NULL. */
+static struct nub_gpkg *kept_target(const struct nub_graph *g, const char *alias, const char *ref)
+{
+  char *t = nub_gedge_target(alias, ref);
+  struct nub_gpkg *q = t ? nub_graph_find(g, t) : NULL;
+
+  nub_free(t);
+  return q && !q->skip ? q : NULL;
+}
+
+/* pnpm's hidden hoisting (its default hoist-pattern "*"): every package is
+ * linked once more in node_modules/.pnpm/node_modules, the first of each
+ * name breadth first from the importers' own dependencies, so a package
+ * finds a peer it declares that the lockfile resolves nowhere (an optional
+ * one: vite's yaml) where another package brought it. nub's packages live
+ * in the global virtual store, whose folders every project shares, with
+ * no per-project folder above them: such a peer becomes an edge of the
+ * package, to the package pnpm's hoisting would have put there. */
+static void hoisted_peers(struct nub_install_ctx *c)
+{
+  struct nub_graph *g = &c->plan.graph;
+  struct nub_strmap first; /* alias -> the package hoisted under it */
+  size_t *queue = nub_malloc((g->npkgs + 1) * sizeof(*queue)), qh = 0, qt = 0, added = 0;
+  bool *seen = nub_calloc(g->npkgs + 1, sizeof(*seen));
+
+  memset(&first, 0, sizeof(first));
+  for (size_t m = 0; m < g->nimporters; m++)
+    for (int k = 0; k < NUB_DEP_KINDS; k++) {
+      const struct nub_gdirect *d;
+      size_t n = g->importers[m].skip ? 0 : nub_importer_directs(&g->importers[m], k, &d);
+      for (size_t i = 0; i < n; i++) {
+        struct nub_gpkg *q = kept_target(g, d[i].alias, d[i].ref);
+        if (!q)
+          continue;
+        if (!nub_strmap_get(&first, d[i].alias))
+          nub_strmap_put(&first, d[i].alias, q);
+        if (!seen[q->index]) {
+          seen[q->index] = true;
+          queue[qt++] = q->index;
+        }
+      }
+    }
+  while (qh < qt) {
+    const struct nub_gpkg *p = g->pkgs[queue[qh++]];
+    for (size_t e = 0; e < p->ndeps + p->noptional_deps; e++) {
+      const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
+      struct nub_gpkg *q = kept_target(g, ed->alias, ed->ref);
+      if (!q)
+        continue;
+      if (!nub_strmap_get(&first, ed->alias))
+        nub_strmap_put(&first, ed->alias, q);
+      if (!seen[q->index]) {
+        seen[q->index] = true;
+        queue[qt++] = q->index;
+      }
+    }
+  }
+  for (size_t i = 0; i < g->npkgs; i++) {
+    struct nub_gpkg *p = g->pkgs[i];
+    for (size_t k = 0; !p->skip && k < p->peers.n; k++) {
+      const char *name = p->peers.v[k].name;
+      const struct nub_gpkg *q = nub_strmap_get(&first, name);
+      if (!q || q == p || has_edge(p, name))
+        continue;
+      p->deps = nub_realloc(p->deps, (p->ndeps + 1) * sizeof(*p->deps));
+      p->deps[p->ndeps].alias = nub_strdup(name);
+      p->deps[p->ndeps].ref = nub_strdup(q->key);
+      p->ndeps++;
+      added++;
+    }
+  }
+  if (added)
+    nub_diag_debugf("pnpm's hidden hoisting: %zu peers found where it puts them", added);
+  nub_strmap_release(&first, NULL);
+  nub_free(queue);
+  nub_free(seen);
+}
+
 static int isolated_shape(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_plan *p = &c->plan;
@@ -125,6 +212,8 @@ static int isolated_shape(struct nub_install_ctx *c, struct nub_err *err)
   rc = filter(c, err);
   if (rc < 0)
     return rc;
+  if (c->s->proj.fmt->caps & NUB_LF_HIDDEN_HOIST)
+    hoisted_peers(c);
   /* every kept package's store identity, and whether it must be there */
   for (size_t i = 0; i < p->graph.npkgs; i++) {
     struct nub_gpkg *g = p->graph.pkgs[i];

@@ -167,7 +167,7 @@ const struct nub_lockfmt nub_lockfmt_pnpm = {
   "pnpm", "pnpm-lock.yaml", "pnpm", "pnpm install", NUB_LINKER_ISOLATED,
   NUB_LF_WRITES | NUB_LF_WORKSPACE_LINKS_ONLY | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS |
       NUB_LF_OPTIONAL_IMPORTER_PEERS | NUB_LF_AGE_GATE | NUB_LF_STRICT_BUILDS |
-      NUB_LF_PLATFORM_WARNS | NUB_LF_LIBC_FROM_NAME,
+      NUB_LF_PLATFORM_WARNS | NUB_LF_LIBC_FROM_NAME | NUB_LF_HIDDEN_HOIST,
   NULL, nub_plan_from_graph, graph_pnpm, NULL, NULL,
   NUB_APPROVE_ALLOW_BUILDS,
 };

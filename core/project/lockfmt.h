@@ -78,6 +78,10 @@ enum {
    * the lockfile states none ("-musl", "-gnu": pnpm 12, which infers a
    * platform from a name with a cpu or libc token) */
   NUB_LF_LIBC_FROM_NAME = 1u << 15,
+  /* its layout lets a package find what the lockfile resolves for it
+   * nowhere, where its hoisting puts it (pnpm's node_modules/.pnpm/
+   * node_modules) */
+  NUB_LF_HIDDEN_HOIST = 1u << 16,
   NUB_LF_WORKSPACE_LINKS_ONLY = 1u << 4, /* its tool links a workspace member
                                       * for workspace: specs only, a plain
                                       * range taking the registry's (pnpm,

@@ -728,6 +728,72 @@ snapshots:
                 self.assertEqual(os.path.isdir(os.path.join(theirs, "node_modules", name)),
                                  os.path.isdir(self.nm(name)), name)
 
+    PNPM_HOISTED_PEER = """lockfileVersion: '9.0'
+
+settings:
+  autoInstallPeers: true
+  excludeLinksFromLockfile: false
+
+importers:
+
+  .:
+    dependencies:
+      a:
+        specifier: ^1.0.0
+        version: 1.0.0
+      opt-peer-b:
+        specifier: ^1.0.0
+        version: 1.0.0
+
+packages:
+
+  a@1.0.0:
+    resolution: {integrity: @@INTEGRITY:a@1.0.0@@}
+
+  b@1.0.0:
+    resolution: {integrity: @@INTEGRITY:b@1.0.0@@}
+
+  opt-peer-b@1.0.0:
+    resolution: {integrity: @@INTEGRITY:opt-peer-b@1.0.0@@}
+    peerDependencies:
+      b: ^2.0.0
+    peerDependenciesMeta:
+      b:
+        optional: true
+
+snapshots:
+
+  a@1.0.0:
+    dependencies:
+      b: 1.0.0
+
+  b@1.0.0: {}
+
+  opt-peer-b@1.0.0: {}
+"""
+
+    def test_a_peer_found_through_pnpms_hidden_hoisting(self):
+        # opt-peer-b's optional peer b@^2 is not resolved (the graph has b@1
+        # only, a's), yet pnpm's layout lets opt-peer-b require b: every
+        # package is linked once more in node_modules/.pnpm/node_modules
+        # (hoist-pattern "*"), so it finds a's b@1.0.0 (svelte's vite and
+        # yaml@1). nub's global virtual store has no such folder: the
+        # package gets that edge. Before, require('b') failed there.
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"a": "^1.0.0", "opt-peer-b": "^1.0.0"}})
+        with open(os.path.join(self.proj, "pnpm-lock.yaml"), "w") as f:
+            f.write(self.render(self.PNPM_HOISTED_PEER))
+        self.nub("install", "--frozen-lockfile")
+        self.assertEqual(self.node_require(self.proj, "opt-peer-b")["deps"], {"b": "1.0.0"})
+        pnpm = nubtest.tool("pnpm")
+        if pnpm:
+            theirs = os.path.join(self.tmp, "theirs")
+            shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
+            self.run_cmd([pnpm, "install", "--frozen-lockfile", "--ignore-scripts",
+                          "--store-dir", os.path.join(self.tmp, "pnpm-store"),
+                          "--registry", self.registry.url], cwd=theirs)
+            self.assertEqual(self.node_require(theirs, "opt-peer-b")["deps"], {"b": "1.0.0"})
+
     def test_nub_lock_and_package_lock_is_ambiguous(self):
         self.make_project("basic", lockfile="package-lock.v3.json")
         # nub.lock made in a scratch copy without package-lock.json
