@@ -26,7 +26,8 @@ differ (the first ones listed), each tool's cold time and peak RSS.
 
 usage: ci/real_projects.py [--nub PATH] [--only SUBSTR] [--offline-check]
                            [--keep DIR] [project-dir...]
-needs: the tools of ci/tools.sh on PATH (NUB_BERRY for berry).
+needs: the tools of ci/tools.sh on PATH (NUB_BERRY for berry; with NUB_NPM12,
+npm projects are installed by npm 12 too and compared the same way).
 Exit status 1 when a project differs (or an install fails), else 0.
 """
 
@@ -413,6 +414,21 @@ def main():
                                    if fmt == "pnpm" or isolated(theirs)
                                    else diff(tree(theirs), tree(ours)))
                     verdict = "equal (offline too)" if n2 == 0 else "offline: %d differ" % n2
+        npm12 = os.environ.get("NUB_NPM12")
+        if fmt == "npm" and npm12 and verdict.startswith("equal"):
+            # npm 12 as well: the same files, its own cold cache, the same tree
+            theirs12 = os.path.join(scratch, "theirs-npm12")
+            copy_project(d, theirs12, reg)
+            rc12, _, _ = timed([npm12, "ci", "--ignore-scripts"], theirs12,
+                               tool_env({"npm_config_cache": os.path.join(scratch, "npm12-cache")},
+                                        scratch, reg),
+                               os.path.join(scratch, "incumbent-npm12.log"))
+            if rc12 != 0:
+                verdict = "npm 12 failed (%d)" % rc12
+                details = open(os.path.join(scratch, "incumbent-npm12.log")).read().splitlines()[-5:]
+            else:
+                n12, details = diff(tree(theirs12), tree(ours))
+                verdict = verdict + ", npm 12 too" if n12 == 0 else "npm 12: %d differ" % n12
         failed |= not verdict.startswith("equal")
         rows.append((name, fmt, npk, verdict, t_n, t_i, m_n, m_i))
         print("%-30s %-6s %5d  %-24s nub %6.1fs %5.0fMB | incumbent %6.1fs %5.0fMB" %
