@@ -18,6 +18,18 @@ void nub_depmap_release(struct nub_depmap *m)
   m->n = 0;
 }
 
+void nub_depmap_copy(struct nub_depmap *dst, const struct nub_depmap *src)
+{
+  if (!src->n)
+    return; /* (no allocation per package for what most have none of) */
+  dst->v = nub_calloc(src->n + 1, sizeof(*dst->v));
+  for (size_t i = 0; i < src->n; i++) {
+    dst->v[i].name = nub_strdup(src->v[i].name);
+    dst->v[i].spec = nub_strdup(src->v[i].spec);
+  }
+  dst->n = src->n;
+}
+
 const char *nub_depmap_get(const struct nub_depmap *m, const char *name)
 {
   for (size_t i = 0; i < m->n; i++)

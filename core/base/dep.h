@@ -21,6 +21,8 @@ struct nub_bin {
 };
 
 void nub_depmap_release(struct nub_depmap *m);
+/* dst (empty) as a copy of src; nothing allocated for an empty src. */
+void nub_depmap_copy(struct nub_depmap *dst, const struct nub_depmap *src);
 void nub_strarray_free(char **v, size_t n);
 /* A copy of v[0..n) (NULL for none); nub_strarray_free it. */
 char **nub_strarray_dup(char *const *v, size_t n);

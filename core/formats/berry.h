@@ -98,11 +98,14 @@ char *nub_berry_unpatched(const char *reference);
  * to stay inside it; NULL for a compat patch, several patch files, or a
  * path nub cannot place. Caller frees. */
 char *nub_berry_patch_file(const char *reference);
-/* The text of berry's builtin compat patch for name ("typescript",
- * "resolve", "fsevents": "builtin<compat/NAME>"), as yarn 4.18 applies it;
- * *text (NUL-ended, *len bytes) is the caller's. -ENOENT for another name,
- * -EIO if the table nub carries does not decode. */
-int nub_berry_compat_patch(const char *name, char **text, size_t *len);
+/* How a patch: reference names one of berry's builtin patches
+ * ("builtin<compat/typescript>"), as the tree's lock_patches hold it. */
+#define NUB_BERRY_BUILTIN "builtin<"
+/* The text of the builtin patch spec names ("builtin<compat/typescript>",
+ * resolve's, fsevents'), as yarn 4.18 applies it; *text (NUL-ended, *len
+ * bytes) is the caller's. -ENOENT for another spec (a later yarn's), -EIO
+ * if the table nub carries does not decode. */
+int nub_berry_compat_patch(const char *spec, char **text, size_t *len);
 
 /* ---- as the hoisted layout's tree (berry_tree.c) --------------------------- */
 

@@ -23,8 +23,9 @@ static uint32_t le32(const unsigned char *p)
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-int nub_berry_compat_patch(const char *name, char **text, size_t *len)
+int nub_berry_compat_patch(const char *spec, char **text, size_t *len)
 {
+  static const char prefix[] = NUB_BERRY_BUILTIN "compat/";
   const struct nub_compat_patch *cp = NULL;
   struct libdeflate_decompressor *dd;
   unsigned char *raw;
@@ -35,9 +36,13 @@ int nub_berry_compat_patch(const char *name, char **text, size_t *len)
 
   *text = NULL;
   *len = 0;
-  for (size_t i = 0; i < sizeof(nub_compat_patches) / sizeof(*nub_compat_patches); i++)
-    if (!strcmp(nub_compat_patches[i].name, name))
+  for (size_t i = 0; !strncmp(spec, prefix, sizeof(prefix) - 1) &&
+                     i < sizeof(nub_compat_patches) / sizeof(*nub_compat_patches); i++) {
+    const char *name = nub_compat_patches[i].name, *rest = spec + sizeof(prefix) - 1;
+    size_t nl = strlen(name);
+    if (!strncmp(rest, name, nl) && !strcmp(rest + nl, ">"))
       cp = &nub_compat_patches[i];
+  }
   if (!cp)
     return -ENOENT;
   if (!(dd = libdeflate_alloc_decompressor()))

@@ -221,7 +221,8 @@ int nub_berry_tree(struct nub_tree *t, const char *text, size_t len,
         char *patch = nub_berry_patch_file(pl->entry->reference);
         if (!patch && nub_berry_is_compat_patch(pl->entry->reference)) {
           /* berry's own patch of it, named as the reference names it */
-          const char *b = strstr(pl->entry->reference, "builtin<"), *e = b ? strchr(b, '>') : NULL;
+          const char *b = strstr(pl->entry->reference, NUB_BERRY_BUILTIN);
+          const char *e = b ? strchr(b, '>') : NULL;
           if (e)
             patch = nub_strndup(b, (size_t)(e - b + 1));
         }

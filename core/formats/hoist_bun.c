@@ -225,22 +225,6 @@ static const char *name_of(const struct hoister *h, const struct target *t)
   return t->member >= 0 ? h->ws->pkgs[t->member].man.name : NULL;
 }
 
-/* The target of p's edge named alias, or NULL. */
-static const struct nub_gpkg *edge_target(const struct hoister *h, const struct nub_gpkg *p,
-                                          const char *alias)
-{
-  for (size_t e = 0; e < p->ndeps + p->noptional_deps; e++) {
-    const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
-    if (!strcmp(ed->alias, alias)) {
-      char *key = nub_gedge_target(ed->alias, ed->ref);
-      const struct nub_gpkg *t = key ? nub_graph_find(h->g, key) : NULL;
-      nub_free(key);
-      return t;
-    }
-  }
-  return NULL;
-}
-
 /* Whether d, a package with peer dependencies on its way to the top, must
  * stay in tree `mine` instead: one of its peers resolves to a package in
  * a folder below the top, on the way (placed there, or to be placed in
@@ -253,7 +237,7 @@ static bool held_by_peer(const struct hoister *h, long mine, const struct dep *d
 
   for (size_t k = 0; p && k < p->peers.n; k++) {
     const char *x = p->peers.v[k].name;
-    const struct nub_gpkg *tx = edge_target(h, p, x);
+    const struct nub_gpkg *tx = nub_graph_edge_target(h->g, p, x);
     struct target want = {tx, -1, NULL};
     const struct entry *e = NULL;
     long l;

@@ -18,16 +18,6 @@
 /* bun.lock's kinds of a package's dependencies (struct nub_bun_deps) */
 enum { K_DEP, K_OPT, K_PEER, K_KINDS };
 
-static void copy_depmap(struct nub_depmap *to, const struct nub_depmap *from)
-{
-  to->v = nub_calloc(from->n + 1, sizeof(*to->v));
-  for (size_t i = 0; i < from->n; i++) {
-    to->v[i].name = nub_strdup(from->v[i].name);
-    to->v[i].spec = nub_strdup(from->v[i].spec);
-  }
-  to->n = from->n;
-}
-
 static int cmp_edge(const void *a, const void *b)
 {
   return strcmp(((const struct nub_gedge *)a)->alias, ((const struct nub_gedge *)b)->alias);
@@ -133,9 +123,9 @@ int nub_bun_graph_of_keys(const struct nub_tree *t, const struct nub_bun_deps *c
         p->version = nub_strdup(n->pkg->version);
         p->fetch = n->pkg;
         if (deps[i]) {
-          copy_depmap(&p->dep_specs, &deps[i]->kind[K_DEP]);
-          copy_depmap(&p->opt_specs, &deps[i]->kind[K_OPT]);
-          copy_depmap(&p->peers, &deps[i]->kind[K_PEER]);
+          nub_depmap_copy(&p->dep_specs, &deps[i]->kind[K_DEP]);
+          nub_depmap_copy(&p->opt_specs, &deps[i]->kind[K_OPT]);
+          nub_depmap_copy(&p->peers, &deps[i]->kind[K_PEER]);
         }
         nub_graph_add(g, p);
         break;

@@ -571,6 +571,7 @@ int nub_bins_link_yarn(int proj_fd, const struct nub_tree *t, size_t *nlinks,
 {
   struct yarn_flat *fl = nub_calloc(t->n + 1, sizeof(*fl));
   const struct nub_node **flat = nub_calloc(t->n + 1, sizeof(*flat));
+  const struct nub_node **mlinks = nub_calloc(t->n + 1, sizeof(*mlinks));
   struct binlink *v = NULL;
   size_t n = 0, cap = 0, nf = 0, nml = 0;
   struct nub_strmap first; /* package name -> node, for the top */
@@ -582,11 +583,11 @@ int nub_bins_link_yarn(int proj_fd, const struct nub_tree *t, size_t *nlinks,
    * top (whose own bins go to the top's) */
   for (size_t i = 0; i < t->n; i++)
     if ((t->nodes[i].flags & NUB_NF_LINK) && t->nodes[i].link_target && t->nodes[i].depth == 1)
-      flat[nml++] = &t->nodes[i]; /* (flat holds the member links until sorted) */
+      mlinks[nml++] = &t->nodes[i];
   for (size_t i = 0; i < t->n; i++)
     if (!t->nodes[i].skip && (t->nodes[i].pkg || yarn_member(&t->nodes[i]))) {
       fl[nf].nd = &t->nodes[i];
-      fl[nf++].at = yarn_flat_at(flat, nml, &t->nodes[i]);
+      fl[nf++].at = yarn_flat_at(mlinks, nml, &t->nodes[i]);
     }
   nub_sort(fl, nf, sizeof(*fl), cmp_order);
   for (size_t i = 0; i < nf; i++) {
@@ -594,6 +595,7 @@ int nub_bins_link_yarn(int proj_fd, const struct nub_tree *t, size_t *nlinks,
     nub_free(fl[i].at);
   }
   nub_free(fl);
+  nub_free(mlinks);
   /* each package's dependencies' bins in its own node_modules/.bin */
   for (size_t i = 0; i < nf; i++) {
     const struct nub_node *p = flat[i];

@@ -22,12 +22,13 @@
 /* Skip what this install leaves out: optional packages for another platform,
  * dev-only packages under --prod, optional ones under --no-optional, and
  * whatever the kept direct dependencies no longer reach. */
-static void prune(struct nub_install_ctx *c);
-
 static int filter(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_graph *g = &c->plan.graph;
   const struct nub_install_opts *o = c->o;
+  bool *reach = nub_calloc(g->npkgs + 1, sizeof(bool));
+  size_t *stack = nub_malloc(sizeof(size_t) * (g->npkgs + 1)), sp = 0;
+  int rc = 0;
 
   for (size_t i = 0; i < g->npkgs; i++) {
     struct nub_gpkg *p = g->pkgs[i];
@@ -43,27 +44,16 @@ static int filter(struct nub_install_ctx *c, struct nub_err *err)
                           "optional; installed all the same, as pnpm installs it", p->key,
                           c->caps.npm_os, c->caps.npm_cpu);
       } else if (!o->force) {
-        return nub_err_set(err, -NUB_EPLATFORM,
-                           "%s does not support this platform (%s %s) and is not optional; "
-                           "use --force to install it anyway", p->key, c->caps.npm_os,
-                           c->caps.npm_cpu);
+        rc = nub_err_set(err, -NUB_EPLATFORM,
+                         "%s does not support this platform (%s %s) and is not optional; "
+                         "use --force to install it anyway", p->key, c->caps.npm_os,
+                         c->caps.npm_cpu);
+        goto out;
       }
     }
     if (p->optional && o->omit_optional)
       p->skip = true;
   }
-  prune(c);
-  return 0;
-}
-
-/* What the kept direct dependencies no longer reach is left out too. */
-static void prune(struct nub_install_ctx *c)
-{
-  struct nub_graph *g = &c->plan.graph;
-  const struct nub_install_opts *o = c->o;
-  bool *reach = nub_calloc(g->npkgs + 1, sizeof(bool));
-  size_t *stack = nub_malloc(sizeof(size_t) * (g->npkgs + 1)), sp = 0;
-
   for (size_t m = 0; m < g->nimporters * NUB_DEP_KINDS; m++) {
     const struct nub_importer *im = &g->importers[m / NUB_DEP_KINDS];
     int k = (int)(m % NUB_DEP_KINDS);
@@ -98,8 +88,10 @@ static void prune(struct nub_install_ctx *c)
   for (size_t i = 0; i < g->npkgs; i++)
     if (!reach[i])
       g->pkgs[i]->skip = true;
+out:
   nub_free(reach);
   nub_free(stack);
+  return rc;
 }
 
 static void count_installed(struct nub_install_ctx *c)
@@ -107,14 +99,6 @@ static void count_installed(struct nub_install_ctx *c)
   c->installed = 0;
   for (size_t i = 0; i < c->plan.graph.npkgs; i++)
     c->installed += !c->plan.graph.pkgs[i]->skip;
-}
-
-static bool has_edge(const struct nub_gpkg *p, const char *alias)
-{
-  for (size_t e = 0; e < p->ndeps + p->noptional_deps; e++)
-    if (!strcmp(e < p->ndeps ? p->deps[e].alias : p->optional_deps[e - p->ndeps].alias, alias))
-      return true;
-  return false;
 }
 
 /* A kept package an edge or a direct dependency points at, or NULL. */
@@ -125,6 +109,26 @@ static struct nub_gpkg *kept_target(const struct nub_graph *g, const char *alias
 
   nub_free(t);
   return q && !q->skip ? q : NULL;
+}
+
+/* The breadth-first walk of hoisted_peers: the first package met under
+ * each alias, each package queued once. */
+struct hoist_walk {
+  struct nub_strmap first; /* alias -> the package hoisted under it */
+  size_t *queue, qh, qt;
+  bool *seen;
+};
+
+static void hoist_visit(struct hoist_walk *w, const char *alias, struct nub_gpkg *q)
+{
+  if (!q)
+    return;
+  if (!nub_strmap_get(&w->first, alias))
+    nub_strmap_put(&w->first, alias, q);
+  if (!w->seen[q->index]) {
+    w->seen[q->index] = true;
+    w->queue[w->qt++] = q->index;
+  }
 }
 
 /* pnpm's hidden hoisting (its default hoist-pattern "*"): every package is
@@ -138,48 +142,32 @@ static struct nub_gpkg *kept_target(const struct nub_graph *g, const char *alias
 static void hoisted_peers(struct nub_install_ctx *c)
 {
   struct nub_graph *g = &c->plan.graph;
-  struct nub_strmap first; /* alias -> the package hoisted under it */
-  size_t *queue = nub_malloc((g->npkgs + 1) * sizeof(*queue)), qh = 0, qt = 0, added = 0;
-  bool *seen = nub_calloc(g->npkgs + 1, sizeof(*seen));
+  struct hoist_walk w;
+  size_t added = 0;
 
-  memset(&first, 0, sizeof(first));
+  memset(&w, 0, sizeof(w));
+  w.queue = nub_malloc((g->npkgs + 1) * sizeof(*w.queue));
+  w.seen = nub_calloc(g->npkgs + 1, sizeof(*w.seen));
   for (size_t m = 0; m < g->nimporters; m++)
     for (int k = 0; k < NUB_DEP_KINDS; k++) {
       const struct nub_gdirect *d;
       size_t n = g->importers[m].skip ? 0 : nub_importer_directs(&g->importers[m], k, &d);
-      for (size_t i = 0; i < n; i++) {
-        struct nub_gpkg *q = kept_target(g, d[i].alias, d[i].ref);
-        if (!q)
-          continue;
-        if (!nub_strmap_get(&first, d[i].alias))
-          nub_strmap_put(&first, d[i].alias, q);
-        if (!seen[q->index]) {
-          seen[q->index] = true;
-          queue[qt++] = q->index;
-        }
-      }
+      for (size_t i = 0; i < n; i++)
+        hoist_visit(&w, d[i].alias, kept_target(g, d[i].alias, d[i].ref));
     }
-  while (qh < qt) {
-    const struct nub_gpkg *p = g->pkgs[queue[qh++]];
+  while (w.qh < w.qt) {
+    const struct nub_gpkg *p = g->pkgs[w.queue[w.qh++]];
     for (size_t e = 0; e < p->ndeps + p->noptional_deps; e++) {
       const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
-      struct nub_gpkg *q = kept_target(g, ed->alias, ed->ref);
-      if (!q)
-        continue;
-      if (!nub_strmap_get(&first, ed->alias))
-        nub_strmap_put(&first, ed->alias, q);
-      if (!seen[q->index]) {
-        seen[q->index] = true;
-        queue[qt++] = q->index;
-      }
+      hoist_visit(&w, ed->alias, kept_target(g, ed->alias, ed->ref));
     }
   }
   for (size_t i = 0; i < g->npkgs; i++) {
     struct nub_gpkg *p = g->pkgs[i];
     for (size_t k = 0; !p->skip && k < p->peers.n; k++) {
       const char *name = p->peers.v[k].name;
-      const struct nub_gpkg *q = nub_strmap_get(&first, name);
-      if (!q || q == p || has_edge(p, name))
+      const struct nub_gpkg *q = nub_strmap_get(&w.first, name);
+      if (!q || q == p || nub_gpkg_edge(p, name))
         continue;
       p->deps = nub_realloc(p->deps, (p->ndeps + 1) * sizeof(*p->deps));
       p->deps[p->ndeps].alias = nub_strdup(name);
@@ -190,9 +178,9 @@ static void hoisted_peers(struct nub_install_ctx *c)
   }
   if (added)
     nub_diag_debugf("pnpm's hidden hoisting: %zu peers found where it puts them", added);
-  nub_strmap_release(&first, NULL);
-  nub_free(queue);
-  nub_free(seen);
+  nub_strmap_release(&w.first, NULL);
+  nub_free(w.queue);
+  nub_free(w.seen);
 }
 
 static int isolated_shape(struct nub_install_ctx *c, struct nub_err *err)

@@ -18,9 +18,6 @@ int nub_patching_load(struct nub_install_ctx *c, struct nub_err *err)
                                 c->s->proj.fmt->caps & NUB_LF_MANIFEST_PATCHES, err);
 }
 
-/* berry's builtin compat patches, as berry_tree.c names them */
-#define BUILTIN "builtin<compat/"
-
 int nub_patching_from_lock(struct nub_install_ctx *c, struct nub_err *err)
 {
   struct nub_tree *t = &c->plan.tree;
@@ -33,7 +30,7 @@ int nub_patching_from_lock(struct nub_install_ctx *c, struct nub_err *err)
   /* each patch file once; berry's builtin ones (which name no file) after */
   files = nub_calloc(t->lock_patches.n, sizeof(*files));
   for (size_t i = 0; i < t->lock_patches.n; i++)
-    if (strncmp(t->lock_patches.v[i].spec, BUILTIN, strlen(BUILTIN)) &&
+    if (strncmp(t->lock_patches.v[i].spec, NUB_BERRY_BUILTIN, strlen(NUB_BERRY_BUILTIN)) &&
         !nub_strarray_has(files, n, t->lock_patches.v[i].spec))
       files[n++] = nub_strdup(t->lock_patches.v[i].spec);
   rc = nub_patches_load_files(&c->patches, c->s->root, files, n, "yarn.lock", err);
@@ -41,19 +38,16 @@ int nub_patching_from_lock(struct nub_install_ctx *c, struct nub_err *err)
   c->patches.berry = true;
   for (size_t i = 0; rc == 0 && i < t->lock_patches.n; i++) {
     const char *spec = t->lock_patches.v[i].spec;
-    char name[128], *text = NULL;
-    size_t len = 0, nl;
+    char *text = NULL;
+    size_t len = 0;
     bool have = false;
-    if (strncmp(spec, BUILTIN, strlen(BUILTIN)))
+    if (strncmp(spec, NUB_BERRY_BUILTIN, strlen(NUB_BERRY_BUILTIN)))
       continue;
     for (size_t k = 0; k < c->patches.n && !have; k++)
       have = !strcmp(c->patches.v[k].file, spec);
-    nl = strlen(spec) - strlen(BUILTIN) - 1; /* "builtin<compat/NAME>" */
-    if (have || nl >= sizeof(name))
+    if (have)
       continue;
-    memcpy(name, spec + strlen(BUILTIN), nl);
-    name[nl] = '\0';
-    rc = nub_berry_compat_patch(name, &text, &len);
+    rc = nub_berry_compat_patch(spec, &text, &len);
     if (rc == -ENOENT) { /* a builtin patch of a later yarn: the package as published */
       nub_diag_debugf("patches: %s is no builtin patch nub knows; not applied", spec);
       rc = 0;

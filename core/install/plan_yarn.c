@@ -87,21 +87,6 @@ static bool has_peers(void *ud, const struct nub_gpkg *p)
 }
 
 /* The package a gpkg edge named `alias` points at, or NULL. */
-static struct nub_gpkg *dep_named(const struct nub_graph *g, const struct nub_gpkg *p,
-                                  const char *alias)
-{
-  for (size_t e = 0; e < p->ndeps + p->noptional_deps; e++) {
-    const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
-    if (!strcmp(ed->alias, alias)) {
-      char *t = nub_gedge_target(ed->alias, ed->ref);
-      struct nub_gpkg *x = t ? nub_graph_find(g, t) : NULL;
-      nub_free(t);
-      return x;
-    }
-  }
-  return NULL;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
   return strcmp(*(char *const *)a, *(char *const *)b);
@@ -235,13 +220,13 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
     for (size_t k = 0; seen[i] && k < x->peers.n; k++) {
       const char *name = x->peers.v[k].name, *range = x->peers.v[k].spec;
       struct nub_gpkg *v = NULL;
-      if (dep_named(g, x, name))
+      if (nub_graph_edge_target(g, x, name))
         continue; /* a dependency too */
       for (long a = parent[i], last = (long)i; !v; last = a, a = a >= 0 ? parent[a] : -2) {
         if (a == -2)
           break;
         if (a >= 0) {
-          v = dep_named(g, g->pkgs[a], name);
+          v = nub_graph_edge_target(g, g->pkgs[a], name);
         } else {
           /* the importer (project or member) that depends on the path's
            * first package, then, for a member, the project: yarn requests

@@ -1380,18 +1380,6 @@ static char *ref_of(const char *alias, const char *key)
   return nub_strdup(key);
 }
 
-static void copy_depmap(struct nub_depmap *dst, const struct nub_depmap *src)
-{
-  if (!src->n)
-    return; /* (no allocation per package for what most have none of) */
-  dst->v = nub_calloc(src->n + 1, sizeof(*dst->v));
-  for (size_t i = 0; i < src->n; i++) {
-    dst->v[i].name = nub_strdup(src->v[i].name);
-    dst->v[i].spec = nub_strdup(src->v[i].spec);
-  }
-  dst->n = src->n;
-}
-
 static void copy_list(char ***dst, size_t *ndst, char *const *src, size_t nsrc)
 {
   if (!nsrc)
@@ -1411,10 +1399,10 @@ static void local_facts(struct nub_gpkg *g, const struct rnode *n)
 
   if (!n->has_local_man)
     return;
-  copy_depmap(&g->dep_specs, &m->deps);
-  copy_depmap(&g->opt_specs, &m->optional);
+  nub_depmap_copy(&g->dep_specs, &m->deps);
+  nub_depmap_copy(&g->opt_specs, &m->optional);
   if (!g->peers.n)
-    copy_depmap(&g->peers, &m->peer);
+    nub_depmap_copy(&g->peers, &m->peer);
   if (m->nbins) {
     g->bin_raw.v = nub_calloc(m->nbins, sizeof(*g->bin_raw.v));
     for (size_t i = 0; i < m->nbins; i++) {
@@ -1471,8 +1459,8 @@ static void fill_pkg(struct nub_gpkg *g, const struct rnode *n)
   }
   g->integrity = pv->integrity ? nub_strdup(pv->integrity) : NULL;
   g->shasum = pv->shasum ? nub_strdup(pv->shasum) : NULL;
-  copy_depmap(&g->dep_specs, &pv->deps);
-  copy_depmap(&g->opt_specs, &pv->optional);
+  nub_depmap_copy(&g->dep_specs, &pv->deps);
+  nub_depmap_copy(&g->opt_specs, &pv->optional);
   if (pv->nbins) {
     g->bins.v = nub_calloc(pv->nbins, sizeof(*g->bins.v));
     for (size_t i = 0; i < pv->nbins; i++) {
@@ -1481,11 +1469,11 @@ static void fill_pkg(struct nub_gpkg *g, const struct rnode *n)
     }
     g->bins.n = pv->nbins;
   }
-  copy_depmap(&g->bin_raw, &pv->bin_raw);
+  nub_depmap_copy(&g->bin_raw, &pv->bin_raw);
   g->bin_string = pv->bin_string;
   g->bin_dir = pv->bin_dir ? nub_strdup(pv->bin_dir) : NULL;
-  copy_depmap(&g->engines, &pv->engines);
-  copy_depmap(&g->peers, &pv->peers);
+  nub_depmap_copy(&g->engines, &pv->engines);
+  nub_depmap_copy(&g->peers, &pv->peers);
   copy_list(&g->peers_optional, &g->npeers_optional, pv->peers_optional, pv->npeers_optional);
   copy_list(&g->os, &g->nos, pv->os, pv->nos);
   copy_list(&g->cpu, &g->ncpu, pv->cpu, pv->ncpu);

@@ -142,6 +142,27 @@ char *nub_gedge_target(const char *alias, const char *ref)
   return nub_asprintf("%s@%s", alias, ref);
 }
 
+const struct nub_gedge *nub_gpkg_edge(const struct nub_gpkg *p, const char *alias)
+{
+  for (size_t e = 0; e < p->ndeps + p->noptional_deps; e++) {
+    const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
+    if (!strcmp(ed->alias, alias))
+      return ed;
+  }
+  return NULL;
+}
+
+struct nub_gpkg *nub_graph_edge_target(const struct nub_graph *g, const struct nub_gpkg *p,
+                                       const char *alias)
+{
+  const struct nub_gedge *ed = nub_gpkg_edge(p, alias);
+  char *t = ed ? nub_gedge_target(ed->alias, ed->ref) : NULL;
+  struct nub_gpkg *x = t ? nub_graph_find(g, t) : NULL;
+
+  nub_free(t);
+  return x;
+}
+
 size_t nub_importer_directs(const struct nub_importer *im, int kind,
                             const struct nub_gdirect **out)
 {

@@ -147,6 +147,11 @@ void nub_graph_sort(struct nub_graph *g);
 void nub_graph_mark_optional(struct nub_graph *g);
 /* Find a package by dep path (after nub_graph_sort), or NULL. */
 struct nub_gpkg *nub_graph_find(const struct nub_graph *g, const char *key);
+/* p's edge named alias (its dependencies, then optional ones), or NULL. */
+const struct nub_gedge *nub_gpkg_edge(const struct nub_gpkg *p, const char *alias);
+/* The package p's edge named alias points at, or NULL (none, or a link). */
+struct nub_gpkg *nub_graph_edge_target(const struct nub_graph *g, const struct nub_gpkg *p,
+                                       const char *alias);
 /* The dep path an edge points at: "name@<ref>" for plain refs, the ref itself
  * for aliases ("real@1.2.3"); NULL for link:/file: refs. Caller frees. */
 char *nub_gedge_target(const char *alias, const char *ref);

@@ -269,12 +269,10 @@ int nub_store_patched(struct nub_store *s, const struct nub_index *base, const c
     unpatched = true;
     rc = 0;
   }
-  if (rc == 0) {
-    struct nub_err e2 = {0};
-    rc = nub_import_begin(s, &im, unpatched ? &e2 : err);
-    if (rc < 0 && unpatched)
-      *err = e2;
-  }
+  /* (err keeps why an optional patch did not apply: the import sets it
+   * only when it fails) */
+  if (rc == 0)
+    rc = nub_import_begin(s, &im, err);
   if (rc == 0) {
     if (as_tree)
       nub_import_as_tree(im, name);
@@ -283,10 +281,7 @@ int nub_store_patched(struct nub_store *s, const struct nub_index *base, const c
       nub_import_abort(im);
       nub_err_set(err, rc, "cannot store %s patched: %s", what, nub_strerror(rc));
     } else {
-      struct nub_err e2 = {0};
-      rc = nub_import_commit(im, key, out, unpatched ? &e2 : err);
-      if (rc < 0 && unpatched)
-        *err = e2;
+      rc = nub_import_commit(im, key, out, err);
     }
   }
   vdir_release(&d);

@@ -593,6 +593,19 @@ class LockfileKindsTest(IsolatedTestCase):
         self.assertEqual(self.importer_deps(self.lock())["pre"], ("dependencies", "^1.0.0", "1.0.0"))
         self.assertEqual(self.node_json(self.proj, "require('pre').version"), "1.0.0")
 
+    def pnpm_frozen_copy(self):
+        """pnpm's own frozen install of a copy of the project (without its
+        node_modules): the copy's folder, or None without pnpm."""
+        pnpm = nubtest.tool("pnpm")
+        if not pnpm:
+            return None
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
+        self.run_cmd([pnpm, "install", "--frozen-lockfile", "--ignore-scripts",
+                      "--store-dir", os.path.join(self.tmp, "pnpm-store"),
+                      "--registry", self.registry.url], cwd=theirs)
+        return theirs
+
     PNPM_OTHER_PLATFORM = """lockfileVersion: '9.0'
 
 settings:
@@ -648,13 +661,8 @@ snapshots:
         self.assertEqual(proc.stderr.count("does not support this platform"), 1, proc.stderr)
         self.assertIn("installed all the same, as pnpm installs it", proc.stderr)
         self.assertTrue(os.path.isdir(self.nm(other)))
-        pnpm = nubtest.tool("pnpm")
-        if pnpm:
-            theirs = os.path.join(self.tmp, "theirs")
-            shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
-            self.run_cmd([pnpm, "install", "--frozen-lockfile", "--ignore-scripts",
-                          "--store-dir", os.path.join(self.tmp, "pnpm-store"),
-                          "--registry", self.registry.url], cwd=theirs)
+        theirs = self.pnpm_frozen_copy()
+        if theirs:
             self.assertTrue(os.path.isdir(os.path.join(theirs, "node_modules", other)))
         # engineStrict: pnpm throws; so does nub, naming it
         with open(os.path.join(self.proj, "pnpm-workspace.yaml"), "w") as f:
@@ -717,13 +725,8 @@ snapshots:
         musl = os.path.exists("/lib/ld-musl-x86_64.so.1")
         self.assertEqual(os.path.isdir(self.nm("@nt/linux-x64")), here)
         self.assertEqual(os.path.isdir(self.nm("@nt/linux-x64-musl")), here and musl)
-        pnpm = nubtest.tool("pnpm")
-        if pnpm:
-            theirs = os.path.join(self.tmp, "theirs")
-            shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
-            self.run_cmd([pnpm, "install", "--frozen-lockfile", "--ignore-scripts",
-                          "--store-dir", os.path.join(self.tmp, "pnpm-store"),
-                          "--registry", self.registry.url], cwd=theirs)
+        theirs = self.pnpm_frozen_copy()
+        if theirs:
             for name in ("@nt/linux-x64", "@nt/linux-x64-musl"):
                 self.assertEqual(os.path.isdir(os.path.join(theirs, "node_modules", name)),
                                  os.path.isdir(self.nm(name)), name)
@@ -785,13 +788,8 @@ snapshots:
             f.write(self.render(self.PNPM_HOISTED_PEER))
         self.nub("install", "--frozen-lockfile")
         self.assertEqual(self.node_require(self.proj, "opt-peer-b")["deps"], {"b": "1.0.0"})
-        pnpm = nubtest.tool("pnpm")
-        if pnpm:
-            theirs = os.path.join(self.tmp, "theirs")
-            shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
-            self.run_cmd([pnpm, "install", "--frozen-lockfile", "--ignore-scripts",
-                          "--store-dir", os.path.join(self.tmp, "pnpm-store"),
-                          "--registry", self.registry.url], cwd=theirs)
+        theirs = self.pnpm_frozen_copy()
+        if theirs:
             self.assertEqual(self.node_require(theirs, "opt-peer-b")["deps"], {"b": "1.0.0"})
 
     def test_nub_lock_and_package_lock_is_ambiguous(self):

@@ -244,7 +244,9 @@ static void test_berry__compat_patches(void **state)
     unsigned char h[32];
     size_t len = 0;
     struct nub_patch p;
-    assert_int_equal(nub_berry_compat_patch(cases[i].name, &text, &len), 0);
+    char spec[64];
+    snprintf(spec, sizeof(spec), "builtin<compat/%s>", cases[i].name);
+    assert_int_equal(nub_berry_compat_patch(spec, &text, &len), 0);
     assert_int_equal(len, cases[i].len);
     assert_int_equal(strlen(text), len);
     nub_sha256(text, len, h);
@@ -261,7 +263,8 @@ static void test_berry__compat_patches(void **state)
   {
     char *text = (char *)"x";
     size_t len = 1;
-    assert_int_equal(nub_berry_compat_patch("left-pad", &text, &len), -ENOENT);
+    assert_int_equal(nub_berry_compat_patch("builtin<compat/left-pad>", &text, &len), -ENOENT);
+    assert_int_equal(nub_berry_compat_patch("builtin<compat/typescript", &text, &len), -ENOENT);
     assert_null(text);
   }
 }
