@@ -4,6 +4,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <stdio.h>
+
+#include "buf.h"
 #include "nub_alloc.h"
 #include "path.h"
 #include "strmap.h"
@@ -238,6 +241,52 @@ int nub_json_parse(const char *text, size_t len, const char *fname, int code,
     return nub_err_set(err, code, "%s is not valid JSON: unexpected input at line %d column %d",
                        fname, line, col);
   }
+}
+
+/* Both sides' keys in theirs, ours where both have a value that is not
+ * an object. */
+static void merge_into(cJSON *theirs, const cJSON *ours)
+{
+  const cJSON *it;
+
+  cJSON_ArrayForEach(it, ours)
+  {
+    cJSON *there = cJSON_GetObjectItemCaseSensitive(theirs, it->string);
+    if (cJSON_IsObject(there) && cJSON_IsObject(it))
+      merge_into(there, it);
+    else if (there)
+      cJSON_ReplaceItemInObjectCaseSensitive(theirs, it->string, cJSON_Duplicate(it, true));
+    else
+      cJSON_AddItemToObject(theirs, it->string, cJSON_Duplicate(it, true));
+  }
+}
+
+int nub_json_unconflict(const char *text, size_t len, const char *fname, int code,
+                        unsigned flags, cJSON **out, struct nub_err *err)
+{
+  struct nub_buf side[2];
+  cJSON *doc[2] = {NULL, NULL};
+  int rc = 0;
+
+  *out = NULL;
+  nub_text_conflict_sides(text, len, side);
+  for (int i = 0; i < 2 && rc == 0; i++)
+    rc = nub_json_parse(nub_buf_str(&side[i]), side[i].len, fname, code, flags, &doc[i], err);
+  if (rc == 0 && cJSON_IsObject(doc[0]) && cJSON_IsObject(doc[1])) {
+    merge_into(doc[1], doc[0]);
+    *out = doc[1];
+    doc[1] = NULL;
+  } else {
+    char tmp[sizeof(err->msg)];
+    snprintf(tmp, sizeof(tmp), "%s", rc < 0 ? err->msg : "not an object");
+    rc = nub_err_set(err, code, "%s has merge-conflict markers, and one side of the conflict "
+                     "is not valid (%s); resolve it by hand", fname, tmp);
+  }
+  for (int i = 0; i < 2; i++) {
+    cJSON_Delete(doc[i]);
+    nub_buf_release(&side[i]);
+  }
+  return rc;
 }
 
 const char *nub_json_str(const cJSON *obj, const char *key)

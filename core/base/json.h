@@ -33,6 +33,13 @@ enum nub_json_flags {
 int nub_json_parse(const char *text, size_t len, const char *fname, int code,
                    unsigned flags, cJSON **out, struct nub_err *err);
 
+/* A JSON text with git's merge-conflict markers (text.h), read as npm's
+ * parse-conflict-json reads one: each side parsed (flags as above), then
+ * one document with both sides' keys, objects merged key by key, ours
+ * where both have a value that is not an object. A side that is not valid
+ * JSON is `code`, saying to resolve the conflict by hand. */
+int nub_json_unconflict(const char *text, size_t len, const char *fname, int code,
+                        unsigned flags, cJSON **out, struct nub_err *err);
 
 /* Typed field readers: a missing field or one of another type reads as
  * absent (NULL, false, empty), never as a crash. */

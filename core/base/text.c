@@ -4,6 +4,8 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "buf.h"
+
 void nub_text_linecol(const char *text, size_t off, int *line, int *col)
 {
   int l = 1, c = 1;
@@ -41,6 +43,42 @@ bool nub_text_conflict_marker(const char *text, size_t len, size_t *off)
     i = (size_t)(nl - text) + 1;
   }
   return false;
+}
+
+/* Whether the line p[0..n) starts with marker (7 characters) and then
+ * ends or goes on with a space. */
+static bool marker_line(const char *p, size_t n, const char *marker)
+{
+  return n >= 7 && !memcmp(p, marker, 7) &&
+         (n == 7 || p[7] == ' ' || p[7] == '\n' || p[7] == '\r');
+}
+
+void nub_text_conflict_sides(const char *text, size_t len, struct nub_buf side[2])
+{
+  enum { BOTH, OURS, BASE, THEIRS } state = BOTH;
+  const char *p = text, *end = text + len;
+
+  side[0] = (struct nub_buf)NUB_BUF_INIT;
+  side[1] = (struct nub_buf)NUB_BUF_INIT;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t n = nl ? (size_t)(nl - p + 1) : (size_t)(end - p);
+    if (marker_line(p, n, "<<<<<<<"))
+      state = OURS;
+    else if (state != BOTH && marker_line(p, n, "|||||||"))
+      state = BASE;
+    else if (state != BOTH && marker_line(p, n, "======="))
+      state = THEIRS;
+    else if (state != BOTH && marker_line(p, n, ">>>>>>>"))
+      state = BOTH;
+    else {
+      if (state == BOTH || state == OURS)
+        nub_buf_add(&side[0], p, n);
+      if (state == BOTH || state == THEIRS)
+        nub_buf_add(&side[1], p, n);
+    }
+    p += n;
+  }
 }
 
 bool nub_text_yaml_too_deep(const char *text, size_t len, int limit, size_t *off)

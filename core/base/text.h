@@ -6,12 +6,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "buf.h"
+
 /* Line and column (1-based) of byte offset `off` in text. */
 void nub_text_linecol(const char *text, size_t off, int *line, int *col);
 
 /* Whether text has a line starting with a merge-conflict marker
  * ("<<<<<<<" then a space or the line's end); *off is where it starts. */
 bool nub_text_conflict_marker(const char *text, size_t len, size_t *off);
+
+/* The two sides of a text with git's merge-conflict markers, as yarn's
+ * and npm's readers split one: a line outside a conflict goes to both,
+ * from "<<<<<<<" to "=======" to side[0] (ours, less a "|||||||" base
+ * section), from there to ">>>>>>>" to side[1] (theirs). side[] are
+ * initialised here (an empty side's data is NULL: nub_buf_str); the caller
+ * releases them. */
+void nub_text_conflict_sides(const char *text, size_t len, struct nub_buf side[2]);
 
 /* Whether YAML text nests flow collections ("[[[", "{{") deeper than
  * limit; *off is where it passes it. libyaml's document loader takes time

@@ -2,6 +2,7 @@
 #include "lockfile_bun.h"
 
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 
 #include "buf.h"
@@ -886,5 +887,24 @@ int nub_lockfile_bun_infos(const char *text, size_t len, const char *fname, stru
     nub_strmap_put(out, spec->valuestring, nub_buf_take(&info));
   }
   cJSON_Delete(root);
+  return 0;
+}
+
+int nub_bun_unconflict(const char *text, size_t len, const char *fname, struct nub_buf *out,
+                       struct nub_err *err)
+{
+  cJSON *doc;
+  char *json;
+  int rc = nub_json_unconflict(text, len, fname, -NUB_ELOCKFILE, NUB_JSON_TRAILING_COMMAS, &doc,
+                               err);
+
+  if (rc < 0)
+    return rc;
+  json = cJSON_PrintUnformatted(doc);
+  cJSON_Delete(doc);
+  if (!json)
+    return nub_err_set(err, -ENOMEM, "out of memory merging %s", fname);
+  nub_buf_adds(out, json);
+  cJSON_free(json);
   return 0;
 }

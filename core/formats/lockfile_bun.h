@@ -14,6 +14,7 @@
 #ifndef NUB_LOCKFILE_BUN_H
 #define NUB_LOCKFILE_BUN_H
 
+#include "buf.h"
 #include "config.h"
 #include "err.h"
 #include "tree.h"
@@ -48,6 +49,13 @@ struct nub_bun_layout {
 int nub_lockfile_bun_read(struct nub_tree *t, const char *text, size_t len,
                           const char *fname, const struct nub_config *cfg,
                           const struct nub_bun_layout *lay, struct nub_err *err);
+
+/* A bun.lock with git's merge-conflict markers, both sides merged into out
+ * (JSON): bun 1.4 itself ignores such a file and resolves afresh, nub keeps
+ * the pins of both, by npm's rule (json.h's nub_json_unconflict), for the
+ * install to bring in line with package.json. */
+int nub_bun_unconflict(const char *text, size_t len, const char *fname, struct nub_buf *out,
+                       struct nub_err *err);
 
 /* A package's dependencies as its bun.lock entry names them: name ->
  * spec, of each kind. */

@@ -33,6 +33,15 @@
 int nub_lockfile_pnpm_parse(struct nub_graph *g, const char *text, size_t len,
                             const char *fname, struct nub_err *err);
 
+/* A file with git's merge-conflict markers, read as pnpm reads one (its
+ * mergeLockfileChanges): each side parsed, then every importer and package
+ * of both in g, theirs' fields where both have a package, and of a
+ * dependency both sides list, the greater version (theirs on a tie), with
+ * theirs' specifier. Other sections are theirs'. Errors as above, or a
+ * side that is not valid, -NUB_ELOCKFILE. */
+int nub_lockfile_pnpm_unconflict(struct nub_graph *g, const char *text, size_t len,
+                                 const char *fname, struct nub_err *err);
+
 /* Serialise g deterministically, appending to out: pnpm's section order,
  * sorted keys (pnpm's priority order inside packages/snapshots entries),
  * flow style for resolution/engines/cpu/os/libc, quoting as js-yaml does.

@@ -193,6 +193,71 @@ static int parse_entries(struct yrd *r, struct yentry **out, size_t *nout)
   return parse_entries_into(r, out, nout, &cap);
 }
 
+/* yarn 1's answer to a merge conflict (its parseWithConflict): each side
+ * read, then Object.assign({}, ours, theirs) on the patterns: a pattern
+ * both sides lock takes theirs' entry, an entry of ours keeps the patterns
+ * theirs does not have. */
+static int unconflict(struct yrd *r, struct yentry **out, size_t *nout)
+{
+  struct nub_buf side[2];
+  struct yentry *v[2] = {NULL, NULL};
+  size_t n[2] = {0, 0}, cap = 0;
+  struct nub_strmap theirs;
+  int rc = 0;
+
+  memset(&theirs, 0, sizeof(theirs));
+  nub_text_conflict_sides(r->t, (size_t)(r->end - r->t), side);
+  for (int i = 0; i < 2 && rc == 0; i++) {
+    struct yrd rs = {nub_buf_str(&side[i]), nub_buf_str(&side[i]) + side[i].len, r->fname, 0,
+                     r->err};
+    rc = parse_entries(&rs, &v[i], &n[i]);
+    if (rc < 0) {
+      char tmp[sizeof(r->err->msg)];
+      snprintf(tmp, sizeof(tmp), "%s", r->err->msg);
+      rc = nub_err_set(r->err, -NUB_ELOCKFILE, "%s has merge-conflict markers, and %s side of "
+                       "the conflict is not valid (%s); resolve it by hand", r->fname,
+                       i ? "their" : "our", tmp);
+    }
+  }
+  for (size_t i = 0; rc == 0 && i < n[1]; i++)
+    for (size_t k = 0; k < v[1][i].nkeys; k++)
+      nub_strmap_put(&theirs, v[1][i].keys[k], &v[1][i]);
+  *out = NULL;
+  *nout = 0;
+  for (size_t i = 0; rc == 0 && i < n[0]; i++) {
+    struct yentry *e = &v[0][i];
+    size_t kept = 0;
+    for (size_t k = 0; k < e->nkeys; k++) {
+      if (nub_strmap_get(&theirs, e->keys[k]))
+        nub_free(e->keys[k]);
+      else
+        e->keys[kept++] = e->keys[k];
+    }
+    e->nkeys = kept;
+    if (!kept) {
+      entry_free(e);
+      continue;
+    }
+    NUB_GROW(*out, cap, *nout + 1);
+    (*out)[(*nout)++] = *e;
+  }
+  for (size_t i = 0; rc == 0 && i < n[1]; i++) {
+    NUB_GROW(*out, cap, *nout + 1);
+    (*out)[(*nout)++] = v[1][i];
+  }
+  if (rc < 0) {
+    for (int s = 0; s < 2; s++)
+      for (size_t i = 0; i < n[s]; i++)
+        entry_free(&v[s][i]);
+  }
+  for (int s = 0; s < 2; s++) {
+    nub_free(v[s]);
+    nub_buf_release(&side[s]);
+  }
+  nub_strmap_release(&theirs, NULL);
+  return rc;
+}
+
 /* "name@range" -> name (the '@' of a scope is not the split). */
 static char *key_name(const char *key, const char **range)
 {
@@ -498,7 +563,7 @@ int nub_lockfile_yarn_parse(struct nub_graph *g, const char *text, size_t len,
 
   memset(&byspec, 0, sizeof(byspec));
   memset(&bykey, 0, sizeof(bykey));
-  if (nub_text_conflict_marker(text, len, &off)) {
+  if (nub_text_conflict_marker(text, len, &off) && !stale) {
     int line, col;
     nub_text_linecol(text, off, &line, &col);
     return nub_err_set(err, -NUB_ELOCKFILE, "%s:%d: unresolved merge-conflict marker; "
@@ -507,7 +572,11 @@ int nub_lockfile_yarn_parse(struct nub_graph *g, const char *text, size_t len,
   if (strstr(text, "\n__metadata:") || !strncmp(text, "__metadata:", 11))
     return nub_err_set(err, -NUB_ELOCKVERSION, "%s is a yarn berry lockfile (yarn 2 and "
                        "later), not yarn 1's: lockfile_berry.c reads it", fname);
-  rc = parse_entries(&r, &v, &n);
+  if (nub_text_conflict_marker(text, len, &off)) {
+    rc = unconflict(&r, &v, &n);
+    *stale = true; /* written back, as yarn writes a merged lockfile */
+  } else
+    rc = parse_entries(&r, &v, &n);
   for (size_t i = 0; rc == 0 && i < n; i++) {
     for (size_t k = 0; k < v[i].nkeys; k++)
       nub_strmap_put(&byspec, v[i].keys[k], &v[i]);

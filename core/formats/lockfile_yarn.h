@@ -25,7 +25,9 @@ struct nub_workspace;
  * ws may be NULL). A direct dependency whose "name@spec" no entry lists is
  * -NUB_EOUTDATED naming it (yarn's --frozen-lockfile rule), or, with
  * stale non-NULL, left out with *stale set; bad syntax is -NUB_ELOCKFILE
- * with the line. */
+ * with the line. git's merge-conflict markers: with stale non-NULL both
+ * sides are read and merged as yarn 1 merges them (a pattern in both takes
+ * theirs' entry) and *stale is set, else -NUB_ELOCKFILE. */
 int nub_lockfile_yarn_parse(struct nub_graph *g, const char *text, size_t len,
                             const char *fname, const struct nub_manifest *root,
                             const struct nub_workspace *ws, const struct nub_config *cfg,

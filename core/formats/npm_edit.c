@@ -1461,65 +1461,14 @@ int nub_npm_edit(const char *text, size_t len, const char *fname,
 
 /* ---- merge conflicts (parse-conflict-json) ----------------------------------------- */
 
-static void merge_into(cJSON *theirs, const cJSON *ours)
-{
-  const cJSON *it;
-
-  cJSON_ArrayForEach(it, ours)
-  {
-    cJSON *there = cJSON_GetObjectItemCaseSensitive(theirs, it->string);
-    if (cJSON_IsObject(there) && cJSON_IsObject(it))
-      merge_into(there, it);
-    else if (there)
-      cJSON_ReplaceItemInObjectCaseSensitive(theirs, it->string, cJSON_Duplicate(it, true));
-    else
-      cJSON_AddItemToObject(theirs, it->string, cJSON_Duplicate(it, true));
-  }
-}
-
 int nub_npm_unconflict(const char *text, size_t len, const char *fname, struct nub_buf *out,
                        struct nub_err *err)
 {
-  struct nub_buf side[2] = {NUB_BUF_INIT, NUB_BUF_INIT};
-  cJSON *doc[2] = {NULL, NULL};
-  enum { TOP, OURS, THEIRS, PARENT } state = TOP;
-  const char *p = text, *end = text + len;
-  int rc = 0;
+  cJSON *doc;
+  int rc = nub_json_unconflict(text, len, fname, -NUB_ELOCKFILE, 0, &doc, err);
 
-  while (p < end) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    size_t n = nl ? (size_t)(nl - p + 1) : (size_t)(end - p);
-    if (n >= 8 && !strncmp(p, "<<<<<<< ", 8))
-      state = OURS;
-    else if (n >= 7 && !strncmp(p, "=======", 7))
-      state = THEIRS;
-    else if (n >= 8 && !strncmp(p, "||||||| ", 8))
-      state = PARENT;
-    else if (n >= 8 && !strncmp(p, ">>>>>>> ", 8))
-      state = TOP;
-    else {
-      if (state == TOP || state == OURS)
-        nub_buf_add(&side[0], p, n);
-      if (state == TOP || state == THEIRS)
-        nub_buf_add(&side[1], p, n);
-    }
-    p += n;
-  }
-  for (int i = 0; i < 2 && rc == 0; i++)
-    rc = nub_json_parse(side[i].data ? side[i].data : "", side[i].len, fname, -NUB_ELOCKFILE, 0,
-                        &doc[i], err);
-  if (rc == 0) {
-    merge_into(doc[1], doc[0]); /* both sides' entries; ours where both have one */
-    nub_npm_stringify(doc[1], out);
-  } else {
-    char tmp[sizeof(err->msg)];
-    snprintf(tmp, sizeof(tmp), "%s", err->msg);
-    rc = nub_err_set(err, -NUB_ELOCKFILE, "%s has merge-conflict markers, and one side of "
-                     "the conflict is not valid JSON (%s); resolve it by hand", fname, tmp);
-  }
-  for (int i = 0; i < 2; i++) {
-    cJSON_Delete(doc[i]);
-    nub_buf_release(&side[i]);
-  }
+  if (rc == 0)
+    nub_npm_stringify(doc, out);
+  cJSON_Delete(doc);
   return rc;
 }

@@ -42,6 +42,13 @@ bool nub_install_platform_warns(const struct nub_install_ctx *c)
   return !nub_config_bool(&c->s->cfg, "engine-strict", false);
 }
 
+void nub_install_warn_unconflict(struct nub_install_ctx *c, const char *how)
+{
+  nub_progress_warn(&c->prog, "%s has merge-conflict markers: both sides merged (%s), then "
+                    "brought in line with package.json and written back", c->s->proj.lockfile,
+                    how);
+}
+
 bool nub_install_libc_by_name_ok(const struct nub_install_ctx *c, const char *name,
                                  size_t nlibc)
 {

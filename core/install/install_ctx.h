@@ -93,6 +93,10 @@ bool nub_install_platform_ok(const struct nub_install_ctx *c, char *const *os, s
  * (NUB_LF_PLATFORM_WARNS: pnpm, unless engineStrict in pnpm-workspace.yaml
  * or engine-strict in .npmrc), rather than refused. */
 bool nub_install_platform_warns(const struct nub_install_ctx *c);
+/* The one line an install says when the lockfile has git's merge-conflict
+ * markers and both sides are merged (`how`: by whose rule, "as pnpm merges
+ * them") before it is brought in line with package.json and written back. */
+void nub_install_warn_unconflict(struct nub_install_ctx *c, const char *how);
 /* For an optional package whose lockfile entry states no libc (nlibc 0):
  * whether the C library its name says ("-musl", "-gnu", "-glibc" as a
  * "-" or "/" separated part) is this machine's, where the lockfile's tool

@@ -17,6 +17,7 @@
 #include "registry.h"
 #include "resolve.h"
 #include "sync.h"
+#include "text.h"
 
 static void on_checkout(void *ud, const char *resolved, char *dir)
 {
@@ -235,7 +236,10 @@ static bool in_sync(const struct nub_install_ctx *c, const struct nub_graph *g, 
   return true;
 }
 
-static int read_lock(struct nub_install_ctx *c, struct nub_graph *g, struct nub_err *err)
+/* The lockfile into g; one with git's merge-conflict markers (not
+ * frozen) both sides merged as pnpm merges them, and *merged set. */
+static int read_lock(struct nub_install_ctx *c, struct nub_graph *g, bool *merged,
+                     struct nub_err *err)
 {
   char *text = NULL;
   size_t len = 0;
@@ -243,7 +247,9 @@ static int read_lock(struct nub_install_ctx *c, struct nub_graph *g, struct nub_
 
   if (rc < 0)
     return rc;
-  rc = nub_lockfile_pnpm_parse(g, text, len, c->s->proj.lockfile, err);
+  *merged = !c->frozen && nub_text_conflict_marker(text, len, &(size_t){0});
+  rc = *merged ? nub_lockfile_pnpm_unconflict(g, text, len, c->s->proj.lockfile, err)
+               : nub_lockfile_pnpm_parse(g, text, len, c->s->proj.lockfile, err);
   nub_free(text);
   return rc;
 }
@@ -364,11 +370,17 @@ int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err)
   /* pnpm-lock.yaml stays pnpm-lock.yaml; everything else is nub.lock */
   p->lockname = c->s->proj.lockfile ? c->s->proj.lockfile : "nub.lock"; /* (none: the resolver's) */
   if (c->s->proj.lockfile) {
-    rc = read_lock(c, &prev, err);
+    bool merged;
+    rc = read_lock(c, &prev, &merged, err);
     if (rc < 0)
       goto out;
     have_prev = true;
-    fresh = in_sync(c, &prev, why, sizeof(why));
+    fresh = !merged && in_sync(c, &prev, why, sizeof(why));
+    if (merged) {
+      nub_install_warn_unconflict(c, "as pnpm merges them: of a dependency both list, the "
+                                     "greater version");
+      snprintf(why, sizeof(why), "it had merge-conflict markers");
+    }
   }
   if (c->frozen && !fresh) {
     rc = nub_err_set(err, -NUB_EOUTDATED,

@@ -283,6 +283,27 @@ static int npm_pick(void *ud, const char *name, const char *spec, const struct n
   return 0;
 }
 
+/* The lockfile's text, and whether it had git's merge-conflict markers:
+ * then (never frozen) both sides merged, npm's rule for both formats (bun
+ * has none: bun 1.4 ignores such a file and resolves afresh). */
+static int lock_text(struct nub_install_ctx *c, bool bun, char **text, size_t *len,
+                     bool *merged, struct nub_err *err)
+{
+  int rc = nub_project_read_lockfile(&c->s->proj, &c->s->cfg, text, len, err);
+  struct nub_buf b = NUB_BUF_INIT;
+
+  *merged = false;
+  if (rc < 0 || c->frozen || !nub_text_conflict_marker(*text, *len, &(size_t){0}))
+    return rc;
+  rc = bun ? nub_bun_unconflict(*text, *len, c->plan.lockname, &b, err)
+           : nub_npm_unconflict(*text, *len, c->plan.lockname, &b, err);
+  nub_free(*text);
+  *len = b.len;
+  *text = nub_buf_take(&b);
+  *merged = rc == 0;
+  return rc;
+}
+
 /* npm install's own answer (npm_edit.h): the lockfile's tree changed only
  * where package.json asks, written back and read as the tree to install.
  * 1: a change the edit does not cover (the caller resolves afresh). */
@@ -309,14 +330,7 @@ static int edit_npm(struct nub_install_ctx *c, const char *why, struct nub_err *
   mo.full = true;
   rc = nub_meta_new(&pk.meta, &c->s->cfg, c->pool, &c->prog, &mo, err);
   if (rc == 0)
-    rc = nub_project_read_lockfile(&c->s->proj, &c->s->cfg, &text, &len, err);
-  if (rc == 0 && nub_text_conflict_marker(text, len, &(size_t){0})) {
-    struct nub_buf merged = NUB_BUF_INIT;
-    rc = nub_npm_unconflict(text, len, p->lockname, &merged, err);
-    nub_free(text);
-    len = merged.len;
-    text = nub_buf_take(&merged);
-  }
+    rc = lock_text(c, false, &text, &len, &(bool){false}, err);
   if (rc == 0) {
     memset(&eo, 0, sizeof(eo));
     pk.gate = &gate;
@@ -388,7 +402,7 @@ static int re_resolve_bun(struct nub_install_ctx *c, const char *why, struct nub
   struct nub_strmap kept = {0};
   char *text = NULL;
   size_t len = 0;
-  int rc = nub_project_read_lockfile(&c->s->proj, &c->s->cfg, &text, &len, err);
+  int rc = lock_text(c, true, &text, &len, &(bool){false}, err);
 
   if (rc == 0)
     rc = nub_lockfile_bun_infos(text, len, p->lockname, &kept, err);
@@ -415,27 +429,15 @@ static int from_tree(struct nub_install_ctx *c, bool bun, struct nub_err *err)
   struct nub_plan *p = &c->plan;
   char *text = NULL, why[512];
   size_t len = 0;
+  bool merged;
   int rc;
 
   p->lockname = c->s->proj.lockfile;
-  rc = nub_project_read_lockfile(&c->s->proj, &c->s->cfg, &text, &len, err);
+  /* a merge conflict: both sides, then brought in line with package.json
+   * and written back (a frozen install refuses it) */
+  rc = lock_text(c, bun, &text, &len, &merged, err);
   if (rc < 0)
     return rc;
-  if (!bun && !c->frozen && nub_text_conflict_marker(text, len, &(size_t){0})) {
-    /* npm's answer to a merge conflict: both sides, then brought in line
-     * with package.json and written back (a frozen install refuses it) */
-    struct nub_buf merged = NUB_BUF_INIT;
-    rc = nub_npm_unconflict(text, len, p->lockname, &merged, err);
-    nub_free(text);
-    if (rc < 0)
-      return rc;
-    nub_tree_init(&p->tree, &p->pkgs);
-    p->have_tree = true;
-    rc = nub_lockfile_npm_parse(&p->tree, merged.data, merged.len, p->lockname, &c->s->cfg, err);
-    nub_buf_release(&merged);
-    return rc < 0 ? rc : re_resolve_npm(c, "it has merge-conflict markers (both sides kept, as "
-                                        "npm keeps them)", err);
-  }
   nub_tree_init(&p->tree, &p->pkgs);
   p->have_tree = true;
   if (bun) {
@@ -446,6 +448,13 @@ static int from_tree(struct nub_install_ctx *c, bool bun, struct nub_err *err)
   nub_free(text);
   if (rc < 0)
     return rc;
+  if (merged) {
+    nub_install_warn_unconflict(c, bun ? "the pins of both kept, where bun 1.4 would drop the "
+                                         "file and resolve afresh"
+                                       : "as npm merges them");
+    return bun ? re_resolve_bun(c, "it has merge-conflict markers", err)
+               : re_resolve_npm(c, "it has merge-conflict markers", err);
+  }
   if (c->o->frozen == NUB_FROZEN_NO || c->o->nupdate || c->o->update_all) {
     const char *w = c->o->frozen == NUB_FROZEN_NO ? "--no-frozen-lockfile" : "update";
     return bun ? re_resolve_bun(c, w, err) : re_resolve_npm(c, w, err);

@@ -13,6 +13,7 @@
 #include "nub_plat.h"
 #include "plan.h"
 #include "buf.h"
+#include "text.h"
 
 
 /* The previous graph's `resolved` and `integrity` strings onto the versions
@@ -49,6 +50,8 @@ int nub_plan_from_yarn(struct nub_install_ctx *c, struct nub_err *err)
     return rc;
   nub_graph_init(&p->graph);
   p->have_graph = true;
+  if (!c->frozen && nub_text_conflict_marker(text, len, &(size_t){0}))
+    nub_install_warn_unconflict(c, "as yarn 1 merges them: where both lock a range, theirs");
   /* frozen (nub ci, CI): the lockfile must answer package.json as it is */
   rc = nub_lockfile_yarn_parse(&p->graph, text, len, p->lockname, &c->s->man,
                                c->s->ws.source ? &c->s->ws : NULL, &c->s->cfg,

@@ -381,6 +381,44 @@ class NubTestCase(unittest.TestCase):
         with open(os.path.join(self.proj, dest), "w") as f:
             f.write(text)
 
+    def merge_conflict(self, lockname, install, ours="dev-only", theirs="c"):
+        """A lockfile git cannot merge, as two branches leave it: the
+        project (package.json with fresh-user ^1.0.0) locked by
+        install(cwd), then branch `other` adds `theirs` and main adds
+        `ours`, each locked by install(); `git merge other` leaves markers
+        in lockname (the two names sort next to each other, so both sides
+        change the same lines), and package.json is merged by hand (all
+        three). Returns a copy of the project (no .git, no node_modules)
+        for the incumbent."""
+        pj = os.path.join(self.proj, "package.json")
+        deps = {"fresh-user": "^1.0.0"}
+        self.write_json(pj, {"name": "proj", "version": "1.0.0", "dependencies": deps})
+        install(self.proj)
+        git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+        with open(os.path.join(self.proj, ".gitignore"), "w") as f:
+            f.write("node_modules\n")
+        self.run_cmd(git + ["init", "-q", "-b", "main", "."])
+        self.run_cmd(git + ["add", "-A"])
+        self.run_cmd(git + ["commit", "-qm", "base"])
+        for branch, dep in (("other", theirs), ("main", ours)):
+            self.run_cmd(git + ["checkout", "-q"] + (["-b"] if branch != "main" else []) +
+                         [branch])
+            self.write_json(pj, {"name": "proj", "version": "1.0.0",
+                                 "dependencies": dict(deps, **{dep: "^1.0.0"})})
+            install(self.proj)
+            self.run_cmd(git + ["commit", "-qam", dep])
+        self.run_cmd(git + ["merge", "other"], check=False)
+        with open(os.path.join(self.proj, lockname)) as f:
+            self.assertIn("\n<<<<<<< ", f.read())
+        self.write_json(pj, {"name": "proj", "version": "1.0.0",
+                             "dependencies": dict(deps, **{ours: "^1.0.0", theirs: "^1.0.0"})})
+        shutil.rmtree(os.path.join(self.proj, ".git"))
+        if os.path.isdir(os.path.join(self.proj, "node_modules")):
+            shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        copy = os.path.join(self.tmp, "theirs-merge", "proj")
+        shutil.copytree(self.proj, copy)
+        return copy
+
     # -- inspecting results
 
     def tree(self, root=None, modes=False):

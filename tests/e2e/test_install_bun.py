@@ -579,6 +579,59 @@ class BunWriteBackTest(nubtest.NubTestCase):
         self.assertEqual(self.read(self.lock), written)
 
 
+    def test_a_merge_conflict_keeps_both_sides(self):
+        # bun 1.4 drops a bun.lock with git's markers ("failed to parse
+        # lockfile ... Ignoring lockfile") and resolves afresh; nub merges
+        # both sides (npm's rule) and brings the result in line: here the
+        # registry has nothing newer, so the bytes are bun's, and bun
+        # accepts nub's file frozen. CI refuses the file.
+        self.bun()
+        os.unlink(self.lock)
+        theirs = self.merge_conflict("bun.lock", lambda d: self.run_bun(d, "install"))
+        proc = self.nub_fails("install", "--frozen-lockfile")
+        self.assertEqual(proc.returncode, 11, proc.stderr)
+        self.assertIn("merge-conflict", proc.stderr)
+        proc = self.nub("install", "--ignore-scripts")
+        self.assertIn("bun.lock has merge-conflict markers: both sides merged", proc.stderr)
+        self.run_bun(theirs, "install")
+        written = self.read(self.lock)
+        self.assertEqual(written.decode(), self.read(os.path.join(theirs, "bun.lock")).decode())
+        self.assertEqual(self.installed(), self.installed(theirs))
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.run_bun(self.proj, "install", "--frozen-lockfile")
+        self.assertEqual(self.read(self.lock), written)
+
+    def test_a_merge_conflict_keeps_a_pin(self):
+        # our side pins fresh@1.0.0 for fresh-user's ^1.0.0 while 1.1.0 is
+        # out, theirs has 1.1.0 (bun itself, dropping the file, takes
+        # 1.1.0): ours is kept, npm's rule
+        self.bun()
+        os.unlink(self.lock)
+        pj = os.path.join(self.proj, "package.json")
+        self.write_json(pj, {"name": "proj", "version": "1.0.0",
+                             "dependencies": {"fresh": "1.0.0", "fresh-user": "^1.0.0"}})
+        self.run_bun(self.proj, "install")
+        with open(self.lock) as f:
+            pinned = f.read().replace('"fresh": "1.0.0",\n', "")
+        self.write_json(pj, {"name": "proj", "version": "1.0.0",
+                             "dependencies": {"fresh-user": "^1.0.0", "tagged": "^1.0.0"}})
+        os.unlink(self.lock)  # the other branch locked afresh
+        self.run_bun(self.proj, "install")
+        with open(self.lock) as f:
+            added = f.read()
+        self.assertIn('"fresh": ["fresh@1.1.0"', added)
+        with open(self.lock, "w") as f:
+            f.write("<<<<<<< HEAD\n%s=======\n%s>>>>>>> other\n" % (pinned, added))
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.nub("install", "--ignore-scripts")
+        self.assertIn('"fresh": ["fresh@1.0.0"', self.read(self.lock).decode())
+        self.assertEqual(self.version("fresh"), "1.0.0")
+        self.assertEqual(self.version("tagged"), "1.0.0")
+        written = self.read(self.lock)
+        shutil.rmtree(os.path.join(self.proj, "node_modules"))
+        self.run_bun(self.proj, "install", "--frozen-lockfile")
+        self.assertEqual(self.read(self.lock), written)
+
     def test_adding_a_package_already_in_the_tree(self):
         # b@1 is a's: adding it to the project is a new entry of the
         # project's own (workspaces[""]), and nothing else moves

@@ -454,6 +454,39 @@ class YarnKeepTheLockTest(nubtest.NubTestCase):
         lock = self.assert_as_yarn(theirs, ["update", "fresh-user"], ["upgrade", "fresh-user"])
         self.assertIn('fresh@^1.0.0:\n  version "1.1.0"', lock)
 
+    def test_merge_conflict_merged_as_yarn_merges_it(self):
+        # yarn 1 reads both sides of git's markers ("Merge conflict
+        # detected in yarn.lock and successfully merged") and writes the
+        # file back; nub the same, and refuses it frozen
+        theirs = self.merge_conflict("yarn.lock", lambda d: self.yarn("install", cwd=d))
+        proc = self.nub_fails("install", "--frozen-lockfile")
+        self.assertEqual(proc.returncode, 11, proc.stderr)
+        self.assertIn("merge-conflict", proc.stderr)
+        lock = self.assert_as_yarn(theirs, ["install"], ["install"])
+        self.assertNotIn("<<<<<<<", lock)
+        self.assertIn("\nc@^1.0.0:\n", lock)
+        self.assertIn("\ndev-only@^1.0.0:\n", lock)
+
+    def test_merge_conflict_on_one_pattern_takes_theirs(self):
+        # the whole file in conflict: ours after `yarn upgrade fresh-user`
+        # (fresh@^1.0.0 at 1.1.0), theirs the older pin (1.0.0); yarn's
+        # Object.assign(ours, theirs) keeps theirs
+        theirs = self.old_lock()
+        upgraded = os.path.join(self.tmp, "upgraded", "proj")
+        shutil.copytree(self.proj, upgraded)
+        self.yarn("upgrade", "fresh-user", cwd=upgraded)
+        texts = []
+        for d in (upgraded, self.proj):
+            with open(os.path.join(d, "yarn.lock")) as f:
+                texts.append(f.read().rstrip("\n") + "\n")
+        self.assertIn('fresh@^1.0.0:\n  version "1.1.0"', texts[0])
+        conflict = "<<<<<<< HEAD\n%s=======\n%s>>>>>>> other\n" % tuple(texts)
+        for d in (self.proj, theirs):
+            with open(os.path.join(d, "yarn.lock"), "w") as f:
+                f.write(conflict)
+        lock = self.assert_as_yarn(theirs, ["install"], ["install"])
+        self.assertIn('fresh@^1.0.0:\n  version "1.0.0"', lock)
+
     def test_bundled_dependencies_are_resolved(self):
         # yarn 1 resolves a package's bundled dependencies like the others:
         # bundler's is on no registry, and both stop naming it

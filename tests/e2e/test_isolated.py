@@ -606,6 +606,47 @@ class LockfileKindsTest(IsolatedTestCase):
                       "--registry", self.registry.url], cwd=theirs)
         return theirs
 
+    def run_pnpm(self, cwd, *args):
+        pnpm = nubtest.tool("pnpm")
+        if not pnpm:
+            self.skipTest("SKIP: pnpm is not installed")
+        return self.run_cmd([pnpm] + list(args) + [
+            "--ignore-scripts", "--store-dir", os.path.join(self.tmp, "pnpm-store"),
+            "--registry", self.registry.url], cwd=cwd, env={"CI": None})
+
+    def test_a_merge_conflict_in_pnpm_lock_yaml_as_pnpm_merges_it(self):
+        # pnpm reads both sides of git's markers ("Merge conflict detected
+        # in pnpm-lock.yaml and successfully merged"), then installs and
+        # writes the file back: nub gives pnpm's bytes, CI refuses the file
+        theirs = self.merge_conflict("pnpm-lock.yaml", lambda d: self.run_pnpm(d, "install"))
+        proc = self.nub_fails("install", "--frozen-lockfile")
+        self.assertEqual(proc.returncode, 11, proc.stderr)
+        self.assertIn("merge-conflict", proc.stderr)
+        proc = self.nub("install")
+        self.assertIn("pnpm-lock.yaml has merge-conflict markers: both sides merged",
+                      proc.stderr)
+        self.run_pnpm(theirs, "install")
+        self.lock_name = "pnpm-lock.yaml"
+        self.assertEqual(self.lock_text(name="pnpm-lock.yaml"),
+                         self.lock_text(theirs, "pnpm-lock.yaml"))
+        self.assert_requires(gvs=True)
+        frozen = self.pnpm_frozen_copy()
+        self.assertEqual(self.lock_text(frozen, "pnpm-lock.yaml"),
+                         self.lock_text(name="pnpm-lock.yaml"))
+
+    def test_a_merge_conflict_in_nub_lock(self):
+        # nub.lock is pnpm's format: merged by pnpm's rule
+        self.merge_conflict("nub.lock", lambda d: self.nub("install", "--ignore-scripts", cwd=d))
+        proc = self.nub_fails("install", "--frozen-lockfile")
+        self.assertEqual(proc.returncode, 11, proc.stderr)
+        self.nub("install")
+        text = self.lock_text()
+        self.assertNotIn("<<<<<<<", text)
+        deps = self.importer_deps(self.lock())
+        self.assertEqual(sorted(deps), ["c", "dev-only", "fresh-user"])
+        self.assert_requires(gvs=True)
+        self.assertEqual(self.nub("install", "--frozen-lockfile").returncode, 0)
+
     PNPM_OTHER_PLATFORM = """lockfileVersion: '9.0'
 
 settings:

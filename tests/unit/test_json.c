@@ -214,9 +214,47 @@ static void test_json__override_keys(void **state)
   nub_manifest_release(&m);
 }
 
+static void test_json__unconflict(void **state)
+{
+  /* npm's parse-conflict-json: both sides' keys, objects merged key by
+   * key, ours where both have another value */
+  static const char t[] = "{\n"
+                          "  \"a\": {\n"
+                          "<<<<<<< HEAD\n"
+                          "    \"x\": 1,\n"
+                          "    \"v\": \"ours\"\n"
+                          "=======\n"
+                          "    \"y\": 2,\n"
+                          "    \"v\": \"theirs\"\n"
+                          ">>>>>>> branch\n"
+                          "  }\n"
+                          "}\n";
+  struct nub_err err;
+  cJSON *doc;
+
+  (void)state;
+  nub_err_clear(&err);
+  assert_int_equal(nub_json_unconflict(t, strlen(t), "x.json", -NUB_ELOCKFILE, 0, &doc, &err), 0);
+  {
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(doc, "a");
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(a, "x")->valueint, 1);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(a, "y")->valueint, 2);
+    assert_string_equal(nub_json_str(a, "v"), "ours");
+  }
+  cJSON_Delete(doc);
+  /* a side that is no JSON: the file named, resolve by hand */
+  assert_int_equal(nub_json_unconflict("<<<<<<< a\n{\n=======\n{}\n>>>>>>> b\n", 33, "x.json",
+                                       -NUB_ELOCKFILE, 0, &doc, &err),
+                   -NUB_ELOCKFILE);
+  assert_null(doc);
+  assert_non_null(strstr(err.msg, "x.json has merge-conflict markers"));
+  assert_non_null(strstr(err.msg, "by hand"));
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_json__unconflict),
       cmocka_unit_test(test_json__accepts_what_json_parse_accepts),
       cmocka_unit_test(test_json__refuses_with_line_and_column),
       cmocka_unit_test(test_json__depth_is_bounded),

@@ -700,6 +700,77 @@ static void test_unsnapshotted(void **state)
   nub_graph_release(&g);
 }
 
+static void test_merge_conflict(void **state)
+{
+  /* pnpm's mergeLockfileChanges: a dependency both sides list takes the
+   * greater version (ours here), with theirs' specifier; each side's
+   * packages kept, the dependency maps of one both have merged */
+  static const char t[] = "lockfileVersion: '9.0'\n\n"
+                          "importers:\n\n"
+                          "  .:\n"
+                          "    dependencies:\n"
+                          "<<<<<<< HEAD\n"
+                          "      a:\n"
+                          "        specifier: ^1.2.0\n"
+                          "        version: 1.2.0\n"
+                          "      b:\n"
+                          "        specifier: ^1.0.0\n"
+                          "        version: 1.0.0\n"
+                          "=======\n"
+                          "      a:\n"
+                          "        specifier: ^1.1.0\n"
+                          "        version: 1.1.0\n"
+                          ">>>>>>> other\n\n"
+                          "packages:\n\n"
+                          "<<<<<<< HEAD\n"
+                          "  a@1.2.0:\n"
+                          "    resolution: {integrity: sha512-AA==}\n\n"
+                          "  b@1.0.0:\n"
+                          "    resolution: {integrity: sha512-BB==}\n"
+                          "=======\n"
+                          "  a@1.1.0:\n"
+                          "    resolution: {integrity: sha512-CC==}\n"
+                          ">>>>>>> other\n\n"
+                          "snapshots:\n\n"
+                          "<<<<<<< HEAD\n"
+                          "  a@1.2.0:\n"
+                          "    dependencies:\n"
+                          "      b: 1.0.0\n\n"
+                          "  b@1.0.0: {}\n"
+                          "=======\n"
+                          "  a@1.1.0: {}\n"
+                          ">>>>>>> other\n";
+  struct nub_graph g;
+  struct nub_err err;
+  const struct nub_importer *im;
+
+  (void)state;
+  nub_graph_init(&g);
+  assert_int_equal(nub_lockfile_pnpm_unconflict(&g, t, strlen(t), "pnpm-lock.yaml", &err), 0);
+  im = nub_graph_importer(&g, ".");
+  assert_non_null(im);
+  assert_int_equal(im->ndeps, 2);
+  for (size_t i = 0; i < im->ndeps; i++) {
+    if (!strcmp(im->deps[i].alias, "a")) {
+      assert_string_equal(im->deps[i].ref, "1.2.0");
+      assert_string_equal(im->deps[i].specifier, "^1.1.0");
+    } else {
+      assert_string_equal(im->deps[i].alias, "b");
+    }
+  }
+  assert_int_equal(g.npkgs, 3);
+  assert_non_null(nub_graph_find(&g, "a@1.1.0"));
+  assert_non_null(nub_graph_edge_target(&g, nub_graph_find(&g, "a@1.2.0"), "b"));
+  nub_graph_release(&g);
+  /* a side that is not valid: named, resolve by hand */
+  nub_graph_init(&g);
+  assert_int_equal(nub_lockfile_pnpm_unconflict(&g, "<<<<<<< a\nlockfileVersion: '9.0'\n=======\n"
+                                                    "lockfileVersion: '5.4'\n>>>>>>> b\n",
+                                                74, "pnpm-lock.yaml", &err), -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "pnpm-lock.yaml has merge-conflict markers"));
+  nub_graph_release(&g);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -707,7 +778,8 @@ int main(void)
       cmocka_unit_test(test_large),       cmocka_unit_test(test_features),
       cmocka_unit_test(test_workspace),   cmocka_unit_test(test_tarballs),
       cmocka_unit_test(test_quirks),      cmocka_unit_test(test_write_built),
-      cmocka_unit_test(test_errors),      cmocka_unit_test(test_unsnapshotted),
+      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_merge_conflict),      cmocka_unit_test(test_unsnapshotted),
   };
 
   return cmocka_run_group_tests(tests, NULL, NULL);

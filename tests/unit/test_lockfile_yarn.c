@@ -147,12 +147,69 @@ static void test_lockfile_yarn__errors(void **state)
   nub_graph_release(&g);
 }
 
+static void test_lockfile_yarn__merge_conflict(void **state)
+{
+  /* yarn 1's parseWithConflict: Object.assign({}, ours, theirs) on the
+   * patterns: a@^1 both lock, theirs' 1.1.0; a@^1.0.2 only ours has, on
+   * ours' 1.2.0; b only theirs */
+  static const char t[] = "# yarn lockfile v1\n\n\n"
+                          "<<<<<<< HEAD\n"
+                          "a@^1, a@^1.0.2:\n"
+                          "  version \"1.2.0\"\n"
+                          "  resolved \"http://reg.invalid/a/-/a-1.2.0.tgz\"\n"
+                          "=======\n"
+                          "a@^1:\n"
+                          "  version \"1.1.0\"\n"
+                          "  resolved \"http://reg.invalid/a/-/a-1.1.0.tgz\"\n"
+                          "\n"
+                          "b@^2:\n"
+                          "  version \"2.0.0\"\n"
+                          "  resolved \"http://reg.invalid/b/-/b-2.0.0.tgz\"\n"
+                          ">>>>>>> other\n";
+  static const char man[] = "{\"dependencies\": {\"a\": \"^1\", \"b\": \"^2\", "
+                           "\"c\": \"npm:a@^1.0.2\"}}";
+  struct nub_manifest m;
+  struct nub_config cfg;
+  struct nub_graph g;
+  struct nub_err err;
+  bool stale = false;
+
+  (void)state;
+  memset(&cfg, 0, sizeof(cfg));
+  cfg.registry = (char *)"http://reg.invalid/";
+  assert_int_equal(nub_manifest_parse(&m, man, strlen(man), "package.json", &err), 0);
+  nub_graph_init(&g);
+  assert_int_equal(nub_lockfile_yarn_parse(&g, t, strlen(t), "yarn.lock", &m, NULL, &cfg, &stale,
+                                           &err), 0);
+  assert_true(stale); /* written back */
+  assert_int_equal(g.npkgs, 3);
+  assert_non_null(nub_graph_find(&g, "a@1.1.0"));
+  assert_non_null(nub_graph_find(&g, "a@1.2.0"));
+  assert_non_null(nub_graph_find(&g, "b@2.0.0"));
+  for (size_t i = 0; i < g.importers[0].ndeps; i++) {
+    const struct nub_gdirect *d = &g.importers[0].deps[i];
+    if (!strcmp(d->alias, "a"))
+      assert_string_equal(d->ref, "1.1.0");
+    else if (!strcmp(d->alias, "c"))
+      assert_string_equal(d->ref, "a@1.2.0");
+  }
+  nub_graph_release(&g);
+  /* frozen (stale NULL): refused */
+  nub_graph_init(&g);
+  assert_int_equal(nub_lockfile_yarn_parse(&g, t, strlen(t), "yarn.lock", &m, NULL, &cfg, NULL,
+                                           &err), -NUB_ELOCKFILE);
+  assert_non_null(strstr(err.msg, "yarn.lock:4: unresolved merge-conflict marker"));
+  nub_graph_release(&g);
+  nub_manifest_release(&m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lockfile_yarn__graph),
       cmocka_unit_test(test_lockfile_yarn__crlf),
       cmocka_unit_test(test_lockfile_yarn__errors),
+      cmocka_unit_test(test_lockfile_yarn__merge_conflict),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,9 +41,38 @@ static void test_text__nearest(void **state)
   }
 }
 
+static void test_text__conflict_sides(void **state)
+{
+  /* git's markers with diff3's base section: the base goes to neither
+   * side, a "=======" outside a conflict is text */
+  static const char t[] = "top\n"
+                          "<<<<<<< HEAD\n"
+                          "ours\n"
+                          "||||||| base\n"
+                          "old\n"
+                          "=======\n"
+                          "theirs\n"
+                          ">>>>>>> branch\n"
+                          "=======\n"
+                          "<<<<<<<\n"
+                          "=======\n"
+                          "t2\n"
+                          ">>>>>>>\n"
+                          "end";
+  struct nub_buf side[2];
+
+  (void)state;
+  nub_text_conflict_sides(t, strlen(t), side);
+  assert_string_equal(nub_buf_str(&side[0]), "top\nours\n=======\nend");
+  assert_string_equal(nub_buf_str(&side[1]), "top\ntheirs\n=======\nt2\nend");
+  nub_buf_release(&side[0]);
+  nub_buf_release(&side[1]);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_text__conflict_sides),
       cmocka_unit_test(test_text__linecol),
       cmocka_unit_test(test_text__nearest),
   };
