@@ -277,6 +277,9 @@ static bool unapplied(const char *key)
   static const char *const keys[] = {
       "trustPolicy", "configDependencies",
       "pnpmfile",
+      /* peers' ids in dependency paths without their own peers: nub's
+       * resolver writes them whole (a lockfile's keys are read as they are) */
+      "dedupePeers",
       /* pnpm 10's; pnpm 12 applies allowBuilds alone (tested) */
       "neverBuiltDependencies", "ignoredBuiltDependencies"};
 
