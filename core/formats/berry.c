@@ -2,6 +2,7 @@
  * dependencies resolved into instances, as the graph its node_modules
  * linker hoists (hoist_berry.c). See berry.h for the rules. */
 #include "berry.h"
+#include "workspace.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -508,6 +509,45 @@ static int cmp_dep_name(const void *x, const void *y)
 struct raw {
   char *name, *range;
 };
+
+void nub_compat_pkg_exts(struct nub_pkg_ext **v, size_t *n)
+{
+  const size_t nrows = sizeof(nub_compat_rows) / sizeof(nub_compat_rows[0]);
+
+  for (size_t i = 0; i < nrows; i++) {
+    const struct nub_compat_row *r = &nub_compat_rows[i];
+    struct nub_pkg_ext *e;
+    struct nub_depmap *m;
+    char *name;
+    const char *range;
+    if (!nub_berry_split(r->selector, &name, &range)) {
+      nub_free(name);
+      continue;
+    }
+    if (i && !strcmp(r->selector, nub_compat_rows[i - 1].selector) && *n) {
+      e = &(*v)[*n - 1]; /* the same selector's next row */
+      nub_free(name);
+    } else {
+      *v = nub_realloc(*v, (*n + 1) * sizeof(**v));
+      e = &(*v)[(*n)++];
+      memset(e, 0, sizeof(*e));
+      e->name = name;
+      e->range = nub_strdup(range && *range ? range : "*");
+    }
+    if (r->kind == 'm') {
+      if (!strcmp(r->value, "optional")) {
+        e->peers_optional = nub_realloc(e->peers_optional,
+                                        (e->npeers_optional + 1) * sizeof(char *));
+        e->peers_optional[e->npeers_optional++] = nub_strdup(r->name);
+      }
+      continue;
+    }
+    m = r->kind == 'd' ? &e->deps : &e->peers;
+    m->v = nub_realloc(m->v, (m->n + 1) * sizeof(*m->v));
+    m->v[m->n].name = nub_strdup(r->name);
+    m->v[m->n++].spec = nub_strdup(r->value);
+  }
+}
 
 /* The package extensions for p, the table's then the project's. */
 static void apply_extensions(struct berry *b, struct bpkg *p, struct raw **deps, size_t *ndeps)

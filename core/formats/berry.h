@@ -41,6 +41,13 @@ struct nub_compat_row {
   const char *name, *value;
 };
 
+struct nub_pkg_ext;
+/* The table of berry_compat_data.h as pnpm applies it too (its default
+ * packageExtensions, from the same @yarnpkg/extensions): one extension per
+ * selector, in the table's order, appended to *v (*n of them; the caller
+ * releases each with nub_pkg_ext_release, then *v). */
+void nub_compat_pkg_exts(struct nub_pkg_ext **v, size_t *n);
+
 /* A workspace of the project: the root ("" dir) first. */
 struct nub_berry_ws {
   const char *dir;                /* relative to the project, "" for the root */

@@ -29,19 +29,6 @@ struct yrd {
   struct nub_err *err;
 };
 
-/* nub_graph_bfs's rule for a plain walk: each package once. */
-static bool enter_once(void *ud, size_t to, long from, size_t importer)
-{
-  bool *seen = ud;
-
-  (void)from;
-  (void)importer;
-  if (seen[to])
-    return false;
-  seen[to] = true;
-  return true;
-}
-
 static int bad(struct yrd *r, const char *what)
 {
   return nub_err_set(r->err, -NUB_ELOCKFILE, "%s:%d: %s", r->fname, r->line, what);
@@ -602,7 +589,7 @@ int nub_lockfile_yarn_parse(struct nub_graph *g, const char *text, size_t len,
      * again (yarn drops such entries) */
     if (stale && !*stale) {
       bool *seen = nub_calloc(g->npkgs + 1, sizeof(bool));
-      if (nub_graph_bfs(g, enter_once, seen) < g->npkgs)
+      if (nub_graph_bfs(g, nub_graph_enter_once, seen) < g->npkgs)
         *stale = true;
       nub_free(seen);
     }

@@ -159,7 +159,7 @@ const char *nub_approval_home_name(enum nub_approval_home h)
 const struct nub_lockfmt nub_lockfmt_nub = {
   "nub", "nub.lock", "nub", "nub install", NUB_LINKER_ISOLATED,
   NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_OPTIONAL_IMPORTER_PEERS |
-      NUB_LF_AGE_GATE | NUB_LF_MANIFEST_PATCHES,
+      NUB_LF_AGE_GATE | NUB_LF_MANIFEST_PATCHES | NUB_LF_PNPM_PEERS,
   NULL, nub_plan_from_graph, graph_pnpm, NULL, NULL,
   NUB_APPROVE_TRUSTED,
 };
@@ -167,7 +167,8 @@ const struct nub_lockfmt nub_lockfmt_pnpm = {
   "pnpm", "pnpm-lock.yaml", "pnpm", "pnpm install", NUB_LINKER_ISOLATED,
   NUB_LF_WRITES | NUB_LF_WORKSPACE_LINKS_ONLY | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS |
       NUB_LF_OPTIONAL_IMPORTER_PEERS | NUB_LF_AGE_GATE | NUB_LF_STRICT_BUILDS |
-      NUB_LF_PLATFORM_WARNS | NUB_LF_LIBC_FROM_NAME | NUB_LF_HIDDEN_HOIST,
+      NUB_LF_PLATFORM_WARNS | NUB_LF_LIBC_FROM_NAME | NUB_LF_HIDDEN_HOIST |
+      NUB_LF_PNPM_PEERS,
   NULL, nub_plan_from_graph, graph_pnpm, NULL, NULL,
   NUB_APPROVE_ALLOW_BUILDS,
 };
@@ -205,7 +206,7 @@ const struct nub_lockfmt nub_lockfmt_bun = {
 const struct nub_lockfmt nub_lockfmt_none = {
   "none", NULL, NULL, "nub install", NUB_LINKER_ISOLATED,
   NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_OPTIONAL_IMPORTER_PEERS |
-      NUB_LF_AGE_GATE | NUB_LF_MANIFEST_PATCHES,
+      NUB_LF_AGE_GATE | NUB_LF_MANIFEST_PATCHES | NUB_LF_PNPM_PEERS,
   NULL, nub_plan_from_graph, NULL, NULL, NULL,
   NUB_APPROVE_TRUSTED,
 };

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "berry.h"
 #include "diag.h"
 #include "install_ctx.h"
 #include "integrity.h"
@@ -16,6 +17,8 @@
 #include "plan.h"
 #include "registry.h"
 #include "resolve.h"
+#include "semver.h"
+#include "strmap.h"
 #include "sync.h"
 #include "text.h"
 
@@ -177,6 +180,19 @@ static bool patches_in_sync(const struct nub_patches *ps, const struct nub_graph
   return true;
 }
 
+/* A boolean setting of pnpm's: pnpm-workspace.yaml's `key` (camelCase),
+ * else .npmrc's `npmrc_key`; -1 when neither says. */
+static int pnpm_setting(const struct nub_install_ctx *c, const char *key, const char *npmrc_key)
+{
+  const char *v = nub_depmap_get(&c->s->ws.settings, key);
+
+  if (v)
+    return !strcmp(v, "true");
+  if (nub_config_get(&c->s->cfg, npmrc_key))
+    return nub_config_bool(&c->s->cfg, npmrc_key, false);
+  return -1;
+}
+
 /* Does the lockfile answer package.json: one importer per workspace
  * package, each in sync, and the same overrides and packageExtensions? */
 static bool in_sync(const struct nub_install_ctx *c, const struct nub_graph *g, char *why,
@@ -200,6 +216,16 @@ static bool in_sync(const struct nub_install_ctx *c, const struct nub_graph *g, 
     nub_free(sum);
     if (!same) {
       snprintf(why, cap, "pnpm-workspace.yaml's packageExtensions changed");
+      return false;
+    }
+  }
+  {
+    /* pnpm's settings checker: a change of dedupePeers resolves again */
+    const char *was = nub_depmap_get(&g->settings_extra, "dedupePeers");
+    bool now = (c->s->proj.fmt->caps & NUB_LF_PNPM_PEERS) &&
+               pnpm_setting(c, "dedupePeers", "dedupe-peers") == 1;
+    if (now != (was && !strcmp(was, "true"))) {
+      snprintf(why, cap, "the dedupePeers setting changed");
       return false;
     }
   }
@@ -255,17 +281,28 @@ static int read_lock(struct nub_install_ctx *c, struct nub_graph *g, bool *merge
 }
 
 
-/* A boolean setting of pnpm's: pnpm-workspace.yaml's `key` (camelCase),
- * else .npmrc's `npmrc_key`; -1 when neither says. */
-static int pnpm_setting(const struct nub_install_ctx *c, const char *key, const char *npmrc_key)
-{
-  const char *v = nub_depmap_get(&c->s->ws.settings, key);
 
-  if (v)
-    return !strcmp(v, "true");
-  if (nub_config_get(&c->s->cfg, npmrc_key))
-    return nub_config_bool(&c->s->cfg, npmrc_key, false);
-  return -1;
+/* The `settings:` a lockfile written again records: dedupePeers as the
+ * resolver applied it, the others nub does not read as the previous file
+ * had them. */
+static void lock_settings(struct nub_graph *g, const struct nub_graph *prev, bool dedupe_peers)
+{
+  struct nub_depmap *m = &g->settings_extra;
+  size_t n = prev ? prev->settings_extra.n : 0;
+
+  nub_depmap_release(m);
+  m->v = nub_calloc(n + 2, sizeof(*m->v));
+  for (size_t i = 0; i < n; i++) {
+    const struct nub_dep *d = &prev->settings_extra.v[i];
+    if (strcmp(d->name, "dedupePeers")) {
+      m->v[m->n].name = nub_strdup(d->name);
+      m->v[m->n++].spec = nub_strdup(d->spec);
+    }
+  }
+  if (dedupe_peers) {
+    m->v[m->n].name = nub_strdup("dedupePeers");
+    m->v[m->n++].spec = nub_strdup("true");
+  }
 }
 
 int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
@@ -328,6 +365,12 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
                        (auto_peers < 0 && prev && !prev->auto_install_peers);
     unsigned caps = c->s->proj.fmt->caps;
     ro.resolve_bundled = caps & NUB_LF_RESOLVES_BUNDLED;
+    ro.pnpm_peers = caps & NUB_LF_PNPM_PEERS;
+    ro.dedupe_peers = ro.pnpm_peers && pnpm_setting(c, "dedupePeers", "dedupe-peers") == 1;
+    if (ro.pnpm_peers) {
+      ro.prefer = c->o->requested;
+      ro.nprefer = c->o->nrequested;
+    }
     ro.by_pattern = caps & NUB_LF_LOCK_BY_PATTERN;
     ro.importer_peers = ro.no_auto_peers ? 0
                         : ((caps & NUB_LF_ROOT_PEERS) ? NUB_PEERS_ROOT : 0) |
@@ -340,20 +383,145 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
     char *tmp = nub_asprintf("%s/tmp", c->store.root);
     struct nub_source_reg reg = {p->meta, &c->s->cfg, &c->prog, tmp};
     struct nub_source src;
+    struct nub_pkg_ext *exts = NULL;
+    size_t nexts = 0, ncompat;
     nub_source_registry(&src, &reg);
-    ro.exts = c->s->ws.pkg_exts;
-    ro.nexts = c->s->ws.npkg_exts;
+    /* pnpm's: the compatibility table's extensions, then the project's */
+    if (ro.pnpm_peers && pnpm_setting(c, "ignoreCompatibilityDb", "ignore-compatibility-db") != 1)
+      nub_compat_pkg_exts(&exts, &nexts);
+    ncompat = nexts;
+    if (c->s->ws.npkg_exts) {
+      exts = nub_realloc(exts, (nexts + c->s->ws.npkg_exts) * sizeof(*exts));
+      memcpy(exts + nexts, c->s->ws.pkg_exts, c->s->ws.npkg_exts * sizeof(*exts));
+      nexts += c->s->ws.npkg_exts;
+    }
+    ro.exts = exts;
+    ro.nexts = nexts;
     ro.patches = &c->patches;
     rc = nub_resolve(&p->graph, &c->s->man, &src, &ro, err);
+    for (size_t i = 0; i < ncompat; i++) /* (the project's are the workspace's) */
+      nub_pkg_ext_release(&exts[i]);
+    nub_free(exts);
     if (rc == 0) {
       p->graph.ext_checksum = ext_checksum(&c->s->ws);
       patched_map(&c->patches, &p->graph.patched);
+      lock_settings(&p->graph, prev, ro.dedupe_peers);
     }
     nub_free(tmp);
   }
   nub_age_gate_release(&gate);
   p->resolved = true;
   return rc;
+}
+
+/* pnpm writes a package the lockfile already has with the facts its entry
+ * there states (engines, platforms, deprecation, bin, bundled
+ * dependencies), not the registry's of today: a package an older pnpm
+ * recorded without `libc`, or deprecated since, stays as it was; one
+ * resolved afresh (met through a hoisted optional peer) has today's. */
+static void keep_lock_facts(struct nub_graph *g, const struct nub_graph *prev)
+{
+  struct nub_strmap by_pkg;
+
+  memset(&by_pkg, 0, sizeof(by_pkg));
+  for (size_t i = 0; i < prev->npkgs; i++)
+    if (!nub_strmap_get(&by_pkg, prev->pkgs[i]->pkg_key))
+      nub_strmap_put(&by_pkg, prev->pkgs[i]->pkg_key, prev->pkgs[i]);
+  for (size_t i = 0; i < g->npkgs; i++) {
+    struct nub_gpkg *x = g->pkgs[i];
+    const struct nub_gpkg *was = nub_strmap_get(&by_pkg, x->pkg_key);
+    if (!was || x->afresh ||
+        (was->integrity && x->integrity && strcmp(was->integrity, x->integrity)))
+      continue;
+    nub_depmap_release(&x->engines);
+    nub_depmap_copy(&x->engines, &was->engines);
+    nub_strarray_free(x->os, x->nos);
+    x->os = nub_strarray_dup(was->os, x->nos = was->nos);
+    nub_strarray_free(x->cpu, x->ncpu);
+    x->cpu = nub_strarray_dup(was->cpu, x->ncpu = was->ncpu);
+    nub_strarray_free(x->libc, x->nlibc);
+    x->libc = nub_strarray_dup(was->libc, x->nlibc = was->nlibc);
+    nub_strarray_free(x->bundled, x->nbundled);
+    x->bundled = nub_strarray_dup(was->bundled, x->nbundled = was->nbundled);
+    nub_free(x->deprecated);
+    x->deprecated = was->deprecated ? nub_strdup(was->deprecated) : NULL;
+    x->has_bin = was->has_bin;
+  }
+  nub_strmap_release(&by_pkg, NULL);
+}
+
+/* Takes off each importer's direct dependencies that its package.json no
+ * longer names (in any of its maps, peers too); whether any went. */
+static bool drop_removed(const struct nub_install_ctx *c, struct nub_graph *g)
+{
+  bool any = false;
+
+  for (size_t i = 0; i < g->nimporters; i++) {
+    struct nub_importer *im = &g->importers[i];
+    const struct nub_ws_pkg *w = strcmp(im->path, ".") ? nub_workspace_at(&c->s->ws, im->path)
+                                                        : NULL;
+    const struct nub_manifest *m = w ? &w->man : &c->s->man;
+    struct nub_gdirect *lists[3] = {im->deps, im->dev, im->optional};
+    size_t *ns[3] = {&im->ndeps, &im->ndev, &im->noptional};
+    if (strcmp(im->path, ".") && !w)
+      continue;
+    for (int k = 0; k < 3; k++) {
+      size_t kept = 0;
+      for (size_t j = 0; j < *ns[k]; j++) {
+        const char *a = lists[k][j].alias;
+        if (nub_depmap_get(&m->deps, a) || nub_depmap_get(&m->dev, a) ||
+            nub_depmap_get(&m->optional, a) || nub_depmap_get(&m->peer, a)) {
+          lists[k][kept++] = lists[k][j];
+          continue;
+        }
+        nub_free(lists[k][j].alias);
+        nub_free(lists[k][j].specifier);
+        nub_free(lists[k][j].ref);
+        any = true;
+      }
+      *ns[k] = kept;
+    }
+  }
+  return any;
+}
+
+/* Whether a member's own peer is locked at a version the workspace root's
+ * range for it no longer allows: pnpm resolves those again (with the
+ * root's range) even when it only removes, so a prune will not do. */
+static bool member_peer_moves(const struct nub_install_ctx *c, const struct nub_graph *g)
+{
+  const struct nub_manifest *root = &c->s->man;
+
+  for (size_t i = 0; i < g->nimporters; i++) {
+    const struct nub_importer *im = &g->importers[i];
+    const struct nub_ws_pkg *w = strcmp(im->path, ".") ? nub_workspace_at(&c->s->ws, im->path)
+                                                        : NULL;
+    if (!w)
+      continue;
+    for (int k = 0; k < NUB_DEP_KINDS; k++) {
+      const struct nub_gdirect *d;
+      size_t n = nub_importer_directs(im, k, &d);
+      for (size_t j = 0; j < n; j++) {
+        const char *a = d[j].alias, *rs;
+        char *ver;
+        bool ok;
+        if (!nub_depmap_get(&w->man.peer, a) || nub_depmap_get(&w->man.deps, a) ||
+            nub_depmap_get(&w->man.dev, a) || nub_depmap_get(&w->man.optional, a))
+          continue;
+        rs = nub_depmap_get(&root->deps, a);
+        if (!rs)
+          rs = nub_depmap_get(&root->dev, a);
+        if (!rs || !strncmp(rs, "catalog:", 8) || !strncmp(rs, "workspace:", 10))
+          continue;
+        ver = nub_strndup(d[j].ref, strcspn(d[j].ref, "("));
+        ok = nub_semver_satisfies(rs, ver, true) != 0;
+        nub_free(ver);
+        if (!ok)
+          return true;
+      }
+    }
+  }
+  return false;
 }
 
 int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err)
@@ -382,6 +550,20 @@ int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err)
       snprintf(why, sizeof(why), "it had merge-conflict markers");
     }
   }
+  if (have_prev && !fresh && !c->frozen && c->o->frozen != NUB_FROZEN_NO && !c->o->nupdate &&
+      !c->o->update_all && (c->s->proj.fmt->caps & NUB_LF_PNPM_PEERS) && !prev.patched.n && drop_removed(c, &prev) &&
+      in_sync(c, &prev, why, sizeof(why)) && !member_peer_moves(c, &prev)) {
+    /* only dependencies were removed: pnpm prunes the lockfile, which
+     * resolves nothing again (the rest stays as the file has it); measured
+     * on real projects, it resolves again where the file has patches */
+    struct nub_buf b = NUB_BUF_INIT;
+    nub_graph_prune(&prev);
+    p->graph = prev;
+    nub_graph_init(&prev);
+    nub_lockfile_pnpm_write(&p->graph, &b);
+    rc = nub_plan_stage_lock(c, &b, err);
+    goto out;
+  }
   if (c->frozen && !fresh) {
     rc = nub_err_set(err, -NUB_EOUTDATED,
                      "%s is out of date with package.json: %s; run `nub install` without "
@@ -401,6 +583,8 @@ int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err)
   rc = nub_plan_resolve(c, have_prev && c->o->frozen != NUB_FROZEN_NO ? &prev : NULL, err);
   if (rc == 0) {
     struct nub_buf b = NUB_BUF_INIT;
+    if (have_prev && c->o->frozen != NUB_FROZEN_NO && !c->o->update_all)
+      keep_lock_facts(&c->plan.graph, &prev);
     nub_lockfile_pnpm_write(&c->plan.graph, &b);
     rc = nub_plan_stage_lock(c, &b, err);
   }

@@ -17,6 +17,7 @@
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "path.h"
+#include "diag.h"
 #include "semver.h"
 #include "strmap.h"
 #include "workspace.h"
@@ -44,6 +45,8 @@ struct rnode {
   size_t nkids, capkids;
   char **pn; /* open peer names: resolved above this node (sorted) */
   size_t npn, cappn;
+  bool afresh; /* first met through a hoisted optional peer (gpkg's afresh) */
+  size_t idx;  /* its place in res.all */
 };
 
 struct qitem {
@@ -101,6 +104,7 @@ struct res {
   struct frame *busy_f; /* the slot the last instance() found busy */
   size_t busy_i;
   bool busy_hit;
+  size_t busy_hits; /* how many times instance() found a slot busy, ever */
   struct nub_graph *g;
   int depth;
   const struct rnode *too_deep; /* where a chain went past the bound */
@@ -235,6 +239,7 @@ static struct rnode *new_node(struct res *r, const char *name, const char *versi
   NUB_GROW(nl->v, nl->cap, nl->n + 1);
   nl->v[nl->n++] = n;
   NUB_GROW(r->all, r->capall, r->nall + 1);
+  n->idx = r->nall;
   r->all[r->nall++] = n;
   return n;
 }
@@ -277,6 +282,25 @@ static void merge_deps(struct nub_depmap *out, const struct nub_depmap *ext,
 
 /* pnpm's packageExtensions (nub_resolve_opts.exts) on a picked registry
  * version: n->pv becomes the node's own extended copy when one applies. */
+/* n's own copy of its version's manifest, made once. */
+static struct nub_pversion *own_copy(const struct rnode *n, struct nub_pversion **x)
+{
+  if (!*x) {
+    struct nub_pversion *c = nub_malloc(sizeof(*c));
+    *c = *n->pv; /* the rest stays the packument's */
+    memset(&c->deps, 0, sizeof(c->deps));
+    memset(&c->optional, 0, sizeof(c->optional));
+    memset(&c->peers, 0, sizeof(c->peers));
+    merge_deps(&c->deps, &(struct nub_depmap){NULL, 0}, &n->pv->deps);
+    merge_deps(&c->optional, &(struct nub_depmap){NULL, 0}, &n->pv->optional);
+    merge_deps(&c->peers, &(struct nub_depmap){NULL, 0}, &n->pv->peers);
+    c->peers_optional = nub_strarray_dup(n->pv->peers_optional, n->pv->npeers_optional);
+    c->npeers_optional = n->pv->npeers_optional;
+    *x = c;
+  }
+  return *x;
+}
+
 static void extend(struct res *r, struct rnode *n)
 {
   struct nub_pversion *x = NULL;
@@ -287,18 +311,7 @@ static void extend(struct res *r, struct rnode *n)
     if (strcmp(e->name, n->name) ||
         (e->range && nub_semver_satisfies(e->range, n->pv->version, false) != 1))
       continue;
-    if (!x) {
-      x = nub_malloc(sizeof(*x));
-      *x = *n->pv; /* the rest stays the packument's */
-      memset(&x->deps, 0, sizeof(x->deps));
-      memset(&x->optional, 0, sizeof(x->optional));
-      memset(&x->peers, 0, sizeof(x->peers));
-      merge_deps(&x->deps, &(struct nub_depmap){NULL, 0}, &n->pv->deps);
-      merge_deps(&x->optional, &(struct nub_depmap){NULL, 0}, &n->pv->optional);
-      merge_deps(&x->peers, &(struct nub_depmap){NULL, 0}, &n->pv->peers);
-      x->peers_optional = nub_strarray_dup(n->pv->peers_optional, n->pv->npeers_optional);
-      x->npeers_optional = n->pv->npeers_optional;
-    }
+    own_copy(n, &x);
     merge_deps(&m, &e->deps, &x->deps);
     nub_depmap_release(&x->deps);
     x->deps = m;
@@ -314,6 +327,19 @@ static void extend(struct res *r, struct rnode *n)
                                         (x->npeers_optional + 1) * sizeof(char *));
         x->peers_optional[x->npeers_optional++] = nub_strdup(e->peers_optional[j]);
       }
+  }
+  /* pnpm reads a peerDependenciesMeta entry that peerDependencies lacks as
+   * an optional peer of any version (debug's supports-color), and writes it
+   * so in the lockfile */
+  for (size_t i = 0; r->o->pnpm_peers && i < (x ? x : n->pv)->npeers_optional; i++) {
+    const char *name = (x ? x : n->pv)->peers_optional[i];
+    struct nub_depmap m, star = {&(struct nub_dep){(char *)name, (char *)"*"}, 1};
+    if (nub_depmap_get(&n->pv->peers, name) || (x && nub_depmap_get(&x->peers, name)))
+      continue;
+    own_copy(n, &x);
+    merge_deps(&m, &x->peers, &star); /* (the manifest's order, then it) */
+    nub_depmap_release(&x->peers);
+    x->peers = m;
   }
   if (x)
     n->pv = n->own_pv = x;
@@ -517,7 +543,8 @@ static const char *locked_edge_version(struct res *r, const struct qitem *it, co
   static const char *none = NULL;
 
   if (!g || !range || !it->parent || r->o->forget_all ||
-      nub_strarray_has(r->o->forget, r->o->nforget, name))
+      nub_strarray_has(r->o->forget, r->o->nforget, name) ||
+      nub_strarray_has(r->o->prefer, r->o->nprefer, name))
     return none;
   if (!r->prev_indexed) {
     for (size_t i = 0; i < g->npkgs; i++)
@@ -1075,6 +1102,20 @@ static int importer_spec(struct res *r, const struct qitem *it, const char **spe
 
   *spec = s;
   *link = NULL;
+  if (r->o->pnpm_peers && it->peer && it->imp > 0) {
+    /* pnpm (resolvePeersFromWorkspaceRoot): a member's own peer that the
+     * workspace root depends on is resolved with the root's range, not
+     * kept at the member's locked version */
+    const struct nub_manifest *root = r->imps[0].man;
+    const char *rs = nub_depmap_get(&root->deps, it->alias);
+    if (!rs)
+      rs = nub_depmap_get(&root->dev, it->alias);
+    if (!rs)
+      rs = nub_depmap_get(&root->optional, it->alias);
+    if (rs && strncmp(rs, "catalog:", 8) && strncmp(rs, "workspace:", 10) &&
+        strncmp(rs, "link:", 5) && strncmp(rs, "file:", 5) && strncmp(rs, "npm:", 4))
+      *spec = s = rs;
+  }
   if (!strncmp(s, "catalog:", 8)) {
     const char *name = s[8] ? s + 8 : "default";
     const struct nub_catalog *cat = ws ? nub_catalog_find(ws->catalogs, ws->ncatalogs, name)
@@ -1280,17 +1321,26 @@ static void compute_open_peers(struct res *r)
     struct rnode *n = r->all[i];
     const struct nub_depmap *peers = n->pv ? &n->pv->peers : &n->local_man.peer;
     bool dummy = false;
-    /* a peer that is also a plain dependency is just a dependency */
+    /* a peer that is also a plain dependency is just a dependency (pnpm:
+     * a peer all the same) */
     for (size_t k = 0; k < peers->n; k++)
-      if (!has_dep_kid(n, peers->v[k].name))
+      if (r->o->pnpm_peers || !has_dep_kid(n, peers->v[k].name))
         pn_add(n, peers->v[k].name, &dummy);
   }
   while (changed) {
     changed = false;
     for (size_t i = r->nall; i > 0; i--) {
       struct rnode *n = r->all[i - 1];
+      const struct nub_depmap *peers = n->pv ? &n->pv->peers : &n->local_man.peer;
       for (size_t k = 0; k < n->nkids; k++) {
         struct rnode *c = n->kids[k].to;
+        /* pnpm: a peer's own peers are the peer's, not its dependent's (a
+         * missing one is resolved at the importer; a dependent's key names
+         * its children's open peers only), also where the peer is a
+         * dependency too */
+        if (r->o->pnpm_peers &&
+            (n->kids[k].peer || nub_depmap_get(peers, n->kids[k].alias)))
+          continue;
         for (size_t j = 0; j < c->npn; j++)
           if (!has_dep_kid(n, c->pn[j]) && strcmp(c->pn[j], n->name))
             pn_add(n, c->pn[j], &changed);
@@ -1309,6 +1359,10 @@ struct frame {
   bool *optional;
   char **inst;               /* resolved dep path per slot (borrowed) */
   bool *busy;
+  bool *cyc;                 /* an instance() found this slot busy: a cycle */
+  struct frame **via;        /* a peer slot resolved to a slot still being made
+                              * (its key unknown yet): that slot, and its index */
+  size_t *via_i;
   const char **link;         /* the project's frames: a link slot's peer id,
                               * "<name>@link:<path from the root>" (borrowed) */
 };
@@ -1325,6 +1379,9 @@ static void frame_init(struct frame *f, struct frame *up, struct rnode *owner, s
   f->optional = nub_calloc(n + 1, sizeof(bool));
   f->inst = nub_calloc(n + 1, sizeof(char *));
   f->busy = nub_calloc(n + 1, sizeof(bool));
+  f->cyc = nub_calloc(n + 1, sizeof(bool));
+  f->via = nub_calloc(n + 1, sizeof(*f->via));
+  f->via_i = nub_calloc(n + 1, sizeof(size_t));
   f->link = nub_calloc(n + 1, sizeof(char *));
 }
 
@@ -1336,6 +1393,9 @@ static void frame_release(struct frame *f)
   nub_free(f->optional);
   nub_free(f->inst);
   nub_free(f->busy);
+  nub_free(f->cyc);
+  nub_free(f->via);
+  nub_free(f->via_i);
   nub_free(f->link);
 }
 
@@ -1354,7 +1414,11 @@ static const char *lookup(struct res *r, struct frame *f, const struct rnode *se
         /* a link (a workspace member): pnpm names it by its folder */
         return g->link[j];
       if (g->peer[j]) {
-        /* the owner's own peer, as the owner resolved it (if it did) */
+        /* the owner's own peer, as the owner resolved it (if it did); one
+         * whose key was not known then is asked again (a fixup if it still
+         * is not) */
+        if (g->via[j])
+          return instance(r, g->via[j], g->via_i[j]);
         if (g->inst[j])
           return g->inst[j];
         continue;
@@ -1429,6 +1493,7 @@ static void fill_pkg(struct nub_gpkg *g, const struct rnode *n)
   if (!pv)
     local_facts(g, n);
   g->pkg_key = nub_strdup(n->base);
+  g->afresh = n->afresh;
   g->name = nub_strdup(n->name);
   g->version = nub_strdup(n->version);
   if (!pv && n->git_resolved) {
@@ -1542,6 +1607,15 @@ static void apply_fixups(struct res *r, struct frame *f, size_t i)
   }
 }
 
+/* Whether k's peer named alias was resolved (resv: per open peer). */
+static bool resolved_peer(const struct rnode *k, const char *const *resv, const char *alias)
+{
+  for (size_t j = 0; j < k->npn; j++)
+    if (!strcmp(k->pn[j], alias))
+      return resv[j] != NULL && is_peer_of(k, alias);
+  return false;
+}
+
 /* The dep path of slot i of frame f, creating its package on first sight. */
 static const char *instance(struct res *r, struct frame *f, size_t i)
 {
@@ -1549,6 +1623,8 @@ static const char *instance(struct res *r, struct frame *f, size_t i)
   struct frame cf;
   struct nub_buf key = NUB_BUF_INIT;
   const char **resv, **ids;
+  bool *plain;
+  size_t hits;
   struct nub_gpkg *g;
   size_t nids = 0;
   struct {
@@ -1563,6 +1639,8 @@ static const char *instance(struct res *r, struct frame *f, size_t i)
   if (f->busy[i]) {
     /* a cycle: the plain name@version names it in keys (as pnpm does);
      * edges to it are fixed once its key is known */
+    f->cyc[i] = true;
+    r->busy_hits++;
     r->busy_hit = true;
     r->busy_f = f;
     r->busy_i = i;
@@ -1586,14 +1664,44 @@ static const char *instance(struct res *r, struct frame *f, size_t i)
   /* Resolve the open peers: from the ancestors; a node's own peer falls back
    * to the copy it installs itself. */
   resv = nub_calloc(k->npn + 1, sizeof(*resv));
+  plain = nub_calloc(k->npn + 1, sizeof(bool));
+  hits = r->busy_hits;
   rbusy = nub_calloc(k->npn + 1, sizeof(*rbusy));
   for (size_t j = 0; j < k->npn; j++) {
     const char *x = k->pn[j];
+    bool was = f->cyc[i];
+    f->cyc[i] = false;
     r->busy_hit = false;
     resv[j] = lookup(r, f, k, x);
     if (r->busy_hit) {
       rbusy[j].f = r->busy_f;
       rbusy[j].i = r->busy_i;
+    }
+    /* x's key needed this one's: both are in a cycle, where pnpm names the
+     * peer by its plain name@version in the key (resolvePeers' cyclic
+     * aliases); the edge still goes to its instance */
+    plain[j] = r->o->pnpm_peers && f->cyc[i] && resv[j] && !r->busy_hit;
+    f->cyc[i] = was || f->cyc[i];
+    if (r->o->pnpm_peers && is_peer_of(k, x)) {
+      /* pnpm: a peer that is also a dependency is the ancestors' copy
+       * when that is the same version, else its own; an optional one that
+       * nothing above provides is a plain dependency */
+      bool opt = k->pv && nub_strarray_has(k->pv->peers_optional, k->pv->npeers_optional, x);
+      for (size_t s = 0; s < cf.n; s++) {
+        size_t nb;
+        if (cf.peer[s] || strcmp(cf.alias[s], x) || !cf.to[s] || (opt && !resv[j]))
+          continue;
+        nb = strlen(cf.to[s]->base);
+        if (!resv[j] || strncmp(resv[j], cf.to[s]->base, nb) ||
+            (resv[j][nb] && resv[j][nb] != '(')) {
+          r->busy_hit = false;
+          resv[j] = instance(r, &cf, s);
+          rbusy[j].f = r->busy_hit ? r->busy_f : NULL;
+          rbusy[j].i = r->busy_hit ? r->busy_i : 0;
+        }
+        cf.inst[s] = (char *)resv[j];
+        break;
+      }
     }
     if (!resv[j] && is_peer_of(k, x)) {
       for (size_t s = 0; s < cf.n; s++)
@@ -1612,7 +1720,8 @@ static const char *instance(struct res *r, struct frame *f, size_t i)
     if (resv[j]) {
       const char *l = strstr(resv[j], "@link:");
       char *id = l ? nub_asprintf("%.*s@%s", (int)(l - resv[j]), resv[j], l + 6)
-                   : nub_strdup(resv[j]);
+                 : plain[j] || r->o->dedupe_peers ? nub_strndup(resv[j], strcspn(resv[j], "("))
+                                                 : nub_strdup(resv[j]);
       for (char *q = l ? strchr(id, '@') + 1 : NULL; q && *q; q++)
         if (*q == '/')
           *q = '+';
@@ -1640,13 +1749,22 @@ static const char *instance(struct res *r, struct frame *f, size_t i)
     fill_pkg(g, k);
     nub_strmap_put(&r->memo, g->key, g);
     nub_graph_add(r->g, g);
+    /* pnpm: a key that needed no unfinished one is known before the
+     * dependencies are resolved, so a dependency whose peer is this node
+     * names it by its key (a cycle through a dependency is no cycle of
+     * keys); one that did is in a cycle, named by name@version */
+    if (r->o->pnpm_peers && r->busy_hits == hits)
+      f->inst[i] = g->key;
     /* peers resolved for this node become its own frame's view of them */
     for (size_t j = 0; j < k->npn; j++) {
       if (!resv[j] || !is_peer_of(k, k->pn[j]))
         continue;
       for (size_t s = 0; s < cf.n; s++)
-        if (cf.peer[s] && !strcmp(cf.alias[s], k->pn[j]))
+        if (cf.peer[s] && !strcmp(cf.alias[s], k->pn[j])) {
           cf.inst[s] = (char *)resv[j];
+          cf.via[s] = rbusy[j].f;
+          cf.via_i[s] = rbusy[j].i;
+        }
       /* an optional peer found among the ancestors is an optional edge */
       if (k->pv && nub_strarray_has(k->pv->peers_optional, k->pv->npeers_optional, k->pn[j]))
         add_edge(&g->optional_deps, &g->noptional_deps, k->pn[j], resv[j]);
@@ -1657,8 +1775,8 @@ static const char *instance(struct res *r, struct frame *f, size_t i)
     }
     for (size_t s = 0; s < cf.n; s++) {
       const char *ik;
-      if (cf.peer[s])
-        continue;
+      if (cf.peer[s] || (r->o->pnpm_peers && resolved_peer(k, resv, cf.alias[s])))
+        continue; /* (a peer's edge is above) */
       r->busy_hit = false;
       ik = instance(r, &cf, s);
       if (cf.optional[s])
@@ -1682,6 +1800,7 @@ static const char *instance(struct res *r, struct frame *f, size_t i)
   apply_fixups(r, f, i);
   nub_buf_release(&key);
   nub_free(resv);
+  nub_free(plain);
   nub_free(rbusy);
   frame_release(&cf);
   f->busy[i] = false;
@@ -1736,6 +1855,182 @@ static bool peer_is_optional(const struct nub_manifest *man, const char *name)
 /* An importer's direct dependencies, queued: dependencies and
  * optionalDependencies, then devDependencies; a name in two maps counts
  * once (npm's precedence). */
+/* A project edge's kind that is no dependency of the importer's: an
+ * optional peer in its scope (pnpm_peers). */
+#define ROOT_HIDDEN 3
+
+/* The ranges an importer's packages ask for an optional peer with that
+ * is missing for them, name -> list: a package whose parent (the importer
+ * for its direct dependencies) has no dependency of that name. (pnpm counts
+ * what no ancestor provides; nub looks one level up.) */
+struct missing {
+  struct nub_strmap ranges; /* name -> struct nub_depmap (range list: name = range) */
+  char **names;
+  size_t n, cap;
+};
+
+static void missing_add(struct missing *m, const char *x, const char *range)
+{
+  struct nub_depmap *l = nub_strmap_get(&m->ranges, x);
+
+  if (!l) {
+    l = nub_calloc(1, sizeof(*l));
+    nub_strmap_put(&m->ranges, x, l);
+    NUB_GROW(m->names, m->cap, m->n + 1);
+    m->names[m->n++] = (char *)x;
+  }
+  for (size_t i = 0; i < l->n; i++)
+    if (!strcmp(l->v[i].name, range))
+      return;
+  l->v = nub_realloc(l->v, (l->n + 1) * sizeof(*l->v));
+  l->v[l->n].name = nub_strdup(range);
+  l->v[l->n++].spec = NULL;
+}
+
+static void missing_free(void *v)
+{
+  nub_depmap_release(v);
+  nub_free(v);
+}
+
+/* c's optional peers that the parent (has: its dependency names) lacks. */
+static void missing_of(struct missing *m, const struct rnode *c,
+                       bool (*has)(const void *ud, const char *x), const void *ud)
+{
+  const struct nub_pversion *pv = c->pv;
+
+  for (size_t k = 0; pv && k < pv->npeers_optional; k++) {
+    const char *x = pv->peers_optional[k], *range = nub_depmap_get(&pv->peers, x);
+    if (nub_valid_pkg_name(x) && !has(ud, x))
+      missing_add(m, x, range ? range : "*");
+  }
+}
+
+static bool node_has(const void *ud, const char *x)
+{
+  return has_dep_kid(ud, x);
+}
+
+static bool importer_has(const void *ud, const char *x)
+{
+  const struct nub_manifest *man = ud;
+  return nub_depmap_get(&man->deps, x) || nub_depmap_get(&man->dev, x) ||
+         nub_depmap_get(&man->optional, x) || nub_depmap_get(&man->peer, x);
+}
+
+/* pnpm's getHoistableOptionalPeers, importer by importer: for each
+ * optional peer missing in its packages, the highest version that every
+ * such range (and the workspace root's own range for it) allows among those
+ * this resolution met (or, when it met none, those the previous lockfile
+ * has), is put in the importer's scope (not among its dependencies: the
+ * lockfile's importers do not list it), where those packages find it.
+ * Queued as hidden project edges; 1 when any was. */
+static int queue_optional_peers(struct res *r)
+{
+  const struct nub_graph *prev = r->o->previous;
+  const struct nub_manifest *root = r->imps[0].man;
+  bool *seen = nub_calloc(r->nall + 1, sizeof(bool));
+  size_t *stack = nub_calloc(r->nall + 1, sizeof(size_t)), nall = r->nall;
+  int queued = 0;
+
+  for (size_t imp = 0; imp < r->nimps; imp++) {
+    const struct nub_manifest *man = r->imps[imp].man;
+    struct missing m;
+    size_t sp = 0;
+    memset(&m, 0, sizeof(m));
+    memset(seen, 0, (nall + 1) * sizeof(bool));
+    for (size_t i = 0; i < r->nroots; i++) {
+      struct rnode *d = r->roots[i].to;
+      if (r->roots[i].imp != imp || !d || seen[d->idx])
+        continue;
+      missing_of(&m, d, importer_has, man);
+      seen[d->idx] = true;
+      stack[sp++] = d->idx;
+    }
+    while (sp) {
+      struct rnode *p = r->all[stack[--sp]];
+      for (size_t k = 0; k < p->nkids; k++) {
+        struct rnode *c = p->kids[k].to;
+        if (p->kids[k].peer)
+          continue;
+        missing_of(&m, c, node_has, p);
+        if (!seen[c->idx]) {
+          seen[c->idx] = true;
+          stack[sp++] = c->idx;
+        }
+      }
+    }
+    for (size_t i = 0; i < m.n; i++) {
+      const char *x = m.names[i], *best = NULL, *rootrange = NULL;
+      const struct nub_depmap *ranges = nub_strmap_get(&m.ranges, x);
+      struct namelist *nl = nub_strmap_get(&r->byname, x);
+      struct nub_version bv;
+      size_t ncand = nl && nl->n ? nl->n : prev ? prev->npkgs : 0;
+      bool hoisted = false;
+      for (size_t h = 0; h < r->nroots && !hoisted; h++)
+        hoisted = r->roots[h].imp == imp && !strcmp(r->roots[h].alias, x);
+      if (importer_has(man, x) || hoisted)
+        continue;
+      if (imp) {
+        rootrange = nub_depmap_get(&root->deps, x);
+        if (!rootrange)
+          rootrange = nub_depmap_get(&root->dev, x);
+        if (rootrange && !strncmp(rootrange, "catalog:", 8)) {
+          const char *cn = rootrange[8] ? rootrange + 8 : "default";
+          const struct nub_workspace *ws = r->o->ws;
+          const struct nub_catalog *cat =
+              ws ? nub_catalog_find(ws->catalogs, ws->ncatalogs, cn)
+                 : nub_catalog_find(root->catalogs, root->ncatalogs, cn);
+          rootrange = cat ? nub_depmap_get(&cat->deps, x) : NULL;
+        }
+        if (rootrange && (!strncmp(rootrange, "catalog:", 8) ||
+                          !strncmp(rootrange, "workspace:", 10) || !strncmp(rootrange, "npm:", 4)))
+          rootrange = NULL;
+      }
+      memset(&bv, 0, sizeof(bv));
+      for (size_t c = 0; c < ncand; c++) {
+        const char *ver;
+        struct nub_version v;
+        bool all = true;
+        if (nl && nl->n)
+          ver = nl->v[c]->pv ? nl->v[c]->version : NULL;
+        else {
+          const struct nub_gpkg *g = prev->pkgs[c];
+          ver = !strcmp(g->name, x) && !g->tarball && !g->directory ? g->version : NULL;
+        }
+        if (!ver)
+          continue;
+        for (size_t j = 0; all && j < ranges->n; j++)
+          all = nub_semver_satisfies(ranges->v[j].name, ver, false) == 1;
+        if (all && rootrange)
+          all = nub_semver_satisfies(rootrange, ver, false) == 1;
+        if (!all || nub_version_parse(&v, ver) < 0)
+          continue;
+        if (!best || nub_version_cmp(&v, &bv) > 0) {
+          nub_version_release(&bv);
+          bv = v;
+          best = ver;
+        } else
+          nub_version_release(&v);
+      }
+      nub_version_release(&bv);
+      nub_diag_debugf("optional peer %s in %s: %s", x, r->imps[imp].path,
+                      best ? best : "none in the graph");
+      if (!best)
+        continue;
+      push(r, NULL, x, best, true, false, ROOT_HIDDEN);
+      r->q[(r->qhead + r->qlen - 1) % r->qcap].imp = imp;
+      r->src->want(r->src->ud, x);
+      queued = 1;
+    }
+    nub_strmap_release(&m.ranges, missing_free);
+    nub_free(m.names);
+  }
+  nub_free(seen);
+  nub_free(stack);
+  return queued;
+}
+
 static void queue_importer(struct res *r, size_t imp)
 {
   const struct nub_manifest *man = r->imps[imp].man;
@@ -1776,7 +2071,7 @@ static void queue_importer(struct res *r, size_t imp)
       continue;
     if (!(r->o->importer_peers & NUB_PEERS_OPTIONAL) && peer_is_optional(man, nm))
       continue;
-    push(r, NULL, nm, spec, false, false, 0);
+    push(r, NULL, nm, spec, false, true, 0); /* (peer: importer_spec) */
     r->q[(r->qhead + r->qlen - 1) % r->qcap].imp = imp;
     if (strncmp(spec, "link:", 5) && strncmp(spec, "file:", 5) && strncmp(spec, "workspace:", 10))
       r->src->want(r->src->ud, nm);
@@ -1816,12 +2111,16 @@ static void finish_importer(struct res *r, size_t imp, struct nub_importer *im)
     if (!e->to && e->link && !strncmp(e->link, "link:", 5))
       root.link[j] = link_id(r, imp, e->alias, e->link + 5);
   }
+
   im->path = nub_strdup(r->imps[imp].path);
   for (size_t j = 0; j < n; j++) {
     const struct rootedge *e = &r->roots[idx[j]];
     struct nub_gdirect **v = e->kind == 1 ? &im->dev : e->kind == 2 ? &im->optional : &im->deps;
     size_t *nv = e->kind == 1 ? &im->ndev : e->kind == 2 ? &im->noptional : &im->ndeps;
-    const char *key = e->to ? instance(r, &root, j) : NULL;
+    const char *key;
+    if (e->kind == ROOT_HIDDEN)
+      continue; /* in scope (found by lookup), not the importer's own */
+    key = e->to ? instance(r, &root, j) : NULL;
     *v = nub_realloc(*v, sizeof(**v) * (*nv + 1));
     (*v)[*nv].alias = nub_strdup(e->alias);
     (*v)[*nv].specifier = nub_strdup(e->spec);
@@ -1920,6 +2219,24 @@ int nub_resolve(struct nub_graph *out, const struct nub_manifest *man, const str
     rc = run_queue(&r);
     if (r.nall == n && !r.qlen)
       break;
+  }
+  /* (what a hoisted peer brings can miss optional peers in its turn) */
+  for (int round = 0; rc == 0 && o->pnpm_peers && !o->no_auto_peers && round < 8 &&
+                      queue_optional_peers(&r); round++) {
+    size_t n = r.nall;
+    rc = run_queue(&r);
+    for (size_t i = n; i < r.nall; i++)
+      r.all[i]->afresh = true;
+    while (rc == 0 && !o->no_auto_peers) { /* the new packages' own peers */
+      size_t m = r.nall;
+      queue_peers(&r, n);
+      n = m;
+      if (!r.qlen)
+        break;
+      rc = run_queue(&r);
+      for (size_t i = m; i < r.nall; i++)
+        r.all[i]->afresh = true;
+    }
   }
   if (rc == 0) {
     compute_open_peers(&r);

@@ -86,6 +86,23 @@ struct nub_resolve_opts {
   /* No missing peer is installed (yarn 1 and berry install none; pnpm's
    * auto-install-peers=false): a peer no ancestor provides stays missing. */
   bool no_auto_peers;
+  /* pnpm 12's peer rules (NUB_LF_PNPM_PEERS): a peerDependenciesMeta
+   * entry without a peerDependencies one is an optional peer "*"; a peer
+   * that is also a dependency is a peer (the ancestors' copy when it is the
+   * same version, else its own), in the key, and its own peers stay its
+   * own; and, unless no_auto_peers, an optional peer no ancestor provides
+   * takes the highest version this resolution met (none: the previous
+   * lockfile had) that every range of it allows, as if each importer had
+   * it in scope (getHoistableOptionalPeers). */
+  bool pnpm_peers;
+  /* pnpm's dedupePeers: a peer is named in keys by name@version alone,
+   * without its own peers. */
+  bool dedupe_peers;
+  /* pnpm: the names `add` asked for; a package's edge to one of them does
+   * not keep its locked version but takes the newest the graph has that
+   * its range allows (the added one: pnpm dedupes onto it). */
+  char *const *prefer;
+  size_t nprefer;
   /* An importer's peerDependencies that its other maps do not name are
    * installed as its dependencies: the project's (NUB_PEERS_ROOT: pnpm and
    * bun), each member's (NUB_PEERS_MEMBERS: pnpm, bun, npm), the optional

@@ -369,3 +369,79 @@ int nub_graph_check_names(const struct nub_graph *g, const char *source, struct 
   }
   return rc;
 }
+
+bool nub_graph_enter_once(void *ud, size_t to, long from, size_t importer)
+{
+  bool *seen = ud;
+
+  (void)from;
+  (void)importer;
+  if (seen[to])
+    return false;
+  seen[to] = true;
+  return true;
+}
+
+/* Whether an importer depends on alias through catalog `name`. */
+static bool catalog_used(const struct nub_graph *g, const char *name, const char *alias)
+{
+  for (size_t i = 0; i < g->nimporters; i++)
+    for (int k = 0; k < NUB_DEP_KINDS; k++) {
+      const struct nub_gdirect *d;
+      size_t n = nub_importer_directs(&g->importers[i], k, &d);
+      for (size_t j = 0; j < n; j++) {
+        const char *c = d[j].specifier;
+        if (!strcmp(d[j].alias, alias) && !strncmp(c, "catalog:", 8) &&
+            !strcmp(c[8] ? c + 8 : "default", name))
+          return true;
+      }
+    }
+  return false;
+}
+
+void nub_graph_prune(struct nub_graph *g)
+{
+  bool *seen;
+  size_t k = 0;
+
+  nub_graph_sort(g);
+  seen = nub_calloc(g->npkgs + 1, sizeof(bool));
+  nub_graph_bfs(g, nub_graph_enter_once, seen);
+  for (size_t i = 0; i < g->npkgs; i++) {
+    if (seen[i])
+      g->pkgs[k++] = g->pkgs[i];
+    else
+      nub_gpkg_free(g->pkgs[i]);
+  }
+  g->npkgs = k;
+  nub_free(seen);
+  for (size_t c = 0; c < g->ncatalogs; c++) {
+    struct nub_gcatalog *cat = &g->catalogs[c];
+    size_t kept = 0;
+    for (size_t e = 0; e < cat->n; e++) {
+      if (catalog_used(g, cat->name, cat->entries[e].alias)) {
+        cat->entries[kept++] = cat->entries[e];
+      } else {
+        nub_free(cat->entries[e].alias);
+        nub_free(cat->entries[e].specifier);
+        nub_free(cat->entries[e].ref);
+      }
+    }
+    cat->n = kept;
+  }
+  {
+    size_t kept = 0;
+    for (size_t c = 0; c < g->ncatalogs; c++) {
+      if (g->catalogs[c].n) {
+        g->catalogs[kept++] = g->catalogs[c];
+      } else {
+        nub_free(g->catalogs[c].name);
+        nub_free(g->catalogs[c].entries);
+      }
+    }
+    g->ncatalogs = kept;
+  }
+  for (size_t i = 0; i < g->npkgs; i++)
+    g->pkgs[i]->optional = false;
+  nub_graph_mark_optional(g);
+}

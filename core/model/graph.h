@@ -68,6 +68,9 @@ struct nub_gpkg {
   struct nub_pkg *fetch;  /* store identity */
   bool skip;              /* filtered out for this platform / --prod */
   bool dev_only;          /* reachable only from devDependencies */
+  bool afresh;            /* the resolver's: first met through a hoisted
+                           * optional peer, so resolved from the registry's
+                           * facts, not the previous lockfile's (pnpm) */
   bool local;             /* isolated layout: its entry is a directory in the
                            * project, not a link into the store (link_isolated.c) */
   size_t index;           /* position in graph->pkgs */
@@ -163,7 +166,14 @@ char *nub_gedge_target(const char *alias, const char *ref);
  * keeps its own record of what was entered. Returns how many were. */
 size_t nub_graph_bfs(const struct nub_graph *g,
                      bool (*enter)(void *ud, size_t to, long from, size_t importer), void *ud);
+/* The plain walk's rule: each package once, ud a bool per package (npkgs)
+ * that says which were entered. */
+bool nub_graph_enter_once(void *ud, size_t to, long from, size_t importer);
 void nub_gpkg_free(struct nub_gpkg *p);
+/* Drops the packages no importer reaches any more and the catalog entries
+ * no importer's "catalog:" dependency names, then sorts and marks optional
+ * ones again (a removal as pnpm makes it: the rest of the file as it was). */
+void nub_graph_prune(struct nub_graph *g);
 /* Every name that becomes a folder: each importer's path stays in the
  * project, each direct and package dependency is known by a package name
  * (path.h), each package has one. -NUB_EUNSAFE naming source (the

@@ -82,6 +82,8 @@ enum {
    * nowhere, where its hoisting puts it (pnpm's node_modules/.pnpm/
    * node_modules) */
   NUB_LF_HIDDEN_HOIST = 1u << 16,
+  /* its tool resolves peers by pnpm 12's rules (resolve.h's pnpm_peers) */
+  NUB_LF_PNPM_PEERS = 1u << 17,
   NUB_LF_WORKSPACE_LINKS_ONLY = 1u << 4, /* its tool links a workspace member
                                       * for workspace: specs only, a plain
                                       * range taking the registry's (pnpm,

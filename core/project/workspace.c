@@ -277,9 +277,6 @@ static bool unapplied(const char *key)
   static const char *const keys[] = {
       "trustPolicy", "configDependencies",
       "pnpmfile",
-      /* peers' ids in dependency paths without their own peers: nub's
-       * resolver writes them whole (a lockfile's keys are read as they are) */
-      "dedupePeers",
       /* pnpm 10's; pnpm 12 applies allowBuilds alone (tested) */
       "neverBuiltDependencies", "ignoredBuiltDependencies"};
 
@@ -353,17 +350,20 @@ static void ohash(struct nub_buf *b, yaml_document_t *doc, yaml_node_t *n)
   }
 }
 
+void nub_pkg_ext_release(struct nub_pkg_ext *e)
+{
+  nub_free(e->name);
+  nub_free(e->range);
+  nub_depmap_release(&e->deps);
+  nub_depmap_release(&e->optional);
+  nub_depmap_release(&e->peers);
+  nub_strarray_free(e->peers_optional, e->npeers_optional);
+}
+
 static void release_exts(struct nub_workspace *ws)
 {
-  for (size_t i = 0; i < ws->npkg_exts; i++) {
-    struct nub_pkg_ext *e = &ws->pkg_exts[i];
-    nub_free(e->name);
-    nub_free(e->range);
-    nub_depmap_release(&e->deps);
-    nub_depmap_release(&e->optional);
-    nub_depmap_release(&e->peers);
-    nub_strarray_free(e->peers_optional, e->npeers_optional);
-  }
+  for (size_t i = 0; i < ws->npkg_exts; i++)
+    nub_pkg_ext_release(&ws->pkg_exts[i]);
   nub_free(ws->pkg_exts);
   nub_free(ws->pkg_exts_hash);
   ws->pkg_exts = NULL;

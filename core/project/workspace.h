@@ -31,6 +31,9 @@ struct nub_pkg_ext {
   size_t npeers_optional;
 };
 
+/* Frees what e owns. */
+void nub_pkg_ext_release(struct nub_pkg_ext *e);
+
 struct nub_workspace {
   char *root;         /* absolute */
   const char *source; /* "pnpm-workspace.yaml" or "package.json"; NULL: not a workspace */

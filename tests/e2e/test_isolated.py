@@ -634,6 +634,92 @@ class LockfileKindsTest(IsolatedTestCase):
         self.assertEqual(self.lock_text(frozen, "pnpm-lock.yaml"),
                          self.lock_text(name="pnpm-lock.yaml"))
 
+    def test_a_hand_edit_keeps_the_lockfiles_facts_as_pnpm_does(self):
+        # pnpm writes a package its lockfile already has with the facts the
+        # file states (here a deprecation the registry does not have, and
+        # no cpu), not the registry's of today; a new package has the
+        # registry's
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"c": "^1.0.0", "opt-linux": "^1.0.0"}})
+        self.run_pnpm(self.proj, "install", "--lockfile-only")
+        path = os.path.join(self.proj, "pnpm-lock.yaml")
+        with open(path) as f:
+            text = f.read()
+        text = text.replace("    hasBin: true\n", "    deprecated: an old notice\n", 1)
+        text = re.sub(r"(  opt-linux@1\.0\.0:\n    resolution: \{[^\n]*\}\n)    cpu: \[x64\]\n",
+                      r"\1", text)
+        self.assertIn("deprecated: an old notice", text)
+        with open(path, "w") as f:
+            f.write(text)
+        theirs = os.path.join(self.tmp, "theirs-facts")
+        shutil.copytree(self.proj, theirs)
+        for d in (self.proj, theirs):
+            self.write_json(os.path.join(d, "package.json"),
+                            {"name": "p", "version": "1.0.0",
+                             "dependencies": {"a": "^1.0.0", "c": "^1.0.0",
+                                              "opt-linux": "^1.0.0"}})
+        self.nub("install", "--lockfile-only")
+        self.run_pnpm(theirs, "install", "--lockfile-only")
+        ours = self.lock_text(name="pnpm-lock.yaml")
+        self.assertEqual(ours, self.lock_text(theirs, "pnpm-lock.yaml"))
+        self.assertIn("deprecated: an old notice", ours)
+        self.assertIn("  a@1.0.0:", ours)
+
+    def test_an_add_moves_the_others_onto_the_added_version_as_pnpm_does(self):
+        # fresh-user's fresh is locked at 1.0.0; `add fresh@^1.1.0` gives the
+        # project 1.1.0, and pnpm moves fresh-user's edge onto it (its range
+        # allows it) where npm and bun keep the pin
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"fresh": "1.0.0", "fresh-user": "^1.0.0"}})
+        with open(os.path.join(self.proj, "pnpm-workspace.yaml"), "w") as f:
+            f.write("minimumReleaseAge: 0\n")
+        self.run_pnpm(self.proj, "install", "--lockfile-only")
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "p", "version": "1.0.0",
+                         "dependencies": {"fresh-user": "^1.0.0"}})
+        self.run_pnpm(self.proj, "install", "--lockfile-only")
+        self.assertIn("      fresh: 1.0.0\n", self.lock_text(name="pnpm-lock.yaml"))
+        theirs = os.path.join(self.tmp, "theirs-add")
+        shutil.copytree(self.proj, theirs)
+        self.nub("add", "fresh@^1.1.0", "--lockfile-only")
+        self.run_pnpm(theirs, "add", "fresh@^1.1.0", "--lockfile-only")
+        for name in ("package.json", "pnpm-lock.yaml"):
+            self.assertEqual(self.lock_text(name=name), self.lock_text(theirs, name), name)
+        text = self.lock_text(name="pnpm-lock.yaml")
+        self.assertIn("      fresh: 1.1.0\n", text)
+        self.assertNotIn("fresh@1.0.0", text)
+
+    def test_a_remove_prunes_as_pnpm_does(self):
+        # a lockfile as an older pnpm wrote it (plug-host without the
+        # optional peer brings-extra's plug-extra gives it, which today's
+        # pnpm resolves): `remove a` prunes the file, it resolves nothing
+        # again, so plug-host stays as the file had it
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"a": "^1.0.0", "brings-extra": "^1.0.0",
+                                            "plug-host": "^1.0.0"}})
+        with open(os.path.join(self.proj, "pnpm-workspace.yaml"), "w") as f:
+            f.write("minimumReleaseAge: 0\n")
+        self.run_pnpm(self.proj, "install", "--lockfile-only")
+        path = os.path.join(self.proj, "pnpm-lock.yaml")
+        with open(path) as f:
+            text = f.read()
+        self.assertIn("plug-host@1.0.0(plug-extra@1.0.0)", text)
+        text = text.replace("plug-host@1.0.0(plug-extra@1.0.0)", "plug-host@1.0.0")
+        text = text.replace("version: 1.0.0(plug-extra@1.0.0)", "version: 1.0.0")
+        text = text.replace("  plug-host@1.0.0:\n    optionalDependencies:\n"
+                            "      plug-extra: 1.0.0\n", "  plug-host@1.0.0: {}\n")
+        with open(path, "w") as f:
+            f.write(text)
+        theirs = os.path.join(self.tmp, "theirs-remove")
+        shutil.copytree(self.proj, theirs)
+        self.nub("remove", "a", "--lockfile-only")
+        self.run_pnpm(theirs, "remove", "a", "--lockfile-only")
+        for name in ("package.json", "pnpm-lock.yaml"):
+            self.assertEqual(self.lock_text(name=name), self.lock_text(theirs, name), name)
+        text = self.lock_text(name="pnpm-lock.yaml")
+        self.assertIn("  plug-host@1.0.0: {}\n", text)
+        self.assertNotIn("\n  a@1.0.0:", text)
+
     def test_a_merge_conflict_in_nub_lock(self):
         # nub.lock is pnpm's format: merged by pnpm's rule
         self.merge_conflict("nub.lock", lambda d: self.nub("install", "--ignore-scripts", cwd=d))

@@ -556,6 +556,95 @@ class PeerDependencyTest(ResolveTestCase):
         self.assertEqual(self.node_json(real, "require('react-like').version"), "2.0.0")
 
 
+class PnpmPeerRulesTest(ResolveTestCase):
+    """pnpm 12's peer rules, against pnpm itself (nub.lock is pnpm-lock.yaml
+    byte for byte for the same package.json and registry), each read from
+    pnpm's resolvePeers.ts / hoistPeers.ts and checked on the fixtures:
+    a peer that is also a dependency is a peer (named in the key, its own
+    peers its own); a peerDependenciesMeta entry alone is an optional peer
+    "*"; an optional peer nothing above provides takes a version the graph
+    already has (getHoistableOptionalPeers); in a cycle of peers each names
+    the other by name@version; a dependency whose peer is its parent names
+    the parent by its whole key."""
+
+    def same_as_pnpm(self, deps, workspace_yaml=None):
+        pnpm = nubtest.tool("pnpm")
+        if not pnpm:
+            self.skipTest("SKIP: pnpm is not installed")
+        self.write_pj({"name": "p", "version": "1.0.0", "dependencies": deps})
+        if workspace_yaml is not None:
+            with open(os.path.join(self.proj, "pnpm-workspace.yaml"), "w") as f:
+                f.write(workspace_yaml)
+        for name in ("nub.lock", "node_modules"):  # (each call from scratch)
+            path = os.path.join(self.proj, name)
+            if os.path.isdir(path):
+                shutil.rmtree(path)
+            elif os.path.exists(path):
+                os.unlink(path)
+        theirs = os.path.join(self.tmp, "theirs")
+        if os.path.isdir(theirs):
+            shutil.rmtree(theirs)
+        shutil.copytree(self.proj, theirs)
+        with open(os.path.join(theirs, ".npmrc"), "w") as f:
+            f.write("registry=%s\n" % self.registry.url)
+        self.run_cmd([pnpm, "install", "--lockfile-only", "--ignore-scripts",
+                      "--config.minimumReleaseAge=0"], cwd=theirs,
+                     env={"npm_config_registry": None, "PNPM_HOME": None,
+                          "npm_config_store_dir": os.path.join(self.tmp, "pnpm-store")})
+        self.nub("install", "--lockfile-only")
+        with open(os.path.join(theirs, "pnpm-lock.yaml")) as f, \
+                open(os.path.join(self.proj, "nub.lock")) as g:
+            ours = g.read()
+            self.assertEqual(ours, f.read())
+        return ours
+
+    def test_a_peer_that_is_also_a_dependency(self):
+        lock = self.same_as_pnpm({"peer-also-dep": "^1.0.0"})
+        self.assertIn("peer-also-dep@1.0.0(plug-host@1.0.0):", lock)
+        self.assertNotIn("- plug-extra", lock)  # plug-host's optional peer is its own
+        lock = self.same_as_pnpm({"peer-also-dep": "^1.0.0", "plug-host": "^1.0.0",
+                                  "plug-extra": "^1.0.0"})
+        self.assertIn("peer-also-dep@1.0.0(plug-host@1.0.0(plug-extra@1.0.0)):", lock)
+
+    def test_a_peer_named_only_in_peer_dependencies_meta(self):
+        lock = self.same_as_pnpm({"uses-meta-only": "^1.0.0", "plug-extra": "^1.0.0"})
+        self.assertIn("meta-only-peer@1.0.0(plug-extra@1.0.0)", lock)
+        self.assertIn("    peerDependencies:\n      plug-extra: '*'\n", lock)
+
+    def test_an_optional_peer_takes_a_version_the_graph_has(self):
+        # plug-extra comes only with brings-extra, deep down: pnpm puts it
+        # in the project's scope for the optional peers that miss it
+        lock = self.same_as_pnpm({"uses-meta-only": "^1.0.0", "brings-extra": "^1.0.0"})
+        self.assertIn("meta-only-peer@1.0.0(plug-extra@1.0.0)", lock)
+        lock = self.same_as_pnpm({"plug-host": "^1.0.0", "brings-extra": "^1.0.0"})
+        self.assertIn("plug-host@1.0.0(plug-extra@1.0.0)", lock)
+
+    def test_a_cycle_of_peers(self):
+        lock = self.same_as_pnpm({"cyc-a": "^1.0.0", "cyc-b": "^1.0.0"})
+        self.assertIn("cyc-a@1.0.0(cyc-b@1.0.0):", lock)
+
+    def test_a_dependency_whose_peer_is_its_parent(self):
+        self.same_as_pnpm({"parent-x": "^1.0.0"})
+
+    def test_the_compatibility_table(self):
+        # pnpm applies the @yarnpkg/extensions table berry applies (debug
+        # before 4.2.0 gets an optional peer on supports-color), unless
+        # ignoreCompatibilityDb
+        lock = self.same_as_pnpm({"uses-debug": "^1.0.0", "supports-color": "^1.0.0"})
+        self.assertIn("debug@4.1.0(supports-color@2.0.0):", lock)
+        lock = self.same_as_pnpm({"uses-debug": "^1.0.0", "supports-color": "^1.0.0"},
+                                 "ignoreCompatibilityDb: true\n")
+        self.assertNotIn("debug@4.1.0(", lock)
+
+    def test_dedupe_peers(self):
+        # pnpm-workspace.yaml's dedupePeers: a peer is named by name@version
+        # alone, and the lockfile records the setting
+        lock = self.same_as_pnpm({"peer-also-dep": "^1.0.0", "plug-host": "^1.0.0",
+                                  "plug-extra": "^1.0.0"}, "dedupePeers: true\n")
+        self.assertIn("peer-also-dep@1.0.0(plug-host@1.0.0):", lock)
+        self.assertIn("  dedupePeers: true\n", lock)
+
+
 class LocalDependencyTest(ResolveTestCase):
     """tests/fixtures/projects/local-deps: `file:./local-lib` (depends on
     b@^2.0.0 from the registry) and `link:./linked-dir`, next to a@^1.0.0

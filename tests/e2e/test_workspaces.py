@@ -422,7 +422,7 @@ class PnpmLockfileTest(WorkspaceTestCase):
                            "pnpm": {"peerDependencyRules": {"allowedVersions": {"b": "*"}}}})
         write(os.path.join(self.proj, "pnpm-workspace.yaml"),
               "packages:\n  - packages/*\nminimumReleaseAge: 1440\ntrustPolicy: no-downgrade\n"
-              "strictPeerDependencies: true\nallowBuilds:\n  esbuild: true\ndedupePeers: true\n"
+              "strictPeerDependencies: true\nallowBuilds:\n  esbuild: true\n"
               "packageExtensions:\n  a:\n    dependencies:\n      e: ^1.0.0\n")
         write(os.path.join(self.proj, ".pnpmfile.cjs"), "module.exports = {hooks: {}};\n")
         self.member("packages/app", {"name": "app", "version": "1.0.0"})
@@ -434,11 +434,7 @@ class PnpmLockfileTest(WorkspaceTestCase):
         self.assertNotIn("allowBuilds", proc.stderr)
         self.assertNotIn("strictPeerDependencies", proc.stderr)
         self.assertNotIn("packageExtensions", proc.stderr)
-        # (dedupePeers: peers' ids in keys without their own peers, which
-        # nub's resolver does not do; a frozen install takes the keys as
-        # the lockfile has them)
         for line in ("pnpm-workspace.yaml's trustPolicy is not applied by nub",
-                     "pnpm-workspace.yaml's dedupePeers is not applied by nub",
                      "package.json's pnpm.peerDependencyRules is not applied by nub",
                      ".pnpmfile.cjs is not run by nub"):
             self.assertEqual(proc.stderr.count(line), 1, proc.stderr)

@@ -710,7 +710,8 @@ class Registry:
     # -- request handling
 
     def _route(self, raw_path: str):
-        """-> ('packument', name) | ('version', name, version) | ('tarball', PackageVersion)
+        """-> ('packument', name) | ('version', name, version or dist-tag's) |
+        ('tarball', PackageVersion)
         | ('ping',) | None"""
         path = urllib.parse.unquote(urllib.parse.urlsplit(raw_path).path)
         if path in ("/-/ping", "/-/ping/"):
@@ -724,6 +725,11 @@ class Registry:
             return ("packument", name)
         if len(rest) == 1 and rest[0] in self._packages[name]:
             return ("version", name, rest[0])
+        if len(rest) == 1 and rest[0]:
+            # GET /<name>/<dist-tag> (pnpm add asks for /<name>/latest)
+            tags = json.loads(self._docs[name][0].decode("utf-8")).get("dist-tags", {})
+            if tags.get(rest[0]) in self._packages[name]:
+                return ("version", name, tags[rest[0]])
         if len(rest) == 2 and rest[0] == "-":
             for pv in self._packages[name].values():
                 if rest[1] == "%s-%s.tgz" % (unscoped(name), pv.version):
