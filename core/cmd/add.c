@@ -9,6 +9,8 @@
 #include "buf.h"
 #include "config.h"
 #include "edit.h"
+#include "lockfile_pnpm.h"
+#include "graph.h"
 #include "journal.h"
 #include "lockfmt.h"
 #include "manifest.h"
@@ -128,6 +130,71 @@ static int open_meta(struct nub_edit *e, struct nub_meta **meta, const struct nu
   return nub_meta_new(meta, &e->s.cfg, e->pool, &e->prog, &mo, err);
 }
 
+/* pnpm's pick for a tag (`add x`, `add x@latest`) where a project of the
+ * workspace already depends on x: the highest version those dependencies
+ * are locked at that is not newer than the tag's (npm-resolver's preferred
+ * versions, where direct dependencies weigh most; measured: a package only
+ * deeper down is not preferred), else NULL. */
+static const char *locked_pick(struct nub_edit *e, const char *name, const char *tagged)
+{
+  const char *best = NULL;
+  struct nub_version tv, bv;
+
+  if (!e->locked_read) {
+    struct nub_project proj;
+    struct nub_err ignored;
+    e->locked_read = true;
+    if (nub_project_detect(&proj, e->s.root, &e->s.cfg, e->s.man.package_manager, e->s.o.fmts,
+                           e->s.o.none, &ignored) == 0) {
+      char *text = NULL;
+      size_t len = 0;
+      if (proj.fmt && (proj.fmt->caps & NUB_LF_PNPM_PEERS) && proj.lockfile &&
+          nub_project_read_lockfile(&proj, &e->s.cfg, &text, &len, &ignored) == 0) {
+        e->locked = nub_calloc(1, sizeof(*e->locked));
+        nub_graph_init(e->locked);
+        if (nub_lockfile_pnpm_parse(e->locked, text, len, proj.lockfile, &ignored) < 0) {
+          nub_graph_release(e->locked);
+          nub_free(e->locked);
+          e->locked = NULL;
+        }
+      }
+      nub_free(text);
+      nub_project_release(&proj);
+    }
+  }
+  if (!e->locked || nub_version_parse(&tv, tagged) < 0)
+    return NULL;
+  memset(&bv, 0, sizeof(bv));
+  for (size_t i = 0; i < e->locked->nimporters; i++)
+    for (int k = 0; k < NUB_DEP_KINDS; k++) {
+      const struct nub_gdirect *d;
+      size_t n = nub_importer_directs(&e->locked->importers[i], k, &d);
+      for (size_t j = 0; j < n; j++) {
+        struct nub_version v;
+        char *ver;
+        if (strcmp(d[j].alias, name))
+          continue;
+        ver = nub_strndup(d[j].ref, strcspn(d[j].ref, "("));
+        if (nub_version_parse(&v, ver) < 0) {
+          nub_free(ver);
+          continue;
+        }
+        if (nub_version_cmp(&v, &tv) <= 0 && (!best || nub_version_cmp(&v, &bv) > 0)) {
+          nub_version_release(&bv);
+          bv = v;
+          nub_free(e->pick);
+          best = e->pick = ver;
+          continue;
+        }
+        nub_version_release(&v);
+        nub_free(ver);
+      }
+    }
+  nub_version_release(&bv);
+  nub_version_release(&tv);
+  return best;
+}
+
 /* The spec to save for one argument, looked up on the registry when needed. */
 static int want_of(struct nub_edit *e, struct nub_meta **meta, const struct nub_add_opts *o,
                    const char *target, const char *arg, struct want *w, struct nub_err *err)
@@ -190,6 +257,13 @@ static int want_of(struct nub_edit *e, struct nub_meta **meta, const struct nub_
   rc = lookup(*meta, &e->gate, real, real_req, &version, &was_tag, err);
   if (rc < 0)
     return rc;
+  if (was_tag || !real_req) {
+    const char *kept = locked_pick(e, real, version);
+    if (kept && strcmp(kept, version)) {
+      nub_free(version);
+      version = nub_strdup(kept);
+    }
+  }
   /* a range is saved as given; a version or a tag as save-prefix + version */
   /* a partial version ("18", "4.17") is a version too, as npm and pnpm save it */
   if (real_req && !was_tag && !is_exact_version(real_req) &&

@@ -2,6 +2,8 @@
  * (edit.h). */
 #include "edit.h"
 
+#include "graph.h"
+
 #include <string.h>
 
 #include "lockfmt.h"
@@ -49,6 +51,11 @@ void nub_edit_release(struct nub_edit *e)
   nub_free(e->files);
   nub_strarray_free(e->targets, e->ntargets);
   nub_age_gate_release(&e->gate);
+  if (e->locked) {
+    nub_graph_release(e->locked);
+    nub_free(e->locked);
+  }
+  nub_free(e->pick);
   nub_session_close(&e->s);
 }
 

@@ -28,6 +28,11 @@ struct nub_edit {
   struct nub_progress prog;
   bool have_prog;
   struct nub_age_gate gate;  /* the lookups' (agegate.h) */
+  /* pnpm's formats: the versions the lockfile has, "name@version" keys
+   * (read once, on the first lookup of a tag) */
+  struct nub_graph *locked;
+  bool locked_read;
+  char *pick;                /* locked_pick's last answer (owned) */
 };
 
 /* The project, its workspace (members read) and the package.json files

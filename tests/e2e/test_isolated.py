@@ -720,6 +720,27 @@ class LockfileKindsTest(IsolatedTestCase):
         self.assertIn("  plug-host@1.0.0: {}\n", text)
         self.assertNotIn("\n  a@1.0.0:", text)
 
+    def test_an_add_takes_the_version_another_project_depends_on_as_pnpm_does(self):
+        # a member depends on fresh (locked at 1.1.0); `add fresh` at the
+        # root saves ^1.1.0 where the registry's latest is 2.0.0, as pnpm
+        # prefers a version a project of the workspace depends on
+        self.make_project({"name": "p", "version": "1.0.0", "private": True})
+        with open(os.path.join(self.proj, "pnpm-workspace.yaml"), "w") as f:
+            f.write("packages:\n  - member\nminimumReleaseAge: 0\n")
+        os.makedirs(os.path.join(self.proj, "member"))
+        self.write_json(os.path.join(self.proj, "member", "package.json"),
+                        {"name": "member", "version": "1.0.0",
+                         "dependencies": {"fresh": "^1.0.0"}})
+        self.run_pnpm(self.proj, "install", "--lockfile-only")
+        theirs = os.path.join(self.tmp, "theirs-ws-add")
+        shutil.copytree(self.proj, theirs)
+        self.nub("add", "-w", "fresh", "--lockfile-only")
+        self.run_pnpm(theirs, "add", "-w", "fresh", "--lockfile-only")
+        for name in ("package.json", "pnpm-lock.yaml"):
+            self.assertEqual(self.lock_text(name=name), self.lock_text(theirs, name), name)
+        self.assertEqual(self.read_json(os.path.join(self.proj, "package.json"))
+                         ["dependencies"]["fresh"], "^1.1.0")
+
     def test_a_merge_conflict_in_nub_lock(self):
         # nub.lock is pnpm's format: merged by pnpm's rule
         self.merge_conflict("nub.lock", lambda d: self.nub("install", "--ignore-scripts", cwd=d))
