@@ -66,8 +66,10 @@ const char cli_remove_help[] =
 const char cli_update_help[] =
     "usage: nub update [<pkg>...] [flags]  (up)\n\n"
     "Resolve the named packages (none: all) again to the newest versions their\n"
-    "ranges allow; with --latest, first move package.json's ranges to the\n"
-    "latest version (keeping ^, ~ or exact).\n";
+    "ranges allow; in a bun or pnpm project a ^ or ~ range then moves up to\n"
+    "that version, as bun and pnpm write it (pnpm-workspace.yaml's catalog\n"
+    "too); with --latest, first move package.json's ranges to the latest\n"
+    "version (keeping ^, ~ or exact).\n";
 
 enum {
   O_DIR = 1, O_FILTER, O_WROOT, O_FROZEN, O_NO_FROZEN, O_PREFER_FROZEN, O_OFFLINE,

@@ -508,6 +508,72 @@ static void warn_not_dependencies(struct nub_edit *e, const struct nub_add_opts 
   nub_free(found);
 }
 
+/* Whether the project's tool writes an update's new version into
+ * package.json's range (`bun update x`, `pnpm update x`: "^1.4.1" ->
+ * "^1.4.16"); npm's and yarn's keep the range. */
+static bool update_bumps_ranges(struct nub_edit *e)
+{
+  struct nub_project proj;
+  struct nub_err ignored;
+  bool bumps = false;
+
+  if (nub_project_detect(&proj, e->s.root, &e->s.cfg, e->s.man.package_manager, e->s.o.fmts,
+                         e->s.o.none, &ignored) < 0)
+    return false;
+  bumps = proj.fmt && proj.lockfile &&
+          (!strcmp(proj.fmt->name, "bun") || (proj.fmt->caps & NUB_LF_PNPM_PEERS));
+  nub_project_release(&proj);
+  return bumps;
+}
+
+/* pnpm's update of a "catalog:" dependency: the default catalog's range in
+ * pnpm-workspace.yaml moves up to the version (`catalog:` at the file's top
+ * level; a catalog written under `catalogs:` is left alone), and the
+ * session's copy with it, for the install that follows. */
+static int bump_catalog(struct nub_edit *e, struct nub_meta *meta, const char *name,
+                        const char *prefix, char **line, struct nub_err *err)
+{
+  struct nub_catalog *cat = (struct nub_catalog *)nub_catalog_find(e->s.ws.catalogs,
+                                                                   e->s.ws.ncatalogs, "default");
+  char *path, *text = NULL, *version = NULL, *next;
+  const char *range = NULL;
+  size_t len = 0, k;
+  bool was_tag;
+  int rc;
+
+  *line = NULL;
+  for (k = 0; cat && k < cat->deps.n && !range; k++)
+    if (!strcmp(cat->deps.v[k].name, name))
+      range = cat->deps.v[k].spec;
+  if (!range || (range[0] != '^' && range[0] != '~') || !registry_spec(range))
+    return 0;
+  rc = lookup(meta, &e->gate, name, range, &version, &was_tag, err);
+  if (rc < 0)
+    return rc;
+  next = moved_range(range, version, prefix);
+  nub_free(version);
+  path = nub_asprintf("%s/pnpm-workspace.yaml", e->s.root);
+  if (strcmp(next, range) &&
+      nub_plat_read_file_at(NUB_PLAT_CWD, path, 64u << 20, &text, &len) == 0 &&
+      (!strncmp(text, "catalog:", 8) || strstr(text, "\ncatalog:"))) {
+    rc = nub_wsyaml_set(&text, &len, "catalog", name, next, err);
+    if (rc == 0)
+      rc = nub_plat_write_file_atomic(path, text, len, 0644);
+    if (rc < 0 && !err->msg[0])
+      nub_err_set(err, rc, "cannot write %s: %s", path, nub_strerror(rc));
+    if (rc == 0) {
+      *line = nub_asprintf("%s catalog:%s -> %s", name, range, next);
+      nub_free(cat->deps.v[k - 1].spec);
+      cat->deps.v[k - 1].spec = next;
+      next = NULL;
+    }
+  }
+  nub_free(text);
+  nub_free(path);
+  nub_free(next);
+  return rc;
+}
+
 int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_result *res,
                char ***changed, size_t *nchanged, struct nub_err *err)
 {
@@ -521,12 +587,20 @@ int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_res
   memset(res, 0, sizeof(*res));
   *changed = NULL;
   *nchanged = 0;
+  bool bump;
+
   rc = nub_edit_open(&e, o, err);
   if (rc == 0)
     warn_not_dependencies(&e, o);
+  if (rc == 0 && e.s.ws.source && !strcmp(e.s.ws.source, "pnpm-workspace.yaml")) {
+    char *yaml = nub_asprintf("%s/pnpm-workspace.yaml", e.s.root);
+    nub_edit_keep(&e, yaml); /* (its catalog may move) */
+    nub_free(yaml);
+  }
   if (rc == 0)
     rc = nub_edit_begin(&e, err);
-  for (size_t t = 0; rc == 0 && latest && t < e.ntargets; t++) {
+  bump = rc == 0 && !latest && update_bumps_ranges(&e);
+  for (size_t t = 0; rc == 0 && (latest || bump) && t < e.ntargets; t++) {
     char *text = NULL;
     size_t len = 0;
     struct nub_manifest m;
@@ -548,6 +622,18 @@ int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_res
         if (o->nspecs && !nub_strarray_has(o->specs, o->nspecs, name))
           continue;
         snprintf(real, sizeof(real), "%s", name);
+        if (bump && (!strcmp(spec, "catalog:") || !strcmp(spec, "catalog:default")) &&
+            e.s.ws.source && !strcmp(e.s.ws.source, "pnpm-workspace.yaml")) {
+          char *line = NULL;
+          if (!meta && (rc = open_meta(&e, &meta, o, err)) < 0)
+            break;
+          rc = bump_catalog(&e, meta, name, prefix ? prefix : "^", &line, err);
+          if (line) {
+            NUB_GROW(lines, caplines, nlines + 1);
+            lines[nlines++] = line;
+          }
+          continue;
+        }
         if (!strncmp(spec, "npm:", 4)) {
           split_arg(spec + 4, real, sizeof(real), &range);
           if (!range)
@@ -555,9 +641,12 @@ int nub_update(const struct nub_add_opts *o, bool latest, struct nub_install_res
         }
         if (!registry_spec(range) || (e.s.ws.source && nub_workspace_find(&e.s.ws, name)))
           continue;
+        /* (within the range: only a ^ or ~ range moves up to the version) */
+        if (!latest && range[0] != '^' && range[0] != '~')
+          continue;
         if (!meta && (rc = open_meta(&e, &meta, o, err)) < 0)
           break;
-        rc = lookup(meta, &e.gate, real, "latest", &version, &was_tag, err);
+        rc = lookup(meta, &e.gate, real, latest ? "latest" : range, &version, &was_tag, err);
         if (rc < 0)
           break;
         next = moved_range(range, version, prefix ? prefix : "^");

@@ -666,9 +666,9 @@ class BunWriteBackTest(nubtest.NubTestCase):
         self.assertEqual(self.read(self.lock).decode(),
                          self.read(os.path.join(theirs, "bun.lock")).decode())
 
-    def test_an_add_keeps_the_other_pins(self):
-        # bun.lock pins fresh@1.0.0 where ^1.0.0 now also takes 1.1.0: an add
-        # of another package keeps that pin, as bun add keeps it
+    def old_fresh_pin(self):
+        """bun.lock (written by bun) pins fresh@1.0.0 for the project's
+        ^1.0.0 while 1.1.0 is out."""
         self.bun()
         os.unlink(self.lock)
         pj = self.read_json(os.path.join(self.proj, "package.json"))
@@ -680,6 +680,11 @@ class BunWriteBackTest(nubtest.NubTestCase):
             text = self.read(path).decode().replace('"fresh": "1.0.0"', '"fresh": "^1.0.0"')
             with open(path, "w") as f:
                 f.write(text)
+
+    def test_an_add_keeps_the_other_pins(self):
+        # bun.lock pins fresh@1.0.0 where ^1.0.0 now also takes 1.1.0: an add
+        # of another package keeps that pin, as bun add keeps it
+        self.old_fresh_pin()
         self.assertIn('"fresh": ["fresh@1.0.0"', self.read(self.lock).decode())
         theirs = os.path.join(self.tmp, "theirs")
         shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
@@ -688,6 +693,21 @@ class BunWriteBackTest(nubtest.NubTestCase):
         self.assertIn('"fresh": ["fresh@1.0.0"', self.read(self.lock).decode())
         self.assertEqual(self.read(self.lock).decode(),
                          self.read(os.path.join(theirs, "bun.lock")).decode())
+
+    def test_update_moves_the_range_as_bun_does(self):
+        # fresh ^1.0.0 locked at 1.0.0 while 1.1.0 is out: `bun update
+        # fresh` installs 1.1.0 and writes ^1.1.0 into package.json
+        self.old_fresh_pin()
+        theirs = os.path.join(self.tmp, "theirs")
+        shutil.copytree(self.proj, theirs, ignore=shutil.ignore_patterns("node_modules"))
+        self.nub("update", "fresh", "--ignore-scripts")
+        self.run_bun(theirs, "update", "fresh")
+        for name in ("package.json", "bun.lock"):
+            self.assertEqual(self.read(os.path.join(self.proj, name)).decode(),
+                             self.read(os.path.join(theirs, name)).decode(), name)
+        self.assertEqual(self.read_json(os.path.join(self.proj, "package.json"))
+                         ["dependencies"]["fresh"], "^1.1.0")
+        self.assertEqual(self.version("fresh"), "1.1.0")
 
     def test_an_add_keeps_a_pin_only_another_platform_needs(self):
         # fresh@1.0.0 is in bun.lock only for opt-win-fresh (win32's):

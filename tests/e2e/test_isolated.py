@@ -741,6 +741,43 @@ class LockfileKindsTest(IsolatedTestCase):
         self.assertEqual(self.read_json(os.path.join(self.proj, "package.json"))
                          ["dependencies"]["fresh"], "^1.1.0")
 
+    def test_update_moves_the_range_as_pnpm_does(self):
+        # fresh ^1.0.0 locked at 1.0.0 (1.1.0 is out), and the same through
+        # the default catalog: `update` writes ^1.1.0 into package.json and
+        # into pnpm-workspace.yaml's catalog, as pnpm does
+        self.make_project({"name": "p", "version": "1.0.0",
+                           "dependencies": {"fresh": "1.0.0", "fresh-user": "1.0.0"}})
+        ws = os.path.join(self.proj, "pnpm-workspace.yaml")
+        with open(ws, "w") as f:
+            f.write("minimumReleaseAge: 0\n")
+        self.run_pnpm(self.proj, "install", "--lockfile-only")
+        # the ranges loosened by hand, the pins kept (pnpm accepts it frozen)
+        self.write_json(os.path.join(self.proj, "package.json"),
+                        {"name": "p", "version": "1.0.0",
+                         "dependencies": {"fresh": "^1.0.0", "fresh-user": "catalog:"}})
+        with open(ws, "w") as f:
+            f.write("minimumReleaseAge: 0\ncatalog:\n  fresh-user: ^1.0.0\n")
+        path = os.path.join(self.proj, "pnpm-lock.yaml")
+        with open(path) as f:
+            text = f.read()
+        text = text.replace("      fresh:\n        specifier: 1.0.0\n",
+                            "      fresh:\n        specifier: ^1.0.0\n")
+        text = text.replace("      fresh-user:\n        specifier: 1.0.0\n",
+                            "      fresh-user:\n        specifier: 'catalog:'\n")
+        text = text.replace("importers:\n", "catalogs:\n  default:\n    fresh-user:\n"
+                            "      specifier: ^1.0.0\n      version: 1.0.0\n\nimporters:\n")
+        with open(path, "w") as f:
+            f.write(text)
+        self.run_pnpm(self.proj, "install", "--lockfile-only", "--frozen-lockfile")
+        theirs = os.path.join(self.tmp, "theirs-update")
+        shutil.copytree(self.proj, theirs)
+        self.nub("update", "fresh", "fresh-user", "--lockfile-only")
+        self.run_pnpm(theirs, "update", "fresh", "fresh-user", "--lockfile-only")
+        for name in ("package.json", "pnpm-workspace.yaml", "pnpm-lock.yaml"):
+            self.assertEqual(self.lock_text(name=name), self.lock_text(theirs, name), name)
+        self.assertEqual(self.read_json(os.path.join(self.proj, "package.json"))
+                         ["dependencies"]["fresh"], "^1.1.0")
+
     def test_a_merge_conflict_in_nub_lock(self):
         # nub.lock is pnpm's format: merged by pnpm's rule
         self.merge_conflict("nub.lock", lambda d: self.nub("install", "--ignore-scripts", cwd=d))
