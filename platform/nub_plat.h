@@ -194,6 +194,9 @@ int nub_plat_create_excl_at(int dir, const char *path, unsigned mode);
 int nub_plat_open_read_at(int dir, const char *path);
 /* write(2) looped until done. */
 int nub_plat_write_all(int fd, const void *buf, size_t len);
+/* nub_plat_write_all to a pipe whose reader may be gone: -EPIPE then,
+ * never a SIGPIPE. */
+int nub_plat_write_pipe(int fd, const void *buf, size_t len);
 /* read(2) once; returns bytes read (0 at EOF) or -errno. */
 long nub_plat_read(int fd, void *buf, size_t len);
 
@@ -253,7 +256,12 @@ int nub_plat_spawn_wait(const char *const argv[], const char *cwd,
  * call from several threads at once: no child inherits another's pipe. */
 int nub_plat_spawn_pipe(const char *const argv[], const char *cwd, const char *const envp[],
                         int *pid, int *fd);
-/* Wait for a child started by nub_plat_spawn_pipe: its exit status (0..255),
+/* Start argv[0] in `cwd` with `envp`, talking to it through two pipes:
+ * *to_fd writes its stdin, *from_fd reads its stdout (close both); its
+ * stderr is nub's. 0 or -errno. */
+int nub_plat_spawn_duplex(const char *const argv[], const char *cwd, const char *const envp[],
+                          int *pid, int *to_fd, int *from_fd);
+/* Wait for a child started by nub_plat_spawn_pipe or _duplex: its exit status (0..255),
  * 128+signal, or -errno. */
 int nub_plat_wait_child(int pid);
 /* Replace this process with argv[0] (a path; with no '/' it is looked up on

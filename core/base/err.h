@@ -38,6 +38,7 @@
   X(ELIMIT, 2046, 46, "input beyond a limit")                                 \
   X(ESCRIPT, 2050, 50, "lifecycle script failed")                             \
   X(EUNAPPROVED, 2051, 51, "a dependency's build is not approved")             \
+  X(EHOOK, 2052, 52, "a pnpmfile hook failed")                                \
   X(ELINK, 2060, 60, "cannot link")                                           \
   X(EBUSY, 2061, 61, "another install holds the project lock")                \
   X(EMANIFEST, 2070, 70, "malformed package.json")                            \

@@ -77,7 +77,7 @@ enum {
   O_FORCE, O_NO_GVS, O_GVS, O_SILENT, O_REPORTER, O_LOGLEVEL,
   O_CFG_LINKER, O_CFG_IMPORT, O_CFG_REGISTRY, O_CFG_STORE, O_CFG_NETCONC, O_CFG_RETRIES,
   O_CFG_TIMEOUT, O_SAVE_DEV, O_SAVE_OPTIONAL, O_SAVE_PEER, O_SAVE_PROD, O_SAVE_EXACT, O_SAVE, O_LATEST,
-  O_ALL, O_EDIT_DIR, O_IGNORE_EXISTING, O_PATCHES_DIR,
+  O_ALL, O_EDIT_DIR, O_IGNORE_EXISTING, O_PATCHES_DIR, O_IGNORE_PNPMFILE,
 };
 
 /* Flags that take a value and become the setting of that name. */
@@ -102,6 +102,7 @@ const struct cli_opt cli_install_opts[] = {
   {"--omit", O_OMIT, "<dev|optional|peer>", "skip a kind of dependency (repeatable)"},
   {"--no-optional", O_NO_OPTIONAL, NULL, "skip optionalDependencies"},
   {"--ignore-scripts", O_IGNORE_SCRIPTS, NULL, "run no lifecycle scripts"},
+  {"--ignore-pnpmfile", O_IGNORE_PNPMFILE, NULL, "run no .pnpmfile.cjs hooks (pnpm projects)"},
   {"-f|--force", O_FORCE, NULL, "check and relink every package"},
   {"--node-linker", O_CFG_LINKER, "<isolated|hoisted>", "the layout, whatever the lockfile"},
   {"--package-import-method", O_CFG_IMPORT, "<auto|hardlink|clone|clone-or-copy|copy>",
@@ -222,6 +223,7 @@ static int parse(const struct cli_opt *const *tabs, int argc, char **argv,
         return cli_usage("--omit takes dev, optional or peer, not '%s'", val);
       break;
     case O_IGNORE_SCRIPTS: o->ignore_scripts = true; break;
+    case O_IGNORE_PNPMFILE: o->ignore_pnpmfile = true; break;
     case O_LOCKFILE_ONLY: o->lockfile_only = true; break;
     case O_FORCE: o->force = true; break;
     case O_NO_GVS: cfg[ncfg++] = nub_strdup("enable-global-virtual-store=false"); break;

@@ -799,6 +799,22 @@ int nub_lockfile_bun_read(struct nub_tree *t, const char *text, size_t len,
     }
   }
   nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root, "patchedDependencies"), &t->patched);
+  {
+    const cJSON *pe = cJSON_GetObjectItemCaseSensitive(root, "packageExtensions"), *it;
+    nub_depmap_release(&t->pkg_exts);
+    if (!cJSON_IsObject(pe))
+      pe = NULL;
+    cJSON_ArrayForEach(it, pe)
+    {
+      char *rec = it->string ? cJSON_PrintUnformatted(it) : NULL;
+      if (!rec)
+        continue;
+      t->pkg_exts.v = nub_realloc(t->pkg_exts.v, (t->pkg_exts.n + 1) * sizeof(*t->pkg_exts.v));
+      t->pkg_exts.v[t->pkg_exts.n].name = nub_strdup(it->string);
+      t->pkg_exts.v[t->pkg_exts.n++].spec = nub_strdup(rec);
+      cJSON_free(rec);
+    }
+  }
   ws = cJSON_GetObjectItemCaseSensitive(root, "workspaces");
   root_ws = cJSON_GetObjectItemCaseSensitive(ws, "");
   if (!cJSON_IsObject(root_ws)) {

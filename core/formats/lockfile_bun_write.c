@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "hoist_bun.h"
 #include "nub_alloc.h"
 #include "path.h"
@@ -564,6 +566,61 @@ static int entry(struct nub_buf *b, const struct nub_bun_place *pl,
   return 0;
 }
 
+static int cmp_gpkg_key(const void *a, const void *b)
+{
+  return strcmp((*(struct nub_gpkg *const *)a)->pkg_key, (*(struct nub_gpkg *const *)b)->pkg_key);
+}
+
+/* package.json's packageExtensions as bun 1.4 records what they added:
+ * "name@version": { "dependencies": [names], "peerDependencies": [names] },
+ * by key; an optional dependency counts among "dependencies" (bun's
+ * record), peerDependenciesMeta not at all. */
+static void ext_section(struct nub_buf *out, const struct nub_graph *g)
+{
+  struct nub_gpkg **v = nub_calloc(g->npkgs + 1, sizeof(*v));
+  size_t n = 0;
+
+  for (size_t i = 0; i < g->npkgs; i++)
+    if (g->pkgs[i]->ext_applied && g->pkgs[i]->pkg_key &&
+        (!n || strcmp(v[n - 1]->pkg_key, g->pkgs[i]->pkg_key)))
+      v[n++] = g->pkgs[i];
+  nub_sort(v, n, sizeof(*v), cmp_gpkg_key);
+  if (n)
+    nub_buf_adds(out, "  \"packageExtensions\": {\n");
+  for (size_t i = 0; i < n; i++) {
+    cJSON *rec = cJSON_Parse(v[i]->ext_applied), *it;
+    const char *groups[2][3] = {{"dependencies", "dependencies", "optionalDependencies"},
+                                {"peerDependencies", "peerDependencies", NULL}};
+    bool first_group = true;
+    if (i && !strcmp(v[i - 1]->pkg_key, v[i]->pkg_key)) {
+      cJSON_Delete(rec);
+      continue;
+    }
+    nub_buf_addf(out, "    \"%s\": {", v[i]->pkg_key);
+    for (int gi = 0; gi < 2; gi++) {
+      bool any = false;
+      for (int k = 1; k < 3 && groups[gi][k]; k++) {
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rec, groups[gi][k]))
+        {
+          if (!any)
+            nub_buf_addf(out, "%s\"%s\": [", first_group ? " " : ", ", groups[gi][0]);
+          nub_buf_addf(out, "%s\"%s\"", any ? ", " : "", it->valuestring);
+          any = true;
+        }
+      }
+      if (any) {
+        nub_buf_adds(out, "]");
+        first_group = false;
+      }
+    }
+    nub_buf_adds(out, " },\n");
+    cJSON_Delete(rec);
+  }
+  if (n)
+    nub_buf_adds(out, "  },\n");
+  nub_free(v);
+}
+
 int nub_lockfile_bun_write(const struct nub_graph *g, const struct nub_manifest *root,
                            const struct nub_workspace *ws, const struct nub_config *cfg,
                            int version, int config_version, const struct nub_strmap *kept,
@@ -671,6 +728,7 @@ int nub_lockfile_bun_write(const struct nub_graph *g, const struct nub_manifest 
     }
     nub_free(cs);
   }
+  ext_section(out, g);
   if (!nplaces) {
     nub_buf_adds(out, "  \"packages\": {}\n}\n");
   } else {

@@ -135,6 +135,14 @@ static void set_platform(struct nub_node *n, const cJSON *e)
   nub_json_strarray(cJSON_GetObjectItemCaseSensitive(e, "os"), &n->os, &n->nos);
   nub_json_strarray(cJSON_GetObjectItemCaseSensitive(e, "cpu"), &n->cpu, &n->ncpu);
   nub_json_strarray(cJSON_GetObjectItemCaseSensitive(e, "libc"), &n->libc, &n->nlibc);
+  {
+    const cJSON *node = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(e, "engines"), "node");
+    if (cJSON_IsString(node)) {
+      nub_free(n->engine_node);
+      n->engine_node = nub_strdup(node->valuestring);
+    }
+  }
 }
 
 static unsigned flags_of(const cJSON *e)

@@ -235,6 +235,8 @@ void nub_lockfile_pnpm_write(const struct nub_graph *g, struct nub_buf *out)
     nub_yset_depmap(&t, root, "overrides", &g->overrides);
   if (g->ext_checksum)
     nub_yset_str(&t, root, "packageExtensionsChecksum", g->ext_checksum);
+  if (g->pnpmfile_checksum)
+    nub_yset_str(&t, root, "pnpmfileChecksum", g->pnpmfile_checksum);
   if (g->patched.n)
     nub_yset_depmap(&t, root, "patchedDependencies", &g->patched);
 
@@ -831,9 +833,13 @@ int nub_lockfile_pnpm_parse(struct nub_graph *g, const char *text, size_t len,
       overrides = v;
     else if (!strcmp(k, "patchedDependencies"))
       patched = v;
-    else if (!strcmp(k, "packageExtensionsChecksum") && nub_y_sval(v))
+    else if (!strcmp(k, "packageExtensionsChecksum") && nub_y_sval(v)) {
+      nub_free(g->ext_checksum); /* (a key given twice: the last wins) */
       g->ext_checksum = nub_strdup(nub_y_sval(v));
-    else if (!strcmp(k, "catalogs"))
+    } else if (!strcmp(k, "pnpmfileChecksum") && nub_y_sval(v)) {
+      nub_free(g->pnpmfile_checksum);
+      g->pnpmfile_checksum = nub_strdup(nub_y_sval(v));
+    }    else if (!strcmp(k, "catalogs"))
       catalogs = v;
     else if (!strcmp(k, "importers"))
       importers = v;

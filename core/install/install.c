@@ -22,6 +22,8 @@
 #include "lifecycle.h"
 #include "nub_alloc.h"
 #include "patching.h"
+#include "engines.h"
+#include "pnpmfile.h"
 #include "quickhash.h"
 #include "record.h"
 #include "registry.h"
@@ -146,16 +148,116 @@ static void say_unapplied(struct nub_install_ctx *c)
 {
   const struct nub_manifest *m = &c->s->man;
   const struct nub_workspace *ws = &c->s->ws;
-  struct nub_plat_stat st;
 
   for (size_t i = 0; i < m->nunapplied; i++)
-    nub_progress_warn(&c->prog, "package.json's %s is not applied by nub", m->unapplied[i]);
+    if (strcmp(m->unapplied[i], "packageExtensions") ||
+        !(c->s->proj.fmt->caps & NUB_LF_MANIFEST_EXTS)) /* (applied: npm 12, bun) */
+      nub_progress_warn(&c->prog, "package.json's %s is not applied by nub", m->unapplied[i]);
   for (size_t i = 0; i < ws->nunapplied; i++)
     nub_progress_warn(&c->prog, "pnpm-workspace.yaml's %s is not applied by nub",
                       ws->unapplied[i]);
-  if (nub_plat_stat_at(c->s->proj.dir_fd, ".pnpmfile.cjs", &st) == 0)
-    nub_progress_warn(&c->prog, ".pnpmfile.cjs is not run by nub: its hooks (readPackage, "
-                      "...) do not change this install");
+}
+
+struct dev_said {
+  struct nub_progress *say;
+  bool force;
+  const char *first_error;
+  char why[600];
+};
+
+static void dev_failed(void *ud, const char *engine, const char *why, bool is_error)
+{
+  struct dev_said *d = ud;
+
+  if (!why) {
+    nub_progress_warn(d->say, "package.json's devEngines.%s is not checked by nub, which "
+                      "stands in for the tool it names", engine);
+    return;
+  }
+  if (is_error && !d->force && !d->why[0]) {
+    snprintf(d->why, sizeof(d->why), "package.json's devEngines.%s %s", engine, why);
+    return;
+  }
+  nub_progress_warn(d->say, "package.json's devEngines.%s %s", engine, why);
+}
+
+/* npm's devEngines check, which npm makes before an install (npm's
+ * projects): a failing engine whose onFail is error stops it (exit 80;
+ * --force: a warning), "warn" warns. */
+static int check_dev_engines(struct nub_install_ctx *c, struct nub_err *err)
+{
+  struct nub_dev_env env = {c->caps.npm_os, c->caps.npm_cpu, c->caps.libc, NULL};
+  struct nub_progress say;
+  struct dev_said d;
+  int rc;
+
+  if (!c->s->man.dev_engines || !(c->s->proj.fmt->caps & NUB_LF_PACOTE_UNPACK))
+    return 0;
+  if (strstr(c->s->man.dev_engines, "\"runtime\"")) {
+    if (!c->node_known)
+      c->node_known = nub_node_version(c->s->cfg.cache_dir, c->node_version,
+                                       sizeof(c->node_version)) ? 1 : -1;
+    env.node = c->node_known > 0 ? c->node_version : NULL;
+  }
+  memset(&d, 0, sizeof(d));
+  d.say = &say;
+  d.force = c->o->force;
+  nub_progress_start(&say, c->o->reporter == NUB_REPORTER_SILENT ? 2 : 3);
+  rc = nub_dev_engines_check(c->s->man.dev_engines, &env, dev_failed, &d, err);
+  nub_progress_stop(&say);
+  if (rc < 0) {
+    char msg[sizeof(err->msg)];
+    snprintf(msg, sizeof(msg), "%s", err->msg);
+    return nub_err_set(err, -NUB_EMANIFEST, "%s", msg);
+  }
+  if (d.why[0])
+    return nub_err_set(err, -NUB_EPLATFORM, "%s (onFail: error; --force installs all the same)",
+                       d.why);
+  return 0;
+}
+
+/* pnpm's hooks file, for a project by pnpm's rules (a .pnpmfile.cjs in an
+ * npm, yarn or bun project is read by none of them): pnpm-workspace.yaml's
+ * pnpmfile, else .pnpmfile.mjs, else .pnpmfile.cjs, unless ignorePnpmfile
+ * or --ignore-pnpmfile. */
+static void find_pnpmfile(struct nub_install_ctx *c)
+{
+  const char *ignore = nub_depmap_get(&c->s->ws.settings, "ignorePnpmfile");
+
+  if (c->o->ignore_pnpmfile || (ignore && !strcmp(ignore, "true")) ||
+      !(c->s->proj.fmt->caps & NUB_LF_PNPM_PEERS))
+    return;
+  c->pnpmfile = nub_pnpmfile_find(c->s->proj.dir_fd,
+                                  nub_depmap_get(&c->s->ws.settings, "pnpmfile"));
+}
+
+static void hook_said(void *ud, const char *hook, const char *line)
+{
+  struct nub_install_ctx *c = ud;
+
+  nub_progress_warn(&c->prog, "%s %s: %s", c->pnpmfile, hook, line);
+}
+
+/* Starts the hooks' Node process and runs readPackage on every project's
+ * manifest, as pnpm reads them through it (a frozen install too: the
+ * lockfile must answer the manifests as the hook leaves them). */
+static int start_hooks(struct nub_install_ctx *c, struct nub_err *err)
+{
+  int rc;
+
+  if (!c->pnpmfile)
+    return 0;
+  rc = nub_pnpmfile_start(&c->hooks, c->s->proj.dir, c->pnpmfile, hook_said, c, err);
+  if (rc < 0)
+    return rc;
+  if (nub_pnpmfile_unapplied(c->hooks))
+    nub_progress_warn(&c->prog, "%s's %s hook%s not run by nub: only readPackage is",
+                      c->pnpmfile, nub_pnpmfile_unapplied(c->hooks),
+                      strchr(nub_pnpmfile_unapplied(c->hooks), ',') ? "s are" : " is");
+  rc = nub_pnpmfile_read_manifest(c->hooks, &c->s->man, err);
+  for (size_t i = 0; rc == 0 && i < c->s->ws.npkgs; i++)
+    rc = nub_pnpmfile_read_manifest(c->hooks, &c->s->ws.pkgs[i].man, err);
+  return rc;
 }
 
 /* What follows from the project once it is open: the layout, frozen or
@@ -168,13 +270,15 @@ static void setup(struct nub_install_ctx *c)
   c->frozen = c->o->frozen == NUB_FROZEN_YES ||
               (c->o->frozen == NUB_FROZEN_DEFAULT && nub_plat_getenv("CI") && c->s->proj.lockfile);
   settings_hash(c, c->settings);
+  find_pnpmfile(c);
+  nub_install_read_allow(c);
 }
 
 /* The files the state fingerprints, in order: the lockfile, package.json,
  * the workspace's definition and its members' package.json. */
 static size_t input_files(const struct nub_install_ctx *c, const char *lockfile, char ***out)
 {
-  size_t n = 0, cap = c->s->ws.npkgs + c->s->ws.patched.n + c->s->man.patched.n + 3;
+  size_t n = 0, cap = c->s->ws.npkgs + c->s->ws.patched.n + c->s->man.patched.n + 4;
   char **v = nub_calloc(cap, sizeof(char *));
 
   if (lockfile)
@@ -189,6 +293,9 @@ static size_t input_files(const struct nub_install_ctx *c, const char *lockfile,
     v[n++] = nub_strdup(c->s->ws.patched.v[i].spec);
   for (size_t i = 0; i < c->s->man.patched.n && n < cap; i++)
     v[n++] = nub_strdup(c->s->man.patched.v[i].spec);
+  /* an edited hooks file may change the manifests */
+  if (c->pnpmfile && n < cap)
+    v[n++] = nub_strdup(c->pnpmfile);
   *out = v;
   return n;
 }
@@ -755,6 +862,8 @@ static int run(struct nub_install_ctx *c, struct nub_install_result *res, struct
   c->plan.pkgs.as_trees = as_trees(c);
   if (rc == 0 && replay(c, res))
     return 0;
+  if (rc == 0) /* (a replay needs none: the file is one of its inputs) */
+    rc = start_hooks(c, err);
   if (rc == 0)
     rc = phase_plan(c, err);
   if (rc == 0 && c->o->lockfile_only && c->plan.lock_written) /* (static names) */
@@ -847,6 +956,8 @@ int nub_install(const struct nub_install_opts *o, struct nub_install_result *res
     goto out;
   setup(&c);
   rc = refuse_patches(&c, err);
+  if (rc == 0)
+    rc = check_dev_engines(&c, err);
   if (rc < 0)
     goto out;
   if (up_to_date(&c)) {
@@ -906,6 +1017,8 @@ out:
   nub_free(c.secrets);
   nub_strarray_free(c.old_directs, c.nold_directs);
   nub_patches_release(&c.patches);
+  nub_pnpmfile_stop(c.hooks);
+  nub_free(c.pnpmfile);
   return rc;
 }
 

@@ -31,6 +31,7 @@ struct nub_install_opts {
   bool offline, prefer_offline;
   bool omit_dev, omit_optional, omit_peer, dev_only;
   bool ignore_scripts, lockfile_only, force;
+  bool ignore_pnpmfile; /* --ignore-pnpmfile: pnpm's hooks file is not run */
   /* workspaces: --filter selectors (pnpm's syntax; --workspace <name> too),
    * and -w/--workspace-root; none: the whole workspace */
   const char *const *filters;

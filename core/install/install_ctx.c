@@ -1,9 +1,15 @@
 /* install_ctx.c - what the stages of an install ask of its context. */
 #include "install_ctx.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "engines.h"
 #include "nub_alloc.h"
+#include "gitspec.h"
+#include "resolve.h"
+#include "url.h"
 
 bool nub_install_trusted(const struct nub_install_ctx *c, const char *name, const char *version)
 {
@@ -123,4 +129,149 @@ void nub_install_blocked(struct nub_install_ctx *c, const char *name, const char
   c->blocked_note = nub_realloc(c->blocked_note, (c->nblocked + 1) * sizeof(char *));
   c->blocked[c->nblocked] = id;
   c->blocked_note[c->nblocked++] = note ? nub_strdup(note) : NULL;
+}
+
+int nub_install_engine_check(struct nub_install_ctx *c, const char *what, const char *range,
+                             bool optional, bool *skip, struct nub_err *err)
+{
+  const char *ws = nub_depmap_get(&c->s->ws.settings, "engineStrict");
+  bool strict;
+
+  *skip = false;
+  if (!range || !*range || !(c->s->proj.fmt->caps & NUB_LF_ENGINES))
+    return 0;
+  if (!c->node_known)
+    c->node_known = nub_node_version(c->s->cfg.cache_dir, c->node_version,
+                                     sizeof(c->node_version)) ? 1 : -1;
+  if (c->node_known < 0 || nub_engine_allows(range, c->node_version))
+    return 0;
+  if (optional) { /* npm marks it inert, pnpm skips it: whatever the flags */
+    *skip = true;
+    return 0;
+  }
+  strict = ws ? !strcmp(ws, "true") : nub_config_bool(&c->s->cfg, "engine-strict", false);
+  if (strict && !c->o->force)
+    return nub_err_set(err, -NUB_EPLATFORM,
+                       "%s wants node %s, and the node on PATH is %s (engine-strict is set: "
+                       "use that node, or --force to install it anyway)", what, range,
+                       c->node_version);
+  nub_progress_warn(&c->prog, "%s wants node %s; the node on PATH is %s (unsupported engine)",
+                    what, range, c->node_version);
+  return 0;
+}
+
+static const char *const allow_keys[] = {"allow-git", "allow-remote", "allow-file",
+                                         "allow-directory"};
+
+void nub_install_read_allow(struct nub_install_ctx *c)
+{
+  const char *pm = c->s->man.package_manager;
+  bool npm12 = pm && !strncmp(pm, "npm@", 4) && atoi(pm + 4) >= 12;
+
+  memset(c->allow, NUB_ALLOW_ALL, sizeof(c->allow));
+  if (!(c->s->proj.fmt->caps & NUB_LF_PACOTE_UNPACK)) /* (npm's formats) */
+    return;
+  for (int k = 0; k < 4; k++) {
+    const char *v = nub_config_get(&c->s->cfg, allow_keys[k]);
+    if (v && !strcmp(v, "none"))
+      c->allow[k] = NUB_ALLOW_NONE;
+    else if (v && !strcmp(v, "root"))
+      c->allow[k] = NUB_ALLOW_ROOT;
+    else if (!v && npm12 && (k == NUB_SRC_GIT || k == NUB_SRC_REMOTE))
+      c->allow[k] = NUB_ALLOW_NONE;
+  }
+}
+
+int nub_install_allow(const struct nub_install_ctx *c, int kind, bool from_importer,
+                      const char *what, const char *url, struct nub_err *err)
+{
+  static const char *const kinds[] = {"git", "remote", "file", "directory"};
+  int a = kind >= 0 && kind < 4 ? c->allow[kind] : NUB_ALLOW_ALL;
+
+  if (a == NUB_ALLOW_ALL || (a == NUB_ALLOW_ROOT && from_importer))
+    return 0;
+  if (kind == NUB_SRC_REMOTE && url) {
+    /* a tarball on the registry's own host is the registry's */
+    char host[256], reg[256];
+    const char *r = c->s->cfg.registry;
+    nub_url_host(url, host, sizeof(host));
+    nub_url_host(r ? r : "", reg, sizeof(reg));
+    if (host[0] && !strcmp(host, reg))
+      return 0;
+    for (size_t i = 0; i < c->s->cfg.nent; i++) {
+      const char *k = c->s->cfg.ent[i].key, *v = c->s->cfg.ent[i].val;
+      size_t kl = strlen(k);
+      if (v && kl > 9 && !strcmp(k + kl - 9, ":registry")) {
+        nub_url_host(v, reg, sizeof(reg));
+        if (host[0] && !strcmp(host, reg))
+          return 0;
+      }
+    }
+  }
+  return nub_err_set(err, -NUB_ESPEC,
+                     "%s: fetching %s%s dependencies is disabled (%s=%s%s); set %s=all "
+                     "(or root) in .npmrc to allow it, as npm asks", what,
+                     a == NUB_ALLOW_ROOT ? "non-root " : "", kinds[kind], allow_keys[kind],
+                     a == NUB_ALLOW_ROOT ? "root" : "none",
+                     nub_config_get(&c->s->cfg, allow_keys[kind]) ? ""
+                                                                  : ", npm 12's default",
+                     allow_keys[kind]);
+}
+
+/* The kind of source a spec names, as npm-package-arg sorts it (-1: the
+ * registry's). */
+static int spec_kind(const char *spec)
+{
+  if (!spec)
+    return -1;
+  if (!strncmp(spec, "file:", 5) || spec[0] == '.' || spec[0] == '/' || spec[0] == '~')
+    return strstr(spec, ".tgz") || strstr(spec, ".tar") ? NUB_SRC_FILE : NUB_SRC_DIRECTORY;
+  if (!strncmp(spec, "http://", 7) || !strncmp(spec, "https://", 8))
+    return NUB_SRC_REMOTE;
+  if (strncmp(spec, "npm:", 4) && nub_git_is_spec(spec))
+    return NUB_SRC_GIT;
+  return -1;
+}
+
+static bool manifest_asks(const struct nub_manifest *m, const char *name, int kind)
+{
+  const struct nub_depmap *maps[] = {&m->deps, &m->dev, &m->optional, &m->peer};
+
+  for (int i = 0; i < 4; i++)
+    if (spec_kind(nub_depmap_get(maps[i], name)) == kind)
+      return true;
+  return false;
+}
+
+int nub_install_allow_node(const struct nub_install_ctx *c, const struct nub_node *n,
+                           struct nub_err *err)
+{
+  const char *src = n->pkg ? n->pkg->tarball : NULL;
+  const char *name = n->pkg ? n->pkg->name : n->folder;
+  int kind = -1;
+  bool asked;
+  char what[700];
+
+  if (n->flags & NUB_NF_LINK) {
+    for (size_t i = 0; i < c->s->ws.npkgs; i++)
+      if (n->link_target && !strcmp(n->link_target, c->s->ws.pkgs[i].dir))
+        return 0; /* a workspace member */
+    kind = NUB_SRC_DIRECTORY;
+  } else if (src && !strncmp(src, "file:", 5)) {
+    kind = NUB_SRC_FILE;
+  } else if (src && (!strncmp(src, "git+", 4) || nub_git_is_spec(src))) {
+    kind = NUB_SRC_GIT;
+  } else if (src && (!strncmp(src, "http://", 7) || !strncmp(src, "https://", 8))) {
+    kind = NUB_SRC_REMOTE;
+  }
+  if (kind < 0 || c->allow[kind] == NUB_ALLOW_ALL || !name)
+    return 0;
+  asked = manifest_asks(&c->s->man, name, kind);
+  for (size_t i = 0; !asked && i < c->s->ws.npkgs; i++)
+    asked = manifest_asks(&c->s->ws.pkgs[i].man, name, kind);
+  snprintf(what, sizeof(what), "%s (%s)", n->path, src ? src : n->link_target ? n->link_target
+                                                                             : "?");
+  /* a URL a package.json names is remote; a registry package's resolved
+   * URL is remote only off the registries' hosts */
+  return nub_install_allow(c, kind, asked, what, asked ? NULL : src, err);
 }

@@ -27,6 +27,8 @@
 #include "workspace.h"
 
 struct nub_layout;
+struct nub_node;
+struct nub_pnpmfile;
 
 struct nub_install_ctx {
   const struct nub_install_opts *o;
@@ -44,6 +46,13 @@ struct nub_install_ctx {
   struct nub_plan plan;
   const struct nub_layout *layout;
   struct nub_plat_caps caps;
+  /* the node on PATH, asked when a package's engines first need it
+   * (engines.h): node_known 0 not yet, 1 in node_version, -1 none */
+  char node_version[64];
+  int node_known;
+  /* npm's allow-git, allow-remote, allow-file, allow-directory (by enum
+   * nub_source_kind): NUB_ALLOW_ALL, _ROOT or _NONE (npm projects) */
+  unsigned char allow[4];
   struct nub_projlock plock; /* held while it installs, unless the caller holds it */
   bool damaged;         /* the inputs as the last install left them, node_modules not */
   int gc_lock_fd;       /* the store's gc lock, held shared (store_gc.h) */
@@ -64,6 +73,11 @@ struct nub_install_ctx {
   char **secrets;       /* specs with credentials (nub_manifest_secret), borrowed */
   size_t nsecrets;
   struct nub_patches patches; /* the project's committed patches (patching.h) */
+  /* pnpm's hooks file (pnpmfile.h): its path from the root, NULL when the
+   * project has none (or --ignore-pnpmfile); its Node process, started
+   * when the install needs the hooks */
+  char *pnpmfile;
+  struct nub_pnpmfile *hooks;
   char **old_directs;   /* the previous install's direct dependencies */
   size_t nold_directs;
 };
@@ -103,5 +117,32 @@ void nub_install_warn_unconflict(struct nub_install_ctx *c, const char *how);
  * reads it so (NUB_LF_LIBC_FROM_NAME); true for a name that says none. */
 bool nub_install_libc_by_name_ok(const struct nub_install_ctx *c, const char *name,
                                  size_t nlibc);
+enum { NUB_ALLOW_ALL, NUB_ALLOW_ROOT, NUB_ALLOW_NONE };
+/* npm's allow-* settings into c->allow: .npmrc's (any layer), else all,
+ * but none for git and remote URLs when package.json's packageManager pins
+ * npm 12 or later (npm 12's defaults). Only npm's lockfiles have them. */
+void nub_install_read_allow(struct nub_install_ctx *c);
+/* Whether a dependency of `kind` (enum nub_source_kind) may be installed,
+ * asked for by an importer or not: 0, or -NUB_ESPEC naming it, the
+ * setting and the way to allow it, as npm's EALLOW* refuses it. url: a
+ * lockfile's resolved URL for a package no spec names by URL, which is the
+ * registry's when on one of the registries' hosts (npm 12); NULL for a
+ * spec that is a URL, remote wherever it points. */
+int nub_install_allow(const struct nub_install_ctx *c, int kind, bool from_importer,
+                      const char *what, const char *url, struct nub_err *err);
+/* nub_install_allow for a node of the hoisted tree, from what the
+ * lockfile says of it (its resolved URL, a link outside the workspace):
+ * an importer asks for it when its package.json names it with a spec of
+ * that kind. */
+int nub_install_allow_node(const struct nub_install_ctx *c, const struct nub_node *n,
+                           struct nub_err *err);
+/* A package whose engines.node is `range` (what: its path or key), where
+ * the project's tool checks engines (NUB_LF_ENGINES): when the node on PATH
+ * is not one the range allows, an optional package is left out (*skip),
+ * another is warned of once, or is an error under engine-strict (exit 80,
+ * unless --force), as npm and pnpm judge it. Nothing to check (no range,
+ * no node) is 0 with *skip false. */
+int nub_install_engine_check(struct nub_install_ctx *c, const char *what, const char *range,
+                             bool optional, bool *skip, struct nub_err *err);
 
 #endif

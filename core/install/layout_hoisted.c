@@ -167,6 +167,31 @@ static int filter(struct nub_install_ctx *c, struct nub_err *err)
                            n->pkg ? n->pkg->name : "?", n->pkg ? n->pkg->version : "?",
                            c->caps.npm_os, c->caps.npm_cpu);
     }
+    {
+      int rc = nub_install_allow_node(c, n, err);
+      if (rc < 0 && !(opt || devopt))
+        return rc;
+      if (rc < 0) { /* an optional one is left out, as npm prunes it */
+        n->skip = true;
+        continue;
+      }
+    }
+    if (n->pkg) {
+      const char *eng = n->engine_node ? n->engine_node
+                        : n->gpkg     ? nub_depmap_get(&n->gpkg->engines, "node")
+                                      : NULL;
+      char what[600];
+      bool skip;
+      int rc;
+      snprintf(what, sizeof(what), "%s (%s@%s)", n->path, n->pkg->name, n->pkg->version);
+      rc = nub_install_engine_check(c, what, eng, opt || devopt, &skip, err);
+      if (rc < 0)
+        return rc;
+      if (skip) {
+        n->skip = true;
+        continue;
+      }
+    }
   }
   prune_unreached(c);
   mark_needed(c);

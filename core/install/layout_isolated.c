@@ -51,6 +51,17 @@ static int filter(struct nub_install_ctx *c, struct nub_err *err)
         goto out;
       }
     }
+    {
+      bool skip;
+      rc = nub_install_engine_check(c, p->key, nub_depmap_get(&p->engines, "node"),
+                                    p->optional, &skip, err);
+      if (rc < 0)
+        goto out;
+      if (skip) {
+        p->skip = true;
+        continue;
+      }
+    }
     if (p->optional && o->omit_optional)
       p->skip = true;
   }

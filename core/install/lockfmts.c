@@ -159,7 +159,7 @@ const char *nub_approval_home_name(enum nub_approval_home h)
 const struct nub_lockfmt nub_lockfmt_nub = {
   "nub", "nub.lock", "nub", "nub install", NUB_LINKER_ISOLATED,
   NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_OPTIONAL_IMPORTER_PEERS |
-      NUB_LF_AGE_GATE | NUB_LF_MANIFEST_PATCHES | NUB_LF_PNPM_PEERS,
+      NUB_LF_AGE_GATE | NUB_LF_MANIFEST_PATCHES | NUB_LF_PNPM_PEERS | NUB_LF_ENGINES,
   NULL, nub_plan_from_graph, graph_pnpm, NULL, NULL,
   NUB_APPROVE_TRUSTED,
 };
@@ -168,18 +168,20 @@ const struct nub_lockfmt nub_lockfmt_pnpm = {
   NUB_LF_WRITES | NUB_LF_WORKSPACE_LINKS_ONLY | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS |
       NUB_LF_OPTIONAL_IMPORTER_PEERS | NUB_LF_AGE_GATE | NUB_LF_STRICT_BUILDS |
       NUB_LF_PLATFORM_WARNS | NUB_LF_LIBC_FROM_NAME | NUB_LF_HIDDEN_HOIST |
-      NUB_LF_PNPM_PEERS,
+      NUB_LF_PNPM_PEERS | NUB_LF_ENGINES,
   NULL, nub_plan_from_graph, graph_pnpm, NULL, NULL,
   NUB_APPROVE_ALLOW_BUILDS,
 };
 const struct nub_lockfmt nub_lockfmt_shrinkwrap = {
   "npm-shrinkwrap", "npm-shrinkwrap.json", "npm", "npm install", NUB_LINKER_HOISTED,
-  NUB_LF_WRITES | NUB_LF_MEMBER_PEERS | NUB_LF_PACOTE_UNPACK, NULL, nub_plan_from_npm, graph_npm, NULL, NULL,
+  NUB_LF_WRITES | NUB_LF_MEMBER_PEERS | NUB_LF_PACOTE_UNPACK | NUB_LF_ENGINES, NULL,
+  nub_plan_from_npm, graph_npm, NULL, NULL,
   NUB_APPROVE_ALLOW_SCRIPTS,
 };
 const struct nub_lockfmt nub_lockfmt_npm = {
   "npm", "package-lock.json", "npm", "npm install", NUB_LINKER_HOISTED,
-  NUB_LF_WRITES | NUB_LF_MEMBER_PEERS | NUB_LF_PACOTE_UNPACK | NUB_LF_MANIFEST_PATCHES, NULL,
+  NUB_LF_WRITES | NUB_LF_MEMBER_PEERS | NUB_LF_PACOTE_UNPACK | NUB_LF_MANIFEST_PATCHES |
+      NUB_LF_ENGINES, NULL,
   nub_plan_from_npm, graph_npm, NULL, NULL,
   NUB_APPROVE_ALLOW_SCRIPTS,
 };
@@ -198,7 +200,8 @@ const struct nub_lockfmt nub_lockfmt_berry = {
 };
 const struct nub_lockfmt nub_lockfmt_bun = {
   "bun", "bun.lock", "bun", "bun install", NUB_LINKER_HOISTED,
-  NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_MANIFEST_PATCHES, NULL,
+  NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_MANIFEST_PATCHES |
+      NUB_LF_MANIFEST_EXTS, NULL,
   nub_plan_from_bun,
   graph_bun, NULL, bins_bun,
   NUB_APPROVE_TRUSTED,
@@ -206,7 +209,7 @@ const struct nub_lockfmt nub_lockfmt_bun = {
 const struct nub_lockfmt nub_lockfmt_none = {
   "none", NULL, NULL, "nub install", NUB_LINKER_ISOLATED,
   NUB_LF_WRITES | NUB_LF_ROOT_PEERS | NUB_LF_MEMBER_PEERS | NUB_LF_OPTIONAL_IMPORTER_PEERS |
-      NUB_LF_AGE_GATE | NUB_LF_MANIFEST_PATCHES | NUB_LF_PNPM_PEERS,
+      NUB_LF_AGE_GATE | NUB_LF_MANIFEST_PATCHES | NUB_LF_PNPM_PEERS | NUB_LF_ENGINES,
   NULL, nub_plan_from_graph, NULL, NULL, NULL,
   NUB_APPROVE_TRUSTED,
 };

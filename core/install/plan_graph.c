@@ -15,6 +15,7 @@
 #include "nub_alloc.h"
 #include "nub_plat.h"
 #include "plan.h"
+#include "pnpmfile.h"
 #include "registry.h"
 #include "resolve.h"
 #include "semver.h"
@@ -151,6 +152,20 @@ static int cmp_dep_name(const void *a, const void *b)
   return strcmp(((const struct nub_dep *)a)->name, ((const struct nub_dep *)b)->name);
 }
 
+static int allow_source(void *ud, int kind, bool from_importer, const char *who,
+                        const char *alias, const char *spec, struct nub_err *err)
+{
+  char what[1200];
+
+  snprintf(what, sizeof(what), "%s depends on %s@%s", who, alias, spec);
+  return nub_install_allow(ud, kind, from_importer, what, NULL, err);
+}
+
+static int read_package(void *ud, const char *name, struct nub_pversion *pv, struct nub_err *err)
+{
+  return nub_pnpmfile_read_version(ud, name, pv, err);
+}
+
 /* The patches as pnpm's lockfile records them: key -> hash, by key. */
 static void patched_map(const struct nub_patches *ps, struct nub_depmap *out)
 {
@@ -226,6 +241,21 @@ static bool in_sync(const struct nub_install_ctx *c, const struct nub_graph *g, 
                pnpm_setting(c, "dedupePeers", "dedupe-peers") == 1;
     if (now != (was && !strcmp(was, "true"))) {
       snprintf(why, cap, "the dedupePeers setting changed");
+      return false;
+    }
+  }
+  if (c->pnpmfile || g->pnpmfile_checksum) {
+    /* pnpm's frozen install: "The current pnpmfileChecksum configuration
+     * doesn't match the value found in the lockfile" */
+    char *sum = NULL;
+    struct nub_err e;
+    bool same;
+    if (c->pnpmfile)
+      nub_pnpmfile_checksum(c->s->proj.dir_fd, c->pnpmfile, &sum, &e);
+    same = sum && g->pnpmfile_checksum && !strcmp(sum, g->pnpmfile_checksum);
+    nub_free(sum);
+    if (!same) {
+      snprintf(why, cap, "the pnpmfile (%s) changed", c->pnpmfile ? c->pnpmfile : "gone");
       return false;
     }
   }
@@ -354,6 +384,7 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
   ro.on_checkout = p->fetch ? on_checkout : NULL;
   ro.on_tarball = p->fetch ? on_tarball : NULL;
   ro.ud = c;
+  ro.allow_source = allow_source;
   ro.prog = &c->prog;
   /* missing peers: installed unless the format's tool installs none, or
    * the project says no (pnpm-workspace.yaml, .npmrc; else the lockfile's
@@ -395,15 +426,33 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
       memcpy(exts + nexts, c->s->ws.pkg_exts, c->s->ws.npkg_exts * sizeof(*exts));
       nexts += c->s->ws.npkg_exts;
     }
+    /* package.json's, where the format's tool reads them (npm 12, bun) */
+    if ((c->s->proj.fmt->caps & NUB_LF_MANIFEST_EXTS) && c->s->man.npkg_exts) {
+      exts = nub_realloc(exts, (nexts + c->s->man.npkg_exts) * sizeof(*exts));
+      memcpy(exts + nexts, c->s->man.pkg_exts, c->s->man.npkg_exts * sizeof(*exts));
+      nexts += c->s->man.npkg_exts;
+      ro.ext_rule = !strcmp(c->s->proj.fmt->name, "bun") ? NUB_EXT_BUN : NUB_EXT_NPM;
+    }
     ro.exts = exts;
     ro.nexts = nexts;
     ro.patches = &c->patches;
+    if (nub_pnpmfile_has(c->hooks, "readPackage")) {
+      ro.read_package = read_package;
+      ro.read_package_ud = c->hooks;
+    }
     rc = nub_resolve(&p->graph, &c->s->man, &src, &ro, err);
+    if (rc == 0 && nub_pnpmfile_ignored_change(c->hooks))
+      nub_progress_warn(&c->prog, "%s's readPackage changed %s: nub applies only its changes "
+                        "to dependencies, optionalDependencies, peerDependencies and "
+                        "peerDependenciesMeta", c->pnpmfile, nub_pnpmfile_ignored_change(c->hooks));
     for (size_t i = 0; i < ncompat; i++) /* (the project's are the workspace's) */
       nub_pkg_ext_release(&exts[i]);
     nub_free(exts);
     if (rc == 0) {
       p->graph.ext_checksum = ext_checksum(&c->s->ws);
+      if (c->pnpmfile)
+        rc = nub_pnpmfile_checksum(c->s->proj.dir_fd, c->pnpmfile, &p->graph.pnpmfile_checksum,
+                                   err);
       patched_map(&c->patches, &p->graph.patched);
       lock_settings(&p->graph, prev, ro.dedupe_peers);
     }

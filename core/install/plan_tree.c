@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "diag.h"
 #include "install_ctx.h"
 #include "lockfile_bun.h"
@@ -21,6 +23,8 @@
 #include "nub_plat.h"
 #include "plan.h"
 #include "resolve.h"
+#include "semver.h"
+#include "strmap.h"
 #include "sync.h"
 #include "text.h"
 
@@ -160,6 +164,98 @@ static bool npm_patched_in_sync(struct nub_install_ctx *c, const struct nub_tree
 
 /* The project and every workspace member: each answered by the lockfile,
  * and the lockfile's members the workspace's. */
+static int lock_text(struct nub_install_ctx *c, bool bun, char **text, size_t *len,
+                     bool *merged, struct nub_err *err);
+
+/* Adds to `names` the entries of ext's map that the locked entry's map
+ * `field` (its info object) has with the extension's range: bun's record
+ * of what an extension added (the manifest's own entry wins, and is not
+ * recorded). One the entry lacks altogether: false (bun would add it). */
+static bool ext_names(const struct nub_depmap *ext, const cJSON *info, const char *field,
+                      cJSON *names)
+{
+  const cJSON *m = cJSON_GetObjectItemCaseSensitive(info, field);
+  bool all = true;
+
+  for (size_t i = 0; i < ext->n; i++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, ext->v[i].name);
+    if (cJSON_IsString(v) && !strcmp(v->valuestring, ext->v[i].spec))
+      cJSON_AddItemToArray(names, cJSON_CreateString(ext->v[i].name));
+    else if (!v)
+      all = false;
+  }
+  return all;
+}
+
+/* Whether bun.lock's "packageExtensions" record is what package.json's
+ * packageExtensions make of its packages now ("packageExtensions in
+ * package.json changed since bun.lock was saved", bun says otherwise). */
+static bool bun_exts_in_sync(struct nub_install_ctx *c)
+{
+  const struct nub_manifest *m = &c->s->man;
+  const struct nub_tree *t = &c->plan.tree;
+  struct nub_strmap infos = {0};
+  struct nub_err e;
+  char *text = NULL;
+  size_t len = 0, npred = 0;
+  bool ok = true;
+
+  if (!m->npkg_exts && !t->pkg_exts.n)
+    return true;
+  if (lock_text(c, true, &text, &len, &(bool){false}, &e) < 0 ||
+      nub_lockfile_bun_infos(text, len, c->plan.lockname, &infos, &e) < 0) {
+    nub_free(text);
+    nub_strmap_release(&infos, nub_free);
+    return false;
+  }
+  nub_free(text);
+  for (size_t i = 0; ok && i < c->plan.pkgs.n; i++) {
+    const struct nub_pkg *p = c->plan.pkgs.v[i];
+    char key[600];
+    const char *info_text, *rec;
+    cJSON *info, *pred, *deps, *peers, *was;
+    bool any = false;
+    snprintf(key, sizeof(key), "%s@%s", p->name, p->version);
+    for (size_t k = 0; k < m->npkg_exts && !any; k++)
+      any = !strcmp(m->pkg_exts[k].name, p->name);
+    rec = nub_depmap_get(&t->pkg_exts, key);
+    if (!any && !rec)
+      continue;
+    info_text = nub_strmap_get(&infos, key);
+    info = info_text ? cJSON_Parse(info_text) : NULL;
+    pred = cJSON_CreateObject();
+    deps = cJSON_CreateArray();
+    peers = cJSON_CreateArray();
+    for (int pass = 0; pass < 2; pass++)
+      for (size_t k = 0; k < m->npkg_exts; k++) {
+        const struct nub_pkg_ext *x = &m->pkg_exts[k];
+        if (strcmp(x->name, p->name) ||
+            (x->range && nub_semver_satisfies(x->range, p->version, false) != 1))
+          continue;
+        ok = ext_names(pass ? &x->optional : &x->deps, info,
+                       pass ? "optionalDependencies" : "dependencies", deps) && ok;
+        if (pass)
+          ok = ext_names(&x->peers, info, "peerDependencies", peers) && ok;
+      }
+    if (cJSON_GetArraySize(deps))
+      cJSON_AddItemToObject(pred, "dependencies", deps);
+    else
+      cJSON_Delete(deps);
+    if (cJSON_GetArraySize(peers))
+      cJSON_AddItemToObject(pred, "peerDependencies", peers);
+    else
+      cJSON_Delete(peers);
+    was = rec ? cJSON_Parse(rec) : cJSON_CreateObject();
+    ok = ok && cJSON_Compare(pred, was, true);
+    npred += cJSON_GetArraySize(pred) > 0;
+    cJSON_Delete(was);
+    cJSON_Delete(pred);
+    cJSON_Delete(info);
+  }
+  nub_strmap_release(&infos, nub_free);
+  return ok && npred == t->pkg_exts.n;
+}
+
 static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
 {
   const struct nub_tree *t = &c->plan.tree;
@@ -178,6 +274,10 @@ static bool in_sync(struct nub_install_ctx *c, char *why, size_t cap)
   }
   if (t->npm_patches && !npm_patched_in_sync(c, t)) {
     snprintf(why, cap, "the patches it records are not package.json's patchedDependencies");
+    return false;
+  }
+  if (!strcmp(c->s->proj.fmt->name, "bun") && !bun_exts_in_sync(c)) {
+    snprintf(why, cap, "package.json's packageExtensions changed since it was written");
     return false;
   }
   for (size_t i = 0; i < c->s->ws.npkgs; i++) {
@@ -407,8 +507,15 @@ static int re_resolve_bun(struct nub_install_ctx *c, const char *why, struct nub
   if (rc == 0)
     rc = nub_lockfile_bun_infos(text, len, p->lockname, &kept, err);
   nub_free(text);
+  /* a package an extension changed, or changes now, is written from its
+   * manifest as extended now, not as the file had it */
+  for (size_t i = 0; rc == 0 && i < p->tree.pkg_exts.n; i++)
+    nub_free(nub_strmap_put(&kept, p->tree.pkg_exts.v[i].name, NULL));
   if (rc == 0)
     rc = resolve_again(c, why, err);
+  for (size_t i = 0; rc == 0 && i < p->graph.npkgs; i++)
+    if (p->graph.pkgs[i]->ext_applied && p->graph.pkgs[i]->pkg_key)
+      nub_free(nub_strmap_put(&kept, p->graph.pkgs[i]->pkg_key, NULL));
   if (rc == 0)
     rc = nub_lockfile_bun_write(&p->graph, &c->s->man, c->s->ws.source ? &c->s->ws : NULL, &c->s->cfg,
                                 version, config_version, &kept, &b, err);

@@ -76,7 +76,10 @@ int nub_plan_from_yarn(struct nub_install_ctx *c, struct nub_err *err)
 
 /* ---- placing, after the fetch ------------------------------------------------- */
 
+#include <cjson/cJSON.h>
+
 #include "diag.h"
+#include "engines.h"
 #include "hoist_yarn.h"
 #include "pool.h"
 #include "semver.h"
@@ -98,7 +101,26 @@ static int cmp_str(const void *a, const void *b)
 struct peers_job {
   struct nub_install_ctx *c;
   bool *incompatible;
+  bool *engine_fails; /* its engines.node does not allow the node on PATH */
 };
+
+/* yarn 1 reads each package's engines from its package.json: node's range
+ * (NULL: none; owned by the caller) from the text. */
+static char *engine_node(const char *text, size_t len)
+{
+  cJSON *doc, *node;
+  char *out = NULL;
+
+  if (!memmem(text, len, "\"engines\"", 9))
+    return NULL;
+  doc = cJSON_ParseWithLength(text, len);
+  node = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "engines"),
+                                          "node");
+  if (cJSON_IsString(node))
+    out = nub_strdup(node->valuestring);
+  cJSON_Delete(doc);
+  return out;
+}
 
 static void read_peers(void *ud, size_t i, int worker)
 {
@@ -115,13 +137,22 @@ static void read_peers(void *ud, size_t i, int worker)
     return;
   pj->incompatible[i] = !nub_platform_allows_csv(idx->os, pj->c->caps.npm_os) ||
                         !nub_platform_allows_csv(idx->cpu, pj->c->caps.npm_cpu);
-  /* most packages declare no peers: the store's index says so (or, for
-   * an index from before it did, the text), and only the others are read
-   * and parsed */
-  if ((idx->flags & NUB_IDX_PEERS_KNOWN) && !(idx->flags & NUB_IDX_HAS_PEERS))
+  /* yarn 1 reads each package's package.json: its engines (every one,
+   * with a node to judge by) and its peers (most packages declare none:
+   * the store's index says so, or for an index from before it did, the
+   * text) */
+  if ((pj->incompatible[i] || pj->c->node_known <= 0) && (idx->flags & NUB_IDX_PEERS_KNOWN) &&
+      !(idx->flags & NUB_IDX_HAS_PEERS))
     return;
-  if (nub_store_read_pkg_file(&pj->c->store, idx, "package.json", &text, &len) == 0 &&
-      memmem(text, len, "\"peerDependencies\"", 18) &&
+  if (nub_store_read_pkg_file(&pj->c->store, idx, "package.json", &text, &len) < 0)
+    return;
+  if (!pj->incompatible[i] && pj->c->node_known > 0) {
+    char *range = engine_node(text, len);
+    if (range && !nub_engine_allows(range, pj->c->node_version))
+      pj->incompatible[i] = pj->engine_fails[i] = true;
+    nub_free(range);
+  }
+  if (memmem(text, len, "\"peerDependencies\"", 18) &&
       nub_manifest_parse(&m, text, len, "package.json", &e2) == 0) {
     nub_depmap_release(&x->peers);
     x->peers = m.peer;
@@ -198,14 +229,19 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
   long *parent = nub_calloc(n + 1, sizeof(long));   /* on the shortest path; -1: the root */
   bool *seen = nub_calloc(n + 1, sizeof(bool)), *required = nub_calloc(n + 1, sizeof(bool));
   bool *incompatible = nub_calloc(n + 1, sizeof(bool));
+  bool *engine_fails = nub_calloc(n + 1, sizeof(bool));
   size_t *seed_im = nub_calloc(n + 1, sizeof(size_t)); /* the importer a path starts at */
   int rc;
 
   /* each package's peers (yarn reads them from the package) and platform,
    * on every worker: a read and a parse per package */
   {
-    struct peers_job pj = {c, incompatible};
+    struct peers_job pj = {c, incompatible, engine_fails};
     uint64_t t0 = nub_plat_now_ns();
+    /* (the node's version before the workers ask it) */
+    if (!c->node_known)
+      c->node_known = nub_node_version(c->s->cfg.cache_dir, c->node_version,
+                                       sizeof(c->node_version)) ? 1 : -1;
     nub_pool_for(c->pool, n, read_peers, &pj);
     nub_diag_debugf("yarn: peers read in %.1f ms", (double)(nub_plat_now_ns() - t0) / 1e6);
   }
@@ -269,6 +305,17 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
     struct needed nw = {required, incompatible};
     nub_graph_bfs(g, enter_needed, &nw);
   }
+  /* yarn 1 fails on a package the node does not run that is not optional
+   * ("The engine "node" is incompatible with this module"), unless told to
+   * ignore engines (nub: --force); an optional one it leaves out, as above */
+  for (size_t i = 0; i < n; i++)
+    if (engine_fails[i] && !g->pkgs[i]->optional && !c->o->force) {
+      rc = nub_err_set(err, -NUB_EPLATFORM, "%s@%s: the engine \"node\" is incompatible "
+                       "with it (this is %s; it says so in its package.json's engines), as "
+                       "yarn refuses it; --force installs it anyway (yarn's --ignore-engines)",
+                       g->pkgs[i]->name, g->pkgs[i]->version, c->node_version);
+      goto out;
+    }
   nub_tree_init(&p->tree, &p->pkgs);
   p->have_tree = true;
   {
@@ -282,6 +329,8 @@ int nub_plan_yarn_place(struct nub_install_ctx *c, struct nub_err *err)
     if (nd->gpkg && !required[nd->gpkg->index])
       nd->skip = true; /* yarn placed it, and links it not */
   }
+out:
+  nub_free(engine_fails);
   nub_free(parent);
   nub_free(seen);
   nub_free(required);

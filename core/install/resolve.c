@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <cjson/cJSON.h>
+
 #include "buf.h"
 #include "extract.h"
 #include "gitspec.h"
@@ -35,6 +37,7 @@ struct rnode {
   char *name, *version, *base;
   const struct nub_pversion *pv; /* NULL for a file: directory */
   struct nub_pversion *own_pv; /* pv as packageExtensions extend it (pv points here) */
+  char *ext_applied; /* what the extensions added (gpkg's ext_applied), or NULL */
   char *local_dir;
   char *local_tarball, *local_integrity; /* a file: tarball: its path, its SRI */
   char *tarball_url; /* a tarball named by URL: the URL (its SRI in local_integrity) */
@@ -301,32 +304,143 @@ static struct nub_pversion *own_copy(const struct rnode *n, struct nub_pversion 
   return *x;
 }
 
-static void extend(struct res *r, struct rnode *n)
+/* Adds e's map `from` to the node's copy `*to` as npm 12 does: a name the
+ * manifest has in dependencies or optionalDependencies is an error, the
+ * rest added (recorded in `names`). */
+static int npm_add(struct res *r, struct rnode *n, const struct nub_pkg_ext *e,
+                   const struct nub_depmap *from, struct nub_depmap *to, const char *field,
+                   cJSON *names)
+{
+  for (size_t i = 0; i < from->n; i++) {
+    const char *name = from->v[i].name;
+    if (nub_depmap_get(&n->pv->deps, name) || nub_depmap_get(&n->pv->optional, name))
+      return nub_err_set(r->err, -NUB_EMANIFEST,
+                         "package.json's packageExtensions[\"%s\"].%s.%s: %s@%s has %s "
+                         "already; packageExtensions only adds missing dependencies (use "
+                         "overrides to change one), as npm refuses it",
+                         e->selector, field, name, n->name, n->pv->version, name);
+    to->v = nub_realloc(to->v, (to->n + 1) * sizeof(*to->v));
+    to->v[to->n].name = nub_strdup(name);
+    to->v[to->n++].spec = nub_strdup(from->v[i].spec);
+    cJSON_AddItemToArray(names, cJSON_CreateString(name));
+  }
+  return 0;
+}
+
+/* from's entries that `to` lacks, added after its own (recorded in
+ * names): bun's rule. */
+static void add_missing(struct nub_depmap *to, const struct nub_depmap *from, cJSON *names)
+{
+  for (size_t i = 0; i < from->n; i++) {
+    if (nub_depmap_get(to, from->v[i].name))
+      continue;
+    to->v = nub_realloc(to->v, (to->n + 1) * sizeof(*to->v));
+    to->v[to->n].name = nub_strdup(from->v[i].name);
+    to->v[to->n++].spec = nub_strdup(from->v[i].spec);
+    cJSON_AddItemToArray(names, cJSON_CreateString(from->v[i].name));
+  }
+}
+
+static int extend(struct res *r, struct rnode *n)
 {
   struct nub_pversion *x = NULL;
+  const struct nub_pkg_ext *npm_match = NULL;
+  cJSON *rec = NULL, *f[4] = {NULL, NULL, NULL, NULL};
+  static const char *const fields[4] = {"dependencies", "optionalDependencies",
+                                        "peerDependencies", "peerDependenciesMeta"};
+  int rc = 0;
 
-  for (size_t i = 0; i < r->o->nexts; i++) {
+  for (size_t i = 0; i < r->o->nexts && rc == 0; i++) {
     const struct nub_pkg_ext *e = &r->o->exts[i];
     struct nub_depmap m;
     if (strcmp(e->name, n->name) ||
         (e->range && nub_semver_satisfies(e->range, n->pv->version, false) != 1))
       continue;
+    if (r->o->ext_rule == NUB_EXT_NPM && npm_match)
+      rc = nub_err_set(r->err, -NUB_EMANIFEST,
+                       "package.json's packageExtensions: \"%s\" and \"%s\" both select "
+                       "%s@%s; narrow or remove one, as npm asks", npm_match->selector,
+                       e->selector, n->name, n->pv->version);
+    if (rc < 0)
+      break;
     own_copy(n, &x);
-    merge_deps(&m, &e->deps, &x->deps);
-    nub_depmap_release(&x->deps);
-    x->deps = m;
-    merge_deps(&m, &e->optional, &x->optional);
-    nub_depmap_release(&x->optional);
-    x->optional = m;
-    merge_deps(&m, &e->peers, &x->peers);
-    nub_depmap_release(&x->peers);
-    x->peers = m;
-    for (size_t j = 0; j < e->npeers_optional; j++)
+    if (r->o->ext_rule != NUB_EXT_PNPM && !rec) {
+      rec = cJSON_CreateObject();
+      for (int k = 0; k < 4; k++)
+        f[k] = cJSON_CreateArray();
+    }
+    if (r->o->ext_rule == NUB_EXT_NPM) {
+      npm_match = e;
+      rc = npm_add(r, n, e, &e->deps, &x->deps, fields[0], f[0]);
+      if (rc == 0)
+        rc = npm_add(r, n, e, &e->optional, &x->optional, fields[1], f[1]);
+      /* peers: the extension's range replaces the manifest's */
+      for (size_t j = 0; rc == 0 && j < e->peers.n; j++) {
+        struct nub_depmap one = {&e->peers.v[j], 1};
+        merge_deps(&m, &x->peers, &one);
+        for (size_t q = 0; q < m.n; q++)
+          if (!strcmp(m.v[q].name, e->peers.v[j].name)) {
+            nub_free(m.v[q].spec);
+            m.v[q].spec = nub_strdup(e->peers.v[j].spec);
+          }
+        nub_depmap_release(&x->peers);
+        x->peers = m;
+        cJSON_AddItemToArray(f[2], cJSON_CreateString(e->peers.v[j].name));
+      }
+    } else if (r->o->ext_rule == NUB_EXT_BUN) {
+      /* bun: the manifest's own entries win; the others are added after
+       * them, and recorded */
+      add_missing(&x->deps, &e->deps, f[0]);
+      add_missing(&x->optional, &e->optional, f[1]);
+      add_missing(&x->peers, &e->peers, f[2]);
+    } else {
+      merge_deps(&m, &e->deps, &x->deps);
+      nub_depmap_release(&x->deps);
+      x->deps = m;
+      merge_deps(&m, &e->optional, &x->optional);
+      nub_depmap_release(&x->optional);
+      x->optional = m;
+      merge_deps(&m, &e->peers, &x->peers);
+      nub_depmap_release(&x->peers);
+      x->peers = m;
+    }
+    for (size_t j = 0; j < e->npeers_optional; j++) {
+      if (rec)
+        cJSON_AddItemToArray(f[3], cJSON_CreateString(e->peers_optional[j]));
       if (!nub_strarray_has(x->peers_optional, x->npeers_optional, e->peers_optional[j])) {
         x->peers_optional = nub_realloc(x->peers_optional,
                                         (x->npeers_optional + 1) * sizeof(char *));
         x->peers_optional[x->npeers_optional++] = nub_strdup(e->peers_optional[j]);
       }
+    }
+  }
+  if (rec) {
+    char *t;
+    for (int k = 0; k < 4; k++) {
+      if (cJSON_GetArraySize(f[k]))
+        cJSON_AddItemToObject(rec, fields[k], f[k]);
+      else
+        cJSON_Delete(f[k]);
+    }
+    if (npm_match)
+      cJSON_AddStringToObject(rec, "selector", npm_match->selector);
+    if (cJSON_GetArraySize(rec) > (npm_match ? 1 : 0)) {
+      t = cJSON_PrintUnformatted(rec);
+      n->ext_applied = nub_strdup(t);
+      cJSON_free(t);
+    }
+    cJSON_Delete(rec);
+  }
+  if (rc < 0) {
+    if (x)
+      n->pv = n->own_pv = x;
+    return rc;
+  }
+  /* then the pnpmfile's readPackage, as pnpm's read-package hook chain
+   * runs them (compat table, packageExtensions, readPackage) */
+  if (r->o->read_package) {
+    own_copy(n, &x);
+    rc = r->o->read_package(r->o->read_package_ud, n->name, x, r->err);
   }
   /* pnpm reads a peerDependenciesMeta entry that peerDependencies lacks as
    * an optional peer of any version (debug's supports-color), and writes it
@@ -334,7 +448,7 @@ static void extend(struct res *r, struct rnode *n)
   for (size_t i = 0; r->o->pnpm_peers && i < (x ? x : n->pv)->npeers_optional; i++) {
     const char *name = (x ? x : n->pv)->peers_optional[i];
     struct nub_depmap m, star = {&(struct nub_dep){(char *)name, (char *)"*"}, 1};
-    if (nub_depmap_get(&n->pv->peers, name) || (x && nub_depmap_get(&x->peers, name)))
+    if ((!x && nub_depmap_get(&n->pv->peers, name)) || (x && nub_depmap_get(&x->peers, name)))
       continue;
     own_copy(n, &x);
     merge_deps(&m, &x->peers, &star); /* (the manifest's order, then it) */
@@ -343,6 +457,7 @@ static void extend(struct res *r, struct rnode *n)
   }
   if (x)
     n->pv = n->own_pv = x;
+  return rc;
 }
 
 /* Enqueue a picked node's own dependencies, in name order. */
@@ -787,6 +902,15 @@ static int tarball_node(struct res *r, struct qitem *it, const char *base, const
   return 0;
 }
 
+/* The caller's allow_source on a dependency from outside the registry. */
+static int allowed(struct res *r, const struct qitem *it, int kind, const char *who,
+                   const char *spec)
+{
+  if (!r->o->allow_source)
+    return 0;
+  return r->o->allow_source(r->o->ud, kind, it->parent == NULL, who, it->alias, spec, r->err);
+}
+
 /* A file: tarball of the project ("file:../x/x-1.0.0.tgz"). */
 static int pick_local_tarball(struct res *r, struct qitem *it, const char *rel,
                               const char *abs, struct rnode **out)
@@ -939,20 +1063,26 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
     char *abs = nub_project_path(r->imps[it->imp].abs, spec + 5), rel[4096];
     struct nub_plat_stat st;
     const char *dir = spec + 5;
+    bool file;
     int rc2;
     /* a member's file: path, relative to the root as the lockfile keys it */
     if (it->imp && nub_path_relative(r->imps[0].abs, abs, rel, sizeof(rel)) == 0)
       dir = rel;
-    rc2 = nub_plat_stat_follow_at(NUB_PLAT_CWD, abs, &st) == 0 && st.type == NUB_FT_FILE
-              ? pick_local_tarball(r, it, dir, abs, out)
-              : pick_local(r, it, dir, abs, out);
+    file = nub_plat_stat_follow_at(NUB_PLAT_CWD, abs, &st) == 0 && st.type == NUB_FT_FILE;
+    rc2 = allowed(r, it, file ? NUB_SRC_FILE : NUB_SRC_DIRECTORY, who, spec);
+    if (rc2 == 0)
+      rc2 = file ? pick_local_tarball(r, it, dir, abs, out) : pick_local(r, it, dir, abs, out);
     nub_free(abs);
     return rc2;
   }
-  if ((!strncmp(spec, "https://", 8) || !strncmp(spec, "http://", 7)) && r->src->download)
-    return pick_tarball_url(r, it, spec, secret ? secret : spec, out);
-  if (nub_git_is_spec(spec) && strncmp(spec, "npm:", 4))
-    return pick_git(r, it, secret ? secret : spec, out);
+  if ((!strncmp(spec, "https://", 8) || !strncmp(spec, "http://", 7)) && r->src->download) {
+    rc = allowed(r, it, NUB_SRC_REMOTE, who, spec);
+    return rc < 0 ? rc : pick_tarball_url(r, it, spec, secret ? secret : spec, out);
+  }
+  if (nub_git_is_spec(spec) && strncmp(spec, "npm:", 4)) {
+    rc = allowed(r, it, NUB_SRC_GIT, who, spec);
+    return rc < 0 ? rc : pick_git(r, it, secret ? secret : spec, out);
+  }
   if (!strncmp(spec, "link:", 5) || !strncmp(spec, "file:", 5))
     return nub_err_set(r->err, -NUB_ESPEC,
                        "%s depends on %s@%s: only the project itself may use link: and file: "
@@ -1040,7 +1170,9 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   if (!n) {
     n = new_node(r, name, pv->version);
     n->pv = pv;
-    extend(r, n);
+    rc = extend(r, n);
+    if (rc < 0)
+      return rc;
     if (r->o->prog)
       nub_progress_add(r->o->prog, &r->o->prog->resolved, 1);
     if (r->o->on_pick)
@@ -1494,6 +1626,8 @@ static void fill_pkg(struct nub_gpkg *g, const struct rnode *n)
     local_facts(g, n);
   g->pkg_key = nub_strdup(n->base);
   g->afresh = n->afresh;
+  if (n->ext_applied)
+    g->ext_applied = nub_strdup(n->ext_applied);
   g->name = nub_strdup(n->name);
   g->version = nub_strdup(n->version);
   if (!pv && n->git_resolved) {
@@ -1844,6 +1978,7 @@ static void free_rnode(struct rnode *n)
     nub_strarray_free(n->own_pv->peers_optional, n->own_pv->npeers_optional);
     nub_free(n->own_pv);
   }
+  nub_free(n->ext_applied);
   nub_free(n);
 }
 

@@ -50,6 +50,11 @@ enum { NUB_PEERS_ROOT = 1u << 0, NUB_PEERS_MEMBERS = 1u << 1, NUB_PEERS_OPTIONAL
  * rule: the local package wins over the registry's; not with
  * o->no_plain_member_links, pnpm's default); "catalog:" and
  * "catalog:<name>" take the range from the workspace's catalogs. */
+enum { NUB_EXT_PNPM, NUB_EXT_BUN, NUB_EXT_NPM };
+
+/* Where a dependency that is not a registry range comes from. */
+enum nub_source_kind { NUB_SRC_GIT, NUB_SRC_REMOTE, NUB_SRC_FILE, NUB_SRC_DIRECTORY, NUB_SRC_KINDS };
+
 struct nub_resolve_opts {
   const char *project_dir;
   const struct nub_workspace *ws; /* NULL, or a loaded workspace */
@@ -58,9 +63,27 @@ struct nub_resolve_opts {
   size_t nforget;
   bool forget_all;
   const struct nub_depmap *overrides;
-  /* pnpm's packageExtensions, applied to every registry version picked */
+  /* package extensions, applied to every registry version picked, by
+   * ext_rule: NUB_EXT_PNPM (every matching one; the manifest's own entries
+   * win), NUB_EXT_BUN (the same, and recorded: gpkg's ext_applied),
+   * NUB_EXT_NPM (npm 12: one selector per version, more is an error; adds
+   * missing dependencies only, one the manifest has is an error; peers
+   * replaced; recorded with the selector) */
   const struct nub_pkg_ext *exts;
   size_t nexts;
+  int ext_rule;
+  /* Whether a dependency from outside the registry may be fetched (npm's
+   * allow-git, allow-remote, allow-file, allow-directory), or NULL for all:
+   * kind (enum nub_source_kind), whether an importer (the project or a
+   * member) asks for it, who asks, the spec. 0, or negative with err filled
+   * to refuse it before anything is fetched or cloned. */
+  int (*allow_source)(void *ud, int kind, bool from_importer, const char *who,
+                      const char *alias, const char *spec, struct nub_err *err);
+  /* pnpm's readPackage hook (pnpmfile.h), or NULL: given each picked
+   * registry version's own copy after the extensions, it may replace that
+   * copy's dependency maps and optional peers. 0 or negative (err filled). */
+  int (*read_package)(void *ud, const char *name, struct nub_pversion *pv, struct nub_err *err);
+  void *read_package_ud;
   /* the project's patches: a patched package's key carries
    * "(patch_hash=<hash>)" before its peers, as in pnpm */
   struct nub_patches *patches;

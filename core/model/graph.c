@@ -34,6 +34,7 @@ void nub_gpkg_free(struct nub_gpkg *p)
   nub_free(p->tarball);
   nub_free(p->directory);
   nub_depmap_release(&p->engines);
+  nub_free(p->ext_applied);
   nub_depmap_release(&p->peers);
   nub_strarray_free(p->peers_optional, p->npeers_optional);
   nub_depmap_release(&p->dep_specs);
@@ -85,6 +86,7 @@ void nub_graph_release(struct nub_graph *g)
   nub_free(g->pkgs);
   nub_depmap_release(&g->overrides);
   nub_free(g->ext_checksum);
+  nub_free(g->pnpmfile_checksum);
   nub_depmap_release(&g->patched);
   nub_depmap_release(&g->settings_extra);
   memset(g, 0, sizeof(*g));

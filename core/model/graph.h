@@ -34,6 +34,11 @@ struct nub_gpkg {
   char *tarball;    /* resolution.tarball for URL dependencies, else NULL */
   char *directory;  /* resolution.directory for file: dependencies */
   struct nub_depmap engines;
+  /* what package.json's packageExtensions added to its manifest (npm 12,
+   * bun: resolve.h's ext_rule), as compact JSON: {"dependencies": [names],
+   * "optionalDependencies", "peerDependencies", "peerDependenciesMeta",
+   * "selector"}; NULL when none applied */
+  char *ext_applied;
   struct nub_depmap peers;          /* peerDependencies (specs) */
   char **peers_optional;            /* peerDependenciesMeta: optional */
   size_t npeers_optional;
@@ -127,6 +132,7 @@ struct nub_graph {
   struct nub_depmap settings_extra;
   struct nub_depmap overrides;
   char *ext_checksum; /* packageExtensionsChecksum ("sha256-..."), or NULL */
+  char *pnpmfile_checksum; /* pnpmfileChecksum ("sha256-..."), or NULL */
   /* patchedDependencies: the configured key ("b@1.0.0") -> the patch's
    * hash, which the keys of the packages it patches carry as
    * "(patch_hash=<hash>)"; sorted by key */

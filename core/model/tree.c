@@ -164,6 +164,7 @@ void nub_tree_release_nodes(struct nub_tree *t)
     nub_strarray_free(n->os, n->nos);
     nub_strarray_free(n->cpu, n->ncpu);
     nub_strarray_free(n->libc, n->nlibc);
+    nub_free(n->engine_node);
     nub_strarray_free(n->deps, n->ndeps);
     nub_strarray_free(n->opt_peers, n->nopt_peers);
     nub_depmap_release(&n->peers);
@@ -192,6 +193,7 @@ void nub_tree_release(struct nub_tree *t)
   nub_depmap_release(&t->root_peer);
   nub_depmap_release(&t->overrides);
   nub_depmap_release(&t->patched);
+  nub_depmap_release(&t->pkg_exts);
   nub_depmap_release(&t->lock_patches);
   nub_tree_init(t, t->pkgs);
 }

@@ -35,6 +35,8 @@ struct nub_node {
   unsigned flags;
   char **os, **cpu, **libc;
   size_t nos, ncpu, nlibc;
+  char *engine_node; /* its engines.node as an npm lockfile records it, or NULL
+                      * (a node made from a graph: its gpkg's engines) */
   char **deps;       /* names it depends on (for the isolated conversion) */
   size_t ndeps;
   char **opt_peers;  /* of those, peers it can do without (peerDependenciesMeta) */
@@ -81,6 +83,10 @@ struct nub_tree {
    * file order; package-lock.json's (v4, npm 12) "patched" entries:
    * "name@version" -> "<integrity> <path>" */
   struct nub_depmap patched;
+  /* bun.lock's "packageExtensions": "name@version" -> what package.json's
+   * packageExtensions added to it, as compact JSON ({"dependencies": [..],
+   * "peerDependencies": [..]}) */
+  struct nub_depmap pkg_exts;
   bool npm_patches; /* a package-lock.json that would record npm 12's patches */
   /* the patches a lockfile itself applies (yarn berry's patch: entries),
    * to the copies it names: node path -> the patch file, from the

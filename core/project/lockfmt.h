@@ -84,6 +84,16 @@ enum {
   NUB_LF_HIDDEN_HOIST = 1u << 16,
   /* its tool resolves peers by pnpm 12's rules (resolve.h's pnpm_peers) */
   NUB_LF_PNPM_PEERS = 1u << 17,
+  /* its tool checks each package's engines.node, as its lockfile records
+   * it, against the node it runs on: an optional package it does not allow
+   * is left out, another is warned of (an error under engine-strict): npm's
+   * checkEngine, pnpm's packageIsInstallable. bun and yarn berry check
+   * none; yarn 1 reads engines from the packages (plan_yarn.c) */
+  NUB_LF_ENGINES = 1u << 18,
+  /* its tool applies package.json's "packageExtensions" by its own rule
+   * (resolve.h's ext_rule) and records what they added (bun; npm 12's
+   * are named, not applied) */
+  NUB_LF_MANIFEST_EXTS = 1u << 19,
   NUB_LF_WORKSPACE_LINKS_ONLY = 1u << 4, /* its tool links a workspace member
                                       * for workspace: specs only, a plain
                                       * range taking the registry's (pnpm,

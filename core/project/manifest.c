@@ -144,6 +144,61 @@ static void read_unapplied(const cJSON *root, const cJSON *pnpm, struct nub_mani
     }
 }
 
+void nub_pkg_ext_release(struct nub_pkg_ext *e)
+{
+  nub_free(e->name);
+  nub_free(e->range);
+  nub_free(e->selector);
+  nub_depmap_release(&e->deps);
+  nub_depmap_release(&e->optional);
+  nub_depmap_release(&e->peers);
+  nub_strarray_free(e->peers_optional, e->npeers_optional);
+}
+
+/* "packageExtensions": selector ("name" or "name@range") -> the maps to
+ * add. Entries that are not objects are left out (npm refuses the file,
+ * which its own install then says). */
+static void read_pkg_exts(const cJSON *root, struct nub_manifest *out)
+{
+  const cJSON *pe = cJSON_GetObjectItemCaseSensitive(root, "packageExtensions"), *it;
+  size_t cap = 0;
+  char *t;
+
+  if (!cJSON_IsObject(pe))
+    return;
+  t = cJSON_PrintUnformatted(pe);
+  out->pkg_exts_json = nub_strdup(t);
+  cJSON_free(t);
+  cJSON_ArrayForEach(it, pe)
+  {
+    const char *sel = it->string, *at;
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(it, "peerDependenciesMeta"), *m;
+    struct nub_pkg_ext *e;
+    if (!sel || !*sel || !cJSON_IsObject(it))
+      continue;
+    NUB_GROW(out->pkg_exts, cap, out->npkg_exts + 1);
+    e = &out->pkg_exts[out->npkg_exts++];
+    memset(e, 0, sizeof(*e));
+    at = strchr(sel + 1, '@');
+    e->name = at ? nub_strndup(sel, (size_t)(at - sel)) : nub_strdup(sel);
+    e->range = at && at[1] ? nub_strdup(at + 1) : NULL;
+    e->selector = nub_strdup(sel);
+    nub_json_depmap(cJSON_GetObjectItemCaseSensitive(it, "dependencies"), &e->deps);
+    nub_json_depmap(cJSON_GetObjectItemCaseSensitive(it, "optionalDependencies"), &e->optional);
+    nub_json_depmap(cJSON_GetObjectItemCaseSensitive(it, "peerDependencies"), &e->peers);
+    if (!cJSON_IsObject(meta))
+      meta = NULL;
+    cJSON_ArrayForEach(m, meta)
+    {
+      if (m->string && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "optional"))) {
+        e->peers_optional = nub_realloc(e->peers_optional,
+                                        (e->npeers_optional + 1) * sizeof(char *));
+        e->peers_optional[e->npeers_optional++] = nub_strdup(m->string);
+      }
+    }
+  }
+}
+
 /* npm "overrides" (nested objects: "a>b"), yarn "resolutions" (paths) and
  * "pnpm.overrides" ("a>b" already), as one map of "[parent>]name" keys. */
 static void read_overrides(const cJSON *root, struct nub_depmap *out)
@@ -311,6 +366,12 @@ int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
   nub_json_strarray(cJSON_GetObjectItemCaseSensitive(root, "cpu"), &out->cpu, &out->ncpu);
   nub_json_strarray(cJSON_GetObjectItemCaseSensitive(root, "libc"), &out->libc, &out->nlibc);
   out->package_manager = dup_str(root, "packageManager");
+  {
+    const cJSON *de = cJSON_GetObjectItemCaseSensitive(root, "devEngines");
+    char *t = de ? cJSON_PrintUnformatted(de) : NULL;
+    out->dev_engines = t ? nub_strdup(t) : NULL;
+    cJSON_free(t);
+  }
   scripts = cJSON_GetObjectItemCaseSensitive(root, "scripts");
   if (cJSON_IsObject(scripts)) {
     out->has_scripts_field = true;
@@ -371,6 +432,7 @@ int nub_manifest_parse(struct nub_manifest *out, const char *text, size_t len,
     }
   }
   read_unapplied(root, pnpm, out);
+  read_pkg_exts(root, out);
   nub_json_depmap(cJSON_GetObjectItemCaseSensitive(root, "patchedDependencies"), &out->patched);
   read_overrides(root, &out->overrides);
   read_overrides_raw(cJSON_GetObjectItemCaseSensitive(root, "overrides"), out);
@@ -437,6 +499,11 @@ void nub_manifest_release(struct nub_manifest *m)
   nub_strarray_free(m->cpu, m->ncpu);
   nub_strarray_free(m->libc, m->nlibc);
   nub_free(m->package_manager);
+  nub_free(m->dev_engines);
+  for (size_t i = 0; i < m->npkg_exts; i++)
+    nub_pkg_ext_release(&m->pkg_exts[i]);
+  nub_free(m->pkg_exts);
+  nub_free(m->pkg_exts_json);
   nub_free(m->preinstall);
   nub_free(m->install);
   nub_free(m->postinstall);

@@ -16,6 +16,20 @@ struct nub_catalog {
   struct nub_depmap deps;
 };
 
+/* One package extension (pnpm's packageExtensions in pnpm-workspace.yaml;
+ * package.json's, which npm 12 and bun read): what to add to the manifests
+ * of name (of the versions range allows; NULL: all). selector: the key as
+ * written ("a@^1"). How it merges is the tool's (resolve.h). */
+struct nub_pkg_ext {
+  char *name, *range, *selector;
+  struct nub_depmap deps, optional, peers;
+  char **peers_optional; /* peerDependenciesMeta's optional: true */
+  size_t npeers_optional;
+};
+
+/* Frees what e owns. */
+void nub_pkg_ext_release(struct nub_pkg_ext *e);
+
 struct nub_manifest {
   char *name, *version; /* NULL when absent */
   struct nub_depmap deps, dev, optional, peer; /* specs without secrets (url.h) */
@@ -45,6 +59,13 @@ struct nub_manifest {
   char *directories_bin; /* "directories.bin" when there is no "bin" */
   char **os, **cpu, **libc; size_t nos, ncpu, nlibc;
   char *package_manager;
+  char *dev_engines; /* "devEngines" as compact JSON text, or NULL */
+  /* "packageExtensions" (npm 12's and bun's), in file order, and as
+   * compact JSON text (npm hashes its canonical form); NULL/0 when absent.
+   * A malformed one is an error (exit 70), as npm refuses it. */
+  struct nub_pkg_ext *pkg_exts;
+  size_t npkg_exts;
+  char *pkg_exts_json;
   /* lifecycle scripts we care about, NULL when absent */
   char *preinstall, *install, *postinstall, *prepare;
   struct nub_depmap scripts; /* every script: name -> command, in file order */

@@ -276,7 +276,6 @@ static bool unapplied(const char *key)
 {
   static const char *const keys[] = {
       "trustPolicy", "configDependencies",
-      "pnpmfile",
       /* pnpm 10's; pnpm 12 applies allowBuilds alone (tested) */
       "neverBuiltDependencies", "ignoredBuiltDependencies"};
 
@@ -350,16 +349,6 @@ static void ohash(struct nub_buf *b, yaml_document_t *doc, yaml_node_t *n)
   }
 }
 
-void nub_pkg_ext_release(struct nub_pkg_ext *e)
-{
-  nub_free(e->name);
-  nub_free(e->range);
-  nub_depmap_release(&e->deps);
-  nub_depmap_release(&e->optional);
-  nub_depmap_release(&e->peers);
-  nub_strarray_free(e->peers_optional, e->npeers_optional);
-}
-
 static void release_exts(struct nub_workspace *ws)
 {
   for (size_t i = 0; i < ws->npkg_exts; i++)
@@ -400,6 +389,7 @@ static int pkg_exts(struct yrd *r, struct nub_workspace *ws, yaml_node_t *n)
     at = strchr(sel + 1, '@');
     e->name = at ? nub_strndup(sel, (size_t)(at - sel)) : nub_strdup(sel);
     e->range = at && at[1] ? nub_strdup(at + 1) : NULL;
+    e->selector = nub_strdup(sel);
     for (yaml_node_pair_t *f = v->data.mapping.pairs.start; f < v->data.mapping.pairs.top && !rc;
          f++) {
       const char *k = yscalar(yaml_document_get_node(r->doc, f->key));
@@ -564,7 +554,8 @@ static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len
       }
     } else if (!strcmp(k, "overrides"))
       rc = ymap(&r, v, "overrides", "version ranges", &ws->overrides);
-    else if (unapplied(k)) {
+    else if (unapplied(k) || (!strcmp(k, "pnpmfile") && !yscalar(v))) {
+      /* (pnpmfile: one path is applied, pnpmfile.h; a list is not) */
       struct strs u = {ws->unapplied, ws->nunapplied, ws->nunapplied};
       strs_add(&u, nub_strdup(k));
       ws->unapplied = u.v;

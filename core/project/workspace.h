@@ -21,19 +21,6 @@ struct nub_ws_pkg {
   struct nub_manifest man;
 };
 
-/* One of pnpm's packageExtensions: what to add to the manifests of name
- * (of the versions range allows; NULL: all). The manifest's own entries
- * win, as in pnpm. */
-struct nub_pkg_ext {
-  char *name, *range;
-  struct nub_depmap deps, optional, peers;
-  char **peers_optional; /* peerDependenciesMeta's optional: true */
-  size_t npeers_optional;
-};
-
-/* Frees what e owns. */
-void nub_pkg_ext_release(struct nub_pkg_ext *e);
-
 struct nub_workspace {
   char *root;         /* absolute */
   const char *source; /* "pnpm-workspace.yaml" or "package.json"; NULL: not a workspace */

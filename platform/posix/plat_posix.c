@@ -567,6 +567,24 @@ int nub_plat_write_all(int fd, const void *buf, size_t len)
   return 0;
 }
 
+int nub_plat_write_pipe(int fd, const void *buf, size_t len)
+{
+  sigset_t pipe_set, old, pending;
+  int rc, sig;
+
+  /* a reader gone is EPIPE here, not a SIGPIPE that ends nub: blocked for
+   * the write, and the one it raised taken off (sigwait: macOS has no
+   * sigtimedwait) */
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+  rc = nub_plat_write_all(fd, buf, len);
+  if (rc == -EPIPE && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE))
+    sigwait(&pipe_set, &sig);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc;
+}
+
 long nub_plat_read(int fd, void *buf, size_t len)
 {
   for (;;) {
@@ -895,6 +913,60 @@ int nub_plat_spawn_pipe(const char *const argv[], const char *cwd, const char *c
   close(p[1]);
   *pid_out = (int)pid;
   *fd_out = p[0];
+  return 0;
+}
+
+int nub_plat_spawn_duplex(const char *const argv[], const char *cwd, const char *const envp[],
+                          int *pid_out, int *to_fd, int *from_fd)
+{
+  int in[2], out[2];
+  pid_t pid;
+
+  /* every end closes on exec, as in nub_plat_spawn_pipe */
+  pthread_mutex_lock(&fork_lock);
+  if (pipe(in) < 0) {
+    int rc = nub__plat_neg_errno();
+    pthread_mutex_unlock(&fork_lock);
+    return rc;
+  }
+  if (pipe(out) < 0) {
+    int rc = nub__plat_neg_errno();
+    close(in[0]);
+    close(in[1]);
+    pthread_mutex_unlock(&fork_lock);
+    return rc;
+  }
+  for (int i = 0; i < 2; i++) {
+    fcntl(in[i], F_SETFD, FD_CLOEXEC);
+    fcntl(out[i], F_SETFD, FD_CLOEXEC);
+  }
+  pid = fork();
+  if (pid != 0)
+    pthread_mutex_unlock(&fork_lock);
+  if (pid < 0) {
+    int rc = nub__plat_neg_errno();
+    close(in[0]);
+    close(in[1]);
+    close(out[0]);
+    close(out[1]);
+    return rc;
+  }
+  if (pid == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    if (cwd && chdir(cwd) < 0)
+      _exit(127);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    execve(argv[0], (char *const *)argv, (char *const *)envp);
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  *pid_out = (int)pid;
+  *to_fd = in[1];
+  *from_fd = out[0];
   return 0;
 }
 

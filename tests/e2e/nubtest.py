@@ -54,6 +54,18 @@ PLACEHOLDER = re.compile(r"@@(INTEGRITY|SHASUM|SRI_SHA1):((?:@[^@/]+/)?[^@]+)@([
 # npm's names for this machine, and its os/cpu rule (a list allows the value
 # if it names it, or only has negations that do not; an empty list allows
 # anything).
+def write(path, text):
+    """Write text to path, making its folders."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
 def npm_os():
     return {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}.get(
         platform.system(), platform.system().lower())

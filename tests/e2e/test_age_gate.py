@@ -15,15 +15,9 @@ import os
 import shutil
 
 import nubtest
-from nubtest import NubTestCase
+from nubtest import NubTestCase, write
 
 PJ = {"name": "proj", "version": "1.0.0"}
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
 
 
 class AgeGateTest(NubTestCase):

@@ -13,13 +13,7 @@ import os
 import shutil
 
 import nubtest
-from nubtest import NubTestCase
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
+from nubtest import NubTestCase, write
 
 
 def ran(root):

@@ -894,5 +894,64 @@ class BunWriteBackTest(nubtest.NubTestCase):
         self.assertIn("one level", proc.stderr)
         self.assertEqual(self.read(self.lock), before)
 
+
+class BunPackageExtensionsTest(nubtest.NubTestCase):
+    """package.json's packageExtensions, as bun 1.4 applies them (every
+    matching selector; the manifest's own entries win, peers too) and
+    records them (bun.lock's "packageExtensions": what each added, an
+    optional dependency among "dependencies"): bun.lock byte for byte as
+    bun writes it when they are added or taken away, and a frozen install
+    refuses a file they changed, as bun's does."""
+
+    EXTS = {"c@^1": {"optionalDependencies": {"e": "1.0.0"}},
+            "peer-host": {"peerDependencies": {"b": "^2.0.0", "tagged": "*"},
+                          "peerDependenciesMeta": {"tagged": {"optional": True}}},
+            "a": {"dependencies": {"e": "1.0.0"}},
+            "a@1": {"dependencies": {"tagged": "1.0.0", "b": "^2.0.0"}}}
+
+    def project(self, name, exts):
+        d = os.path.join(self.tmp, name)
+        os.makedirs(d)
+        doc = {"name": "proj", "version": "1.0.0",
+               "dependencies": {"a": "1.0.0", "peer-host": "1.0.0", "c": "1.0.0", "b": "2.0.0"}}
+        if exts:
+            doc["packageExtensions"] = exts
+        self.write_json(os.path.join(d, "package.json"), doc)
+        return d
+
+    @staticmethod
+    def lock(d):
+        with open(os.path.join(d, "bun.lock")) as f:
+            return f.read()
+
+    def test_as_bun_writes_them(self):
+        for before, after in ((None, self.EXTS), (self.EXTS, None)):
+            with self.subTest(before=bool(before)):
+                theirs = self.project("bun-%d" % bool(before), before)
+                self.bun(theirs, "install", "--ignore-scripts")
+                mine = os.path.join(self.tmp, "nub-%d" % bool(before))
+                shutil.copytree(theirs, mine, ignore=shutil.ignore_patterns("node_modules"))
+                for d in (theirs, mine):
+                    pj = self.read_json(os.path.join(d, "package.json"))
+                    pj.pop("packageExtensions", None)
+                    if after:
+                        pj["packageExtensions"] = after
+                    self.write_json(os.path.join(d, "package.json"), pj)
+                proc = self.nub("install", "--frozen-lockfile", cwd=mine, check=False)
+                self.assertEqual(proc.returncode, 16, proc.stderr)
+                self.assertIn("packageExtensions", proc.stderr)
+                self.assertNotEqual(self.bun(theirs, "install", "--frozen-lockfile",
+                                             check=False).returncode, 0)
+                self.bun(theirs, "install", "--ignore-scripts")
+                self.nub("install", "--ignore-scripts", cwd=mine)
+                self.assertEqual(self.lock(mine), self.lock(theirs))
+                if after:
+                    self.assertIn('"a@1.0.0": { "dependencies": ["e", "tagged"] }',
+                                  self.lock(mine))
+                # the file as written installs frozen, the tree bun's
+                self.nub("install", "--frozen-lockfile", "--ignore-scripts", cwd=mine)
+                self.assertEqual(self.installed(mine), self.installed(theirs))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

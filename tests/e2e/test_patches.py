@@ -14,18 +14,7 @@ import re
 import shutil
 
 import nubtest
-from nubtest import NubTestCase
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
-
-
-def read(path):
-    with open(path) as f:
-        return f.read()
+from nubtest import NubTestCase, read, write
 
 
 def files(root):

@@ -12,13 +12,7 @@ import os
 import re
 
 import nubtest
-from nubtest import NubTestCase
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
+from nubtest import NubTestCase, write
 
 
 class PeerRulesTest(NubTestCase):

@@ -17,12 +17,7 @@ import re
 import shutil
 
 import nubtest
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
+from nubtest import write
 
 
 class WorkspaceTestCase(nubtest.NubTestCase):
@@ -424,19 +419,21 @@ class PnpmLockfileTest(WorkspaceTestCase):
               "packages:\n  - packages/*\nminimumReleaseAge: 1440\ntrustPolicy: no-downgrade\n"
               "strictPeerDependencies: true\nallowBuilds:\n  esbuild: true\n"
               "packageExtensions:\n  a:\n    dependencies:\n      e: ^1.0.0\n")
-        write(os.path.join(self.proj, ".pnpmfile.cjs"), "module.exports = {hooks: {}};\n")
+        write(os.path.join(self.proj, ".pnpmfile.cjs"),
+              "module.exports = {hooks: {afterAllResolved(l) { return l; }}};\n")
         self.member("packages/app", {"name": "app", "version": "1.0.0"})
         proc = self.nub("install")
-        # (minimumReleaseAge, allowBuilds, strictPeerDependencies and
-        # packageExtensions are applied: test_age_gate.py,
-        # test_approvals.py, test_peer_rules.py, test_package_extensions_as_pnpm)
+        # (minimumReleaseAge, allowBuilds, strictPeerDependencies,
+        # packageExtensions and readPackage are applied: test_age_gate.py,
+        # test_approvals.py, test_peer_rules.py, test_package_extensions_as_pnpm,
+        # test_pnpmfile.py)
         self.assertNotIn("minimumReleaseAge", proc.stderr)
         self.assertNotIn("allowBuilds", proc.stderr)
         self.assertNotIn("strictPeerDependencies", proc.stderr)
         self.assertNotIn("packageExtensions", proc.stderr)
         for line in ("pnpm-workspace.yaml's trustPolicy is not applied by nub",
                      "package.json's pnpm.peerDependencyRules is not applied by nub",
-                     ".pnpmfile.cjs is not run by nub"):
+                     ".pnpmfile.cjs's afterAllResolved hook is not run by nub"):
             self.assertEqual(proc.stderr.count(line), 1, proc.stderr)
 
     def test_package_extensions_as_pnpm(self):
