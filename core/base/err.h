@@ -26,6 +26,7 @@
   X(ETOOYOUNG, 2022, 22, "no version old enough for the release-age gate")     \
   X(EPEERS, 2023, 23, "peer dependencies not satisfied (strict)")             \
   X(EPATCH, 2024, 24, "a patch does not apply")                               \
+  X(ETRUST, 2025, 25, "a version published with weaker evidence (trustPolicy)") \
   X(EINTEGRITY, 2030, 30, "integrity mismatch")                               \
   X(EEXTRACT, 2031, 31, "bad tarball")                                        \
   X(ESTORE, 2032, 32, "store corrupt")                                        \

@@ -3,7 +3,10 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "nub_alloc.h"
 #include "text.h"
@@ -173,4 +176,65 @@ int nub_y_strarray(const struct nub_yrd *r, yaml_node_t *n, const char *what, ch
     (*out)[(*nout)++] = nub_strdup(nub_y_sval(v));
   }
   return 0;
+}
+
+static bool plain_number(const char *t)
+{
+  char *end;
+
+  if (!*t || strchr(t, '_') || (t[0] == '0' && t[1] && t[1] != '.'))
+    return false;
+  (void)strtod(t, &end);
+  return *end == '\0';
+}
+
+static cJSON *to_json(yaml_document_t *doc, yaml_node_t *n, int depth)
+{
+  cJSON *out;
+
+  if (!n || depth > 512)
+    return NULL;
+  if (n->type == YAML_SCALAR_NODE) {
+    const char *t = (const char *)n->data.scalar.value;
+    if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+      if (nub_y_is_null(n))
+        return cJSON_CreateNull();
+      if (!strcmp(t, "true") || !strcmp(t, "false"))
+        return cJSON_CreateBool(!strcmp(t, "true"));
+      if (plain_number(t))
+        return cJSON_CreateNumber(strtod(t, NULL));
+    }
+    return cJSON_CreateString(t);
+  }
+  if (n->type == YAML_SEQUENCE_NODE) {
+    out = cJSON_CreateArray();
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+         it++) {
+      cJSON *v = to_json(doc, yaml_document_get_node(doc, *it), depth + 1);
+      if (!v) {
+        cJSON_Delete(out);
+        return NULL;
+      }
+      cJSON_AddItemToArray(out, v);
+    }
+    return out;
+  }
+  out = cJSON_CreateObject();
+  NUB_Y_FOR_PAIRS(n, pr)
+  {
+    yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+    cJSON *v = to_json(doc, yaml_document_get_node(doc, pr->value), depth + 1);
+    if (!v || !nub_y_sval(k)) {
+      cJSON_Delete(v);
+      cJSON_Delete(out);
+      return NULL;
+    }
+    cJSON_AddItemToObject(out, nub_y_sval(k), v);
+  }
+  return out;
+}
+
+cJSON *nub_yaml_to_json(yaml_document_t *doc, yaml_node_t *n)
+{
+  return to_json(doc, n, 0);
 }

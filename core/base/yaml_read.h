@@ -50,6 +50,12 @@ static inline const char *nub_y_sval(const yaml_node_t *n)
   return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
+struct cJSON;
+/* The node as the JSON value a YAML loader makes of it: maps, sequences,
+ * and plain scalars typed (true/false, null, numbers), quoted ones strings.
+ * NULL for a node nested deeper than 512. The caller deletes it. */
+struct cJSON *nub_yaml_to_json(yaml_document_t *doc, yaml_node_t *n);
+
 /* A plain empty, "~" or "null" scalar (or no node): the field is absent. */
 bool nub_y_is_null(const yaml_node_t *n);
 /* true / True / TRUE. */

@@ -229,6 +229,15 @@ int nub_age_gate_load(struct nub_age_gate *g, const struct nub_config *cfg,
       add_excludes(g, v, "\n,");
     if ((v = nub_depmap_get(&bf.install, "minimumReleaseAgeExcludes")))
       add_excludes(g, v, "\n");
+    if (ws && (v = nub_depmap_get(&ws->settings, "trustPolicy")) &&
+        !strcmp(v, "no-downgrade")) {
+      const char *after = nub_depmap_get(&ws->settings, "trustPolicyIgnoreAfter");
+      g->trust = true;
+      if (after && atoll(after) > 0)
+        g->trust_after = (int64_t)time(NULL) - (int64_t)atoll(after) * 60;
+      g->trust_exclude = nub_strarray_dup(ws->trust_exclude, ws->ntrust_exclude);
+      g->ntrust_exclude = ws->ntrust_exclude;
+    }
     if (best.set && best.window > 0) {
       g->window = best.window;
       g->cutoff = (int64_t)time(NULL) - best.window;
@@ -246,14 +255,15 @@ int nub_age_gate_load(struct nub_age_gate *g, const struct nub_config *cfg,
 void nub_age_gate_release(struct nub_age_gate *g)
 {
   nub_strarray_free(g->exclude, g->nexclude);
+  nub_strarray_free(g->trust_exclude, g->ntrust_exclude);
   memset(g, 0, sizeof(*g));
 }
 
 /* "name@1.2.3 || 1.2.4" lists versions; a name or a glob, whole packages. */
-static bool excluded(const struct nub_age_gate *g, const char *name, const char *version)
+static bool listed(char *const *list, size_t nlist, const char *name, const char *version)
 {
-  for (size_t i = 0; i < g->nexclude; i++) {
-    const char *x = g->exclude[i], *at = strchr(x + 1, '@');
+  for (size_t i = 0; i < nlist; i++) {
+    const char *x = list[i], *at = strchr(x + 1, '@');
     char pat[512];
     if (!at) {
       if (!fnmatch(x, name, 0))
@@ -276,9 +286,63 @@ static bool excluded(const struct nub_age_gate *g, const char *name, const char 
   return false;
 }
 
+static bool excluded(const struct nub_age_gate *g, const char *name, const char *version)
+{
+  return listed(g->exclude, g->nexclude, name, version);
+}
+
+/* The strongest evidence of the versions of p published before v. */
+static int earlier_evidence(const struct nub_packument *p, const struct nub_pversion *v,
+                            const struct nub_pversion **which)
+{
+  int best = 0;
+
+  *which = NULL;
+  for (size_t i = 0; i < p->nversions; i++) {
+    const struct nub_pversion *o = p->versions[i];
+    if (o != v && o->published && o->published < v->published && o->trust > best) {
+      best = o->trust;
+      *which = o;
+    }
+  }
+  return best;
+}
+
+bool nub_trust_allows(const struct nub_age_gate *g, const struct nub_packument *p,
+                      const struct nub_pversion *v)
+{
+  const struct nub_pversion *o;
+
+  if (!g || !g->trust || !v->published ||
+      listed(g->trust_exclude, g->ntrust_exclude, p->name, v->version) ||
+      (g->trust_after && v->published < g->trust_after))
+    return true;
+  return v->trust >= earlier_evidence(p, v, &o);
+}
+
+int nub_trust_refuse(const struct nub_age_gate *g, const struct nub_packument *p,
+                     const char *who, const struct nub_pversion *v, struct nub_err *err)
+{
+  static const char *const says[] = {"neither a trusted publisher nor provenance",
+                                     "a provenance attestation", "a trusted publisher"};
+  const struct nub_pversion *o;
+  int was = earlier_evidence(p, v, &o);
+
+  (void)g;
+  return nub_err_set(err, -NUB_ETRUST,
+                     "high-risk trust downgrade for %s@%s (wanted by %s; possible package "
+                     "takeover): it was published with %s, where %s@%s had %s "
+                     "(trustPolicy: no-downgrade in pnpm-workspace.yaml); if it is expected, "
+                     "add it to trustPolicyExclude there", p->name, v->version, who,
+                     says[v->trust > 2 ? 2 : v->trust], p->name, o ? o->version : "?",
+                     says[was > 2 ? 2 : was]);
+}
+
 bool nub_age_gate_allows(const struct nub_age_gate *g, const struct nub_packument *p,
                          const struct nub_pversion *v)
 {
+  if (!nub_trust_allows(g, p, v))
+    return false;
   if (!g || !g->cutoff || excluded(g, p->name, v->version))
     return true;
   if (v->published)

@@ -40,6 +40,15 @@ struct nub_age_gate {
   char **exclude;
   size_t nexclude;
   char source[128]; /* "minimumReleaseAge in pnpm-workspace.yaml" */
+  /* pnpm's trustPolicy: no-downgrade (pnpm-workspace.yaml): a version
+   * published with weaker evidence (a trusted publisher, then a provenance
+   * attestation, then neither) than an earlier-published version of the
+   * package is not picked, unless trustPolicyExclude names it or it was
+   * published before trust_after (trustPolicyIgnoreAfter, minutes ago) */
+  bool trust;
+  int64_t trust_after;
+  char **trust_exclude;
+  size_t ntrust_exclude;
   char exclude_key[96]; /* where an exclusion goes: "minimumReleaseAgeExclude in pnpm-workspace.yaml" */
 };
 
@@ -64,6 +73,14 @@ bool nub_age_gate_allows(const struct nub_age_gate *g, const struct nub_packumen
 int nub_age_gate_fallback(const struct nub_age_gate *g, const char *name, const char *range,
                           const char *who, const struct nub_pversion *v, char **warning,
                           struct nub_err *err);
+/* Whether v of p passes the trust policy (true when there is none). */
+bool nub_trust_allows(const struct nub_age_gate *g, const struct nub_packument *p,
+                      const struct nub_pversion *v);
+/* v (wanted by who) fails it and nothing that passes satisfies the range:
+ * pnpm's "High-risk trust downgrade" error, -NUB_ETRUST naming the
+ * version, its evidence, the earlier one's and where an exclusion goes. */
+int nub_trust_refuse(const struct nub_age_gate *g, const struct nub_packument *p,
+                     const char *who, const struct nub_pversion *v, struct nub_err *err);
 /* "3 hours", "2 days": a span for messages. */
 void nub_age_span(int64_t seconds, char *buf, size_t cap);
 

@@ -161,6 +161,31 @@ static int allow_source(void *ud, int kind, bool from_importer, const char *who,
   return nub_install_allow(ud, kind, from_importer, what, NULL, err);
 }
 
+/* pnpm's afterAllResolved on the lockfile a resolution writes (*b): a
+ * changed answer is the resolution from then on, read and written again
+ * as pnpm writes it. */
+static int after_all_resolved(struct nub_install_ctx *c, struct nub_buf *b, struct nub_err *err)
+{
+  struct nub_graph g;
+  bool changed;
+  int rc = nub_pnpmfile_after_all_resolved(c->hooks, b, &changed, err);
+
+  if (rc < 0 || !changed)
+    return rc;
+  nub_graph_init(&g);
+  rc = nub_lockfile_pnpm_parse(&g, b->data, b->len, "the lockfile afterAllResolved returned",
+                               err);
+  if (rc < 0) {
+    nub_graph_release(&g);
+    return rc;
+  }
+  nub_graph_release(&c->plan.graph);
+  c->plan.graph = g;
+  b->len = 0;
+  nub_lockfile_pnpm_write(&c->plan.graph, b);
+  return 0;
+}
+
 static int read_package(void *ud, const char *name, struct nub_pversion *pv, struct nub_err *err)
 {
   return nub_pnpmfile_read_version(ud, name, pv, err);
@@ -355,6 +380,9 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
                     gate.strict ? "strict" : "lenient");
   }
   mo.times_after = gate.cutoff;
+  /* a trust policy weighs who published each version and when: the full
+   * documents' _npmUser and dates, which the abbreviated ones leave out */
+  mo.full = gate.trust;
   rc = nub_meta_new(&p->meta, &c->s->cfg, c->pool, &c->prog, &mo, err);
   if (rc < 0) {
     nub_age_gate_release(&gate);
@@ -635,7 +663,9 @@ int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err)
     if (have_prev && c->o->frozen != NUB_FROZEN_NO && !c->o->update_all)
       keep_lock_facts(&c->plan.graph, &prev);
     nub_lockfile_pnpm_write(&c->plan.graph, &b);
-    rc = nub_plan_stage_lock(c, &b, err);
+    rc = after_all_resolved(c, &b, err);
+    if (rc == 0)
+      rc = nub_plan_stage_lock(c, &b, err);
   }
 out:
   nub_graph_release(&prev); /* what read_lock filled, even when it failed */

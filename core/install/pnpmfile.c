@@ -14,6 +14,7 @@
 #include "nub_plat.h"
 #include "registry.h"
 #include "scripts.h"
+#include "yaml_read.h"
 
 /* The driver Node runs: loads the file (import() for ES modules), then
  * answers one request per line, in order. What a hook prints on stdout
@@ -50,6 +51,12 @@ static const char driver[] =
     "    const req = JSON.parse(line);\n"
     "    if (req.q === 'hooks')\n"
     "      return answer({ ok: Object.keys(hooks).filter((k) => typeof hooks[k] === 'function') });\n"
+    "    if (req.hook === 'afterAllResolved') {\n"
+    "      const res = await hooks.afterAllResolved(req.lockfile, { log: (m) => logs.push(String(m)) });\n"
+    "      if (!res || typeof res !== 'object' || Array.isArray(res))\n"
+    "        throw new Error('afterAllResolved did not return a lockfile object');\n"
+    "      return answer({ ok: res, logs });\n"
+    "    }\n"
     "    const pkg = req.pkg;\n"
     "    for (const k of ['dependencies', 'devDependencies', 'optionalDependencies',\n"
     "                     'peerDependencies'])\n"
@@ -70,8 +77,9 @@ static const char driver[] =
     "  .on('line', (line) => { chain = chain.then(() => handle(line)); })\n"
     "  .on('close', () => chain.then(() => process.exit(0)));\n";
 
-/* The hooks pnpm has that nub does not run (readPackage it does). */
-static const char *const other_hooks[] = {"afterAllResolved", "preResolution", "updateConfig",
+/* The hooks pnpm has that nub does not run (readPackage and
+ * afterAllResolved it does). */
+static const char *const other_hooks[] = {"preResolution", "updateConfig",
                                           "importPackage", "fetchers", "filterLog",
                                           "beforePacking", NULL};
 
@@ -465,6 +473,53 @@ int nub_pnpmfile_read_manifest(struct nub_pnpmfile *h, struct nub_manifest *m,
   }
   cJSON_Delete(before);
   cJSON_Delete(pkg);
+  return rc;
+}
+
+int nub_pnpmfile_after_all_resolved(struct nub_pnpmfile *h, struct nub_buf *lock,
+                                    bool *changed, struct nub_err *err)
+{
+  yaml_document_t doc;
+  cJSON *obj, *req, *ans, *ok;
+  char *text;
+  int rc;
+
+  *changed = false;
+  if (!nub_pnpmfile_has(h, "afterAllResolved"))
+    return 0;
+  rc = nub_yaml_load(&doc, lock->data, lock->len, "the lockfile", -NUB_EHOOK, err);
+  if (rc < 0)
+    return rc;
+  obj = nub_yaml_to_json(&doc, yaml_document_get_root_node(&doc));
+  yaml_document_delete(&doc);
+  if (!obj)
+    return nub_err_set(err, -NUB_EHOOK, "%s: the lockfile is too deep to hand to "
+                       "afterAllResolved", h->rel);
+  req = cJSON_CreateObject();
+  cJSON_AddStringToObject(req, "hook", "afterAllResolved");
+  cJSON_AddItemReferenceToObject(req, "lockfile", obj);
+  text = cJSON_PrintUnformatted(req);
+  cJSON_Delete(req);
+  ans = ask(h, text, err);
+  cJSON_free(text);
+  if (!ans) {
+    cJSON_Delete(obj);
+    return -NUB_EHOOK;
+  }
+  say_logs(h, "afterAllResolved", cJSON_GetObjectItemCaseSensitive(ans, "logs"));
+  ok = cJSON_GetObjectItemCaseSensitive(ans, "ok");
+  if (!cJSON_IsObject(ok)) {
+    rc = hook_failed(h, "afterAllResolved", cJSON_GetObjectItemCaseSensitive(ans, "err"), err);
+  } else if (!cJSON_Compare(ok, obj, true)) {
+    /* its answer as JSON, which is YAML to the lockfile's reader */
+    char *t = cJSON_PrintUnformatted(ok);
+    lock->len = 0;
+    nub_buf_adds(lock, t);
+    cJSON_free(t);
+    *changed = true;
+  }
+  cJSON_Delete(ans);
+  cJSON_Delete(obj);
   return rc;
 }
 

@@ -5,7 +5,8 @@
  * project that has such a file starts one.
  *
  * readPackage is applied (to the projects' manifests and to every version
- * the resolver picks); the other hooks a file defines are named by
+ * the resolver picks), and afterAllResolved (to the lockfile a resolution
+ * writes); the other hooks a file defines are named by
  * nub_pnpmfile_unapplied. */
 #ifndef NUB_PNPMFILE_H
 #define NUB_PNPMFILE_H
@@ -53,6 +54,14 @@ int nub_pnpmfile_read_version(struct nub_pnpmfile *h, const char *name, struct n
  * dependency maps (dev too) and optional peers replaced by the hook's. */
 int nub_pnpmfile_read_manifest(struct nub_pnpmfile *h, struct nub_manifest *m,
                                struct nub_err *err);
+
+/* afterAllResolved on the lockfile the resolution gives (pnpm-lock.yaml
+ * text in *lock), handed to it as the object pnpm hands it: when its
+ * answer differs, *lock becomes that answer (JSON, which the lockfile's
+ * YAML reader reads) and *changed is set. */
+struct nub_buf;
+int nub_pnpmfile_after_all_resolved(struct nub_pnpmfile *h, struct nub_buf *lock,
+                                    bool *changed, struct nub_err *err);
 
 /* What readPackage changed that nub does not apply (a field other than the
  * dependency maps and peerDependenciesMeta): "name's field", the first

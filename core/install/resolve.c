@@ -579,6 +579,8 @@ static int ungated(struct res *r, const struct nub_packument *p, const char *nam
   *pv = choose(p, range_s, range, NULL);
   if (!*pv)
     return 0;
+  if (!nub_trust_allows(r->o->gate, p, *pv))
+    return nub_trust_refuse(r->o->gate, p, who, *pv, r->err);
   rc = nub_age_gate_fallback(r->o->gate, name, range_s, who, *pv, &warning, r->err);
   if (rc == 0 && r->o->prog) {
     snprintf(key, sizeof(key), "age:%s@%s", name, (*pv)->version);
@@ -1039,7 +1041,8 @@ static int pick(struct res *r, struct qitem *it, struct rnode **out)
   struct nub_range *range = NULL;
   struct rnode *n;
   const char *ov, *locked, *secret = NULL;
-  const struct nub_age_gate *gate = r->o->gate && r->o->gate->cutoff ? r->o->gate : NULL;
+  const struct nub_age_gate *gate =
+      r->o->gate && (r->o->gate->cutoff || r->o->gate->trust) ? r->o->gate : NULL;
   int rc;
 
   *out = NULL;

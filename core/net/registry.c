@@ -142,6 +142,15 @@ static struct nub_pversion *parse_version(const cJSON *v, const char *name,
     return NULL; /* not semver: never selectable */
   }
   pv->version = nub_strdup(ver);
+  {
+    const cJSON *user = cJSON_GetObjectItemCaseSensitive(v, "_npmUser");
+    const cJSON *att = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(v, "dist"), "attestations");
+    if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(user, "trustedPublisher")))
+      pv->trust = 2;
+    else if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(att, "provenance")))
+      pv->trust = 1;
+  }
   depmap_strings(cJSON_GetObjectItemCaseSensitive(v, "dependencies"), &pv->deps);
   depmap_strings(cJSON_GetObjectItemCaseSensitive(v, "optionalDependencies"), &pv->optional);
   depmap_strings(cJSON_GetObjectItemCaseSensitive(v, "peerDependencies"), &pv->peers);

@@ -52,6 +52,10 @@ struct nub_pversion {
   /* when it was published (unix seconds; the full document's "time"), 0
    * when the document does not say */
   int64_t published;
+  /* the evidence of who published it: 2 a trusted publisher (the full
+   * document's _npmUser.trustedPublisher), 1 a provenance attestation
+   * (dist.attestations.provenance), 0 neither (pnpm's trustPolicy) */
+  unsigned char trust;
 };
 
 struct nub_packument {

@@ -275,7 +275,7 @@ static int add_catalog(struct yrd *r, struct nub_workspace *ws, const char *name
 static bool unapplied(const char *key)
 {
   static const char *const keys[] = {
-      "trustPolicy", "configDependencies",
+      "configDependencies",
       /* pnpm 10's; pnpm 12 applies allowBuilds alone (tested) */
       "neverBuiltDependencies", "ignoredBuiltDependencies"};
 
@@ -562,6 +562,8 @@ static int read_pnpm_yaml(struct nub_workspace *ws, const char *text, size_t len
       ws->nunapplied = u.n;
     } else if (!strcmp(k, "minimumReleaseAgeExclude"))
       rc = yseq(&r, v, "minimumReleaseAgeExclude", &ws->age_exclude, &ws->nage_exclude);
+    else if (!strcmp(k, "trustPolicyExclude"))
+      rc = yseq(&r, v, "trustPolicyExclude", &ws->trust_exclude, &ws->ntrust_exclude);
     else if (!strcmp(k, "allowBuilds"))
       rc = ymap(&r, v, "allowBuilds", "true or false", &ws->allow_builds);
     else if (!strcmp(k, "patchedDependencies"))
@@ -995,6 +997,7 @@ void nub_workspace_release(struct nub_workspace *ws)
   release_exts(ws);
   nub_strarray_free(ws->only_built, ws->nonly_built);
   nub_strarray_free(ws->age_exclude, ws->nage_exclude);
+  nub_strarray_free(ws->trust_exclude, ws->ntrust_exclude);
   nub_depmap_release(&ws->allow_builds);
   nub_depmap_release(&ws->patched);
   nub_strarray_free(ws->peer_ignore_missing, ws->npeer_ignore_missing);

@@ -38,6 +38,8 @@ struct nub_workspace {
   size_t nonly_built;
   char **age_exclude; /* minimumReleaseAgeExclude */
   size_t nage_exclude;
+  char **trust_exclude; /* trustPolicyExclude */
+  size_t ntrust_exclude;
   struct nub_depmap allow_builds; /* allowBuilds: name[@versions] -> "true"/"false" */
   struct nub_depmap patched; /* patchedDependencies: name[@version|@range] -> file */
   /* peerDependencyRules: peer names (or globs) whose absence, or whose

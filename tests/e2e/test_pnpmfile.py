@@ -146,11 +146,32 @@ class PnpmfileTest(NubTestCase):
                       proc.stderr)
         self.nub("install", "--ignore-pnpmfile", cwd=d, env={"PATH": "/nonexistent"})
 
+    def test_after_all_resolved_as_pnpm_runs_it(self):
+        hooks = ("module.exports = { hooks: { afterAllResolved(lockfile, ctx) {\n"
+                 "  lockfile.packages['a@1.0.0'].deprecated = 'use b instead';\n"
+                 "  ctx.log('packages: ' + Object.keys(lockfile.packages).length);\n"
+                 "  return lockfile; } } };\n")
+        mine = self.project("nub", hooks=hooks)
+        proc = self.nub("install", cwd=mine)
+        self.assertIn(".pnpmfile.cjs afterAllResolved: packages: 4", proc.stderr)
+        lock = read(os.path.join(mine, "nub.lock"))
+        self.assertIn("deprecated: use b instead", lock)
+        if not tool("pnpm"):
+            self.skipTest("SKIP: pnpm is not installed")
+        theirs = self.project("pnpm", hooks=hooks)
+        self.pnpm(theirs, "install")
+        self.assertEqual(lock, read(os.path.join(theirs, "pnpm-lock.yaml")))
+        # a hook that returns nothing fails the install, as pnpm's does
+        bad = self.project("bad", hooks="module.exports = { hooks: { afterAllResolved() {} } };\n")
+        proc = self.nub("install", cwd=bad, check=False)
+        self.assertEqual(proc.returncode, 52, proc.stderr)
+        self.assertIn("afterAllResolved did not return a lockfile object", proc.stderr)
+
     def test_hooks_nub_does_not_run_are_named(self):
-        d = self.project("after", hooks=HOOKS.replace(
-            "} } };", "}, afterAllResolved(lockfile) { return lockfile; } } };"))
+        d = self.project("pre", hooks=HOOKS.replace(
+            "} } };", "}, preResolution(ctx) { } } };"))
         proc = self.nub("install", cwd=d)
-        self.assertIn(".pnpmfile.cjs's afterAllResolved hook is not run by nub", proc.stderr)
+        self.assertIn(".pnpmfile.cjs's preResolution hook is not run by nub", proc.stderr)
         self.assertEqual(self.a_deps(d), {"b": "2.0.0", "e": "1.0.0"})
         # a change readPackage makes beyond the dependency maps: one line
         d = self.project("other-field", hooks="module.exports = { hooks: { readPackage(pkg) {\n"

@@ -417,10 +417,11 @@ class PnpmLockfileTest(WorkspaceTestCase):
                            "pnpm": {"peerDependencyRules": {"allowedVersions": {"b": "*"}}}})
         write(os.path.join(self.proj, "pnpm-workspace.yaml"),
               "packages:\n  - packages/*\nminimumReleaseAge: 1440\ntrustPolicy: no-downgrade\n"
+              "configDependencies:\n  my-config: '1.0.0+sha512-AAAA'\n"
               "strictPeerDependencies: true\nallowBuilds:\n  esbuild: true\n"
               "packageExtensions:\n  a:\n    dependencies:\n      e: ^1.0.0\n")
         write(os.path.join(self.proj, ".pnpmfile.cjs"),
-              "module.exports = {hooks: {afterAllResolved(l) { return l; }}};\n")
+              "module.exports = {hooks: {preResolution() {}}};\n")
         self.member("packages/app", {"name": "app", "version": "1.0.0"})
         proc = self.nub("install")
         # (minimumReleaseAge, allowBuilds, strictPeerDependencies,
@@ -431,9 +432,10 @@ class PnpmLockfileTest(WorkspaceTestCase):
         self.assertNotIn("allowBuilds", proc.stderr)
         self.assertNotIn("strictPeerDependencies", proc.stderr)
         self.assertNotIn("packageExtensions", proc.stderr)
-        for line in ("pnpm-workspace.yaml's trustPolicy is not applied by nub",
+        self.assertNotIn("trustPolicy", proc.stderr)  # (applied: test_trust_policy.py)
+        for line in ("pnpm-workspace.yaml's configDependencies is not applied by nub",
                      "package.json's pnpm.peerDependencyRules is not applied by nub",
-                     ".pnpmfile.cjs's afterAllResolved hook is not run by nub"):
+                     ".pnpmfile.cjs's preResolution hook is not run by nub"):
             self.assertEqual(proc.stderr.count(line), 1, proc.stderr)
 
     def test_package_extensions_as_pnpm(self):

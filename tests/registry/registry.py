@@ -10,6 +10,7 @@ is package content, except two optional control files that are never packed:
     ``_packument`` (merged into the top-level packument, e.g. ``dist-tags``),
     ``_omit_integrity`` (drop ``dist.integrity``, leaving only ``shasum``),
     ``_omit_shasum`` (drop ``dist.shasum``),
+    ``_npm_user`` (the version's ``_npmUser``, e.g. with a ``trustedPublisher``),
     ``_published_ago`` (seconds: the version was published that long before
     the registry rendered its documents, for release-age gates),
     ``_dependencies_raw`` (replaces ``dependencies`` verbatim, for legacy
@@ -311,6 +312,11 @@ class PackageVersion:
             doc["dist"].pop("integrity", None)
         if self.overrides.get("_omit_shasum"):
             doc["dist"].pop("shasum", None)
+        if "_npm_user" in self.overrides:
+            # who published it, as the registry says (full documents only):
+            # a trusted publisher there is the strongest evidence trust
+            # policies weigh
+            doc["_npmUser"] = copy.deepcopy(self.overrides["_npm_user"])
         return doc
 
 

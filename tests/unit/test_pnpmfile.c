@@ -91,12 +91,12 @@ static void test_pnpmfile__read_package(void **state)
                  "    ctx.log('a ' + pkg.version + ' ' + pkg.dist.integrity); }\n"
                  "  if (pkg.name === 'proj') delete pkg.devDependencies.x;\n"
                  "  if (pkg.name === 'bad') throw new Error('no');\n"
-                 "  return pkg; }, afterAllResolved(l) { return l; } } };\n",
+                 "  return pkg; }, preResolution() {} } };\n",
                  0644);
   nub_free(p);
   assert_int_equal(nub_pnpmfile_start(&h, d, ".pnpmfile.cjs", keep_log, NULL, &err), 0);
   assert_true(nub_pnpmfile_has(h, "readPackage"));
-  assert_string_equal(nub_pnpmfile_unapplied(h), "afterAllResolved");
+  assert_string_equal(nub_pnpmfile_unapplied(h), "preResolution");
 
   memset(&pv, 0, sizeof(pv));
   pv.version = (char *)"1.0.0";
