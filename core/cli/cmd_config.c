@@ -6,15 +6,21 @@
 
 #include "cli.h"
 #include "config.h"
+#include "npmrc_edit.h"
+#include "nub_plat.h"
 #include "nub_alloc.h"
 #include "redact.h"
 
 const char cli_config_help[] =
     "usage: nub config get <key>\n"
-    "       nub config list\n\n"
+    "       nub config list\n"
+    "       nub config set <key> <value> | <key>=<value>... [--location user|project]\n"
+    "       nub config delete <key>... [--location user|project]   (rm)\n\n"
     "Print effective settings. Layers, lowest first: builtin, global npmrc,\n"
     "~/.npmrc, the project's .npmrc, npm_config_* environment, flags.\n"
-    "Credentials are never printed.\n";
+    "Credentials are never printed. set and delete change one .npmrc as npm\n"
+    "does (~/.npmrc, or npm_config_userconfig; --location project: ./.npmrc),\n"
+    "its other lines and comments kept; a key npm does not know is refused.\n";
 
 static bool secret(const char *key)
 {
@@ -31,6 +37,71 @@ static const char *shown(const char *v, char *buf, size_t cap)
   return buf;
 }
 
+/* `config set` (set) or `delete`: npm's arguments ("key value", "key=value"
+ * pairs, keys to delete) into the file --location names. */
+static int config_edit(const struct nub_config *cfg, const char *dir, bool set, int argc,
+                       char **argv)
+{
+  const char *loc = "user";
+  char *path, *keys[64], *vals[64];
+  int n = 0, rc = 0;
+  struct nub_err err;
+
+  for (int i = 0; i < argc && n < 64; i++) {
+    const char *a = argv[i], *eq;
+    if (!strcmp(a, "--location") || !strcmp(a, "-L")) {
+      if (++i >= argc)
+        return cli_usage("--location takes user or project");
+      loc = argv[i];
+      continue;
+    }
+    if (!strncmp(a, "--location=", 11)) {
+      loc = a + 11;
+      continue;
+    }
+    eq = set ? strchr(a, '=') : NULL;
+    keys[n] = eq ? nub_strndup(a, (size_t)(eq - a)) : nub_strdup(a);
+    vals[n] = eq ? nub_strdup(eq + 1)
+              : set && i + 1 < argc ? nub_strdup(argv[++i]) : NULL;
+    if (set && !vals[n])
+      vals[n] = nub_strdup("");
+    n++;
+  }
+  if (!n)
+    rc = cli_usage("config %s needs a key", set ? "set" : "delete");
+  for (int k = 0; rc == 0 && k < n; k++)
+    if (!nub_npm_setting_known(keys[k])) {
+      const char *near = nub_npm_setting_nearest(keys[k]);
+      rc = cli_usage("`%s` is not a valid npm option%s%s%s", keys[k], near ? " (did you mean " : "",
+                     near ? near : "", near ? "?)" : "");
+    }
+  if (rc == 0 && strcmp(loc, "user") && strcmp(loc, "project"))
+    rc = cli_usage("--location takes user or project, not '%s' (nub writes no global npmrc)",
+                   loc);
+  if (rc == 0) {
+    const char *user = nub_config_get(cfg, "userconfig");
+    const char *home = nub_plat_home();
+    path = !strcmp(loc, "project") ? nub_asprintf("%s/.npmrc", dir)
+           : user                  ? nub_strdup(user)
+           : home                  ? nub_asprintf("%s/.npmrc", home)
+                                   : NULL;
+    if (!path)
+      rc = cli_usage("no home directory: set HOME, or use --location project");
+    for (int k = 0; rc == 0 && k < n; k++) {
+      nub_err_clear(&err);
+      if (nub_npmrc_edit(path, keys[k], set ? vals[k] : NULL,
+                         !strcmp(loc, "project") ? 0644 : 0600, &err) < 0)
+        rc = cli_fail(&err);
+    }
+    nub_free(path);
+  }
+  for (int k = 0; k < n; k++) {
+    nub_free(keys[k]);
+    nub_free(vals[k]);
+  }
+  return rc;
+}
+
 int cmd_config(int argc, char **argv)
 {
   struct nub_config cfg;
@@ -44,7 +115,7 @@ int cmd_config(int argc, char **argv)
     i += 2;
   }
   if (i >= argc)
-    return cli_usage("config needs a subcommand: get <key> | list");
+    return cli_usage("config needs a subcommand: get <key> | list | set | delete");
   if (!dir) {
     if (!getcwd(cwd, sizeof(cwd)))
       return cli_usage("cannot read the current directory");
@@ -79,8 +150,10 @@ int cmd_config(int argc, char **argv)
              nub_config_layer_name(cfg.ent[e].layer));
     printf("; store-dir=%s\n", cfg.store_dir);
     rc = 0;
+  } else if (!strcmp(argv[i], "set") || !strcmp(argv[i], "delete") || !strcmp(argv[i], "rm")) {
+    rc = config_edit(&cfg, dir, argv[i][0] == 's', argc - i - 1, argv + i + 1);
   } else {
-    rc = cli_usage("config needs a subcommand: get <key> | list");
+    rc = cli_usage("config needs a subcommand: get <key> | list | set | delete");
   }
   nub_config_release(&cfg);
   return rc;

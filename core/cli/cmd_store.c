@@ -284,7 +284,7 @@ const char cli_link_help[] =
     "The global directory is $NUB_HOME (else $XDG_DATA_HOME/nub/global, else\n"
     "~/.local/share/nub/global); its bin/ gets the package's commands. A link into\n"
     "a project is not saved in package.json: the next install removes it (as\n"
-    "`npm link`); `nub add link:<dir>` saves one.\n";
+    "`npm link`); `nub add link:<dir>` saves one. `nub unlink` undoes either.\n";
 
 int cmd_link(int argc, char **argv)
 {
@@ -318,4 +318,41 @@ int cmd_link(int argc, char **argv)
   nub_free(name);
   nub_free(target);
   return rc < 0 ? cli_fail(&err) : 0;
+}
+
+const char cli_unlink_help[] =
+    "usage: nub unlink            in a package: undo its `nub link` (the global link\n"
+    "                             and its commands in the global bin/)\n"
+    "       nub unlink <name>...  in a project: undo `nub link <name>`, then install,\n"
+    "                             so that what package.json asks for is back\n";
+
+int cmd_unlink(int argc, char **argv)
+{
+  char cwd[4096], *name = NULL;
+  struct nub_err err;
+  int rc = 0;
+
+  nub_err_clear(&err);
+  if (!getcwd(cwd, sizeof(cwd)))
+    return cli_usage("cannot read the current directory");
+  if (argc < 2) {
+    rc = nub_unlink_global(cwd, &name, &err);
+    if (rc == 0)
+      printf("unlinked %s\n", name);
+    nub_free(name);
+    return rc < 0 ? cli_fail(&err) : 0;
+  }
+  for (int i = 1; i < argc && rc == 0; i++) {
+    rc = nub_unlink_from(cwd, argv[i], &err);
+    if (rc == 0)
+      printf("unlinked %s\n", argv[i]);
+  }
+  if (rc < 0)
+    return cli_fail(&err);
+  /* (pnpm unlink's way: the project installed again, the package as
+   * package.json and the lockfile have it, if they do) */
+  {
+    char *install[] = {(char *)"install", NULL};
+    return cmd_install(1, install);
+  }
 }

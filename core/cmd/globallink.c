@@ -150,3 +150,123 @@ int nub_link_into(const char *project_dir, const char *what, char **name, char *
   nub_free(dir);
   return rc;
 }
+
+struct unbin {
+  const char *bindir, *pkg_dir;
+  size_t n;
+};
+
+/* A bin whose link points into the package: removed. */
+static int unbin_one(void *payload, const char *name, enum nub_plat_ftype type)
+{
+  struct unbin *u = payload;
+  char *path = nub_asprintf("%s/%s", u->bindir, name), target[4096];
+  size_t n = strlen(u->pkg_dir);
+  long len;
+
+  (void)type;
+  len = nub_plat_readlink_at(NUB_PLAT_CWD, path, target, sizeof(target));
+  if (len > 0 && !strncmp(target, u->pkg_dir, n) && target[n] == '/' &&
+      nub_plat_unlink_at(NUB_PLAT_CWD, path, false) == 0)
+    u->n++;
+  nub_free(path);
+  return 0;
+}
+
+static void remove_bins(const char *bindir, const char *pkg_dir)
+{
+  struct unbin u = {bindir, pkg_dir, 0};
+
+  nub_plat_list_dir_at(NUB_PLAT_CWD, bindir, unbin_one, &u);
+}
+
+/* path's link target, made absolute against path's folder (caller
+ * frees), or NULL when path is no link. */
+static char *link_target(const char *path)
+{
+  char t[4096];
+  long len = nub_plat_readlink_at(NUB_PLAT_CWD, path, t, sizeof(t));
+
+  if (len <= 0)
+    return NULL;
+  if (t[0] == '/')
+    return nub_strdup(t);
+  {
+    char *dir = nub_strndup(path, (size_t)(strrchr(path, '/') - path));
+    char *joined = nub_asprintf("%s/%s", dir, t), *real = nub_plat_realpath(joined);
+    nub_free(dir);
+    if (real) {
+      nub_free(joined);
+      return real;
+    }
+    return joined;
+  }
+}
+
+int nub_unlink_global(const char *pkg_dir, char **name, struct nub_err *err)
+{
+  struct nub_manifest m;
+  char *global = nub_global_dir(), *path = NULL, *target = NULL, *bin;
+  int rc;
+
+  *name = NULL;
+  if (!global)
+    return nub_err_set(err, -NUB_ECONFIG, "no home directory: set NUB_HOME for nub unlink");
+  rc = nub_manifest_load(&m, pkg_dir, err);
+  if (rc < 0) {
+    nub_free(global);
+    return rc;
+  }
+  if (!m.name || !nub_valid_pkg_name(m.name))
+    rc = nub_err_set(err, -NUB_EMANIFEST, "%s/package.json has no valid name", pkg_dir);
+  if (rc == 0) {
+    path = nub_asprintf("%s/node_modules/%s", global, m.name);
+    target = link_target(path);
+    if (!target || strcmp(target, pkg_dir))
+      rc = nub_err_set(err, -NUB_ENOTFOUND, "%s is not linked globally from here (%s)",
+                       m.name, target ? target : "no link");
+  }
+  if (rc == 0) {
+    rc = nub_plat_unlink_at(NUB_PLAT_CWD, path, false);
+    if (rc < 0)
+      nub_err_set(err, rc, "cannot remove %s: %s", path, nub_strerror(rc));
+  }
+  if (rc == 0) {
+    bin = nub_asprintf("%s/bin", global);
+    remove_bins(bin, pkg_dir);
+    nub_free(bin);
+    *name = nub_strdup(m.name);
+  }
+  nub_free(target);
+  nub_free(path);
+  nub_manifest_release(&m);
+  nub_free(global);
+  return rc;
+}
+
+int nub_unlink_from(const char *project_dir, const char *name, struct nub_err *err)
+{
+  char *path, *target, *bin;
+  int rc = 0;
+
+  if (!nub_valid_pkg_name(name))
+    return nub_err_set(err, -NUB_EUSAGE, "'%s' is not a package name", name);
+  path = nub_asprintf("%s/node_modules/%s", project_dir, name);
+  target = link_target(path);
+  if (!target)
+    rc = nub_err_set(err, -NUB_ENOTFOUND, "node_modules/%s is not a link (nothing to unlink)",
+                     name);
+  if (rc == 0) {
+    rc = nub_plat_unlink_at(NUB_PLAT_CWD, path, false);
+    if (rc < 0)
+      nub_err_set(err, rc, "cannot remove %s: %s", path, nub_strerror(rc));
+  }
+  if (rc == 0) {
+    bin = nub_asprintf("%s/node_modules/.bin", project_dir);
+    remove_bins(bin, target);
+    nub_free(bin);
+  }
+  nub_free(target);
+  nub_free(path);
+  return rc;
+}

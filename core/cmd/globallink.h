@@ -8,7 +8,8 @@
  *
  * <global> is $NUB_HOME, else $XDG_DATA_HOME/nub/global, else
  * ~/.local/share/nub/global. A link into a project is not saved in
- * package.json (npm's `npm link`): the next install removes it. */
+ * package.json (npm's `npm link`): the next install removes it, as
+ * `nub unlink <name>` does at once. */
 #ifndef NUB_GLOBALLINK_H
 #define NUB_GLOBALLINK_H
 
@@ -22,5 +23,14 @@ int nub_link_global(const char *pkg_dir, char **name, struct nub_err *err);
  * *name and *target (absolute) get what was linked (caller frees). */
 int nub_link_into(const char *project_dir, const char *what, char **name, char **target,
                   struct nub_err *err);
+
+/* `nub unlink`, undoing nub link: in a package, its global link (when it
+ * is this package's) and the global bins that point into it; *name gets
+ * its name (caller frees). -NUB_ENOTFOUND when it is not linked. */
+int nub_unlink_global(const char *pkg_dir, char **name, struct nub_err *err);
+/* In a project, node_modules/<name> when it is a link (what nub link makes)
+ * and the .bin entries that point into what it linked. -NUB_ENOTFOUND when
+ * node_modules/<name> is no link. */
+int nub_unlink_from(const char *project_dir, const char *name, struct nub_err *err);
 
 #endif

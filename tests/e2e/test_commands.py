@@ -924,6 +924,29 @@ class RebuildLinkTest(nubtest.NubTestCase):
         proc = self.nub_fails("link", "not-linked")
         self.assertEqual(proc.returncode, 40)
 
+    def test_unlink_undoes_link(self):
+        lib = os.path.join(self.tmp, "mylib")
+        write(os.path.join(lib, "package.json"),
+              json.dumps({"name": "@me/lib", "version": "0.1.0", "bin": {"mylib": "cli.js"}}))
+        write(os.path.join(lib, "cli.js"), "#!/bin/sh\necho mylib-cli\n")
+        self.env["NUB_HOME"] = os.path.join(self.tmp, "global")
+        self.nub("link", cwd=lib)
+        self.make_project({"name": "p", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})
+        self.nub("install")
+        self.nub("link", "@me/lib")
+        self.assertTrue(os.path.islink(os.path.join(self.proj, "node_modules/.bin/mylib")))
+        # in the project: the link and its commands go, the rest installed again
+        self.assertIn("unlinked @me/lib", self.nub("unlink", "@me/lib").stdout)
+        self.assertFalse(os.path.lexists(os.path.join(self.proj, "node_modules/@me/lib")))
+        self.assertFalse(os.path.lexists(os.path.join(self.proj, "node_modules/.bin/mylib")))
+        self.assertEqual(self.node_require(self.proj, "a")["version"], "1.0.0")
+        self.assertEqual(self.nub_fails("unlink", "@me/lib").returncode, 40)
+        # in the package: the global link and its commands go
+        self.assertIn("unlinked @me/lib", self.nub("unlink", cwd=lib).stdout)
+        self.assertFalse(os.path.lexists(os.path.join(self.tmp, "global/node_modules/@me/lib")))
+        self.assertFalse(os.path.lexists(os.path.join(self.tmp, "global/bin/mylib")))
+        self.assertEqual(self.nub_fails("unlink", cwd=lib).returncode, 40)
+
 
 class StoreTest(nubtest.NubTestCase):
 
@@ -1100,6 +1123,52 @@ class StoreTest(nubtest.NubTestCase):
         self.assertEqual(self.node_require(d, "c")["version"], "1.0.0")
         inst.stdout.close()
         inst.stderr.close()
+
+
+class ConfigEditTest(nubtest.NubTestCase):
+    """nub config set / delete change one .npmrc as npm config set / delete
+    do (the user's by default, the project's with --location project), and
+    npm reads back what nub wrote; comments and other lines are kept
+    (npm's own rewrite drops comments); a key npm does not know is refused,
+    as npm refuses it; a credential's value is never printed."""
+
+    def test_set_and_delete_as_npm_reads_them(self):
+        if not nubtest.tool("npm"):
+            self.skipTest("SKIP: npm is not installed")
+        npmrc = os.path.join(self.home, ".npmrc")
+        write(npmrc, "# the team's registry\nregistry=%s\n" % self.registry.url)
+        self.write_json(os.path.join(self.proj, "package.json"), {"name": "p", "version": "1.0.0"})
+        env = {"npm_config_registry": None}
+        for args in (("set", "save-exact", "true"), ("set", "init-author-name=A B;c"),
+                     ("set", "//127.0.0.1:9/:_authToken", "s3cr3t-token"),
+                     ("set", "--location", "project", "init-license=ISC-x")):
+            proc = self.nub("config", *args, env=env)
+            self.assertNotIn("s3cr3t", proc.stdout + proc.stderr)
+        text = read_text(npmrc)
+        self.assertTrue(text.startswith("# the team's registry\nregistry="), text)
+        npm = nubtest.tool("npm")
+        for key, want in (("save-exact", "true"), ("init-author-name", "A B;c"),
+                          ("init-license", "ISC-x")):
+            got = self.run_cmd([npm, "config", "get", key], env=env).stdout.strip()
+            self.assertEqual(got, want, key)
+            self.assertEqual(self.nub("config", "get", key, env=env).stdout.strip(), want)
+        self.assertNotIn("s3cr3t", self.nub("config", "list", env=env).stdout)
+        self.assertEqual(os.stat(os.path.join(self.proj, ".npmrc")).st_mode & 0o777, 0o644)
+        self.nub("config", "delete", "save-exact", env=env)
+        self.assertEqual(self.run_cmd([npm, "config", "get", "save-exact"], env=env)
+                         .stdout.strip(), "false")
+        self.assertNotIn("save-exact", read_text(npmrc))
+        # a new user file is the user's alone, as npm makes it
+        os.remove(npmrc)
+        self.nub("config", "set", "save-exact=true", env=env)
+        self.assertEqual(os.stat(npmrc).st_mode & 0o777, 0o600)
+        # a key npm does not know: refused, nothing written, as npm
+        proc = self.nub_fails("config", "set", "save-exactt", "true", env=env)
+        self.assertIn("`save-exactt` is not a valid npm option (did you mean save-exact?)",
+                      proc.stderr)
+        self.assertNotIn("save-exactt", read_text(npmrc))
+        self.assertNotEqual(self.run_cmd([npm, "config", "set", "save-exactt", "true"],
+                                         env=env, check=False).returncode, 0)
 
 
 if __name__ == "__main__":
