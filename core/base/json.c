@@ -395,3 +395,47 @@ struct nub_depmap *nub_json_member_specs(const cJSON *obj)
     nub_json_depmap(cJSON_GetObjectItemCaseSensitive(obj, keys[k]), &v[k]);
   return v;
 }
+
+static void pretty(const cJSON *v, struct nub_buf *out, int level)
+{
+  if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
+    const cJSON *it;
+    bool obj = cJSON_IsObject(v), first = true;
+    if (!v->child) {
+      nub_buf_adds(out, obj ? "{}" : "[]");
+      return;
+    }
+    nub_buf_adds(out, obj ? "{\n" : "[\n");
+    cJSON_ArrayForEach(it, v)
+    {
+      if (!first)
+        nub_buf_adds(out, ",\n");
+      first = false;
+      for (int i = 0; i <= level; i++)
+        nub_buf_adds(out, "  ");
+      if (obj) {
+        cJSON *k = cJSON_CreateString(it->string);
+        char *t = cJSON_PrintUnformatted(k);
+        nub_buf_addf(out, "%s: ", t);
+        cJSON_free(t);
+        cJSON_Delete(k);
+      }
+      pretty(it, out, level + 1);
+    }
+    nub_buf_adds(out, "\n");
+    for (int i = 0; i < level; i++)
+      nub_buf_adds(out, "  ");
+    nub_buf_adds(out, obj ? "}" : "]");
+    return;
+  }
+  {
+    char *t = cJSON_PrintUnformatted(v);
+    nub_buf_adds(out, t ? t : "null");
+    cJSON_free(t);
+  }
+}
+
+void nub_json_pretty(const cJSON *v, struct nub_buf *out)
+{
+  pretty(v, out, 0);
+}

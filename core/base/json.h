@@ -48,6 +48,11 @@ bool nub_json_true(const cJSON *obj, const char *key);
 /* A dependency map; arrays, null or strings (legacy registry oddities) read
  * as empty, a value that is not a string as "*". */
 void nub_json_depmap(const cJSON *obj, struct nub_depmap *out);
+
+struct nub_buf;
+/* v as JavaScript's JSON.stringify(v, null, 2) writes it (keys in their
+ * order, two spaces a level, [] and {} when empty), appended to out. */
+void nub_json_pretty(const cJSON *v, struct nub_buf *out);
 /* A list of strings; a lone string is a list of one ("os": "linux"). */
 /* A workspace member's recorded specs from a lockfile object with
  * "dependencies", "devDependencies", "optionalDependencies" and

@@ -81,6 +81,7 @@ int cmd_patch(int argc, char **argv);
 int cmd_patch_commit(int argc, char **argv);
 int cmd_link(int argc, char **argv);
 int cmd_unlink(int argc, char **argv);
+int cmd_licenses(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 /* `nub <script>`: run the package.json script `script` (argv[0] is it). */
@@ -115,6 +116,7 @@ extern const char cli_store_help[];
 extern const char cli_dlx_help[];
 extern const char cli_link_help[];
 extern const char cli_unlink_help[];
+extern const char cli_licenses_help[];
 extern const char cli_exec_help[];
 extern const char cli_init_help[];
 extern const struct cli_opt *const cli_init_tabs[];

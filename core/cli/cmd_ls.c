@@ -540,3 +540,318 @@ int cmd_outdated(int argc, char **argv)
     return cli_fail(&err);
   return behind ? 1 : 0;
 }
+
+/* ---- licenses ------------------------------------------------------------ */
+
+#include <cjson/cJSON.h>
+
+#include "json.h"
+#include "nub_plat.h"
+
+const char cli_licenses_help[] =
+    "usage: nub licenses [ls|list] [--json] [--prod|--dev]\n\n"
+    "The licenses of the installed dependencies (every level), as pnpm licenses\n"
+    "lists them: a table of package and license, or with --json, by license:\n"
+    "each package's name, versions, paths, license, author, homepage and\n"
+    "description, read from its package.json where it is installed.\n";
+
+/* One installed package (by name): its versions and folders, and what its
+ * package.json says. */
+struct lic {
+  char *name, *license, *author, *homepage, *description;
+  char **versions, **paths; /* by version; a path per version */
+  size_t nversions, npaths;
+  unsigned char *reach; /* per version: 1 from the dependencies, 2 from devDependencies */
+  bool prod, dev; /* reached through the projects' dependencies, devDependencies */
+};
+
+struct lics {
+  struct nub_query *q;
+  bool prod, dev;
+  struct lic *v;
+  size_t n, cap;
+  bool *seen; /* per graph package, in this walk */
+  bool walk_dev; /* this walk starts at the devDependencies */
+};
+
+static char *json_dup(const cJSON *o, const char *key)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsString(v) && v->valuestring[0] ? nub_strdup(v->valuestring) : NULL;
+}
+
+/* pnpm's reading of "license": a string, an object's "type", or the old
+ * "licenses" array's types joined; "Unknown" when none. */
+static char *license_of(const cJSON *m)
+{
+  const cJSON *l = cJSON_GetObjectItemCaseSensitive(m, "license");
+  const cJSON *ls = cJSON_GetObjectItemCaseSensitive(m, "licenses"), *it;
+  struct nub_buf b = NUB_BUF_INIT;
+
+  if (cJSON_IsString(l) && l->valuestring[0])
+    return nub_strdup(l->valuestring);
+  if (cJSON_IsObject(l) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(l, "type")))
+    return json_dup(l, "type");
+  if (!cJSON_IsArray(ls))
+    ls = NULL;
+  cJSON_ArrayForEach(it, ls)
+  {
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "type");
+    if (cJSON_IsString(t))
+      nub_buf_addf(&b, "%s%s", b.len ? " OR " : "", t->valuestring);
+  }
+  if (b.len)
+    return nub_buf_take(&b);
+  nub_buf_release(&b);
+  return nub_strdup("Unknown");
+}
+
+static struct lic *lic_for(struct lics *L, const char *name)
+{
+  for (size_t i = 0; i < L->n; i++)
+    if (!strcmp(L->v[i].name, name))
+      return &L->v[i];
+  NUB_GROW(L->v, L->cap, L->n + 1);
+  memset(&L->v[L->n], 0, sizeof(L->v[0]));
+  L->v[L->n].name = nub_strdup(name);
+  return &L->v[L->n++];
+}
+
+/* A version and its folder, once, kept in version order. */
+static void add_version(struct lic *x, const char *version, const char *dir, unsigned char how)
+{
+  struct nub_version a, b;
+  size_t at = x->nversions;
+
+  for (size_t i = 0; i < x->nversions; i++)
+    if (!strcmp(x->versions[i], version)) {
+      x->reach[i] |= how;
+      return;
+    }
+  if (nub_version_parse_loose(&a, version) == 0) {
+    for (size_t i = 0; i < x->nversions && at == x->nversions; i++)
+      if (nub_version_parse_loose(&b, x->versions[i]) == 0) {
+        if (nub_version_cmp(&a, &b) < 0)
+          at = i;
+        nub_version_release(&b);
+      }
+    nub_version_release(&a);
+  }
+  x->versions = nub_realloc(x->versions, (x->nversions + 1) * sizeof(char *));
+  x->paths = nub_realloc(x->paths, (x->npaths + 1) * sizeof(char *));
+  x->reach = nub_realloc(x->reach, x->nversions + 1);
+  memmove(x->reach + at + 1, x->reach + at, x->nversions - at);
+  x->reach[at] = how;
+  memmove(x->versions + at + 1, x->versions + at, (x->nversions - at) * sizeof(char *));
+  memmove(x->paths + at + 1, x->paths + at, (x->npaths - at) * sizeof(char *));
+  x->versions[at] = nub_strdup(version);
+  x->paths[at] = nub_strdup(dir);
+  x->nversions++;
+  x->npaths++;
+}
+
+/* p (required as alias from from_dir) and, once per package, what it
+ * depends on. */
+static void lic_walk(struct lics *L, const char *alias, const struct nub_gpkg *p,
+                     const char *from_dir)
+{
+  char *dir;
+
+  if (!p || L->seen[p->index])
+    return;
+  dir = nub_query_resolve(from_dir, alias);
+  if (!dir)
+    return; /* not installed here (another platform's, left out) */
+  L->seen[p->index] = true;
+  {
+    struct lic *x = lic_for(L, p->name);
+    char *pj = nub_asprintf("%s/package.json", dir), *text = NULL;
+    size_t len = 0;
+    add_version(x, p->version, dir, L->walk_dev ? 2 : 1);
+    if (L->walk_dev)
+      x->dev = true;
+    else
+      x->prod = true;
+    if (!x->license && nub_plat_read_file_at(NUB_PLAT_CWD, pj, 8u << 20, &text, &len) == 0) {
+      cJSON *m = cJSON_ParseWithLength(text, len);
+      const cJSON *a = cJSON_GetObjectItemCaseSensitive(m, "author");
+      x->license = license_of(m);
+      x->author = cJSON_IsString(a) ? json_dup(m, "author") : json_dup(a, "name");
+      x->homepage = json_dup(m, "homepage");
+      x->description = json_dup(m, "description");
+      cJSON_Delete(m);
+    }
+    if (!x->license)
+      x->license = nub_strdup("Unknown");
+    nub_free(text);
+    nub_free(pj);
+  }
+  for (size_t e = 0; e < p->ndeps + p->noptional_deps; e++) {
+    const struct nub_gedge *ed = e < p->ndeps ? &p->deps[e] : &p->optional_deps[e - p->ndeps];
+    lic_walk(L, ed->alias, target(&L->q->graph, ed->alias, ed->ref), dir);
+  }
+  nub_free(dir);
+}
+
+static int cmp_lic(const void *a, const void *b)
+{
+  const struct lic *x = a, *y = b;
+  int c = strcmp(x->license, y->license);
+  return c ? c : strcmp(x->name, y->name);
+}
+
+static void lic_json(struct nub_buf *out, const struct lic *v, size_t n, unsigned char mask)
+{
+  cJSON *root = cJSON_CreateObject();
+
+  for (size_t i = 0; i < n; i++) {
+    cJSON *group = cJSON_GetObjectItemCaseSensitive(root, v[i].license), *e;
+    if (!group)
+      group = cJSON_AddArrayToObject(root, v[i].license);
+    e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "name", v[i].name);
+    {
+      /* the versions this listing reaches (--prod, --dev), each with its folder */
+      cJSON *vs = cJSON_AddArrayToObject(e, "versions"), *ps;
+      ps = cJSON_CreateArray();
+      for (size_t k = 0; k < v[i].nversions; k++)
+        if (v[i].reach[k] & mask) {
+          cJSON_AddItemToArray(vs, cJSON_CreateString(v[i].versions[k]));
+          cJSON_AddItemToArray(ps, cJSON_CreateString(v[i].paths[k]));
+        }
+      cJSON_AddItemToObject(e, "paths", ps);
+    }
+    cJSON_AddStringToObject(e, "license", v[i].license);
+    if (v[i].author)
+      cJSON_AddStringToObject(e, "author", v[i].author);
+    if (v[i].homepage)
+      cJSON_AddStringToObject(e, "homepage", v[i].homepage);
+    if (v[i].description)
+      cJSON_AddStringToObject(e, "description", v[i].description);
+    cJSON_AddItemToArray(group, e);
+  }
+  nub_json_pretty(root, out);
+  nub_buf_adds(out, "\n");
+  cJSON_Delete(root);
+}
+
+/* pnpm's table: a box, a line between rows. */
+static void lic_table(struct nub_buf *out, const struct lic *v, size_t n)
+{
+  size_t w1 = strlen("Package"), w2 = strlen("License");
+
+  for (size_t i = 0; i < n; i++) {
+    if (strlen(v[i].name) + (v[i].prod ? 0 : 6) > w1)
+      w1 = strlen(v[i].name) + (v[i].prod ? 0 : 6);
+    if (strlen(v[i].license) > w2)
+      w2 = strlen(v[i].license);
+  }
+#define RULE(l, m, r)                                                                         \
+  do {                                                                                        \
+    nub_buf_adds(out, l);                                                                     \
+    for (size_t k = 0; k < w1 + 2; k++)                                                       \
+      nub_buf_adds(out, "─");                                                                 \
+    nub_buf_adds(out, m);                                                                     \
+    for (size_t k = 0; k < w2 + 2; k++)                                                       \
+      nub_buf_adds(out, "─");                                                                 \
+    nub_buf_adds(out, r "\n");                                                                \
+  } while (0)
+  RULE("┌", "┬", "┐");
+  nub_buf_addf(out, "│ %-*s │ %-*s │\n", (int)w1, "Package", (int)w2, "License");
+  for (size_t i = 0; i < n; i++) {
+    char *nm = nub_asprintf("%s%s", v[i].name, v[i].prod ? "" : " (dev)");
+    RULE("├", "┼", "┤");
+    nub_buf_addf(out, "│ %-*s │ %-*s │\n", (int)w1, nm, (int)w2, v[i].license);
+    nub_free(nm);
+  }
+  RULE("└", "┴", "┘");
+#undef RULE
+}
+
+int cmd_licenses(int argc, char **argv)
+{
+  struct nub_query q;
+  struct nub_err err;
+  struct lics L;
+  struct nub_buf out = NUB_BUF_INIT;
+  const char *dir = NULL;
+  bool json = false;
+  int rc;
+
+  memset(&L, 0, sizeof(L));
+  nub_err_clear(&err);
+  {
+    int i = 1, id;
+    const char *val;
+    while ((id = cli_opt_next(cli_ls_tabs, "licenses", argc, argv, &i, &val)) != CLI_OPT_END) {
+      switch (id) {
+      case CLI_OPT_BAD: return 2;
+      case CLI_OPT_ARG:
+        if (strcmp(val, "ls") && strcmp(val, "list"))
+          return cli_usage("licenses takes ls or list, not '%s'", val);
+        break;
+      case Q_JSON: json = true; break;
+      case Q_PROD: L.prod = true; break;
+      case Q_DEV: L.dev = true; break;
+      case Q_DIR: dir = val; break;
+      default: break;
+      }
+    }
+  }
+  rc = nub_query_open(&q, dir, &err);
+  if (rc < 0) {
+    nub_query_close(&q);
+    return cli_fail(&err);
+  }
+  L.q = &q;
+  L.seen = nub_calloc(q.graph.npkgs + 1, sizeof(bool));
+  /* two walks: from the dependencies, then from the devDependencies (a
+   * package only the second reaches is pnpm's "(dev)") */
+  for (int pass = 0; pass < 2; pass++) {
+    L.walk_dev = pass == 1;
+    memset(L.seen, 0, (q.graph.npkgs + 1) * sizeof(bool));
+    for (size_t m = 0; m < q.graph.nimporters; m++) {
+      const struct nub_importer *im = &q.graph.importers[m];
+      char *abs = strcmp(im->path, ".") ? nub_asprintf("%s/%s", q.s.root, im->path)
+                                        : nub_strdup(q.s.root);
+      for (int k = 0; k < NUB_DEP_KINDS; k++) {
+        const struct nub_gdirect *d;
+        size_t n = nub_importer_directs(im, k, &d);
+        if ((k == NUB_DEP_DEV) != L.walk_dev)
+          continue;
+        for (size_t i = 0; i < n; i++)
+          lic_walk(&L, d[i].alias, target(&q.graph, d[i].alias, d[i].ref), abs);
+      }
+      nub_free(abs);
+    }
+  }
+  nub_sort(L.v, L.n, sizeof(L.v[0]), cmp_lic);
+  {
+    size_t k = 0;
+    struct lic *shown = nub_calloc(L.n + 1, sizeof(*shown));
+    for (size_t i = 0; i < L.n; i++)
+      if ((!L.prod || L.v[i].prod) && (!L.dev || L.v[i].dev))
+        shown[k++] = L.v[i];
+    if (json)
+      lic_json(&out, shown, k, L.prod ? 1 : L.dev ? 2 : 3);
+    else if (k)
+      lic_table(&out, shown, k);
+    nub_free(shown);
+  }
+  fwrite(out.data ? out.data : "", 1, out.len, stdout);
+  nub_buf_release(&out);
+  for (size_t i = 0; i < L.n; i++) {
+    nub_free(L.v[i].name);
+    nub_free(L.v[i].license);
+    nub_free(L.v[i].author);
+    nub_free(L.v[i].homepage);
+    nub_free(L.v[i].description);
+    nub_strarray_free(L.v[i].versions, L.v[i].nversions);
+    nub_strarray_free(L.v[i].paths, L.v[i].npaths);
+    nub_free(L.v[i].reach);
+  }
+  nub_free(L.v);
+  nub_free(L.seen);
+  nub_query_close(&q);
+  return 0;
+}

@@ -77,6 +77,8 @@ const struct cli_cmd cli_cmds[] = {
    "install", cli_patch_commit_help, cli_patch_commit_tabs, false},
   {"link", "ln", cmd_link, "link a local package: globally (no name) or into the project",
    cli_link_help, NULL, false},
+  {"licenses", NULL, cmd_licenses, "the licenses of the installed dependencies, a table or JSON",
+   cli_licenses_help, cli_ls_tabs, false},
   {"unlink", NULL, cmd_unlink, "undo nub link: globally (no name) or in the project",
    cli_unlink_help, NULL, false},
   {"store", NULL, cmd_store, "the store: path, status, verify, prune", cli_store_help, NULL,

@@ -1125,6 +1125,39 @@ class StoreTest(nubtest.NubTestCase):
         inst.stderr.close()
 
 
+class LicensesTest(nubtest.NubTestCase):
+    """nub licenses [ls] [--json], as pnpm licenses list prints them: the
+    same table and the same JSON from the same installed project, and from
+    nub's own install the same but for the folders."""
+
+    def test_as_pnpm_lists_them(self):
+        if not nubtest.tool("pnpm"):
+            self.skipTest("SKIP: pnpm is not installed")
+        d = os.path.join(self.tmp, "pnpm")
+        write(os.path.join(d, "package.json"), json.dumps(
+            {"name": "p", "version": "1.0.0", "dependencies": {"a": "1.0.0", "c": "1.0.0"},
+             "devDependencies": {"dev-only": "1.0.0", "b": "1.0.0"}}))
+        write(os.path.join(d, ".npmrc"), "registry=%s\n" % self.registry.url)
+        self.pnpm(d, "install")
+        pnpm = nubtest.tool("pnpm")
+        # (b: 1.0.0 a devDependency, 2.0.0 under c; dev-only is pnpm's "(dev)")
+        for args in ([], ["--json"], ["--json", "--prod"], ["--dev"], ["--json", "--dev"],
+                     ["--prod"]):
+            theirs = self.run_cmd([pnpm, "licenses", "list"] + args, cwd=d).stdout
+            self.assertEqual(self.nub("licenses", "ls", *args, cwd=d).stdout, theirs, args)
+        mine = os.path.join(self.tmp, "nub")
+        shutil.copytree(d, mine, ignore=shutil.ignore_patterns("node_modules"))
+        self.nub("install", "--frozen-lockfile", cwd=mine)
+        ours = json.loads(self.nub("licenses", "--json", cwd=mine).stdout)
+        theirs = json.loads(self.run_cmd([pnpm, "licenses", "list", "--json"], cwd=d).stdout)
+        for doc in (ours, theirs):
+            for group in doc.values():
+                for e in group:
+                    e.pop("paths")
+        self.assertEqual(ours, theirs)
+        self.assertEqual(sorted(e["name"] for e in ours["MIT"]), ["a", "b", "c", "dev-only"])
+
+
 class ConfigEditTest(nubtest.NubTestCase):
     """nub config set / delete change one .npmrc as npm config set / delete
     do (the user's by default, the project's with --location project), and

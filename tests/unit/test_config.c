@@ -6,6 +6,7 @@
 #include "nub_test.h"
 
 #include "config.h"
+#include "npmrc_edit.h"
 #include "nub_alloc.h"
 #include "nub_plat.h"
 
@@ -163,6 +164,57 @@ static void test_config__key_emptied_by_expansion(void **state)
   nub_config_release(&cfg);
 }
 
+static char *slurp(const char *path)
+{
+  char *text = NULL;
+  size_t len = 0;
+  assert_int_equal(nub_plat_read_file_at(NUB_PLAT_CWD, path, 1 << 20, &text, &len), 0);
+  return text;
+}
+
+static void test_config__npmrc_edit(void **state)
+{
+  char *d = nub_test_mkdtemp("npmrc-edit"), *path = nub_asprintf("%s/.npmrc", d), *text;
+  struct nub_plat_stat st;
+  struct nub_err err;
+  (void)state;
+
+  /* a new file: the user's alone */
+  assert_int_equal(nub_npmrc_edit(path, "save-exact", "true", 0600, &err), 0);
+  assert_int_equal(nub_plat_stat_at(NUB_PLAT_CWD, path, &st), 0);
+  assert_int_equal(st.mode & 0777, 0600);
+  nub_test_write(path, "# team\nregistry = http://r.invalid/\nsave-exact=false\n"
+                       "; note\nsave-exact=again\n", 0644);
+  /* the first line of the key replaced, later ones gone, the rest kept */
+  assert_int_equal(nub_npmrc_edit(path, "save-exact", "true", 0600, &err), 0);
+  text = slurp(path);
+  assert_string_equal(text, "# team\nregistry = http://r.invalid/\nsave-exact=true\n; note\n");
+  nub_free(text);
+  assert_int_equal(nub_plat_stat_at(NUB_PLAT_CWD, path, &st), 0);
+  assert_int_equal(st.mode & 0777, 0644); /* (its own mode kept) */
+  /* appended, quoted where npm's ini writer quotes */
+  assert_int_equal(nub_npmrc_edit(path, "init-author-name", "A;B", 0600, &err), 0);
+  assert_int_equal(nub_npmrc_edit(path, "tag-version-prefix", " v", 0600, &err), 0);
+  assert_int_equal(nub_npmrc_edit(path, "registry", NULL, 0600, &err), 0);
+  text = slurp(path);
+  assert_string_equal(text, "# team\nsave-exact=true\n; note\ninit-author-name=\"A;B\"\n"
+                            "tag-version-prefix=\" v\"\n");
+  nub_free(text);
+  /* what nub writes, nub reads back */
+  {
+    struct nub_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    text = slurp(path);
+    assert_int_equal(nub_config_parse_npmrc(&cfg, text, path, NUB_CFG_USER, false, &err), 0);
+    assert_string_equal(nub_config_get(&cfg, "init-author-name"), "A;B");
+    assert_string_equal(nub_config_get(&cfg, "tag-version-prefix"), " v");
+    nub_config_release(&cfg);
+    nub_free(text);
+  }
+  nub_free(path);
+  nub_free(d);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -171,6 +223,7 @@ int main(void)
       cmocka_unit_test(test_config__unknown_keys),
       cmocka_unit_test(test_config__registry_userinfo),
       cmocka_unit_test(test_config__key_emptied_by_expansion),
+      cmocka_unit_test(test_config__npmrc_edit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -251,6 +251,22 @@ static void test_json__unconflict(void **state)
   assert_non_null(strstr(err.msg, "by hand"));
 }
 
+static void test_json__pretty_as_javascript_writes_it(void **state)
+{
+  cJSON *v = cJSON_Parse("{\"z\":[\"1\",2,true,null],\"a\":{},\"e\":[],\"q\":\"x\\\"y\",\"o\":{\"k\":1.5}}");
+  struct nub_buf b = NUB_BUF_INIT;
+  (void)state;
+
+  nub_json_pretty(v, &b);
+  nub_buf_addc(&b, '\0');
+  /* JSON.stringify(v, null, 2): keys in their order */
+  assert_string_equal(b.data, "{\n  \"z\": [\n    \"1\",\n    2,\n    true,\n    null\n  ],\n"
+                              "  \"a\": {},\n  \"e\": [],\n  \"q\": \"x\\\"y\",\n"
+                              "  \"o\": {\n    \"k\": 1.5\n  }\n}");
+  nub_buf_release(&b);
+  cJSON_Delete(v);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -262,6 +278,7 @@ int main(void)
       cmocka_unit_test(test_json__fields_of_the_wrong_type),
       cmocka_unit_test(test_json__the_last_of_equal_keys),
       cmocka_unit_test(test_json__override_keys),
+      cmocka_unit_test(test_json__pretty_as_javascript_writes_it),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
