@@ -666,6 +666,7 @@ int nub_plan_from_graph(struct nub_install_ctx *c, struct nub_err *err)
     rc = after_all_resolved(c, &b, err);
     if (rc == 0)
       rc = nub_plan_stage_lock(c, &b, err);
+    nub_buf_release(&b); /* (what staging did not take: the hook failed) */
   }
 out:
   nub_graph_release(&prev); /* what read_lock filled, even when it failed */
