@@ -454,12 +454,12 @@ int nub_plan_resolve(struct nub_install_ctx *c, const struct nub_graph *prev,
       memcpy(exts + nexts, c->s->ws.pkg_exts, c->s->ws.npkg_exts * sizeof(*exts));
       nexts += c->s->ws.npkg_exts;
     }
-    /* package.json's, where the format's tool reads them (npm 12, bun) */
+    /* package.json's, where the format's tool reads them (bun) */
     if ((c->s->proj.fmt->caps & NUB_LF_MANIFEST_EXTS) && c->s->man.npkg_exts) {
       exts = nub_realloc(exts, (nexts + c->s->man.npkg_exts) * sizeof(*exts));
       memcpy(exts + nexts, c->s->man.pkg_exts, c->s->man.npkg_exts * sizeof(*exts));
       nexts += c->s->man.npkg_exts;
-      ro.ext_rule = !strcmp(c->s->proj.fmt->name, "bun") ? NUB_EXT_BUN : NUB_EXT_NPM;
+      ro.ext_rule = NUB_EXT_BUN;
     }
     ro.exts = exts;
     ro.nexts = nexts;

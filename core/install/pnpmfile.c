@@ -399,11 +399,41 @@ static void note_ignored(struct nub_pnpmfile *h, const cJSON *before, const cJSO
   }
 }
 
+/* The maps a readPackage answer gives back (dev NULL: a registry
+ * version's, which pnpm does not install). */
+struct taken_maps {
+  struct nub_depmap *deps, *dev, *optional, *peers;
+  char ***peers_optional;
+  size_t *npeers_optional;
+};
+
+/* readPackage on pkg (owned), then its answer's maps into t. */
+static int round_trip(struct nub_pnpmfile *h, cJSON *pkg, const char *name,
+                      const struct taken_maps *t, struct nub_err *err)
+{
+  cJSON *before = cJSON_Duplicate(pkg, true);
+  int rc = read_package(h, &pkg, err);
+
+  if (rc == 0) {
+    take_map(pkg, "dependencies", t->deps);
+    if (t->dev)
+      take_map(pkg, "devDependencies", t->dev);
+    take_map(pkg, "optionalDependencies", t->optional);
+    take_map(pkg, "peerDependencies", t->peers);
+    take_meta(pkg, t->peers_optional, t->npeers_optional);
+    note_ignored(h, before, pkg, name);
+  }
+  cJSON_Delete(before);
+  cJSON_Delete(pkg);
+  return rc;
+}
+
 int nub_pnpmfile_read_version(struct nub_pnpmfile *h, const char *name, struct nub_pversion *pv,
                               struct nub_err *err)
 {
-  cJSON *pkg, *before, *dist;
-  int rc;
+  struct taken_maps t = {&pv->deps, NULL, &pv->optional, &pv->peers, &pv->peers_optional,
+                         &pv->npeers_optional};
+  cJSON *pkg, *dist;
 
   if (!nub_pnpmfile_has(h, "readPackage"))
     return 0;
@@ -429,25 +459,15 @@ int nub_pnpmfile_read_version(struct nub_pnpmfile *h, const char *name, struct n
   put_list(pkg, "libc", pv->libc, pv->nlibc);
   if (pv->deprecated)
     cJSON_AddStringToObject(pkg, "deprecated", pv->deprecated);
-  before = cJSON_Duplicate(pkg, true);
-  rc = read_package(h, &pkg, err);
-  if (rc == 0) {
-    take_map(pkg, "dependencies", &pv->deps);
-    take_map(pkg, "optionalDependencies", &pv->optional);
-    take_map(pkg, "peerDependencies", &pv->peers);
-    take_meta(pkg, &pv->peers_optional, &pv->npeers_optional);
-    note_ignored(h, before, pkg, name);
-  }
-  cJSON_Delete(before);
-  cJSON_Delete(pkg);
-  return rc;
+  return round_trip(h, pkg, name, &t, err);
 }
 
 int nub_pnpmfile_read_manifest(struct nub_pnpmfile *h, struct nub_manifest *m,
                                struct nub_err *err)
 {
-  cJSON *pkg, *before;
-  int rc;
+  struct taken_maps t = {&m->deps, &m->dev, &m->optional, &m->peer, &m->peers_optional,
+                         &m->npeers_optional};
+  cJSON *pkg;
 
   if (!nub_pnpmfile_has(h, "readPackage"))
     return 0;
@@ -461,19 +481,7 @@ int nub_pnpmfile_read_manifest(struct nub_pnpmfile *h, struct nub_manifest *m,
   put_map(pkg, "optionalDependencies", &m->optional);
   put_map(pkg, "peerDependencies", &m->peer);
   put_meta(pkg, m->peers_optional, m->npeers_optional);
-  before = cJSON_Duplicate(pkg, true);
-  rc = read_package(h, &pkg, err);
-  if (rc == 0) {
-    take_map(pkg, "dependencies", &m->deps);
-    take_map(pkg, "devDependencies", &m->dev);
-    take_map(pkg, "optionalDependencies", &m->optional);
-    take_map(pkg, "peerDependencies", &m->peer);
-    take_meta(pkg, &m->peers_optional, &m->npeers_optional);
-    note_ignored(h, before, pkg, m->name ? m->name : "the project");
-  }
-  cJSON_Delete(before);
-  cJSON_Delete(pkg);
-  return rc;
+  return round_trip(h, pkg, m->name ? m->name : "the project", &t, err);
 }
 
 int nub_pnpmfile_after_all_resolved(struct nub_pnpmfile *h, struct nub_buf *lock,

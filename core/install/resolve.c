@@ -304,29 +304,6 @@ static struct nub_pversion *own_copy(const struct rnode *n, struct nub_pversion 
   return *x;
 }
 
-/* Adds e's map `from` to the node's copy `*to` as npm 12 does: a name the
- * manifest has in dependencies or optionalDependencies is an error, the
- * rest added (recorded in `names`). */
-static int npm_add(struct res *r, struct rnode *n, const struct nub_pkg_ext *e,
-                   const struct nub_depmap *from, struct nub_depmap *to, const char *field,
-                   cJSON *names)
-{
-  for (size_t i = 0; i < from->n; i++) {
-    const char *name = from->v[i].name;
-    if (nub_depmap_get(&n->pv->deps, name) || nub_depmap_get(&n->pv->optional, name))
-      return nub_err_set(r->err, -NUB_EMANIFEST,
-                         "package.json's packageExtensions[\"%s\"].%s.%s: %s@%s has %s "
-                         "already; packageExtensions only adds missing dependencies (use "
-                         "overrides to change one), as npm refuses it",
-                         e->selector, field, name, n->name, n->pv->version, name);
-    to->v = nub_realloc(to->v, (to->n + 1) * sizeof(*to->v));
-    to->v[to->n].name = nub_strdup(name);
-    to->v[to->n++].spec = nub_strdup(from->v[i].spec);
-    cJSON_AddItemToArray(names, cJSON_CreateString(name));
-  }
-  return 0;
-}
-
 /* from's entries that `to` lacks, added after its own (recorded in
  * names): bun's rule. */
 static void add_missing(struct nub_depmap *to, const struct nub_depmap *from, cJSON *names)
@@ -344,50 +321,24 @@ static void add_missing(struct nub_depmap *to, const struct nub_depmap *from, cJ
 static int extend(struct res *r, struct rnode *n)
 {
   struct nub_pversion *x = NULL;
-  const struct nub_pkg_ext *npm_match = NULL;
   cJSON *rec = NULL, *f[4] = {NULL, NULL, NULL, NULL};
   static const char *const fields[4] = {"dependencies", "optionalDependencies",
                                         "peerDependencies", "peerDependenciesMeta"};
   int rc = 0;
 
-  for (size_t i = 0; i < r->o->nexts && rc == 0; i++) {
+  for (size_t i = 0; i < r->o->nexts; i++) {
     const struct nub_pkg_ext *e = &r->o->exts[i];
     struct nub_depmap m;
     if (strcmp(e->name, n->name) ||
         (e->range && nub_semver_satisfies(e->range, n->pv->version, false) != 1))
       continue;
-    if (r->o->ext_rule == NUB_EXT_NPM && npm_match)
-      rc = nub_err_set(r->err, -NUB_EMANIFEST,
-                       "package.json's packageExtensions: \"%s\" and \"%s\" both select "
-                       "%s@%s; narrow or remove one, as npm asks", npm_match->selector,
-                       e->selector, n->name, n->pv->version);
-    if (rc < 0)
-      break;
     own_copy(n, &x);
-    if (r->o->ext_rule != NUB_EXT_PNPM && !rec) {
+    if (r->o->ext_rule == NUB_EXT_BUN && !rec) {
       rec = cJSON_CreateObject();
       for (int k = 0; k < 4; k++)
         f[k] = cJSON_CreateArray();
     }
-    if (r->o->ext_rule == NUB_EXT_NPM) {
-      npm_match = e;
-      rc = npm_add(r, n, e, &e->deps, &x->deps, fields[0], f[0]);
-      if (rc == 0)
-        rc = npm_add(r, n, e, &e->optional, &x->optional, fields[1], f[1]);
-      /* peers: the extension's range replaces the manifest's */
-      for (size_t j = 0; rc == 0 && j < e->peers.n; j++) {
-        struct nub_depmap one = {&e->peers.v[j], 1};
-        merge_deps(&m, &x->peers, &one);
-        for (size_t q = 0; q < m.n; q++)
-          if (!strcmp(m.v[q].name, e->peers.v[j].name)) {
-            nub_free(m.v[q].spec);
-            m.v[q].spec = nub_strdup(e->peers.v[j].spec);
-          }
-        nub_depmap_release(&x->peers);
-        x->peers = m;
-        cJSON_AddItemToArray(f[2], cJSON_CreateString(e->peers.v[j].name));
-      }
-    } else if (r->o->ext_rule == NUB_EXT_BUN) {
+    if (r->o->ext_rule == NUB_EXT_BUN) {
       /* bun: the manifest's own entries win; the others are added after
        * them, and recorded */
       add_missing(&x->deps, &e->deps, f[0]);
@@ -422,19 +373,12 @@ static int extend(struct res *r, struct rnode *n)
       else
         cJSON_Delete(f[k]);
     }
-    if (npm_match)
-      cJSON_AddStringToObject(rec, "selector", npm_match->selector);
-    if (cJSON_GetArraySize(rec) > (npm_match ? 1 : 0)) {
+    if (cJSON_GetArraySize(rec)) {
       t = cJSON_PrintUnformatted(rec);
       n->ext_applied = nub_strdup(t);
       cJSON_free(t);
     }
     cJSON_Delete(rec);
-  }
-  if (rc < 0) {
-    if (x)
-      n->pv = n->own_pv = x;
-    return rc;
   }
   /* then the pnpmfile's readPackage, as pnpm's read-package hook chain
    * runs them (compat table, packageExtensions, readPackage) */

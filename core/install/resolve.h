@@ -50,7 +50,7 @@ enum { NUB_PEERS_ROOT = 1u << 0, NUB_PEERS_MEMBERS = 1u << 1, NUB_PEERS_OPTIONAL
  * rule: the local package wins over the registry's; not with
  * o->no_plain_member_links, pnpm's default); "catalog:" and
  * "catalog:<name>" take the range from the workspace's catalogs. */
-enum { NUB_EXT_PNPM, NUB_EXT_BUN, NUB_EXT_NPM };
+enum { NUB_EXT_PNPM, NUB_EXT_BUN };
 
 /* Where a dependency that is not a registry range comes from. */
 enum nub_source_kind { NUB_SRC_GIT, NUB_SRC_REMOTE, NUB_SRC_FILE, NUB_SRC_DIRECTORY, NUB_SRC_KINDS };
@@ -65,10 +65,8 @@ struct nub_resolve_opts {
   const struct nub_depmap *overrides;
   /* package extensions, applied to every registry version picked, by
    * ext_rule: NUB_EXT_PNPM (every matching one; the manifest's own entries
-   * win), NUB_EXT_BUN (the same, and recorded: gpkg's ext_applied),
-   * NUB_EXT_NPM (npm 12: one selector per version, more is an error; adds
-   * missing dependencies only, one the manifest has is an error; peers
-   * replaced; recorded with the selector) */
+   * win, the extension's listed first) or NUB_EXT_BUN (the same, added
+   * after the manifest's own and recorded: gpkg's ext_applied) */
   const struct nub_pkg_ext *exts;
   size_t nexts;
   int ext_rule;

@@ -34,10 +34,10 @@ struct nub_gpkg {
   char *tarball;    /* resolution.tarball for URL dependencies, else NULL */
   char *directory;  /* resolution.directory for file: dependencies */
   struct nub_depmap engines;
-  /* what package.json's packageExtensions added to its manifest (npm 12,
-   * bun: resolve.h's ext_rule), as compact JSON: {"dependencies": [names],
-   * "optionalDependencies", "peerDependencies", "peerDependenciesMeta",
-   * "selector"}; NULL when none applied */
+  /* what package.json's packageExtensions added to its manifest (bun:
+   * resolve.h's ext_rule), as compact JSON: {"dependencies": [names],
+   * "optionalDependencies", "peerDependencies", "peerDependenciesMeta"};
+   * NULL when none applied */
   char *ext_applied;
   struct nub_depmap peers;          /* peerDependencies (specs) */
   char **peers_optional;            /* peerDependenciesMeta: optional */

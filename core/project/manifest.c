@@ -148,7 +148,6 @@ void nub_pkg_ext_release(struct nub_pkg_ext *e)
 {
   nub_free(e->name);
   nub_free(e->range);
-  nub_free(e->selector);
   nub_depmap_release(&e->deps);
   nub_depmap_release(&e->optional);
   nub_depmap_release(&e->peers);
@@ -182,7 +181,6 @@ static void read_pkg_exts(const cJSON *root, struct nub_manifest *out)
     at = strchr(sel + 1, '@');
     e->name = at ? nub_strndup(sel, (size_t)(at - sel)) : nub_strdup(sel);
     e->range = at && at[1] ? nub_strdup(at + 1) : NULL;
-    e->selector = nub_strdup(sel);
     nub_json_depmap(cJSON_GetObjectItemCaseSensitive(it, "dependencies"), &e->deps);
     nub_json_depmap(cJSON_GetObjectItemCaseSensitive(it, "optionalDependencies"), &e->optional);
     nub_json_depmap(cJSON_GetObjectItemCaseSensitive(it, "peerDependencies"), &e->peers);

@@ -18,10 +18,10 @@ struct nub_catalog {
 
 /* One package extension (pnpm's packageExtensions in pnpm-workspace.yaml;
  * package.json's, which npm 12 and bun read): what to add to the manifests
- * of name (of the versions range allows; NULL: all). selector: the key as
- * written ("a@^1"). How it merges is the tool's (resolve.h). */
+ * of name (of the versions range allows; NULL: all). How it merges is the
+ * tool's (resolve.h). */
 struct nub_pkg_ext {
-  char *name, *range, *selector;
+  char *name, *range;
   struct nub_depmap deps, optional, peers;
   char **peers_optional; /* peerDependenciesMeta's optional: true */
   size_t npeers_optional;

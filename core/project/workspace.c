@@ -389,7 +389,6 @@ static int pkg_exts(struct yrd *r, struct nub_workspace *ws, yaml_node_t *n)
     at = strchr(sel + 1, '@');
     e->name = at ? nub_strndup(sel, (size_t)(at - sel)) : nub_strdup(sel);
     e->range = at && at[1] ? nub_strdup(at + 1) : NULL;
-    e->selector = nub_strdup(sel);
     for (yaml_node_pair_t *f = v->data.mapping.pairs.start; f < v->data.mapping.pairs.top && !rc;
          f++) {
       const char *k = yscalar(yaml_document_get_node(r->doc, f->key));
